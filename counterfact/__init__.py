@@ -1,0 +1,57 @@
+"""counterfact: seeded counterfactual reruns that prove which change made an answer differ.
+
+The public API. Everything else lives in ``counterfact.probes`` (what one probe measures),
+``counterfact.verdicts`` (what the evidence licenses) and ``counterfact.orchestrator`` (how runs
+happen).
+"""
+
+from __future__ import annotations
+
+from counterfact.exceptions import (
+    ConfigError,
+    CounterfactError,
+    CounterfactWarning,
+    DegenerateBandWarning,
+    ExecutorError,
+    RefusalError,
+    RunDirectoryError,
+    RunnerImportError,
+    RunnerReturnError,
+    ScoringError,
+)
+from counterfact.orchestrator.api import compare_arms
+from counterfact.orchestrator.config import SweepConfig
+from counterfact.orchestrator.loading import load_sweep
+from counterfact.orchestrator.sweep import SweepResult, run_sweep
+from counterfact.orchestrator.version import package_version
+from counterfact.probes.records import RunRecord
+from counterfact.probes.runner import ArmView, RunContext, RunResult, ScenarioView
+from counterfact.verdicts.records import SweepSummary, VerdictRecord
+
+__version__ = package_version()
+
+__all__ = [
+    "ArmView",
+    "ConfigError",
+    "CounterfactError",
+    "CounterfactWarning",
+    "DegenerateBandWarning",
+    "ExecutorError",
+    "RefusalError",
+    "RunContext",
+    "RunDirectoryError",
+    "RunRecord",
+    "RunResult",
+    "RunnerImportError",
+    "RunnerReturnError",
+    "ScenarioView",
+    "ScoringError",
+    "SweepConfig",
+    "SweepResult",
+    "SweepSummary",
+    "VerdictRecord",
+    "__version__",
+    "compare_arms",
+    "load_sweep",
+    "run_sweep",
+]

@@ -1,0 +1,72 @@
+"""Every error and warning counterfact raises, in one place.
+
+Hierarchy::
+
+    CounterfactError                 base of everything raised on purpose
+    ├── ConfigError                  a sweep declaration is wrong (field path + fix); exit code 2
+    │   ├── RefusalError             DESIGN rule 8: refused before any run is spent
+    │   └── RunnerImportError        a ``module:attr`` / ``file.py:attr`` target cannot be loaded
+    ├── RunDirectoryError            the run directory already holds records; exit code 2
+    ├── RunnerReturnError            a runner returned something that is not a run result
+    ├── ScoringError                 a comparator or similarity measure failed or misbehaved
+    └── ExecutorError                the executor could not run the plan (Ray failed to start ...)
+
+    CounterfactWarning               a result is valid but weak (never raised, only warned)
+    └── DegenerateBandWarning        the baseline never varied, so its null band has no width
+
+User-input errors (``ConfigError``, ``RunDirectoryError``) carry one readable line; the CLI prints
+that line without a traceback and exits with code 2.
+"""
+
+from __future__ import annotations
+
+
+class CounterfactError(Exception):
+    """Base class of every error counterfact raises on purpose."""
+
+
+class ConfigError(CounterfactError):
+    """A sweep declaration is wrong.
+
+    The message names the field by its path (``arms[2].facets``), what was received, what is
+    allowed and how to fix it.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        self.field = field
+        super().__init__(f"{field}: {message}" if field else message)
+
+
+class RefusalError(ConfigError):
+    """A declaration DESIGN rule 8 refuses before the first run (duplicate arms, ...)."""
+
+
+class RunnerImportError(ConfigError):
+    """A ``module:attr`` or ``path/to/file.py:attr`` target cannot be imported or is not callable."""
+
+
+class RunDirectoryError(CounterfactError):
+    """The run directory already holds records; counterfact never overwrites them."""
+
+
+class RunnerReturnError(CounterfactError):
+    """A runner returned a value that is not a string, a mapping or a ``RunResult``.
+
+    Raised inside the run and recorded as that run's error; it never ends a sweep.
+    """
+
+
+class ScoringError(CounterfactError):
+    """A comparator or similarity measure failed, or returned values outside its contract."""
+
+
+class ExecutorError(CounterfactError):
+    """The executor could not run the plan (Ray did not start, the cluster is unreachable ...)."""
+
+
+class CounterfactWarning(UserWarning):
+    """A result is valid but weak; the record still holds it."""
+
+
+class DegenerateBandWarning(CounterfactWarning):
+    """The baseline's similarities are all equal, so the null band has no width."""

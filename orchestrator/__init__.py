@@ -1,0 +1,1 @@
+"""How runs happen: config loading, the plan, executors, the run store, drivers, CLI, logging."""

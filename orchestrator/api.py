@@ -1,0 +1,89 @@
+"""The Python entry point: ``compare_arms`` runs the same engine the CLI runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from counterfact.orchestrator.loading import validate_config
+from counterfact.orchestrator.progress import Progress
+from counterfact.orchestrator.resolve import resolve_sweep
+from counterfact.orchestrator.sweep import SweepResult, run_sweep
+
+
+def _component(value: str | Mapping[str, Any] | Callable[..., Any]) -> dict[str, Any]:
+    if isinstance(value, str):
+        return {"kind": value}
+    if isinstance(value, Mapping):
+        return dict(value)
+    return {"kind": "custom", "target": value}
+
+
+def compare_arms(
+    arms: Sequence[Mapping[str, Any]],
+    runner: str | Callable[..., Any],
+    *,
+    samples: int = 3,
+    reference: str | None = None,
+    scenarios: Sequence[Mapping[str, Any]] | None = None,
+    comparator: str | Mapping[str, Any] | Callable[[str, str], bool] = "similarity",
+    similarity: str | Mapping[str, Any] | Callable[[str, list[str]], Sequence[float]] = "text",
+    executor: str | Mapping[str, Any] = "ray",
+    baseline: str | None = None,
+    name: str = "compare-arms",
+    out: str | Path | None = None,
+    base_dir: str | Path | None = None,
+    progress: Progress | None = None,
+) -> SweepResult:
+    """Rerun every arm ``samples`` times per scenario and judge each against the baseline.
+
+    Args:
+        arms: ``[{"id": ..., "facets": {...}, "ablations": [...], "restorations": [...]}]``;
+            the first is the baseline unless ``baseline`` names another.
+        runner: a callable ``runner(ctx)``, or ``"package.module:callable"`` /
+            ``"path/to/file.py:callable"`` (relative to ``base_dir``, default the working dir).
+        samples: seeded reruns per (scenario, arm); at least 2.
+        reference: the expected answer for the single default scenario; None uses the baseline's
+            seed-0 output.
+        scenarios: ``[{"id": ..., "inputs": {...}, "reference": ...}]`` instead of ``reference``.
+        comparator: ``"similarity"`` (default, threshold 0.8), ``"exact"``, ``"normalized"``,
+            ``"numeric"``, a mapping such as ``{"kind": "similarity", "threshold": 0.9}``, or a
+            callable ``(reference, output) -> bool`` returning True when the output flipped.
+        similarity: ``"text"`` (default), a mapping, or a callable
+            ``(reference, outputs) -> list of floats in [0, 1]``.
+        executor: ``"ray"`` (default: a local Ray instance started and stopped for the call),
+            ``"local"`` (in-process), or a mapping such as ``{"kind": "ray", "address": "auto"}``.
+        baseline: the baseline arm id (default the first arm).
+        name: the sweep's name, recorded in the summary.
+        out: a run directory to write ``runs.jsonl``, ``verdicts.jsonl`` and ``summary.json``
+            to; None keeps everything in memory.
+        base_dir: the folder relative file targets are resolved against.
+        progress: told about each finished run.
+
+    Returns:
+        A :class:`SweepResult` with one row per (scenario, arm), baseline first.
+
+    Raises:
+        ConfigError: the declaration is refused; nothing has run.
+        RunDirectoryError: ``out`` already holds records.
+    """
+    raw: dict[str, Any] = {
+        "name": name,
+        "runner": runner,
+        "samples": samples,
+        "arms": [dict(a) for a in arms],
+        "comparator": _component(comparator),
+        "similarity": _component(similarity),
+        "executor": _component(executor),
+    }
+    if baseline is not None:
+        raw["baseline"] = baseline
+    if reference is not None:
+        raw["reference"] = reference
+    if scenarios is not None:
+        raw["scenarios"] = [dict(s) for s in scenarios]
+    config = validate_config(raw)
+    folder = Path(base_dir) if base_dir is not None else Path.cwd()
+    sweep = resolve_sweep(config, base_dir=folder.resolve())
+    return run_sweep(sweep, run_dir=Path(out) if out is not None else None, progress=progress)

@@ -1,0 +1,126 @@
+"""The ``counterfact`` command: a thin layer over the Python API.
+
+User errors print one line (``error: ...``) without a traceback and exit with code 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from counterfact.exceptions import (
+    ConfigError,
+    CounterfactError,
+    RunDirectoryError,
+)
+from counterfact.orchestrator.loading import load_sweep
+from counterfact.orchestrator.logs import configure_logging
+from counterfact.orchestrator.plan import build_plan
+from counterfact.orchestrator.progress import LogProgress, Progress, TerminalProgress
+from counterfact.orchestrator.resolve import ResolvedSweep
+from counterfact.orchestrator.store import check_run_dir
+from counterfact.orchestrator.sweep import run_sweep
+from counterfact.orchestrator.version import package_version
+
+
+def _fail(exc: CounterfactError) -> None:
+    click.echo(f"error: {exc}", err=True)
+    code = 2 if isinstance(exc, ConfigError | RunDirectoryError) else 1
+    sys.exit(code)
+
+
+def _run_dir(sweep: ResolvedSweep, out: str | None) -> Path:
+    return Path(out) if out else Path(sweep.config.output_dir) / sweep.config.name
+
+
+def _load(
+    config: str, overrides: Sequence[str], executor: str | None, address: str | None, out: str | None
+) -> tuple[ResolvedSweep, Path]:
+    sweep = load_sweep(config, overrides=overrides, executor=executor, address=address)
+    run_dir = _run_dir(sweep, out)
+    check_run_dir(run_dir)
+    return sweep, run_dir
+
+
+_config_arg = click.argument("config", type=click.Path(dir_okay=False, path_type=str))
+_executor_opt = click.option(
+    "--executor", type=click.Choice(["ray", "local"]), help="Override executor.kind."
+)
+_address_opt = click.option("--address", help="Ray address to join ('auto' or host:port).")
+_out_opt = click.option(
+    "--out", type=click.Path(file_okay=False), help="Run directory (default <output_dir>/<name>)."
+)
+_set_opt = click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a config key by dotted path (repeatable), e.g. --set samples=5.",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_version(), prog_name="counterfact")
+@click.option("-v", "--verbose", is_flag=True, help="Log debug events.")
+def main(verbose: bool) -> None:
+    """Seeded counterfactual reruns: which change made the answer different?"""
+    configure_logging(verbose=verbose)
+
+
+@main.command()
+@_config_arg
+@_executor_opt
+@_address_opt
+@_out_opt
+@_set_opt
+def run(
+    config: str,
+    executor: str | None,
+    address: str | None,
+    out: str | None,
+    overrides: tuple[str, ...],
+) -> None:
+    """Run the sweep in CONFIG and print its verdict table."""
+    try:
+        sweep, run_dir = _load(config, overrides, executor, address, out)
+        progress: Progress = TerminalProgress() if sys.stderr.isatty() else LogProgress()
+        result = run_sweep(sweep, run_dir=run_dir, progress=progress)
+    except CounterfactError as exc:
+        _fail(exc)
+        return
+    click.echo(result.table())
+    click.echo("")
+    for row in result.rows:
+        if not row.is_baseline:
+            click.echo(f"- {row.scenario}/{row.arm}: {row.claim}")
+    click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, verdicts.jsonl, summary.json)")
+
+
+@main.command()
+@_config_arg
+@_executor_opt
+@_address_opt
+@_out_opt
+@_set_opt
+def validate(
+    config: str,
+    executor: str | None,
+    address: str | None,
+    out: str | None,
+    overrides: tuple[str, ...],
+) -> None:
+    """Check CONFIG (schema, refusals, runner import, run directory) without running anything."""
+    try:
+        sweep, run_dir = _load(config, overrides, executor, address, out)
+    except CounterfactError as exc:
+        _fail(exc)
+        return
+    runs = len(build_plan(sweep.scenarios, sweep.arms, sweep.config.samples))
+    click.echo(
+        f"ok: sweep {sweep.config.name!r}: {len(sweep.arms)} arms (baseline {sweep.baseline!r}), "
+        f"{len(sweep.scenarios)} scenario(s), {sweep.config.samples} samples -> {runs} runs on "
+        f"executor {sweep.config.executor.kind!r}; records would go to {run_dir}/"
+    )

@@ -1,0 +1,178 @@
+"""The sweep file's schema (YAML or TOML). Every model forbids unknown keys.
+
+This is a contract other tools read; see the README's "Config keys" section.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
+
+Target = StrictStr | Callable[..., Any]
+"""A ``package.module:attr`` / ``path/file.py:attr`` string, or (from Python) the callable itself."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+
+class ArmConfig(_Model):
+    """One configuration under test."""
+
+    id: StrictStr
+    """Unique, non-blank arm id."""
+    facets: dict[StrictStr, Any] = Field(default_factory=dict)
+    """What the run manifest must say; nested or dotted keys (both mean the same leaves)."""
+    ablations: list[StrictStr] = Field(default_factory=list)
+    """Ids of things the runner must remove."""
+    restorations: list[StrictStr] = Field(default_factory=list)
+    """Ids of things the runner must add back."""
+
+
+class ScenarioConfig(_Model):
+    """One fixed input the program is rerun on."""
+
+    id: StrictStr
+    inputs: dict[StrictStr, Any] = Field(default_factory=dict)
+    reference: StrictStr | None = None
+    """The answer the real run gave; without it, the baseline's seed-0 output is the reference."""
+
+
+class ComparatorConfig(_Model):
+    """How a flip is decided."""
+
+    kind: Literal["similarity", "exact", "normalized", "numeric", "custom"] = "similarity"
+    threshold: StrictFloat | StrictInt | None = None
+    """similarity only: flip iff similarity < threshold (default 0.8)."""
+    tolerance: StrictFloat | StrictInt | None = None
+    """numeric only: flip iff |output - reference| > tolerance (default 0)."""
+    target: Target | None = None
+    """custom only: ``callable(reference, output) -> bool`` (True means flipped)."""
+
+    @model_validator(mode="after")
+    def _fields_match_kind(self) -> ComparatorConfig:
+        if self.threshold is not None and self.kind != "similarity":
+            msg = f"'threshold' applies only to kind 'similarity', not {self.kind!r}; remove it"
+            raise ValueError(msg)
+        if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:
+            msg = f"'threshold' must lie in [0, 1], got {self.threshold}"
+            raise ValueError(msg)
+        if self.tolerance is not None and self.kind != "numeric":
+            msg = f"'tolerance' applies only to kind 'numeric', not {self.kind!r}; remove it"
+            raise ValueError(msg)
+        if self.tolerance is not None and self.tolerance < 0:
+            msg = f"'tolerance' must be >= 0, got {self.tolerance}"
+            raise ValueError(msg)
+        if (self.target is None) == (self.kind == "custom"):
+            msg = (
+                "kind 'custom' needs 'target: package.module:callable'"
+                if self.kind == "custom"
+                else f"'target' applies only to kind 'custom', not {self.kind!r}; remove it"
+            )
+            raise ValueError(msg)
+        return self
+
+
+class SimilarityConfig(_Model):
+    """How similarity to the reference is measured."""
+
+    kind: Literal["text", "custom"] = "text"
+    target: Target | None = None
+    """custom only: ``callable(reference, outputs: list[str]) -> list of floats in [0, 1]``."""
+
+    @model_validator(mode="after")
+    def _target_matches_kind(self) -> SimilarityConfig:
+        if (self.target is None) == (self.kind == "custom"):
+            msg = (
+                "kind 'custom' needs 'target: package.module:callable'"
+                if self.kind == "custom"
+                else "'target' applies only to kind 'custom'; remove it"
+            )
+            raise ValueError(msg)
+        return self
+
+
+class ExecutorConfig(_Model):
+    """Where runs execute."""
+
+    kind: Literal["ray", "local"] = "ray"
+    """``ray`` (default) or ``local`` (in-process, in order; for tests and debugging)."""
+    address: StrictStr | None = None
+    """ray only: none starts a local Ray instance and stops it at the end; ``auto`` or a cluster
+    address joins an existing cluster."""
+    max_in_flight: StrictInt = Field(default=256, ge=1)
+    """ray only: at most this many runs submitted and not yet finished."""
+
+    @model_validator(mode="after")
+    def _address_needs_ray(self) -> ExecutorConfig:
+        if self.address is not None and self.kind != "ray":
+            msg = f"'address' applies only to kind 'ray', not {self.kind!r}; remove it"
+            raise ValueError(msg)
+        return self
+
+
+class SweepConfig(_Model):
+    """A whole sweep file."""
+
+    name: StrictStr = Field(pattern=r"^[A-Za-z0-9._-]+$")
+    """Letters, digits, ``.``, ``_`` and ``-``; names the run directory."""
+    runner: Target
+    """``package.module:callable`` or ``path/to/file.py:callable`` (relative to the file)."""
+    samples: StrictInt = 3
+    """Seeded reruns per (scenario, arm); at least 2 (DESIGN rule 1)."""
+    baseline: StrictStr | None = None
+    """Baseline arm id; default the first arm."""
+    arms: list[ArmConfig]
+    scenarios: list[ScenarioConfig] | None = None
+    """Default: one scenario ``default`` with empty inputs."""
+    reference: StrictStr | None = None
+    """Shorthand for the single default scenario's reference."""
+    comparator: ComparatorConfig = Field(default_factory=ComparatorConfig)
+    similarity: SimilarityConfig = Field(default_factory=SimilarityConfig)
+    executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
+    output_dir: StrictStr = "runs"
+    """Runs are written to ``<output_dir>/<name>/`` (``--out`` overrides)."""
+
+    @field_validator("samples")
+    @classmethod
+    def _at_least_two(cls, value: int) -> int:
+        if value < 2:
+            msg = (
+                f"samples must be at least 2 (DESIGN rule 1: never a single-run verdict), got "
+                f"{value}; set samples: 3 (the default) or more"
+            )
+            raise ValueError(msg)
+        return value
+
+    @model_validator(mode="after")
+    def _reference_shorthand(self) -> SweepConfig:
+        if self.reference is not None and self.scenarios is not None:
+            msg = (
+                "top-level 'reference' is shorthand for the single default scenario; with "
+                "'scenarios', give each scenario its own 'reference' instead"
+            )
+            raise ValueError(msg)
+        return self
+
+    def resolved_scenarios(self) -> list[ScenarioConfig]:
+        """The scenarios, with the single-scenario default applied."""
+        if self.scenarios is not None:
+            return list(self.scenarios)
+        return [ScenarioConfig(id="default", inputs={}, reference=self.reference)]
+
+    def baseline_id(self) -> str:
+        """The baseline arm id (default: the first arm's)."""
+        if self.baseline is not None:
+            return self.baseline
+        return self.arms[0].id if self.arms else ""

@@ -1,0 +1,92 @@
+"""Turn pydantic's ValidationError into one ConfigError that names field paths and fixes."""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from counterfact.exceptions import ConfigError
+
+
+def field_path(loc: tuple[int | str, ...]) -> str:
+    """``('arms', 2, 'facets')`` -> ``arms[2].facets``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "<top level>"
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType, list):
+        return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
+    return []
+
+
+def _model_at(root: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel] | None:
+    model: type[BaseModel] | None = root
+    for part in loc:
+        if isinstance(part, int) or model is None:
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return None
+        found = _models_in(field.annotation)
+        model = found[0] if found else None
+    return model
+
+
+def _clean_loc(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    # pydantic adds union-member tags such as 'str' or 'function-plain[...]' to the location.
+    return tuple(p for p in loc if isinstance(p, int) or not ("[" in p or p in {"str", "int"}))
+
+
+def _describe(error: ErrorDetails, root: type[BaseModel]) -> str:
+    loc = _clean_loc(tuple(error["loc"]))
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        parent = _model_at(root, loc[:-1])
+        allowed = sorted(parent.model_fields) if parent else []
+        key = str(loc[-1])
+        hint = difflib.get_close_matches(key, allowed, n=1)
+        suggestion = f"did you mean {hint[0]!r}? " if hint else ""
+        return (
+            f"{field_path(loc)}: unknown key; {suggestion}allowed keys here: {', '.join(allowed)}"
+        )
+    if kind == "missing":
+        return f"{field_path(loc)}: required key is missing; add it"
+    received = error.get("input")
+    msg = error["msg"].removeprefix("Value error, ")
+    shown = repr(received)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return f"{field_path(loc)}: {msg} (received {shown})"
+
+
+def config_error(exc: ValidationError, root: type[BaseModel]) -> ConfigError:
+    """One ConfigError listing every problem, most specific first."""
+    errors = exc.errors()
+    seen: list[str] = []
+    for error in errors:
+        text = _describe(error, root)
+        if text not in seen:
+            seen.append(text)
+    # A value that fits neither union member yields two errors on one path; keep the first.
+    by_path: dict[str, str] = {}
+    for text in seen:
+        by_path.setdefault(text.split(":", 1)[0], text)
+    problems = list(by_path.values())
+    head = problems[0]
+    if len(problems) > 1:
+        head += f"; and {len(problems) - 1} more: " + "; ".join(problems[1:])
+    return ConfigError(head)

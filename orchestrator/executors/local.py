@@ -1,0 +1,22 @@
+"""The in-process executor: runs in plan order, in this process. For tests and debugging."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from counterfact.orchestrator.executors.base import Executor
+from counterfact.orchestrator.imports import RunnerRef, resolve_runner
+from counterfact.orchestrator.worker import execute_run
+from counterfact.probes.records import RunRecord
+from counterfact.probes.runner import RunContext
+
+
+class LocalExecutor(Executor):
+    """Runs every context in order, in-process."""
+
+    name = "local"
+
+    def run(self, runner: RunnerRef, contexts: Sequence[RunContext]) -> Iterator[RunRecord]:
+        fn = resolve_runner(runner)
+        for ctx in contexts:
+            yield execute_run(fn, ctx)

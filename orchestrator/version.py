@@ -1,0 +1,13 @@
+"""The installed package's version."""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+
+def package_version() -> str:
+    """counterfact's version as installed, or ``0+unknown`` when running from an uninstalled tree."""
+    try:
+        return version("counterfact")
+    except PackageNotFoundError:
+        return "0+unknown"

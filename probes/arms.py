@@ -1,0 +1,160 @@
+"""Arm declarations: facets as leaves, canonical configurations, and the refusals of DESIGN rule 8.
+
+Facets may be written nested (``retrieval: {kind: rerank}``) or with dotted keys
+(``retrieval.kind: rerank``); both mean the same leaf. Internally an arm keeps its facets as a
+flat mapping of dotted path -> leaf value; the runner sees them nested again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from counterfact.exceptions import ConfigError, RefusalError
+from counterfact.probes.runner import ArmView
+
+
+def flatten_facets(facets: Mapping[str, Any], *, field: str = "facets") -> dict[str, Any]:
+    """Flatten nested and dotted facet keys into ``{dotted.path: leaf}``.
+
+    Raises:
+        ConfigError: a key is blank, or one leaf is given twice / both as a leaf and a prefix.
+    """
+    flat: dict[str, Any] = {}
+
+    def walk(node: Mapping[str, Any], prefix: tuple[str, ...]) -> None:
+        for raw_key, value in node.items():
+            key = str(raw_key)
+            parts = tuple(key.split("."))
+            if any(not p.strip() for p in parts):
+                msg = f"facet key {key!r} has an empty segment; write keys like 'retrieval.kind'"
+                raise ConfigError(msg, field=field)
+            path = prefix + parts
+            if isinstance(value, Mapping) and value:
+                walk(value, path)
+                continue
+            dotted = ".".join(path)
+            if dotted in flat:
+                msg = f"facet {dotted!r} is declared twice (nested and dotted); keep one"
+                raise ConfigError(msg, field=field)
+            flat[dotted] = value
+
+    walk(facets, ())
+    _refuse_leaf_prefix_clash(flat, field)
+    return flat
+
+
+def _refuse_leaf_prefix_clash(flat: Mapping[str, Any], field: str) -> None:
+    keys = set(flat)
+    for key in keys:
+        parts = key.split(".")
+        for i in range(1, len(parts)):
+            prefix = ".".join(parts[:i])
+            if prefix in keys:
+                msg = (
+                    f"facet {prefix!r} is both a value and the parent of {key!r}; "
+                    "a facet is either a leaf or a mapping"
+                )
+                raise ConfigError(msg, field=field)
+
+
+def nest_facets(flat: Mapping[str, Any]) -> dict[str, Any]:
+    """Expand ``{dotted.path: leaf}`` back into a nested mapping."""
+    nested: dict[str, Any] = {}
+    for dotted, value in flat.items():
+        node = nested
+        *parents, leaf = dotted.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return nested
+
+
+@dataclass(frozen=True)
+class ArmSpec:
+    """One declared arm, validated and normalised."""
+
+    id: str
+    facets: Mapping[str, Any]
+    """Flat mapping of dotted facet path -> declared leaf value."""
+    ablations: tuple[str, ...] = ()
+    restorations: tuple[str, ...] = ()
+
+    @property
+    def declares_nothing(self) -> bool:
+        """True when the arm declares no facet, ablation or restoration."""
+        return not (self.facets or self.ablations or self.restorations)
+
+    def canonical(self) -> str:
+        """The arm's configuration as a canonical string: order of facets and lists ignored."""
+        facets = {k: _canonical_value(v) for k, v in sorted(self.facets.items())}
+        payload = {
+            "facets": facets,
+            "ablations": sorted(set(self.ablations)),
+            "restorations": sorted(set(self.restorations)),
+        }
+        return json.dumps(payload, sort_keys=True, default=str)
+
+    def view(self) -> ArmView:
+        """The arm as the runner sees it."""
+        return ArmView(
+            id=self.id,
+            facets=nest_facets(self.facets),
+            ablations=self.ablations,
+            restorations=self.restorations,
+        )
+
+
+def _canonical_value(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _canonical_value(v) for k, v in sorted(value.items())}
+    if isinstance(value, list | tuple):
+        items = [_canonical_value(v) for v in value]
+        return sorted(items, key=lambda v: json.dumps(v, sort_keys=True, default=str))
+    return value
+
+
+def check_arms(arms: Sequence[ArmSpec], baseline: str) -> None:
+    """Apply the declaration refusals of DESIGN rule 8.
+
+    Raises:
+        RefusalError: fewer than two arms, a blank or duplicate id, an unknown baseline, a
+            challenger that declares nothing, or two arms with the same canonical configuration.
+    """
+    if len(arms) < 2:
+        msg = (
+            f"a sweep needs at least two arms (a baseline and a challenger), got {len(arms)}; "
+            "add an arm that declares facets, ablations or restorations"
+        )
+        raise RefusalError(msg, field="arms")
+    seen_ids: dict[str, int] = {}
+    for i, arm in enumerate(arms):
+        if not arm.id.strip():
+            msg = "arm id is blank; give every arm a short unique id"
+            raise RefusalError(msg, field=f"arms[{i}].id")
+        if arm.id in seen_ids:
+            msg = f"arm id {arm.id!r} is already used by arms[{seen_ids[arm.id]}]; ids must be unique"
+            raise RefusalError(msg, field=f"arms[{i}].id")
+        seen_ids[arm.id] = i
+    if baseline not in seen_ids:
+        msg = f"baseline {baseline!r} is not an arm id; known arms: {', '.join(seen_ids)}"
+        raise RefusalError(msg, field="baseline")
+    seen_configs: dict[str, int] = {}
+    for i, arm in enumerate(arms):
+        if arm.id != baseline and arm.declares_nothing:
+            msg = (
+                f"challenger arm {arm.id!r} declares nothing, so it is the baseline again; "
+                "give it facets, ablations or restorations"
+            )
+            raise RefusalError(msg, field=f"arms[{i}]")
+        key = arm.canonical()
+        if key in seen_configs:
+            j = seen_configs[key]
+            msg = (
+                f"arm {arm.id!r} has the same configuration as arms[{j}] ({arms[j].id!r}); "
+                "facet order and list order do not make a new arm — change or remove one"
+            )
+            raise RefusalError(msg, field=f"arms[{i}]")
+        seen_configs[key] = i

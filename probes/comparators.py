@@ -1,0 +1,135 @@
+"""Comparators: did one output flip relative to the reference?
+
+Every comparator answers ``flipped(reference, output, similarity) -> bool``; ``similarity`` is the
+output's similarity to the reference, computed by the sweep's similarity measure, so the
+``similarity`` comparator and the null band use one instrument.
+
+Builtins:
+
+- ``exact``: flipped iff ``output != reference``.
+- ``normalized``: flipped iff the normalized texts differ; normalization is Unicode NFKC,
+  case-folding, removing punctuation (Unicode category P*) and collapsing whitespace.
+- ``numeric``: the first number in each text is compared; flipped iff
+  ``abs(output - reference) > tolerance`` or the output holds no number.
+- ``similarity`` (the default): flipped iff ``similarity < threshold`` (strict; default 0.8).
+- ``custom``: a user callable ``target(reference, output) -> bool``, True meaning *flipped*.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from counterfact.exceptions import ScoringError
+
+
+class Comparator(Protocol):
+    """Decides whether one output flipped relative to the reference."""
+
+    @property
+    def kind(self) -> str: ...
+
+    def describe(self) -> str: ...
+
+    def flipped(self, reference: str, output: str, similarity: float) -> bool: ...
+
+
+@dataclass(frozen=True)
+class ExactComparator:
+    kind: str = "exact"
+
+    def describe(self) -> str:
+        return "exact match"
+
+    def flipped(self, reference: str, output: str, similarity: float) -> bool:
+        return output != reference
+
+
+_WS = re.compile(r"\s+")
+
+
+def normalize_text(text: str) -> str:
+    """NFKC, case-fold, drop punctuation, collapse whitespace, strip."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    kept = "".join(ch for ch in folded if not unicodedata.category(ch).startswith("P"))
+    return _WS.sub(" ", kept).strip()
+
+
+@dataclass(frozen=True)
+class NormalizedComparator:
+    kind: str = "normalized"
+
+    def describe(self) -> str:
+        return "normalized text match"
+
+    def flipped(self, reference: str, output: str, similarity: float) -> bool:
+        return normalize_text(output) != normalize_text(reference)
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def first_number(text: str) -> float | None:
+    """The first number written in ``text`` (thousands commas allowed), or None."""
+    match = _NUMBER.search(text)
+    if match is None:
+        return None
+    return float(match.group(0).replace(",", ""))
+
+
+@dataclass(frozen=True)
+class NumericComparator:
+    tolerance: float = 0.0
+    kind: str = "numeric"
+
+    def describe(self) -> str:
+        return f"numeric within ±{self.tolerance:g}"
+
+    def flipped(self, reference: str, output: str, similarity: float) -> bool:
+        expected = first_number(reference)
+        if expected is None:
+            msg = (
+                f"numeric comparator: the reference holds no number ({reference!r:.80}); "
+                "give the scenario a numeric reference or choose another comparator"
+            )
+            raise ScoringError(msg)
+        observed = first_number(output)
+        return observed is None or abs(observed - expected) > self.tolerance
+
+
+@dataclass(frozen=True)
+class SimilarityComparator:
+    threshold: float = 0.8
+    kind: str = "similarity"
+
+    def describe(self) -> str:
+        return f"similarity < {self.threshold:g}"
+
+    def flipped(self, reference: str, output: str, similarity: float) -> bool:
+        return similarity < self.threshold
+
+
+@dataclass(frozen=True)
+class CustomComparator:
+    target: Callable[[str, str], bool]
+    kind: str = "custom"
+
+    def describe(self) -> str:
+        name = getattr(self.target, "__qualname__", repr(self.target))
+        return f"custom comparator {name}"
+
+    def flipped(self, reference: str, output: str, similarity: float) -> bool:
+        try:
+            result = self.target(reference, output)
+        except Exception as exc:
+            msg = f"{self.describe()} raised {type(exc).__name__}: {exc}"
+            raise ScoringError(msg) from exc
+        if not isinstance(result, bool | np.bool_):
+            msg = f"{self.describe()} returned {type(result).__name__}; it must return a bool"
+            raise ScoringError(msg)
+        return bool(result)

@@ -1,0 +1,112 @@
+"""Did the arm take effect? The run manifests against the arm's declared facets (DESIGN rule 6).
+
+Only declared facets are compared, as dotted paths into each manifest. A path the manifest does
+not hold is a mismatch with no observed value, never a wildcard. Where a path reaches a list of
+mappings, the declared leaves under that prefix hold iff one element satisfies all of them;
+otherwise the prefix gets one mismatch. Every run that reported a manifest must agree; mismatches
+are de-duplicated by (facet, observed). Runs that reported no manifest are not witnesses either
+way; ``checked`` is false when no run reported one or the arm declares no facets.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+_ABSENT: Any = object()
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One declared facet the manifest contradicted."""
+
+    facet: str
+    """Dotted path of the declared facet (or of the list prefix whose elements all failed)."""
+    declared: Any
+    """The declared value (for a list prefix: the declared leaves under it, as a flat mapping)."""
+    observed: Any = _ABSENT
+    """What the manifest holds there; absent when the manifest does not name it."""
+
+    @property
+    def observed_present(self) -> bool:
+        return self.observed is not _ABSENT
+
+
+@dataclass(frozen=True)
+class Application:
+    """The manifest check of one arm over its runs."""
+
+    checked: bool
+    applied: bool | None
+    """None when not checked: absence of evidence is not a verdict either way."""
+    manifests_seen: int
+    mismatches: tuple[Mismatch, ...]
+
+
+def _same(declared: Any, observed: Any) -> bool:
+    if isinstance(declared, bool) or isinstance(observed, bool):
+        return isinstance(declared, bool) and isinstance(observed, bool) and declared == observed
+    return bool(declared == observed)
+
+
+def _is_list_of_mappings(value: Any) -> bool:
+    return isinstance(value, list | tuple) and bool(value) and all(
+        isinstance(v, Mapping) for v in value
+    )
+
+
+def _check(leaves: Mapping[tuple[str, ...], Any], node: Any, prefix: tuple[str, ...]) -> list[Mismatch]:
+    groups: dict[str, dict[tuple[str, ...], Any]] = {}
+    for path, value in leaves.items():
+        groups.setdefault(path[0], {})[path[1:]] = value
+    found: list[Mismatch] = []
+    for key, sub in groups.items():
+        here = (*prefix, key)
+        if not isinstance(node, Mapping) or key not in node:
+            found.extend(Mismatch(".".join(here + rest), v) for rest, v in sub.items())
+            continue
+        child = node[key]
+        deeper = {rest: v for rest, v in sub.items() if rest}
+        if () in sub and not _same(sub[()], child):
+            found.append(Mismatch(".".join(here), sub[()], child))
+        if not deeper:
+            continue
+        if _is_list_of_mappings(child):
+            if not any(not _check(deeper, element, ()) for element in child):
+                declared = {".".join(rest): v for rest, v in deeper.items()}
+                found.append(Mismatch(".".join(here), declared, child))
+        else:
+            found.extend(_check(deeper, child, here))
+    return found
+
+
+def check_manifest(declared: Mapping[str, Any], manifest: Mapping[str, Any]) -> list[Mismatch]:
+    """Mismatches of one manifest against flat declared facets ``{dotted.path: value}``."""
+    leaves = {tuple(path.split(".")): value for path, value in declared.items()}
+    return _check(leaves, manifest, ())
+
+
+def _key(m: Mismatch) -> tuple[str, str]:
+    observed = json.dumps(m.observed, sort_keys=True, default=str) if m.observed_present else ""
+    return (m.facet, ("=" + observed) if m.observed_present else "absent")
+
+
+def check_application(
+    declared: Mapping[str, Any], manifests: Sequence[Mapping[str, Any] | None]
+) -> Application:
+    """Check every reported manifest of one arm against its declared facets."""
+    seen = [m for m in manifests if m is not None]
+    if not declared or not seen:
+        return Application(checked=False, applied=None, manifests_seen=len(seen), mismatches=())
+    unique: dict[tuple[str, str], Mismatch] = {}
+    for manifest in seen:
+        for mismatch in check_manifest(declared, manifest):
+            unique.setdefault(_key(mismatch), mismatch)
+    return Application(
+        checked=True,
+        applied=not unique,
+        manifests_seen=len(seen),
+        mismatches=tuple(unique.values()),
+    )

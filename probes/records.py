@@ -1,0 +1,51 @@
+"""The record of one finished run, one line of ``runs.jsonl``."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+RUN_SCHEMA_VERSION: Literal[1] = 1
+
+
+class RunError(BaseModel):
+    """Why a run failed. Failed runs are recorded but are not samples."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: str
+    """The exception class name (``RunnerReturnError`` for a broken return value)."""
+    message: str
+    """The exception message."""
+
+
+class RunRecord(BaseModel):
+    """One finished run of (scenario, arm, seed), successful or not."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: Literal[1] = RUN_SCHEMA_VERSION
+    """Version of this record's layout."""
+    scenario: str
+    """Scenario id."""
+    arm: str
+    """Arm id."""
+    seed: int
+    """The seed the runner got."""
+    output: str | None
+    """The runner's output; null when the run failed."""
+    manifest: dict[str, Any] | None
+    """What the run reported about its own configuration; null when it reported none."""
+    cost: dict[str, float] | None
+    """Cost numbers the run reported; null when it reported none."""
+    error: RunError | None
+    """Why the run failed; null for a successful run."""
+    duration_s: float
+    """Wall time of the runner call, in seconds."""
+    finished_at: str
+    """When the run finished, ISO 8601 in UTC."""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.output is not None

@@ -1,0 +1,130 @@
+"""The runner contract: what a runner receives and what it may return."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeAlias
+
+from counterfact.exceptions import RunnerReturnError
+
+
+@dataclass(frozen=True)
+class ScenarioView:
+    """The scenario a run belongs to, as the runner sees it."""
+
+    id: str
+    """The scenario's id."""
+    inputs: Mapping[str, Any]
+    """The scenario's fixed inputs (a question, a case ...)."""
+
+
+@dataclass(frozen=True)
+class ArmView:
+    """The arm a run belongs to, as the runner sees it."""
+
+    id: str
+    """The arm's id."""
+    facets: Mapping[str, Any]
+    """The declared facets as a nested mapping (dotted keys already expanded)."""
+    ablations: tuple[str, ...] = ()
+    """Ids of things the runner must remove."""
+    restorations: tuple[str, ...] = ()
+    """Ids of things the runner must add back."""
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Everything one call of the runner gets: ``runner(ctx)``."""
+
+    scenario: ScenarioView
+    arm: ArmView
+    seed: int
+    """The seed of this rerun; seeds are ``0..samples-1`` for every arm, so runs pair by seed."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a runner may return instead of a bare string."""
+
+    output: str
+    """The program's answer."""
+    manifest: Mapping[str, Any] | None = None
+    """What the run says about its own configuration (checked against the arm's facets)."""
+    cost: Mapping[str, float] | None = field(default=None)
+    """Numbers such as ``tokens``, ``loops``, ``usd``; each must be finite."""
+
+
+RunnerReturn: TypeAlias = "str | Mapping[str, Any] | RunResult"
+
+
+class Runner(Protocol):
+    """A user's program, rerun once per (scenario, arm, seed)."""
+
+    def __call__(self, ctx: RunContext, /) -> RunnerReturn: ...
+
+
+_RESULT_KEYS = frozenset({"output", "manifest", "cost"})
+
+
+def coerce_result(value: object) -> RunResult:
+    """Check a runner's return value and turn it into a :class:`RunResult`.
+
+    Raises:
+        RunnerReturnError: the value breaks the runner contract; the message says how.
+    """
+    if isinstance(value, RunResult):
+        output, manifest, cost = value.output, value.manifest, value.cost
+    elif isinstance(value, str):
+        return RunResult(output=value)
+    elif isinstance(value, Mapping):
+        unknown = sorted(str(k) for k in value if k not in _RESULT_KEYS)
+        if unknown:
+            msg = (
+                f"runner returned a mapping with unknown keys {unknown}; "
+                "allowed keys are 'output', 'manifest', 'cost'"
+            )
+            raise RunnerReturnError(msg)
+        if "output" not in value:
+            msg = "runner returned a mapping without 'output'; return {'output': <str>, ...}"
+            raise RunnerReturnError(msg)
+        output, manifest, cost = value["output"], value.get("manifest"), value.get("cost")
+    else:
+        msg = (
+            f"runner returned {type(value).__name__}; return a str, a mapping with 'output', "
+            "or counterfact.RunResult"
+        )
+        raise RunnerReturnError(msg)
+    if not isinstance(output, str):
+        msg = f"runner output must be a str, got {type(output).__name__}: {output!r:.80}"
+        raise RunnerReturnError(msg)
+    if manifest is not None and not isinstance(manifest, Mapping):
+        msg = f"runner manifest must be a mapping, got {type(manifest).__name__}"
+        raise RunnerReturnError(msg)
+    return RunResult(
+        output=output,
+        manifest=dict(manifest) if manifest is not None else None,
+        cost=_check_cost(cost),
+    )
+
+
+def _check_cost(cost: object) -> dict[str, float] | None:
+    if cost is None:
+        return None
+    if not isinstance(cost, Mapping):
+        msg = f"runner cost must be a mapping of name -> number, got {type(cost).__name__}"
+        raise RunnerReturnError(msg)
+    checked: dict[str, float] = {}
+    for key, number in cost.items():
+        if not isinstance(key, str):
+            msg = f"runner cost keys must be strings, got {key!r}"
+            raise RunnerReturnError(msg)
+        if isinstance(number, bool) or not isinstance(number, int | float):
+            msg = f"runner cost {key!r} must be a number, got {type(number).__name__}"
+            raise RunnerReturnError(msg)
+        if not math.isfinite(number):
+            msg = f"runner cost {key!r} must be finite, got {number!r}"
+            raise RunnerReturnError(msg)
+        checked[key] = float(number)
+    return checked

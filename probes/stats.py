@@ -1,0 +1,114 @@
+"""Per-probe statistics: samples, flips, similarity and cost summaries (DESIGN vocabulary, rule 2)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class SimilarityStats:
+    """Mean, min, max and *population* standard deviation of a probe's similarities."""
+
+    mean: float
+    min: float
+    max: float
+    stdev: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> SimilarityStats | None:
+        """Summarise ``values``; None when there are none."""
+        if not values:
+            return None
+        arr = np.asarray(values, dtype=float)
+        return cls(
+            mean=float(arr.mean()),
+            min=float(arr.min()),
+            max=float(arr.max()),
+            stdev=float(arr.std(ddof=0)),
+        )
+
+
+@dataclass(frozen=True)
+class CostStats:
+    """Median, min and max of one cost key over the runs that reported it."""
+
+    median: float
+    min: float
+    max: float
+    reported: int
+    """How many runs reported this key."""
+
+
+@dataclass(frozen=True)
+class ProbeStats:
+    """N seeded runs of one configuration, summarised."""
+
+    seeds: tuple[int, ...]
+    """Seeds of the successful runs, ascending; failed runs are not samples."""
+    flipped_seeds: tuple[int, ...]
+    similarities: tuple[float, ...]
+    """Similarity to the reference per successful seed, in seed order."""
+    similarity: SimilarityStats | None
+    cost: Mapping[str, CostStats] | None
+    """Per cost key, over runs that reported it; None when no run reported cost."""
+
+    @property
+    def samples(self) -> int:
+        return len(self.seeds)
+
+    @property
+    def flips(self) -> int:
+        return len(self.flipped_seeds)
+
+    @property
+    def flipped(self) -> bool:
+        """DESIGN rule 2, the majority rule: ``flips * 2 > samples`` (a tie is not a flip)."""
+        return probe_flipped(self.flips, self.samples)
+
+
+def probe_flipped(flips: int, samples: int) -> bool:
+    """The majority rule: a probe flipped iff more than half its samples flipped."""
+    return flips * 2 > samples
+
+
+def summarize_costs(costs: Sequence[Mapping[str, float] | None]) -> dict[str, CostStats] | None:
+    """Median/min/max per cost key over the runs that reported that key."""
+    by_key: dict[str, list[float]] = {}
+    for cost in costs:
+        for key, value in (cost or {}).items():
+            by_key.setdefault(key, []).append(value)
+    if not by_key:
+        return None
+    return {
+        key: CostStats(
+            median=float(np.median(values)),
+            min=float(min(values)),
+            max=float(max(values)),
+            reported=len(values),
+        )
+        for key, values in sorted(by_key.items())
+    }
+
+
+def summarize_probe(
+    seeds: Sequence[int],
+    flipped: Sequence[bool],
+    similarities: Sequence[float],
+    costs: Sequence[Mapping[str, float] | None],
+) -> ProbeStats:
+    """Build :class:`ProbeStats` from per-run values given in the same (seed) order."""
+    if not len(seeds) == len(flipped) == len(similarities) == len(costs):
+        msg = "seeds, flipped, similarities and costs must have one entry per run"
+        raise ValueError(msg)
+    order = sorted(range(len(seeds)), key=lambda i: seeds[i])
+    sims = tuple(similarities[i] for i in order)
+    return ProbeStats(
+        seeds=tuple(seeds[i] for i in order),
+        flipped_seeds=tuple(seeds[i] for i in order if flipped[i]),
+        similarities=sims,
+        similarity=SimilarityStats.of(sims),
+        cost=summarize_costs([costs[i] for i in order]),
+    )

@@ -1,0 +1,142 @@
+"""Verdict and summary records: what ``verdicts.jsonl`` and ``summary.json`` hold."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from counterfact.verdicts.tiers import Reason, Verdict
+
+VERDICT_SCHEMA_VERSION: Literal[1] = 1
+SUMMARY_SCHEMA_VERSION: Literal[1] = 1
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class SimilarityRecord(_Record):
+    """Mean, min, max and population stdev of similarities to the reference."""
+
+    mean: float
+    min: float
+    max: float
+    stdev: float
+
+
+class CostRecord(_Record):
+    """One cost key over the runs that reported it."""
+
+    median: float
+    min: float
+    max: float
+
+
+class ApplicationRecord(_Record):
+    """The manifest check (DESIGN rule 6)."""
+
+    checked: bool
+    """False when no run reported a manifest or the arm declares no facets."""
+    applied: bool | None
+    """Null when not checked."""
+    manifests_seen: int
+    """How many successful runs reported a manifest."""
+    mismatches: list[dict[str, Any]]
+    """``{facet, declared, observed?}``; ``observed`` is missing when the manifest lacked the key."""
+
+
+class IntervalRecord(_Record):
+    """An interval for the flip rate ``flips / samples``."""
+
+    low: float
+    high: float
+    level: float
+    method: str
+
+
+class VerdictRecord(_Record):
+    """One line of ``verdicts.jsonl``: one (scenario, arm), baseline included."""
+
+    schema_version: Literal[1] = VERDICT_SCHEMA_VERSION
+    """Version of this record's layout."""
+    scenario: str
+    arm: str
+    is_baseline: bool
+    verdict: Verdict | None
+    """confirmed / not-confirmed / inconclusive; null for the baseline."""
+    reason: Reason | None
+    """Machine-readable reason code; null for the baseline."""
+    claim: str
+    """The verdict in words, with its numbers and bounds."""
+    samples: int
+    """Successful runs (failed runs are not samples)."""
+    samples_declared: int
+    """Runs the sweep declared for this arm (``samples``)."""
+    seeds: list[int]
+    """Seeds of the successful runs: the runs in ``runs.jsonl`` that witness this verdict."""
+    failed_seeds: list[int]
+    """Seeds whose run failed or is missing."""
+    flips: int | None
+    """Flipped samples; null when there was no reference to compare with."""
+    flipped_seeds: list[int] | None
+    similarities: list[float] | None
+    """Similarity to the reference per successful seed, in seed order."""
+    similarity: SimilarityRecord | None
+    outside_null_band: bool | None
+    """Mean similarity strictly below the baseline's floor; null for the baseline / no band."""
+    application: ApplicationRecord
+    cost: dict[str, CostRecord] | None
+    flip_rate_ci: IntervalRecord | None
+    """Exact (Clopper–Pearson) interval of flips/samples; null with no samples or no reference."""
+
+
+class ReferenceRecord(_Record):
+    """Where a scenario's reference came from (DESIGN rule 4)."""
+
+    from_: Literal["prior-run", "baseline-arm"] | None = Field(alias="from")
+    """``prior-run`` when the scenario gave one; ``baseline-arm`` for the baseline's seed 0."""
+    text: str | None
+    """Null when the baseline's seed-0 run failed and there is no reference."""
+
+
+class NullBandRecord(_Record):
+    """The baseline's own spread (DESIGN rule 5)."""
+
+    floor: float
+    degenerate: bool
+    gates: bool
+    similarity: SimilarityRecord
+
+
+class ScenarioSummary(_Record):
+    """Per-scenario facts of a sweep."""
+
+    id: str
+    reference: ReferenceRecord
+    baseline: str
+    baseline_stable: bool | None
+    """Null when the baseline could not be scored."""
+    null_band: NullBandRecord | None
+    arms: list[str]
+    """Arm order, baseline first."""
+
+
+class SweepSummary(_Record):
+    """``summary.json``: provenance and per-scenario facts of one sweep."""
+
+    schema_version: Literal[1] = SUMMARY_SCHEMA_VERSION
+    name: str
+    config: dict[str, Any]
+    """The resolved configuration (after defaults and overrides)."""
+    config_source: str | None
+    """The config file the sweep came from; null for the Python API."""
+    overrides: list[str]
+    """``--set`` / flag overrides applied on top of the file, as given."""
+    counterfact_version: str
+    started_at: str
+    finished_at: str
+    runs_used: int
+    """Runner calls made by this sweep."""
+    runs_failed: int
+    scenarios: list[ScenarioSummary]

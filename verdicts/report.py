@@ -1,0 +1,42 @@
+"""The verdict table printed after a sweep: arm, verdict, flips/samples, mean similarity, reason."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from counterfact.verdicts.records import VerdictRecord
+
+_HEADERS = ("scenario", "arm", "verdict", "flips", "mean sim", "reason")
+
+
+def _row(rec: VerdictRecord) -> tuple[str, ...]:
+    flips = "n/a" if rec.flips is None else f"{rec.flips}/{rec.samples}"
+    if rec.samples < rec.samples_declared:
+        flips += f" ({rec.samples_declared - rec.samples} failed)"
+    mean = "n/a" if rec.similarity is None else f"{rec.similarity.mean:.3f}"
+    verdict = "baseline" if rec.is_baseline else str(rec.verdict)
+    if rec.is_baseline:
+        reason = "stable" if rec.flips == 0 and rec.samples == rec.samples_declared else "UNSTABLE"
+        if rec.samples < rec.samples_declared:
+            reason = "runs-failed"
+    else:
+        reason = str(rec.reason)
+    return (rec.scenario, rec.arm, verdict, flips, mean, reason)
+
+
+def render_table(records: Sequence[VerdictRecord]) -> str:
+    """A plain-text table, one row per (scenario, arm); the scenario column only when >1."""
+    if not records:
+        return "(no verdicts)"
+    rows = [_row(r) for r in records]
+    multi = len({r.scenario for r in records}) > 1
+    headers = _HEADERS if multi else _HEADERS[1:]
+    if not multi:
+        rows = [r[1:] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines.extend(
+        "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    )
+    return "\n".join(lines)

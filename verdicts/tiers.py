@@ -1,0 +1,174 @@
+"""The arm verdict tiers of DESIGN rule 7, with the ``runs-failed`` check in front.
+
+Refusal order (the first that applies decides):
+
+0. Fewer successful runs than ``samples`` for the arm or its baseline -> inconclusive,
+   ``runs-failed``. Failed runs are not samples; a verdict on fewer seeds than declared would
+   silently change the test.
+1. Unstable baseline (zero tolerance: one flipped baseline seed) -> inconclusive,
+   ``unstable-baseline``.
+2. Manifest checked and the arm not applied -> inconclusive, ``arm-not-applied``.
+3. Majority flip, the band gates, and the arm's mean similarity is not below the band floor ->
+   inconclusive, ``inside-null-band``.
+4. Majority flip -> confirmed, ``majority-flip``.
+5. Some flips -> inconclusive, ``minority-flip``.
+6. No flips -> not-confirmed, ``no-flip``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from counterfact.probes.manifest import Application
+from counterfact.probes.null_band import NullBand
+from counterfact.probes.stats import ProbeStats
+
+Verdict = Literal["confirmed", "not-confirmed", "inconclusive"]
+Reason = Literal[
+    "runs-failed",
+    "unstable-baseline",
+    "arm-not-applied",
+    "inside-null-band",
+    "majority-flip",
+    "minority-flip",
+    "no-flip",
+]
+
+
+@dataclass(frozen=True)
+class ScenarioContext:
+    """What every arm of one scenario is judged against."""
+
+    scenario: str
+    baseline: str
+    baseline_stats: ProbeStats
+    baseline_stable: bool
+    band: NullBand | None
+    comparator: str
+    """Human description of the flip comparator (``similarity < 0.8``)."""
+    samples: int
+    """Seeds declared per arm."""
+
+
+@dataclass(frozen=True)
+class ArmEvidence:
+    """One challenger's probe and manifest check."""
+
+    arm: str
+    stats: ProbeStats
+    application: Application
+    outside_null_band: bool | None
+    """None when there is no band (no baseline samples) or no mean similarity."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A verdict with its machine-readable reason and plain-language claim."""
+
+    verdict: Verdict
+    reason: Reason
+    claim: str
+
+
+def _bounds(ctx: ScenarioContext, samples: int) -> str:
+    return (
+        f"Bounded by scenario '{ctx.scenario}', comparator '{ctx.comparator}' and "
+        f"{samples} seeded reruns."
+    )
+
+
+def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
+    """Apply the tiers, in refusal order, to one challenger."""
+    s, base = ev.stats, ctx.baseline_stats
+    if s.samples < ctx.samples or base.samples < ctx.samples:
+        who = f"arm '{ev.arm}'" if s.samples < ctx.samples else f"baseline '{ctx.baseline}'"
+        got = s.samples if s.samples < ctx.samples else base.samples
+        return Decision(
+            "inconclusive",
+            "runs-failed",
+            f"Inconclusive: {who} finished only {got} of {ctx.samples} seeded runs without error "
+            f"on scenario '{ctx.scenario}'; failed runs are not samples, so no verdict is drawn "
+            "for this arm. See the errors in runs.jsonl.",
+        )
+    if not ctx.baseline_stable:
+        return Decision(
+            "inconclusive",
+            "unstable-baseline",
+            f"Inconclusive: the baseline '{ctx.baseline}' itself changed its answer on "
+            f"{base.flips} of {base.samples} seeds (seeds {list(base.flipped_seeds)}), so a change "
+            f"under '{ev.arm}' cannot be told apart from the scenario's own instability. "
+            + _bounds(ctx, s.samples),
+        )
+    app = ev.application
+    if app.checked and app.applied is False:
+        first = app.mismatches[0]
+        seen = repr(first.observed) if first.observed_present else "nothing (the key is absent)"
+        return Decision(
+            "inconclusive",
+            "arm-not-applied",
+            f"Inconclusive: arm '{ev.arm}' declared {first.facet}={first.declared!r}, but its run "
+            f"manifests reported {seen} ({len(app.mismatches)} mismatch(es) over "
+            f"{app.manifests_seen} manifests). The arm did not take effect, so its runs are not "
+            "evidence about it.",
+        )
+    sim = s.similarity
+    mean = f"{sim.mean:.3f} ± {sim.stdev:.3f}" if sim else "n/a"
+    band = ctx.band
+    if s.flipped and band is not None and band.gates and not ev.outside_null_band:
+        return Decision(
+            "inconclusive",
+            "inside-null-band",
+            f"Inconclusive: arm '{ev.arm}' flipped on {s.flips} of {s.samples} seeds, but its mean "
+            f"similarity to the reference ({mean}) is not below the baseline's own floor "
+            f"({band.floor:.3f}); the change is within the baseline's seed-to-seed noise. Raise "
+            "samples or use a domain comparator. " + _bounds(ctx, s.samples),
+        )
+    if s.flipped:
+        band_note = (
+            f", below the baseline's null-band floor {band.floor:.3f}"
+            if band is not None and band.gates
+            else ""
+        )
+        return Decision(
+            "confirmed",
+            "majority-flip",
+            f"Confirmed: switching from '{ctx.baseline}' to '{ev.arm}' changed the answer on "
+            f"{s.flips} of {s.samples} seeds (seeds {list(s.flipped_seeds)}; mean similarity "
+            f"{mean}{band_note}) while the baseline held on all {base.samples}. "
+            + _bounds(ctx, s.samples),
+        )
+    if s.flips > 0:
+        return Decision(
+            "inconclusive",
+            "minority-flip",
+            f"Inconclusive: arm '{ev.arm}' changed the answer on only {s.flips} of {s.samples} "
+            f"seeds (seeds {list(s.flipped_seeds)}), not a majority. Raise samples to settle it. "
+            + _bounds(ctx, s.samples),
+        )
+    return Decision(
+        "not-confirmed",
+        "no-flip",
+        f"Not confirmed: arm '{ev.arm}' gave the reference answer on all {s.samples} seeds (mean "
+        f"similarity {mean}); on this scenario it is not distinguishable from '{ctx.baseline}'. "
+        "This says nothing about other scenarios. " + _bounds(ctx, s.samples),
+    )
+
+
+def baseline_claim(ctx: ScenarioContext) -> str:
+    """The claim line of the baseline's own record."""
+    base = ctx.baseline_stats
+    if base.samples < ctx.samples:
+        return (
+            f"Baseline '{ctx.baseline}' finished only {base.samples} of {ctx.samples} runs; every "
+            "challenger on this scenario is inconclusive (runs-failed)."
+        )
+    if ctx.baseline_stable:
+        return (
+            f"Baseline '{ctx.baseline}' reproduced the reference on all {base.samples} seeds; it "
+            "is stable and the challengers are judged against it."
+        )
+    return (
+        f"Baseline '{ctx.baseline}' flipped on {base.flips} of {base.samples} seeds "
+        f"(seeds {list(base.flipped_seeds)}); it is unstable and every challenger is inconclusive."
+    )

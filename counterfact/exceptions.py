@@ -42,7 +42,7 @@ class RefusalError(ConfigError):
 
 
 class RunnerImportError(ConfigError):
-    """A ``module:attr`` or ``path/to/file.py:attr`` target cannot be imported or is not callable."""
+    """A ``module:attr`` / ``path/to/file.py:attr`` target cannot be imported or is not callable."""
 
 
 class RunDirectoryError(CounterfactError):

@@ -37,7 +37,11 @@ def _run_dir(sweep: ResolvedSweep, out: str | None) -> Path:
 
 
 def _load(
-    config: str, overrides: Sequence[str], executor: str | None, address: str | None, out: str | None
+    config: str,
+    overrides: Sequence[str],
+    executor: str | None,
+    address: str | None,
+    out: str | None,
 ) -> tuple[ResolvedSweep, Path]:
     sweep = load_sweep(config, overrides=overrides, executor=executor, address=address)
     run_dir = _run_dir(sweep, out)

@@ -20,7 +20,7 @@ from pydantic import (
 )
 
 Target = StrictStr | Callable[..., Any]
-"""A ``package.module:attr`` / ``path/file.py:attr`` string, or (from Python) the callable itself."""
+"""A ``package.module:attr`` / ``path/file.py:attr`` string, or (Python API) the callable."""
 
 
 class _Model(BaseModel):

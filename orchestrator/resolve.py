@@ -57,8 +57,7 @@ class ResolvedSweep:
         data["runner"] = describe_target(self.config.runner)
         data["baseline"] = self.baseline
         data["scenarios"] = [
-            {"id": s.id, "inputs": dict(s.inputs), "reference": s.reference}
-            for s in self.scenarios
+            {"id": s.id, "inputs": dict(s.inputs), "reference": s.reference} for s in self.scenarios
         ]
         data.pop("reference", None)
         for section in ("comparator", "similarity"):

@@ -26,8 +26,8 @@ def check_run_dir(run_dir: Path) -> None:
     runs = run_dir / RUNS_FILE
     if runs.exists() and runs.stat().st_size > 0:
         msg = (
-            f"run directory {str(run_dir)!r} already holds records ({RUNS_FILE}); counterfact never "
-            "overwrites them — pass --out NEW_DIR or change 'name'"
+            f"run directory {str(run_dir)!r} already holds records ({RUNS_FILE}); counterfact "
+            "never overwrites them — pass --out NEW_DIR or change 'name'"
         )
         raise RunDirectoryError(msg)
     if run_dir.exists() and not run_dir.is_dir():

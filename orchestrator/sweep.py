@@ -136,4 +136,3 @@ def _judge(
     store.write_summary(summary)
     log.info("sweep.done", runs=len(runs), failed=summary.runs_failed)
     return SweepResult(rows=tuple(rows), summary=summary, runs=tuple(runs), run_dir=store.run_dir)
-

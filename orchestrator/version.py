@@ -6,7 +6,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 
 def package_version() -> str:
-    """counterfact's version as installed, or ``0+unknown`` when running from an uninstalled tree."""
+    """counterfact's installed version, or ``0+unknown`` when running from an uninstalled tree."""
     try:
         return version("counterfact")
     except PackageNotFoundError:

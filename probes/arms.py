@@ -135,7 +135,9 @@ def check_arms(arms: Sequence[ArmSpec], baseline: str) -> None:
             msg = "arm id is blank; give every arm a short unique id"
             raise RefusalError(msg, field=f"arms[{i}].id")
         if arm.id in seen_ids:
-            msg = f"arm id {arm.id!r} is already used by arms[{seen_ids[arm.id]}]; ids must be unique"
+            msg = (
+                f"arm id {arm.id!r} is already used by arms[{seen_ids[arm.id]}]; ids must be unique"
+            )
             raise RefusalError(msg, field=f"arms[{i}].id")
         seen_ids[arm.id] = i
     if baseline not in seen_ids:

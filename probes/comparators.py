@@ -125,7 +125,7 @@ class CustomComparator:
 
     def flipped(self, reference: str, output: str, similarity: float) -> bool:
         try:
-            result = self.target(reference, output)
+            result: object = self.target(reference, output)
         except Exception as exc:
             msg = f"{self.describe()} raised {type(exc).__name__}: {exc}"
             raise ScoringError(msg) from exc

@@ -52,12 +52,16 @@ def _same(declared: Any, observed: Any) -> bool:
 
 
 def _is_list_of_mappings(value: Any) -> bool:
-    return isinstance(value, list | tuple) and bool(value) and all(
-        isinstance(v, Mapping) for v in value
+    return (
+        isinstance(value, list | tuple)
+        and bool(value)
+        and all(isinstance(v, Mapping) for v in value)
     )
 
 
-def _check(leaves: Mapping[tuple[str, ...], Any], node: Any, prefix: tuple[str, ...]) -> list[Mismatch]:
+def _check(
+    leaves: Mapping[tuple[str, ...], Any], node: Any, prefix: tuple[str, ...]
+) -> list[Mismatch]:
     groups: dict[str, dict[tuple[str, ...], Any]] = {}
     for path, value in leaves.items():
         groups.setdefault(path[0], {})[path[1:]] = value

@@ -74,6 +74,9 @@ def coerce_result(value: object) -> RunResult:
     Raises:
         RunnerReturnError: the value breaks the runner contract; the message says how.
     """
+    output: object
+    manifest: object
+    cost: object
     if isinstance(value, RunResult):
         output, manifest, cost = value.output, value.manifest, value.cost
     elif isinstance(value, str):

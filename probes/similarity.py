@@ -22,7 +22,8 @@ from counterfact.exceptions import ScoringError
 class Similarity(Protocol):
     """Scores each output against the reference."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def score(self, reference: str, outputs: Sequence[str]) -> list[float]: ...
 

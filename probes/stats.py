@@ -1,4 +1,4 @@
-"""Per-probe statistics: samples, flips, similarity and cost summaries (DESIGN vocabulary, rule 2)."""
+"""Per-probe statistics: samples, flips, similarity and cost summaries (DESIGN rule 2)."""
 
 from __future__ import annotations
 

@@ -102,7 +102,9 @@ def assess_scenario(
         if seed0:
             reference, ref_from = seed0[0].output, "baseline-arm"
     scored: dict[str, ProbeStats | None] = {
-        arm_id: _score(arm_runs, reference, comparator, similarity) if reference is not None else None
+        arm_id: _score(arm_runs, reference, comparator, similarity)
+        if reference is not None
+        else None
         for arm_id, arm_runs in ok.items()
     }
     base_stats = scored[baseline]
@@ -127,7 +129,7 @@ def assess_scenario(
     ]
     summary = ScenarioSummary(
         id=scenario,
-        reference=ReferenceRecord(**{"from": ref_from, "text": reference}),
+        reference=ReferenceRecord.model_validate({"from": ref_from, "text": reference}),
         baseline=baseline,
         baseline_stable=stable,
         null_band=None

@@ -43,7 +43,7 @@ class ApplicationRecord(_Record):
     manifests_seen: int
     """How many successful runs reported a manifest."""
     mismatches: list[dict[str, Any]]
-    """``{facet, declared, observed?}``; ``observed`` is missing when the manifest lacked the key."""
+    """``{facet, declared, observed?}``; no ``observed`` when the manifest lacked the key."""
 
 
 class IntervalRecord(_Record):

@@ -1,0 +1,50 @@
+"""Shared fixtures: scripted runners and one Ray instance per test session."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from counterfact import RunContext, RunResult
+
+TESTS = Path(__file__).resolve().parent
+
+
+def scripted(
+    outputs: Mapping[str, Any], manifests: Mapping[str, Any] | None = None
+) -> Callable[[RunContext], RunResult]:
+    """A runner whose output is scripted per arm: a string, a list (one per seed), or a callable.
+
+    A list entry that is an Exception instance is raised for that seed.
+    """
+
+    def runner(ctx: RunContext) -> RunResult:
+        spec = outputs[ctx.arm.id]
+        value = spec[ctx.seed] if isinstance(spec, list) else spec
+        if isinstance(value, BaseException):
+            raise value
+        if callable(value):
+            value = value(ctx)
+        manifest = (manifests or {}).get(ctx.arm.id)
+        return RunResult(output=value, manifest=manifest, cost={"tokens": 10.0 + ctx.seed})
+
+    return runner
+
+
+@pytest.fixture(scope="session")
+def ray_instance() -> Iterator[None]:
+    """One local Ray instance shared by every Ray test of the session."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def write_config(folder: Path, text: str, name: str = "sweep.yaml") -> Path:
+    """Write a sweep file into ``folder`` and return its path."""
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path

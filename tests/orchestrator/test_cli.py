@@ -1,0 +1,153 @@
+"""The CLI end to end on the in-process executor."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from counterfact.orchestrator.cli import main
+
+from ..conftest import TESTS, write_config
+
+ROOT = TESTS.parent
+QUICKSTART = ROOT / "configs" / "quickstart.yaml"
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_version() -> None:
+    code, out, _ = invoke("--version")
+    assert code == 0 and out.startswith("counterfact, version ")
+
+
+def test_quickstart_locally_shows_the_three_verdicts(tmp_path: Path) -> None:
+    out_dir = tmp_path / "qs"
+    code, out, err = invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(out_dir))
+    assert code == 0, err
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[2:6]}
+    assert rows["baseline"][1:3] == ["baseline", "0/5"]
+    assert rows["stale-index"][1] == "confirmed" and rows["stale-index"][-1] == "majority-flip"
+    assert rows["large-model"][1] == "not-confirmed" and rows["large-model"][-1] == "no-flip"
+    assert rows["rerank"][1] == "inconclusive" and rows["rerank"][-1] == "arm-not-applied"
+    runs = [json.loads(line) for line in (out_dir / "runs.jsonl").read_text().splitlines()]
+    assert len(runs) == 20
+    assert {(r["arm"], r["seed"]) for r in runs} == {
+        (a, s) for a in ("baseline", "stale-index", "large-model", "rerank") for s in range(5)
+    }
+    assert set(runs[0]) == {
+        "schema_version",
+        "scenario",
+        "arm",
+        "seed",
+        "output",
+        "manifest",
+        "cost",
+        "error",
+        "duration_s",
+        "finished_at",
+    }
+    verdicts = [json.loads(line) for line in (out_dir / "verdicts.jsonl").read_text().splitlines()]
+    assert [v["arm"] for v in verdicts] == ["baseline", "stale-index", "large-model", "rerank"]
+    rerank = verdicts[3]
+    assert rerank["application"]["mismatches"] == [
+        {"facet": "retrieval", "declared": "rerank", "observed": "bm25"}
+    ]
+    summary = json.loads((out_dir / "summary.json").read_text())
+    assert summary["schema_version"] == 1 and summary["runs_used"] == 20
+    assert summary["scenarios"][0]["reference"] == {
+        "from": "prior-run",
+        "text": "The capital of Australia is Canberra.",
+    }
+    assert summary["scenarios"][0]["null_band"]["gates"] is True
+    assert summary["config"]["executor"]["kind"] == "local"
+    assert "--executor local" in summary["overrides"]
+
+
+def test_default_run_dir_is_output_dir_slash_name(tmp_path: Path, monkeypatch: object) -> None:
+    cfg = write_config(
+        tmp_path,
+        f"name: mine\nrunner: {TESTS / 'runners.py'}:echo_arm\noutput_dir: {tmp_path / 'out'}\n"
+        "executor: {kind: local}\narms: [{id: a}, {id: b, facets: {answer: nope}}]\n",
+    )
+    code, _out, err = invoke("run", str(cfg))
+    assert code == 0, err
+    assert (tmp_path / "out" / "mine" / "verdicts.jsonl").is_file()
+
+
+def test_existing_records_are_refused_and_kept(tmp_path: Path) -> None:
+    out_dir = tmp_path / "qs"
+    assert invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(out_dir))[0] == 0
+    before = (out_dir / "runs.jsonl").read_bytes()
+    code, out, err = invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(out_dir))
+    assert code == 2
+    assert err.startswith("error: run directory") and "already holds records" in err
+    assert "Traceback" not in err and out == ""
+    assert (out_dir / "runs.jsonl").read_bytes() == before
+
+
+def test_bad_config_exits_2_and_creates_no_run_dir(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path, f"name: x\nrunner: {TESTS / 'runners.py'}:echo_arm\narms: [{{id: a}}]\n"
+    )
+    out_dir = tmp_path / "never"
+    code, _, err = invoke("run", str(cfg), "--executor", "local", "--out", str(out_dir))
+    assert code == 2
+    assert err.strip() == (
+        "error: arms: a sweep needs at least two arms (a baseline and a challenger), got 1; "
+        "add an arm that declares facets, ablations or restorations"
+    )
+    assert not out_dir.exists()
+
+
+def test_validate_runs_nothing(tmp_path: Path) -> None:
+    out_dir = tmp_path / "v"
+    code, out, err = invoke(
+        "validate", str(QUICKSTART), "--out", str(out_dir), "--set", "samples=4"
+    )
+    assert code == 0, err
+    assert "4 arms (baseline 'baseline'), 1 scenario(s), 4 samples -> 16 runs" in out
+    assert not out_dir.exists()
+
+
+def test_validate_reports_bad_set(tmp_path: Path) -> None:
+    code, _, err = invoke("validate", str(QUICKSTART), "--set", "samples=1")
+    assert code == 2 and "samples must be at least 2" in err
+
+
+def test_unknown_executor_is_a_usage_error() -> None:
+    code, _, err = invoke("run", str(QUICKSTART), "--executor", "slurm")
+    assert code == 2 and "'slurm' is not one of 'ray', 'local'" in err
+
+
+def test_failed_runs_are_recorded_and_reported(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path,
+        f"name: f\nrunner: {TESTS / 'runners.py'}:fails_on_odd_seeds\nsamples: 3\n"
+        "executor: {kind: local}\narms: [{id: a}, {id: b, facets: {x: 1}}]\n",
+    )
+    code, out, err = invoke("run", str(cfg), "--out", str(tmp_path / "o"))
+    assert code == 0, err
+    assert "inconclusive" in out and "runs-failed" in out and "(1 failed)" in out
+    runs = [json.loads(x) for x in (tmp_path / "o" / "runs.jsonl").read_text().splitlines()]
+    failed = [r for r in runs if r["error"]]
+    assert {(r["arm"], r["seed"]) for r in failed} == {("a", 1), ("b", 1)}
+    assert failed[0]["error"] == {"type": "RuntimeError", "message": "seed 1 failed"}
+    assert failed[0]["output"] is None
+
+
+def test_runner_return_error_is_recorded(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path,
+        f"name: f\nrunner: {TESTS / 'runners.py'}:not_a_string\n"
+        "executor: {kind: local}\narms: [{id: a}, {id: b, facets: {x: 1}}]\n",
+    )
+    code, _, err = invoke("run", str(cfg), "--out", str(tmp_path / "o"))
+    assert code == 0, err
+    first = json.loads((tmp_path / "o" / "runs.jsonl").read_text().splitlines()[0])
+    assert first["error"]["type"] == "RunnerReturnError"
+    assert "runner returned int" in first["error"]["message"]

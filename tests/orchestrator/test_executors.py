@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import pytest
+
+from counterfact.orchestrator.config import ExecutorConfig
+from counterfact.orchestrator.executors import LocalExecutor, RayExecutor, make_executor
+from counterfact.orchestrator.executors.ray_exec import batch_size
+from counterfact.probes.runner import ArmView, RunContext, ScenarioView
+
+
+def test_make_executor_by_name() -> None:
+    assert isinstance(make_executor(ExecutorConfig(kind="local")), LocalExecutor)
+    ray_ex = make_executor(ExecutorConfig(kind="ray", address="auto", max_in_flight=7))
+    assert isinstance(ray_ex, RayExecutor) and (ray_ex.address, ray_ex.max_in_flight) == ("auto", 7)
+
+
+def test_local_executor_runs_in_order_and_records_errors() -> None:
+    sc, arm = ScenarioView("s", {}), ArmView("a", {})
+    contexts = [RunContext(sc, arm, seed) for seed in range(3)]
+
+    def runner(ctx: RunContext) -> str:
+        if ctx.seed == 1:
+            raise SystemExit(3)
+        return str(ctx.seed)
+
+    records = list(LocalExecutor().run(runner, contexts))
+    assert [r.seed for r in records] == [0, 1, 2]
+    assert records[1].error is not None and records[1].error.type == "SystemExit"
+    assert records[2].output == "2"
+
+
+@pytest.mark.parametrize(
+    ("mean", "queued", "room", "expected"),
+    [
+        (None, 100, 100, 1),  # nothing measured yet: one run per task
+        (0.02, 400, 256, 2),  # 20 ms runs, 50 ms target
+        (1e-5, 10_000, 256, 256),  # instant runs: capped by room / max_batch
+        (1e-5, 40, 256, 10),  # the tail is spread over 2 workers x 2
+        (5.0, 100, 100, 1),  # slow runs: one per task
+        (1e-5, 10_000, 3, 3),  # never more than the room left under max_in_flight
+    ],
+)
+def test_batch_size(mean: float | None, queued: int, room: int, expected: int) -> None:
+    got = batch_size(mean, queued, 2, room, target_task_s=0.05, max_batch=256)
+    assert got == expected

@@ -1,0 +1,58 @@
+"""The engine on a real Ray instance (one shared per test session)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from counterfact import compare_arms
+from counterfact.orchestrator.cli import main
+from counterfact.orchestrator.executors import RayExecutor
+from counterfact.orchestrator.imports import TargetRef
+from counterfact.probes.runner import ArmView, RunContext, ScenarioView
+
+from ..conftest import TESTS
+
+pytestmark = [pytest.mark.ray, pytest.mark.usefixtures("ray_instance")]
+
+QUICKSTART = TESTS.parent / "configs" / "quickstart.yaml"
+
+
+def test_quickstart_on_ray_end_to_end(tmp_path: Path) -> None:
+    out_dir = tmp_path / "qs"
+    result = CliRunner().invoke(main, ["run", str(QUICKSTART), "--out", str(out_dir)])
+    assert result.exit_code == 0, result.stderr
+    verdicts = [json.loads(x) for x in (out_dir / "verdicts.jsonl").read_text().splitlines()]
+    got = {v["arm"]: (v["verdict"], v["reason"]) for v in verdicts}
+    assert got == {
+        "baseline": (None, None),
+        "stale-index": ("confirmed", "majority-flip"),
+        "large-model": ("not-confirmed", "no-flip"),
+        "rerank": ("inconclusive", "arm-not-applied"),
+    }
+    summary = json.loads((out_dir / "summary.json").read_text())
+    assert summary["config"]["executor"]["kind"] == "ray" and summary["runs_used"] == 20
+
+
+def test_ray_and_local_give_identical_records() -> None:
+    arms = [{"id": "base"}, {"id": "alt", "facets": {"answer": "nope"}}]
+    kwargs = {"samples": 6, "base_dir": TESTS}
+    on_ray = compare_arms(arms, "runners.py:noisy", executor="ray", **kwargs)  # type: ignore[arg-type]
+    local = compare_arms(arms, "runners.py:noisy", executor="local", **kwargs)  # type: ignore[arg-type]
+    assert [r.model_dump() for r in on_ray.rows] == [r.model_dump() for r in local.rows]
+
+
+def test_shared_instance_survives_the_executor() -> None:
+    import ray
+
+    sc, arm = ScenarioView("s", {"sleep_s": 0.0}), ArmView("a", {})
+    contexts = [RunContext(sc, arm, seed) for seed in range(50)]
+    runner = TargetRef("file", str(TESTS / "runners.py"), "fails_on_odd_seeds")
+    with RayExecutor(max_in_flight=3) as ex:
+        records = list(ex.run(runner, contexts))
+    assert sorted(r.seed for r in records) == list(range(50))
+    assert sum(r.error is not None for r in records) == 25
+    assert ray.is_initialized()

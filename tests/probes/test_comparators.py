@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from counterfact import ScoringError
+from counterfact.probes.comparators import (
+    CustomComparator,
+    ExactComparator,
+    NormalizedComparator,
+    NumericComparator,
+    SimilarityComparator,
+    first_number,
+    normalize_text,
+)
+
+
+def test_exact_flips_on_any_difference() -> None:
+    assert not ExactComparator().flipped("Paris", "Paris", 1.0)
+    assert ExactComparator().flipped("Paris", "paris", 1.0)
+
+
+def test_normalized_ignores_case_punctuation_and_spacing() -> None:
+    assert normalize_text("  The  ANSWER: Paris! ") == "the answer paris"
+    assert not NormalizedComparator().flipped("The answer: Paris.", "the answer  paris", 0.0)
+    assert NormalizedComparator().flipped("Paris", "Lyon", 1.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [("about 1,234.5 units", 1234.5), ("-3e2", -300.0), ("none", None), ("v .5", 0.5)],
+)
+def test_first_number(text: str, number: float | None) -> None:
+    assert first_number(text) == number
+
+
+def test_numeric_tolerance_is_inclusive() -> None:
+    cmp = NumericComparator(tolerance=0.5)
+    assert not cmp.flipped("42", "answer: 42.5", 0.0)
+    assert cmp.flipped("42", "answer: 42.51", 1.0)
+    assert cmp.flipped("42", "no number here", 1.0)
+
+
+def test_numeric_reference_without_number_is_a_scoring_error() -> None:
+    with pytest.raises(ScoringError, match="reference holds no number"):
+        NumericComparator().flipped("forty-two", "42", 1.0)
+
+
+def test_similarity_threshold_is_strict() -> None:
+    cmp = SimilarityComparator(threshold=0.8)
+    assert not cmp.flipped("a", "b", 0.8)
+    assert cmp.flipped("a", "b", 0.7999)
+
+
+def test_custom_true_means_flipped_and_accepts_numpy_bool() -> None:
+    assert CustomComparator(lambda r, o: r != o).flipped("a", "b", 1.0)
+    assert not CustomComparator(lambda r, o: np.bool_(False)).flipped("a", "b", 1.0)
+
+
+def test_custom_must_return_bool() -> None:
+    with pytest.raises(ScoringError, match="must return a bool"):
+        CustomComparator(lambda r, o: 1).flipped("a", "b", 1.0)  # type: ignore[arg-type,return-value]
+
+
+def test_custom_exception_becomes_scoring_error() -> None:
+    def boom(r: str, o: str) -> bool:
+        raise ValueError("nope")
+
+    with pytest.raises(ScoringError, match="raised ValueError: nope"):
+        CustomComparator(boom).flipped("a", "b", 1.0)

@@ -1,0 +1,38 @@
+"""Runners addressed by file path (``tests/runners.py:name``), so Ray workers can load them."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from counterfact import RunContext, RunResult
+
+
+def echo_arm(ctx: RunContext) -> RunResult:
+    """Answers 'yes' unless the arm declares ``answer``; reports its facets as the manifest."""
+    answer = ctx.arm.facets.get("answer", "yes")
+    return RunResult(output=str(answer), manifest=dict(ctx.arm.facets))
+
+
+def noisy(ctx: RunContext) -> str:
+    """Seeded noise: the same seed gives the same output on every worker."""
+    return f"value-{random.Random(ctx.seed).randint(0, 3)}"
+
+
+def fails_on_odd_seeds(ctx: RunContext) -> str:
+    if ctx.seed % 2:
+        msg = f"seed {ctx.seed} failed"
+        raise RuntimeError(msg)
+    return "yes"
+
+
+def sleeps(ctx: RunContext) -> str:
+    time.sleep(float(ctx.scenario.inputs.get("sleep_s", 0.01)))
+    return "done"
+
+
+def not_a_string(ctx: RunContext) -> object:
+    return 42
+
+
+NOT_CALLABLE = 3

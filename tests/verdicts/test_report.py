@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+from counterfact.probes.arms import ArmSpec
+from counterfact.probes.comparators import ExactComparator
+from counterfact.probes.records import RunRecord
+from counterfact.probes.similarity import TextSimilarity
+from counterfact.verdicts.assess import assess_scenario
+from counterfact.verdicts.report import render_table
+
+
+def _runs(arm: str, output: str) -> list[RunRecord]:
+    return [
+        RunRecord(
+            scenario="s",
+            arm=arm,
+            seed=s,
+            output=output,
+            manifest=None,
+            cost=None,
+            error=None,
+            duration_s=0.0,
+            finished_at="t",
+        )
+        for s in range(2)
+    ]
+
+
+def test_table_has_one_row_per_arm_with_verdict_flips_and_reason() -> None:
+    arms = (ArmSpec("base", {}), ArmSpec("alt", {"x": 1}))
+    got = assess_scenario(
+        "s",
+        "yes",
+        arms,
+        "base",
+        _runs("base", "yes") + _runs("alt", "no"),
+        2,
+        ExactComparator(),
+        TextSimilarity(),
+    )
+    lines = render_table(got.verdicts).splitlines()
+    assert lines[0].split() == ["arm", "verdict", "flips", "mean", "sim", "reason"]
+    assert lines[2].split() == ["base", "baseline", "0/2", "1.000", "stable"]
+    assert lines[3].split() == ["alt", "confirmed", "2/2", "0.000", "majority-flip"]
+
+
+def test_empty_table() -> None:
+    assert render_table([]) == "(no verdicts)"

@@ -32,25 +32,29 @@ class NoProgress:
 
 
 class TerminalProgress:
-    """click's progress bar: done/total, percent, ETA, and the run rate."""
+    """click's progress bar with done/total, the run rate and an ETA from that rate."""
 
     def __init__(self) -> None:
         self._bar: Any = None
         self._t0 = 0.0
         self._done = 0
         self._failed = 0
+        self._total = 0
 
     def _label(self, _item: object) -> str:
         rate = self._done / max(time.perf_counter() - self._t0, 1e-9)
         failed = f", {self._failed} failed" if self._failed else ""
-        return f"{rate:.1f} runs/s{failed}"
+        left = self._total - self._done
+        eta = f", ETA {int(left / rate) // 60:02d}:{int(left / rate) % 60:02d}" if rate else ""
+        return f"{rate:.1f} runs/s{eta}{failed}"
 
     def start(self, total: int) -> None:
         self._t0 = time.perf_counter()
+        self._total = total
         self._bar = click.progressbar(
             length=total,
             label="runs",
-            show_eta=True,
+            show_eta=False,
             show_pos=True,
             item_show_func=self._label,
             file=sys.stderr,

@@ -71,8 +71,9 @@ def run_sweep(
     log.info("sweep.start", runs=len(plan), run_dir=str(run_dir) if run_dir else None)
     owned = executor is None
     ex = executor or make_executor(sweep.config.executor)
-    progress.start(len(plan))
     try:
+        ex.start()
+        progress.start(len(plan))
         for record in ex.run(sweep.runner, plan):
             store.append(record)
             progress.advance(record.ok)

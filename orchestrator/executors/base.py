@@ -21,10 +21,14 @@ class Executor(ABC):
     def run(self, runner: RunnerRef, contexts: Sequence[RunContext]) -> Iterator[RunRecord]:
         """Execute every context once; yield records in completion order."""
 
+    def start(self) -> None:
+        """Acquire what the executor needs (start or join Ray) before the first run is timed."""
+
     def close(self) -> None:
         """Release what the executor started (a local Ray instance)."""
 
     def __enter__(self) -> Executor:
+        self.start()
         return self
 
     def __exit__(

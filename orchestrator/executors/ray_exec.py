@@ -60,6 +60,9 @@ class RayExecutor(Executor):
         self.max_batch = max_batch
         self._owned = False
 
+    def start(self) -> None:
+        self._ray()
+
     def _ray(self) -> Any:
         import ray
 
@@ -69,11 +72,11 @@ class RayExecutor(Executor):
             if self.address is None:
                 ray.init(
                     include_dashboard=False,
-                    logging_level=logging.WARNING,
+                    logging_level=logging.ERROR,
                     log_to_driver=False,
                 )
             else:
-                ray.init(address=self.address, logging_level=logging.WARNING, log_to_driver=False)
+                ray.init(address=self.address, logging_level=logging.ERROR, log_to_driver=False)
         except Exception as exc:
             where = "a local Ray instance" if self.address is None else f"{self.address!r}"
             msg = f"could not start or join {where}: {type(exc).__name__}: {exc}"

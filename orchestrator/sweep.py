@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
@@ -27,8 +27,9 @@ class SweepResult:
 
     rows: tuple[VerdictRecord, ...]
     summary: SweepSummary
-    runs: tuple[RunRecord, ...]
-    run_dir: Path | None
+    runs: tuple[RunRecord, ...] = field(repr=False)
+    """Every run record, in completion order."""
+    run_dir: Path | None = None
 
     def table(self) -> str:
         """The verdict table as text."""

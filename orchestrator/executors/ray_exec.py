@@ -51,7 +51,7 @@ class RayExecutor(Executor):
         address: str | None = None,
         max_in_flight: int = 256,
         *,
-        target_task_s: float = 0.05,
+        target_task_s: float = 0.1,
         max_batch: int = 256,
     ) -> None:
         self.address = address

@@ -56,3 +56,20 @@ def test_shared_instance_survives_the_executor() -> None:
     assert sorted(r.seed for r in records) == list(range(50))
     assert sum(r.error is not None for r in records) == 25
     assert ray.is_initialized()
+
+
+def test_closure_runner_from_python_runs_on_ray() -> None:
+    suffix = "!"
+
+    def runner(ctx: RunContext) -> str:
+        return "yes" + (suffix if ctx.arm.facets.get("loud") else "")
+
+    result = compare_arms(
+        [{"id": "base"}, {"id": "loud", "facets": {"loud": True}}],
+        runner,
+        reference="yes",
+        comparator="exact",
+        executor={"kind": "ray", "max_in_flight": 2},
+    )
+    assert result.row("loud").verdict == "confirmed"
+    assert result.row("base").flips == 0

@@ -12,6 +12,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictFloat,
     StrictInt,
     StrictStr,
@@ -122,6 +123,40 @@ class ExecutorConfig(_Model):
         return self
 
 
+class BisectConfig(_Model):
+    """The ``bisect:`` section: culprit search over ranked ablation ids (DESIGN rule 10)."""
+
+    suspects: list[StrictStr]
+    """Ablation ids, likeliest first; the order only decides the search order."""
+    max_probes: StrictInt = Field(default=24, ge=1)
+    """Probe budget, the baseline probe included; running out gives ``inconclusive``."""
+    max_culprits: StrictInt = Field(default=4, ge=1)
+    """Independent culprit sets to search for at most."""
+    speculative: StrictBool = False
+    """Probe both halves of a split at once (less wall time, more probes spent)."""
+    scenario: StrictStr | None = None
+    """The scenario to bisect; default the only one."""
+
+    @field_validator("suspects")
+    @classmethod
+    def _unique_suspects(cls, value: list[str]) -> list[str]:
+        if not value:
+            msg = "suspects is empty; list the ablation ids to search, likeliest first"
+            raise ValueError(msg)
+        blank = [i for i, v in enumerate(value) if not v.strip()]
+        if blank:
+            msg = f"suspect {blank[0]} is blank; every suspect is a non-empty ablation id"
+            raise ValueError(msg)
+        dupes = sorted({v for v in value if value.count(v) > 1})
+        if dupes:
+            msg = f"suspects are listed twice: {dupes}; list each once"
+            raise ValueError(msg)
+        return value
+
+
+GridValue = StrictStr | StrictInt | StrictFloat | bool | None
+
+
 class SweepConfig(_Model):
     """A whole sweep file."""
 
@@ -133,7 +168,16 @@ class SweepConfig(_Model):
     """Seeded reruns per (scenario, arm); at least 2 (DESIGN rule 1)."""
     baseline: StrictStr | None = None
     """Baseline arm id; default the first arm."""
-    arms: list[ArmConfig]
+    arms: list[ArmConfig] = Field(default_factory=list)
+    """Declared arms; without any, a baseline ``baseline`` that declares nothing is used."""
+    ablate_each: list[StrictStr] = Field(default_factory=list)
+    """One leave-one-out arm per id (``without:<id>``), beside the baseline."""
+    grid: dict[StrictStr, list[GridValue]] = Field(default_factory=dict)
+    """``{facet.path: [values]}``: one arm per combination, ids like ``model=large,k=3``."""
+    cost_key: StrictStr = "loops"
+    """The cost key DESIGN rule 11 judges (consistency, placebo band, cost cause)."""
+    bisect: BisectConfig | None = None
+    """Settings for ``counterfact bisect``; ignored by ``run``."""
     scenarios: list[ScenarioConfig] | None = None
     """Default: one scenario ``default`` with empty inputs."""
     reference: StrictStr | None = None
@@ -172,7 +216,7 @@ class SweepConfig(_Model):
         return [ScenarioConfig(id="default", inputs={}, reference=self.reference)]
 
     def baseline_id(self) -> str:
-        """The baseline arm id (default: the first arm's)."""
+        """The baseline arm id (default: the first arm's, or ``baseline`` with no arms)."""
         if self.baseline is not None:
             return self.baseline
-        return self.arms[0].id if self.arms else ""
+        return self.arms[0].id if self.arms else "baseline"

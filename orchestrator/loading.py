@@ -73,6 +73,7 @@ def load_sweep(
     overrides: Sequence[str] = (),
     executor: str | None = None,
     address: str | None = None,
+    for_bisect: bool = False,
 ) -> ResolvedSweep:
     """Load, override, validate and resolve a sweep file. Runs nothing, writes nothing."""
     source = Path(path).resolve()
@@ -88,4 +89,10 @@ def load_sweep(
             section[key] = value
         applied.append(f"--{'executor' if key == 'kind' else key} {value}")
     config = validate_config(raw)
-    return resolve_sweep(config, base_dir=source.parent, source=source, overrides=tuple(applied))
+    return resolve_sweep(
+        config,
+        base_dir=source.parent,
+        source=source,
+        overrides=tuple(applied),
+        for_bisect=for_bisect,
+    )

@@ -9,13 +9,14 @@ from typing import Any
 
 from counterfact.exceptions import ConfigError, RefusalError
 from counterfact.orchestrator.config import ComparatorConfig, SimilarityConfig, SweepConfig
+from counterfact.orchestrator.expand import expand_arms
 from counterfact.orchestrator.imports import (
     RunnerRef,
     describe_target,
     load_target,
     parse_target,
 )
-from counterfact.probes.arms import ArmSpec, check_arms, flatten_facets
+from counterfact.probes.arms import ArmSpec, check_arms
 from counterfact.probes.comparators import (
     Comparator,
     CustomComparator,
@@ -50,6 +51,12 @@ class ResolvedSweep:
     base_dir: Path
     source: Path | None = None
     overrides: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
+    """Grid combinations skipped because an identical arm was already declared."""
+
+    def baseline_arm(self) -> ArmSpec:
+        """The baseline's ArmSpec."""
+        return next(a for a in self.arms if a.id == self.baseline)
 
     def resolved_config(self) -> dict[str, Any]:
         """The config as JSON data, callables shown as ``module:qualname``."""
@@ -109,29 +116,57 @@ def _scenarios(config: SweepConfig) -> tuple[ScenarioSpec, ...]:
     return tuple(specs)
 
 
+def _check_bisect(config: SweepConfig, arms: tuple[ArmSpec, ...], baseline: str) -> None:
+    if config.bisect is None:
+        msg = (
+            "'counterfact bisect' needs a 'bisect:' section with 'suspects' (ranked ablation "
+            "ids); see the README"
+        )
+        raise ConfigError(msg, field="bisect")
+    base = next((a for a in arms if a.id == baseline), None)
+    if base is None:
+        known = ", ".join(a.id for a in arms)
+        msg = f"baseline {baseline!r} is not an arm id; known arms: {known}"
+        raise RefusalError(msg, field="baseline")
+    for i, suspect in enumerate(config.bisect.suspects):
+        if suspect in base.ablations:
+            msg = f"{suspect!r} is already ablated by the baseline {baseline!r}; remove it"
+            raise RefusalError(msg, field=f"bisect.suspects[{i}]")
+    ids = [s.id for s in config.resolved_scenarios()]
+    wanted = config.bisect.scenario
+    if wanted is None and len(ids) > 1:
+        msg = (
+            f"the sweep has {len(ids)} scenarios; name one with bisect.scenario ({', '.join(ids)})"
+        )
+        raise ConfigError(msg, field="bisect.scenario")
+    if wanted is not None and wanted not in ids:
+        msg = f"scenario {wanted!r} is not declared; known scenarios: {', '.join(ids)}"
+        raise ConfigError(msg, field="bisect.scenario")
+
+
 def resolve_sweep(
     config: SweepConfig,
     *,
     base_dir: Path,
     source: Path | None = None,
     overrides: tuple[str, ...] = (),
+    for_bisect: bool = False,
 ) -> ResolvedSweep:
     """Check everything knowable from the declaration (DESIGN rule 8) and load every target.
+
+    With ``for_bisect``, the arms only have to hold the baseline, and the ``bisect`` section
+    must be present and consistent with it.
 
     Raises:
         ConfigError: on any refusal or unloadable target; nothing has run.
     """
-    arms = tuple(
-        ArmSpec(
-            id=a.id,
-            facets=flatten_facets(a.facets, field=f"arms[{i}].facets"),
-            ablations=tuple(a.ablations),
-            restorations=tuple(a.restorations),
-        )
-        for i, a in enumerate(config.arms)
-    )
+    expanded = expand_arms(config)
+    arms = expanded.arms
     baseline = config.baseline_id()
-    check_arms(arms, baseline)
+    if for_bisect:
+        _check_bisect(config, arms, baseline)
+    else:
+        check_arms(arms, baseline, expanded.origins)
     scenarios = _scenarios(config)
     runner: RunnerRef
     if isinstance(config.runner, str):
@@ -150,4 +185,5 @@ def resolve_sweep(
         base_dir=base_dir,
         source=source,
         overrides=overrides,
+        skipped=expanded.skipped,
     )

@@ -110,6 +110,7 @@ def _judge(
             samples=sweep.config.samples,
             comparator=sweep.comparator,
             similarity=sweep.similarity,
+            cost_key=sweep.config.cost_key,
         )
         band = assessed.summary.null_band
         if band is not None and band.degenerate and band.gates:

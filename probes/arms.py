@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from counterfact.exceptions import ConfigError, RefusalError
 from counterfact.probes.runner import ArmView
@@ -116,13 +116,17 @@ def _canonical_value(value: Any) -> Any:
     return value
 
 
-def check_arms(arms: Sequence[ArmSpec], baseline: str) -> None:
+def check_arms(arms: Sequence[ArmSpec], baseline: str, fields: Sequence[str] | None = None) -> None:
     """Apply the declaration refusals of DESIGN rule 8.
+
+    ``fields`` names where each arm came from (``arms[2]``, ``ablate_each[0]``); default
+    ``arms[i]``.
 
     Raises:
         RefusalError: fewer than two arms, a blank or duplicate id, an unknown baseline, a
             challenger that declares nothing, or two arms with the same canonical configuration.
     """
+    where = list(fields) if fields is not None else [f"arms[{i}]" for i in range(len(arms))]
     if len(arms) < 2:
         msg = (
             f"a sweep needs at least two arms (a baseline and a challenger), got {len(arms)}; "
@@ -150,13 +154,57 @@ def check_arms(arms: Sequence[ArmSpec], baseline: str) -> None:
                 f"challenger arm {arm.id!r} declares nothing, so it is the baseline again; "
                 "give it facets, ablations or restorations"
             )
-            raise RefusalError(msg, field=f"arms[{i}]")
+            raise RefusalError(msg, field=where[i])
         key = arm.canonical()
         if key in seen_configs:
             j = seen_configs[key]
             msg = (
-                f"arm {arm.id!r} has the same configuration as arms[{j}] ({arms[j].id!r}); "
+                f"arm {arm.id!r} has the same configuration as {where[j]} ({arms[j].id!r}); "
                 "facet order and list order do not make a new arm — change or remove one"
             )
-            raise RefusalError(msg, field=f"arms[{i}]")
+            raise RefusalError(msg, field=where[i])
         seen_configs[key] = i
+
+
+InterventionKind = Literal["baseline", "substitution", "ablation", "restoration", "mixed"]
+
+
+@dataclass(frozen=True)
+class Intervention:
+    """What an arm changes relative to the baseline, and how a claim names it (DESIGN rule 9)."""
+
+    kind: InterventionKind
+    """``substitution`` when facets differ from the baseline's; otherwise ``ablation``,
+    ``restoration`` or ``mixed`` (both) by the ids the arm adds to the baseline's."""
+    phrase: str
+    """``switching to arm 'x'``, ``removing 'tool:search'``, ``restoring 'fact:7'`` ..."""
+    removed: tuple[str, ...] = ()
+    restored: tuple[str, ...] = ()
+
+
+def _ids(ids: Sequence[str]) -> str:
+    quoted = [f"'{i}'" for i in ids]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def intervention(arm: ArmSpec, baseline: ArmSpec) -> Intervention:
+    """Classify ``arm`` against ``baseline``."""
+    if arm.id == baseline.id:
+        return Intervention("baseline", f"the baseline '{arm.id}'")
+    removed = tuple(i for i in arm.ablations if i not in set(baseline.ablations))
+    restored = tuple(i for i in arm.restorations if i not in set(baseline.restorations))
+    same_facets = dict(arm.facets) == dict(baseline.facets)
+    dropped = set(baseline.ablations) - set(arm.ablations) or set(baseline.restorations) - set(
+        arm.restorations
+    )
+    if not same_facets or dropped or not (removed or restored):
+        return Intervention("substitution", f"switching to arm '{arm.id}'", removed, restored)
+    parts = []
+    if removed:
+        parts.append(f"removing {_ids(removed)}")
+    if restored:
+        parts.append(f"restoring {_ids(restored)}")
+    kind: InterventionKind = (
+        "mixed" if removed and restored else "ablation" if removed else "restoration"
+    )
+    return Intervention(kind, " and ".join(parts), removed, restored)

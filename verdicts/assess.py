@@ -1,20 +1,22 @@
-"""From one scenario's run records to its summary and verdict records (rules 2–7, 12)."""
+"""From one scenario's run records to its summary and verdict records (rules 2–7, 9, 11, 12)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from counterfact.probes.arms import ArmSpec
+from counterfact.probes.arms import ArmSpec, Intervention, intervention
 from counterfact.probes.comparators import Comparator
 from counterfact.probes.manifest import Application, check_application
 from counterfact.probes.null_band import NullBand, build_null_band
 from counterfact.probes.records import RunRecord
 from counterfact.probes.similarity import Similarity
 from counterfact.probes.stats import ProbeStats, SimilarityStats, summarize_probe
+from counterfact.verdicts.cost import CostItem, CostReading, cost_class, cost_readings
 from counterfact.verdicts.intervals import flip_rate_interval
 from counterfact.verdicts.records import (
     ApplicationRecord,
+    CostReadingRecord,
     CostRecord,
     IntervalRecord,
     NullBandRecord,
@@ -25,6 +27,7 @@ from counterfact.verdicts.records import (
 )
 from counterfact.verdicts.tiers import (
     ArmEvidence,
+    Decision,
     ScenarioContext,
     baseline_claim,
     decide_arm,
@@ -40,7 +43,8 @@ class ScenarioAssessment:
     """Baseline first, then challengers in declaration order."""
 
 
-def _sim_record(stats: SimilarityStats | None) -> SimilarityRecord | None:
+def similarity_record(stats: SimilarityStats | None) -> SimilarityRecord | None:
+    """The record form of similarity stats."""
     if stats is None:
         return None
     return SimilarityRecord(mean=stats.mean, min=stats.min, max=stats.max, stdev=stats.stdev)
@@ -61,13 +65,35 @@ def _app_record(app: Application) -> ApplicationRecord:
     )
 
 
-def _score(
+def score_runs(
     runs: Sequence[RunRecord], reference: str, comparator: Comparator, similarity: Similarity
 ) -> ProbeStats:
+    """Similarity and flips of successful runs against the reference."""
     outputs = [r.output or "" for r in runs]
     sims = similarity.score(reference, outputs)
     flipped = [comparator.flipped(reference, o, s) for o, s in zip(outputs, sims, strict=True)]
     return summarize_probe([r.seed for r in runs], flipped, sims, [r.cost for r in runs])
+
+
+def _unscored(runs: Sequence[RunRecord]) -> ProbeStats:
+    """Stats that only count successful seeds, for when there is no reference to score against.
+
+    Only reached when the baseline's seed 0 failed, so the runs-failed tier decides first and the
+    zero flips here are never read as evidence (the record shows flips as null).
+    """
+    n = len(runs)
+    return summarize_probe([r.seed for r in runs], [False] * n, [1.0] * n, [None] * n)
+
+
+@dataclass(frozen=True)
+class _Judged:
+    arm: ArmSpec
+    runs: list[RunRecord]
+    stats: ProbeStats | None
+    intervention: Intervention
+    application: Application
+    outside: bool | None
+    decision: Decision | None
 
 
 def assess_scenario(
@@ -79,6 +105,7 @@ def assess_scenario(
     samples: int,
     comparator: Comparator,
     similarity: Similarity,
+    cost_key: str = "loops",
 ) -> ScenarioAssessment:
     """Judge every arm of one scenario from its run records.
 
@@ -91,6 +118,7 @@ def assess_scenario(
         samples: seeds declared per arm (``0..samples-1``).
         comparator: decides flips.
         similarity: scores outputs against the reference.
+        cost_key: the cost key rule 11 judges.
     """
     ok: dict[str, list[RunRecord]] = {a.id: [] for a in arms}
     for run in sorted(runs, key=lambda r: r.seed):
@@ -102,10 +130,8 @@ def assess_scenario(
         if seed0:
             reference, ref_from = seed0[0].output, "baseline-arm"
     scored: dict[str, ProbeStats | None] = {
-        arm_id: _score(arm_runs, reference, comparator, similarity)
-        if reference is not None
-        else None
-        for arm_id, arm_runs in ok.items()
+        arm_id: None if reference is None else score_runs(runs_, reference, comparator, similarity)
+        for arm_id, runs_ in ok.items()
     }
     base_stats = scored[baseline]
     band: NullBand | None = None
@@ -122,11 +148,23 @@ def assess_scenario(
         comparator=comparator.describe(),
         samples=samples,
     )
+    base_arm = next(a for a in arms if a.id == baseline)
     ordered = sorted(arms, key=lambda a: a.id != baseline)
-    records = [
-        _record(arm, ok[arm.id], scored[arm.id], ctx, samples, is_baseline=arm.id == baseline)
-        for arm in ordered
-    ]
+    judged = [_judge(arm, ok[arm.id], scored[arm.id], base_arm, ctx) for arm in ordered]
+    ablations = [j for j in judged if j.intervention.kind == "ablation"]
+    readings = cost_readings(
+        [
+            CostItem(
+                j.arm.id,
+                j.decision is not None and j.decision.verdict == "confirmed",
+                j.stats.cost if j.stats else None,
+            )
+            for j in ablations
+        ],
+        base_stats.cost if base_stats else None,
+        cost_key,
+    )
+    records = [_record(j, ctx, samples, readings) for j in judged]
     summary = ScenarioSummary(
         id=scenario,
         reference=ReferenceRecord.model_validate({"from": ref_from, "text": reference}),
@@ -145,47 +183,62 @@ def assess_scenario(
     return ScenarioAssessment(summary=summary, verdicts=tuple(records))
 
 
-def _unscored(runs: Sequence[RunRecord]) -> ProbeStats:
-    """Stats that only count successful seeds, for when there is no reference to score against.
-
-    Only reached when the baseline's seed 0 failed, so the runs-failed tier decides first and the
-    zero flips here are never read as evidence (the record shows flips as null).
-    """
-    n = len(runs)
-    return summarize_probe([r.seed for r in runs], [False] * n, [1.0] * n, [None] * n)
-
-
-def _record(
+def _judge(
     arm: ArmSpec,
-    runs: Sequence[RunRecord],
+    runs: list[RunRecord],
     stats: ProbeStats | None,
+    base_arm: ArmSpec,
     ctx: ScenarioContext,
-    samples: int,
-    *,
-    is_baseline: bool,
-) -> VerdictRecord:
-    seeds = [r.seed for r in runs]
+) -> _Judged:
+    kind = intervention(arm, base_arm)
     application = check_application(arm.facets, [r.manifest for r in runs])
+    is_baseline = arm.id == base_arm.id
     outside: bool | None = None
     if not is_baseline and ctx.band is not None and stats is not None and stats.similarity:
         outside = ctx.band.outside(stats.similarity.mean)
-    if is_baseline:
-        verdict, reason, claim = None, None, baseline_claim(ctx)
-    else:
-        probe = stats or _unscored(runs)
-        decision = decide_arm(ArmEvidence(arm.id, probe, application, outside), ctx)
-        verdict, reason, claim = decision.verdict, decision.reason, decision.claim
+    decision = None
+    if not is_baseline:
+        evidence = ArmEvidence(arm.id, stats or _unscored(runs), application, outside, kind)
+        decision = decide_arm(evidence, ctx)
+    return _Judged(arm, runs, stats, kind, application, outside, decision)
+
+
+def _reading_record(reading: CostReading | None) -> CostReadingRecord | None:
+    if reading is None:
+        return None
+    return CostReadingRecord(
+        key=reading.key,
+        saved=reading.saved,
+        consistent=reading.consistent,
+        stable=reading.stable,
+        cost_cause=reading.cost_cause,
+        placebo_band=list(reading.placebo),
+        placebo_max=max(reading.placebo) if reading.placebo else None,
+    )
+
+
+def _record(
+    j: _Judged,
+    ctx: ScenarioContext,
+    samples: int,
+    readings: dict[str, CostReading | None],
+) -> VerdictRecord:
+    stats = j.stats
+    seeds = [r.seed for r in j.runs]
     interval = flip_rate_interval(stats.flips, stats.samples) if stats is not None else None
-    cost: Mapping[str, CostRecord] | None = None
+    cost = None
     if stats is not None and stats.cost is not None:
         cost = {k: CostRecord(median=c.median, min=c.min, max=c.max) for k, c in stats.cost.items()}
+    confirmed = j.decision is not None and j.decision.verdict == "confirmed"
+    is_ablation = j.arm.id in readings
     return VerdictRecord(
         scenario=ctx.scenario,
-        arm=arm.id,
-        is_baseline=is_baseline,
-        verdict=verdict,
-        reason=reason,
-        claim=claim,
+        arm=j.arm.id,
+        is_baseline=j.decision is None,
+        intervention=j.intervention.kind,
+        verdict=j.decision.verdict if j.decision else None,
+        reason=j.decision.reason if j.decision else None,
+        claim=j.decision.claim if j.decision else baseline_claim(ctx),
         samples=len(seeds),
         samples_declared=samples,
         seeds=seeds,
@@ -193,10 +246,12 @@ def _record(
         flips=stats.flips if stats is not None else None,
         flipped_seeds=list(stats.flipped_seeds) if stats is not None else None,
         similarities=list(stats.similarities) if stats is not None else None,
-        similarity=_sim_record(stats.similarity) if stats is not None else None,
-        outside_null_band=outside,
-        application=_app_record(application),
-        cost=dict(cost) if cost is not None else None,
+        similarity=similarity_record(stats.similarity) if stats is not None else None,
+        outside_null_band=j.outside,
+        application=_app_record(j.application),
+        cost=cost,
+        cost_reading=_reading_record(readings.get(j.arm.id)),
+        cost_class=cost_class(confirmed, readings.get(j.arm.id)) if is_ablation else None,
         flip_rate_ci=None
         if interval is None
         else IntervalRecord(

@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from counterfact.probes.arms import InterventionKind
+from counterfact.verdicts.cost import CostClass
 from counterfact.verdicts.tiers import Reason, Verdict
 
 VERDICT_SCHEMA_VERSION: Literal[1] = 1
@@ -55,6 +57,24 @@ class IntervalRecord(_Record):
     method: str
 
 
+class CostReadingRecord(_Record):
+    """DESIGN rule 11's reading of one ablation arm."""
+
+    key: str
+    """The cost key judged for consistency, the placebo band and the cause."""
+    saved: dict[str, float | None]
+    """Baseline median − arm median per cost key; null when either side lacks the key."""
+    consistent: bool
+    """Every rerun of the arm used no more of ``key`` than the baseline median."""
+    stable: bool
+    """Consistent, and a placebo band existed to clear."""
+    cost_cause: bool
+    """Stable, saved >= 1 and saved > the band's max."""
+    placebo_band: list[float]
+    """``saved[key]`` of the other non-confirmed ablation arms (leave-one-out)."""
+    placebo_max: float | None
+
+
 class VerdictRecord(_Record):
     """One line of ``verdicts.jsonl``: one (scenario, arm), baseline included."""
 
@@ -63,6 +83,8 @@ class VerdictRecord(_Record):
     scenario: str
     arm: str
     is_baseline: bool
+    intervention: InterventionKind
+    """What the arm changes relative to the baseline (substitution, ablation, restoration ...)."""
     verdict: Verdict | None
     """confirmed / not-confirmed / inconclusive; null for the baseline."""
     reason: Reason | None
@@ -87,6 +109,10 @@ class VerdictRecord(_Record):
     """Mean similarity strictly below the baseline's floor; null for the baseline / no band."""
     application: ApplicationRecord
     cost: dict[str, CostRecord] | None
+    cost_reading: CostReadingRecord | None
+    """Ablation arms that reported cost only; null otherwise."""
+    cost_class: CostClass | None
+    """both / content-bug / cost-cause / no-detected-effect, for ablation arms; else null."""
     flip_rate_ci: IntervalRecord | None
     """Exact (Clopper–Pearson) interval of flips/samples; null with no samples or no reference."""
 

@@ -1,4 +1,5 @@
-"""The verdict table printed after a sweep: arm, verdict, flips/samples, mean similarity, reason."""
+"""The verdict table printed after a sweep: arm, verdict, flips/samples, mean similarity, reason,
+and the cost class of ablation arms when any has one."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Sequence
 
 from counterfact.verdicts.records import VerdictRecord
 
-_HEADERS = ("scenario", "arm", "verdict", "flips", "mean sim", "reason")
+_HEADERS = ("scenario", "arm", "verdict", "flips", "mean sim", "reason", "cost class")
 
 
 def _row(rec: VerdictRecord) -> tuple[str, ...]:
@@ -21,7 +22,7 @@ def _row(rec: VerdictRecord) -> tuple[str, ...]:
             reason = "runs-failed"
     else:
         reason = str(rec.reason)
-    return (rec.scenario, rec.arm, verdict, flips, mean, reason)
+    return (rec.scenario, rec.arm, verdict, flips, mean, reason, rec.cost_class or "")
 
 
 def render_table(records: Sequence[VerdictRecord]) -> str:
@@ -30,9 +31,10 @@ def render_table(records: Sequence[VerdictRecord]) -> str:
         return "(no verdicts)"
     rows = [_row(r) for r in records]
     multi = len({r.scenario for r in records}) > 1
-    headers = _HEADERS if multi else _HEADERS[1:]
-    if not multi:
-        rows = [r[1:] for r in rows]
+    with_class = any(r.cost_class for r in records)
+    keep = [i for i in range(len(_HEADERS)) if (multi or i > 0) and (with_class or i < 6)]
+    headers = tuple(_HEADERS[i] for i in keep)
+    rows = [tuple(r[i] for i in keep) for r in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))

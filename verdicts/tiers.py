@@ -1,4 +1,8 @@
-"""The arm verdict tiers of DESIGN rule 7, with the ``runs-failed`` check in front.
+"""The arm verdict tiers of DESIGN rules 7 and 9, with the ``runs-failed`` check in front.
+
+Substitutions (an arm whose facets differ from the baseline's) go through every tier below.
+Ablations and restorations (an arm that only adds ablation / restoration ids to the baseline)
+skip tiers 2 and 3 (rule 9) and their claims name the intervention: "removing 'tool:search'".
 
 Refusal order (the first that applies decides):
 
@@ -20,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from counterfact.probes.arms import Intervention
 from counterfact.probes.manifest import Application
 from counterfact.probes.null_band import NullBand
 from counterfact.probes.stats import ProbeStats
@@ -60,6 +65,7 @@ class ArmEvidence:
     application: Application
     outside_null_band: bool | None
     """None when there is no band (no baseline samples) or no mean similarity."""
+    intervention: Intervention
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,8 @@ def _bounds(ctx: ScenarioContext, samples: int) -> str:
 def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
     """Apply the tiers, in refusal order, to one challenger."""
     s, base = ev.stats, ctx.baseline_stats
+    substitution = ev.intervention.kind == "substitution"
+    doing = ev.intervention.phrase
     if s.samples < ctx.samples or base.samples < ctx.samples:
         who = f"arm '{ev.arm}'" if s.samples < ctx.samples else f"baseline '{ctx.baseline}'"
         got = s.samples if s.samples < ctx.samples else base.samples
@@ -96,12 +104,12 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
             "inconclusive",
             "unstable-baseline",
             f"Inconclusive: the baseline '{ctx.baseline}' itself changed its answer on "
-            f"{base.flips} of {base.samples} seeds (seeds {list(base.flipped_seeds)}), so a change "
-            f"under '{ev.arm}' cannot be told apart from the scenario's own instability. "
+            f"{base.flips} of {base.samples} seeds (seeds {list(base.flipped_seeds)}), so the "
+            f"effect of {doing} cannot be told apart from the scenario's own instability. "
             + _bounds(ctx, s.samples),
         )
     app = ev.application
-    if app.checked and app.applied is False:
+    if substitution and app.checked and app.applied is False:
         first = app.mismatches[0]
         seen = repr(first.observed) if first.observed_present else "nothing (the key is absent)"
         return Decision(
@@ -115,25 +123,26 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
     sim = s.similarity
     mean = f"{sim.mean:.3f} ± {sim.stdev:.3f}" if sim else "n/a"
     band = ctx.band
-    if s.flipped and band is not None and band.gates and not ev.outside_null_band:
+    if substitution and s.flipped and band is not None and band.gates and not ev.outside_null_band:
         return Decision(
             "inconclusive",
             "inside-null-band",
-            f"Inconclusive: arm '{ev.arm}' flipped on {s.flips} of {s.samples} seeds, but its mean "
-            f"similarity to the reference ({mean}) is not below the baseline's own floor "
+            f"Inconclusive: {doing} flipped the answer on {s.flips} of {s.samples} seeds, but its "
+            f"mean similarity to the reference ({mean}) is not below the baseline's own floor "
             f"({band.floor:.3f}); the change is within the baseline's seed-to-seed noise. Raise "
             "samples or use a domain comparator. " + _bounds(ctx, s.samples),
         )
     if s.flipped:
         band_note = (
             f", below the baseline's null-band floor {band.floor:.3f}"
-            if band is not None and band.gates
+            if substitution and band is not None and band.gates
             else ""
         )
+        what = f"switching from '{ctx.baseline}' to '{ev.arm}'" if substitution else doing
         return Decision(
             "confirmed",
             "majority-flip",
-            f"Confirmed: switching from '{ctx.baseline}' to '{ev.arm}' changed the answer on "
+            f"Confirmed: {what} changed the answer on "
             f"{s.flips} of {s.samples} seeds (seeds {list(s.flipped_seeds)}; mean similarity "
             f"{mean}{band_note}) while the baseline held on all {base.samples}. "
             + _bounds(ctx, s.samples),
@@ -142,15 +151,16 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
         return Decision(
             "inconclusive",
             "minority-flip",
-            f"Inconclusive: arm '{ev.arm}' changed the answer on only {s.flips} of {s.samples} "
+            f"Inconclusive: {doing} changed the answer on only {s.flips} of {s.samples} "
             f"seeds (seeds {list(s.flipped_seeds)}), not a majority. Raise samples to settle it. "
             + _bounds(ctx, s.samples),
         )
     return Decision(
         "not-confirmed",
         "no-flip",
-        f"Not confirmed: arm '{ev.arm}' gave the reference answer on all {s.samples} seeds (mean "
-        f"similarity {mean}); on this scenario it is not distinguishable from '{ctx.baseline}'. "
+        f"Not confirmed: {doing} left the reference answer in place on all {s.samples} seeds "
+        f"(mean similarity {mean}); on this scenario it is not distinguishable from "
+        f"'{ctx.baseline}'. "
         "This says nothing about other scenarios. " + _bounds(ctx, s.samples),
     )
 

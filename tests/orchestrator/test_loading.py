@@ -63,7 +63,10 @@ def test_top_level_reference_is_single_scenario_shorthand(tmp_path: Path) -> Non
     [
         ("samples: 1\n", r"samples: samples must be at least 2 \(DESIGN rule 1"),
         ("samples: '3'\n", r"samples: Input should be a valid integer \(received '3'\)"),
-        ("sample: 3\n", r"sample: unknown key; did you mean 'samples'\? allowed keys here: arms"),
+        (
+            "sample: 3\n",
+            r"sample: unknown key; did you mean 'samples'\? allowed keys here: ablate_each, arms, baseline",
+        ),
         ("comparator: {kind: fuzzy}\n", r"comparator\.kind: Input should be 'similarity'"),
         (
             "comparator: {kind: exact, threshold: 0.5}\n",
@@ -102,7 +105,10 @@ def test_name_pattern(tmp_path: Path) -> None:
 
 
 def test_missing_required_keys(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"name: required key is missing; add it; and 2 more"):
+    with pytest.raises(
+        ConfigError,
+        match=r"name: required key is missing; add it; and 1 more: runner: required key is missing",
+    ):
         load_sweep(write_config(tmp_path, "samples: 3\n"))
 
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from counterfact.probes.arms import Intervention
 from counterfact.probes.manifest import Application, Mismatch
 from counterfact.probes.null_band import build_null_band
 from counterfact.probes.stats import ProbeStats, summarize_probe
@@ -39,6 +40,8 @@ def ctx(base: ProbeStats, *, gates: bool = True, samples: int = 3) -> ScenarioCo
 
 
 STABLE = probe([False] * 3, [0.95, 0.9, 0.92])
+SWITCH = Intervention("substitution", "switching to arm 'arm'")
+REMOVE = Intervention("ablation", "removing 'tool:search'", removed=("tool:search",))
 
 
 def decide(
@@ -47,10 +50,11 @@ def decide(
     base: ProbeStats = STABLE,
     app: Application = APPLIED,
     gates: bool = True,
+    kind: Intervention = SWITCH,
 ) -> tuple[str, str, str]:
     c = ctx(base, gates=gates)
     outside = c.band.outside(arm.similarity.mean) if c.band and arm.similarity else None
-    d = decide_arm(ArmEvidence("arm", arm, app, outside), c)
+    d = decide_arm(ArmEvidence("arm", arm, app, outside, kind), c)
     return d.verdict, d.reason, d.claim
 
 
@@ -136,3 +140,42 @@ def test_no_flip() -> None:
 )
 def test_baseline_claim(base: ProbeStats, text: str) -> None:
     assert text in baseline_claim(ctx(base))
+
+
+# DESIGN rule 9: ablations and restorations use the same tiers without the manifest and band
+# tiers, and their claims name the intervention.
+
+
+def test_ablation_skips_the_band_tier() -> None:
+    arm = probe([True, True, False], [0.85, 0.85, 1.0])
+    assert decide(arm)[1] == "inside-null-band"
+    verdict, reason, claim = decide(arm, kind=REMOVE)
+    assert (verdict, reason) == ("confirmed", "majority-flip")
+    assert claim.startswith("Confirmed: removing 'tool:search' changed the answer on 2 of 3")
+    assert "null-band" not in claim
+
+
+def test_ablation_skips_the_manifest_tier() -> None:
+    assert decide(probe([True] * 3, [0.1] * 3), app=NOT_APPLIED, kind=REMOVE)[0] == "confirmed"
+
+
+def test_ablation_keeps_runs_failed_and_unstable_baseline() -> None:
+    assert decide(probe([True, True]), kind=REMOVE)[1] == "runs-failed"
+    unstable = probe([True, False, False])
+    assert decide(probe([True] * 3), base=unstable, kind=REMOVE)[1] == "unstable-baseline"
+
+
+@pytest.mark.parametrize(
+    ("kind", "text"),
+    [
+        (REMOVE, "removing 'tool:search' left the reference answer in place"),
+        (Intervention("restoration", "restoring 'fact:7'"), "restoring 'fact:7' left"),
+    ],
+)
+def test_not_confirmed_names_the_intervention(kind: Intervention, text: str) -> None:
+    assert text in decide(probe([False] * 3), kind=kind)[2]
+
+
+def test_minority_names_the_intervention() -> None:
+    claim = decide(probe([True, False, False]), kind=REMOVE)[2]
+    assert "removing 'tool:search' changed the answer on only 1 of 3" in claim

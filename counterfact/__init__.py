@@ -19,19 +19,23 @@ from counterfact.exceptions import (
     RunnerReturnError,
     ScoringError,
 )
-from counterfact.orchestrator.api import compare_arms
+from counterfact.orchestrator.api import compare_arms, find_culprits
+from counterfact.orchestrator.bisect import BisectResult, run_bisect
 from counterfact.orchestrator.config import SweepConfig
 from counterfact.orchestrator.loading import load_sweep
 from counterfact.orchestrator.sweep import SweepResult, run_sweep
 from counterfact.orchestrator.version import package_version
+from counterfact.probes.ablation import apply_ablations
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import ArmView, RunContext, RunResult, ScenarioView
-from counterfact.verdicts.records import SweepSummary, VerdictRecord
+from counterfact.verdicts.records import BisectRecord, SweepSummary, VerdictRecord
 
 __version__ = package_version()
 
 __all__ = [
     "ArmView",
+    "BisectRecord",
+    "BisectResult",
     "ConfigError",
     "CounterfactError",
     "CounterfactWarning",
@@ -51,7 +55,10 @@ __all__ = [
     "SweepSummary",
     "VerdictRecord",
     "__version__",
+    "apply_ablations",
     "compare_arms",
+    "find_culprits",
     "load_sweep",
+    "run_bisect",
     "run_sweep",
 ]

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from counterfact.orchestrator.bisect import BisectResult, run_bisect
 from counterfact.orchestrator.loading import validate_config
 from counterfact.orchestrator.progress import Progress
 from counterfact.orchestrator.resolve import resolve_sweep
@@ -87,3 +88,64 @@ def compare_arms(
     folder = Path(base_dir) if base_dir is not None else Path.cwd()
     sweep = resolve_sweep(config, base_dir=folder.resolve())
     return run_sweep(sweep, run_dir=Path(out) if out is not None else None, progress=progress)
+
+
+def find_culprits(
+    suspects: Sequence[str],
+    runner: str | Callable[..., Any],
+    *,
+    samples: int = 3,
+    reference: str | None = None,
+    inputs: Mapping[str, Any] | None = None,
+    baseline: Mapping[str, Any] | None = None,
+    comparator: str | Mapping[str, Any] | Callable[[str, str], bool] = "similarity",
+    similarity: str | Mapping[str, Any] | Callable[[str, list[str]], Sequence[float]] = "text",
+    executor: str | Mapping[str, Any] = "ray",
+    max_probes: int = 24,
+    max_culprits: int = 4,
+    speculative: bool = False,
+    name: str = "find-culprits",
+    out: str | Path | None = None,
+    base_dir: str | Path | None = None,
+) -> BisectResult:
+    """Find minimal sets of ``suspects`` whose joint ablation flips the answer (DESIGN rule 10).
+
+    Args:
+        suspects: ablation ids, likeliest first (the order only decides the search order).
+        runner: as for :func:`compare_arms`; it receives each probe's ids in
+            ``ctx.arm.ablations``.
+        samples: seeded reruns per probe; at least 2.
+        reference: the (wrong) answer to explain; None uses the baseline's seed-0 output.
+        inputs: the scenario's inputs.
+        baseline: the configuration as it stands, ``{"id": ..., "facets": ..., "ablations": ...}``;
+            default an arm ``baseline`` that declares nothing.
+        comparator, similarity, executor, base_dir: as for :func:`compare_arms`.
+        max_probes: probe budget, the baseline probe included.
+        max_culprits: independent culprit sets to search for at most.
+        speculative: run the second half of a split alongside the first.
+        name: recorded in ``bisect.json``.
+        out: run directory for ``runs.jsonl`` and ``bisect.json``; None keeps them in memory.
+
+    Raises:
+        ConfigError: a refused declaration; nothing has run.
+    """
+    raw: dict[str, Any] = {
+        "name": name,
+        "runner": runner,
+        "samples": samples,
+        "arms": [dict(baseline)] if baseline is not None else [],
+        "scenarios": [{"id": "default", "inputs": dict(inputs or {}), "reference": reference}],
+        "comparator": _component(comparator),
+        "similarity": _component(similarity),
+        "executor": _component(executor),
+        "bisect": {
+            "suspects": list(suspects),
+            "max_probes": max_probes,
+            "max_culprits": max_culprits,
+            "speculative": speculative,
+        },
+    }
+    config = validate_config(raw)
+    folder = Path(base_dir) if base_dir is not None else Path.cwd()
+    sweep = resolve_sweep(config, base_dir=folder.resolve(), for_bisect=True)
+    return run_bisect(sweep, run_dir=Path(out) if out is not None else None)

@@ -16,6 +16,7 @@ from counterfact.exceptions import (
     CounterfactError,
     RunDirectoryError,
 )
+from counterfact.orchestrator.bisect import run_bisect
 from counterfact.orchestrator.loading import load_sweep
 from counterfact.orchestrator.logs import configure_logging
 from counterfact.orchestrator.plan import build_plan
@@ -32,8 +33,8 @@ def _fail(exc: CounterfactError) -> None:
     sys.exit(code)
 
 
-def _run_dir(sweep: ResolvedSweep, out: str | None) -> Path:
-    return Path(out) if out else Path(sweep.config.output_dir) / sweep.config.name
+def _run_dir(sweep: ResolvedSweep, out: str | None, suffix: str = "") -> Path:
+    return Path(out) if out else Path(sweep.config.output_dir) / (sweep.config.name + suffix)
 
 
 def _load(
@@ -42,9 +43,13 @@ def _load(
     executor: str | None,
     address: str | None,
     out: str | None,
+    *,
+    for_bisect: bool = False,
 ) -> tuple[ResolvedSweep, Path]:
-    sweep = load_sweep(config, overrides=overrides, executor=executor, address=address)
-    run_dir = _run_dir(sweep, out)
+    sweep = load_sweep(
+        config, overrides=overrides, executor=executor, address=address, for_bisect=for_bisect
+    )
+    run_dir = _run_dir(sweep, out, "-bisect" if for_bisect else "")
     check_run_dir(run_dir)
     return sweep, run_dir
 
@@ -109,22 +114,64 @@ def run(
 @_address_opt
 @_out_opt
 @_set_opt
+@click.option("--bisect", "for_bisect", is_flag=True, help="Validate for 'counterfact bisect'.")
 def validate(
     config: str,
     executor: str | None,
     address: str | None,
     out: str | None,
     overrides: tuple[str, ...],
+    for_bisect: bool,
 ) -> None:
     """Check CONFIG (schema, refusals, runner import, run directory) without running anything."""
     try:
-        sweep, run_dir = _load(config, overrides, executor, address, out)
+        sweep, run_dir = _load(config, overrides, executor, address, out, for_bisect=for_bisect)
     except CounterfactError as exc:
         _fail(exc)
         return
+    if for_bisect:
+        cfg = sweep.config.bisect
+        assert cfg is not None
+        click.echo(
+            f"ok: bisect {sweep.config.name!r}: {len(cfg.suspects)} suspects, at most "
+            f"{cfg.max_probes} probes x {sweep.config.samples} samples = "
+            f"{cfg.max_probes * sweep.config.samples} runs on executor "
+            f"{sweep.config.executor.kind!r}; records would go to {run_dir}/"
+        )
+        return
+    for skipped in sweep.skipped:
+        click.echo(f"note: grid combination {skipped!r} equals a declared arm; skipped")
     runs = len(build_plan(sweep.scenarios, sweep.arms, sweep.config.samples))
     click.echo(
         f"ok: sweep {sweep.config.name!r}: {len(sweep.arms)} arms (baseline {sweep.baseline!r}), "
         f"{len(sweep.scenarios)} scenario(s), {sweep.config.samples} samples -> {runs} runs on "
         f"executor {sweep.config.executor.kind!r}; records would go to {run_dir}/"
     )
+
+
+@main.command(name="bisect")
+@_config_arg
+@_executor_opt
+@_address_opt
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Run directory (default <output_dir>/<name>-bisect).",
+)
+@_set_opt
+def bisect_command(
+    config: str,
+    executor: str | None,
+    address: str | None,
+    out: str | None,
+    overrides: tuple[str, ...],
+) -> None:
+    """Find minimal culprit sets among the bisect.suspects of CONFIG."""
+    try:
+        sweep, run_dir = _load(config, overrides, executor, address, out, for_bisect=True)
+        result = run_bisect(sweep, run_dir=run_dir)
+    except CounterfactError as exc:
+        _fail(exc)
+        return
+    click.echo(result.report())
+    click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, bisect.json)")

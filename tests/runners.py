@@ -36,3 +36,8 @@ def not_a_string(ctx: RunContext) -> object:
 
 
 NOT_CALLABLE = 3
+
+
+def needs_two_removed(ctx: RunContext) -> str:
+    """Wrong while either x or y is present (redundant causes)."""
+    return "right" if {"x", "y"} <= set(ctx.arm.ablations) else "wrong"

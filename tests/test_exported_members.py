@@ -9,6 +9,8 @@ def test_all_is_sorted_and_exact() -> None:
     assert counterfact.__all__ == sorted(counterfact.__all__)
     assert counterfact.__all__ == [
         "ArmView",
+        "BisectRecord",
+        "BisectResult",
         "ConfigError",
         "CounterfactError",
         "CounterfactWarning",
@@ -28,8 +30,11 @@ def test_all_is_sorted_and_exact() -> None:
         "SweepSummary",
         "VerdictRecord",
         "__version__",
+        "apply_ablations",
         "compare_arms",
+        "find_culprits",
         "load_sweep",
+        "run_bisect",
         "run_sweep",
     ]
     for name in counterfact.__all__:

@@ -75,7 +75,7 @@ def score_runs(
     return summarize_probe([r.seed for r in runs], flipped, sims, [r.cost for r in runs])
 
 
-def _unscored(runs: Sequence[RunRecord]) -> ProbeStats:
+def unscored_stats(runs: Sequence[RunRecord]) -> ProbeStats:
     """Stats that only count successful seeds, for when there is no reference to score against.
 
     Only reached when the baseline's seed 0 failed, so the runs-failed tier decides first and the
@@ -142,7 +142,7 @@ def assess_scenario(
     ctx = ScenarioContext(
         scenario=scenario,
         baseline=baseline,
-        baseline_stats=base_stats or _unscored(ok[baseline]),
+        baseline_stats=base_stats or unscored_stats(ok[baseline]),
         baseline_stable=bool(stable),
         band=band,
         comparator=comparator.describe(),
@@ -198,7 +198,7 @@ def _judge(
         outside = ctx.band.outside(stats.similarity.mean)
     decision = None
     if not is_baseline:
-        evidence = ArmEvidence(arm.id, stats or _unscored(runs), application, outside, kind)
+        evidence = ArmEvidence(arm.id, stats or unscored_stats(runs), application, outside, kind)
         decision = decide_arm(evidence, ctx)
     return _Judged(arm, runs, stats, kind, application, outside, decision)
 

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from counterfact.probes.arms import InterventionKind
+from counterfact.verdicts.bisection import BisectReason, BisectVerdict
 from counterfact.verdicts.cost import CostClass
 from counterfact.verdicts.tiers import Reason, Verdict
 
@@ -166,3 +167,59 @@ class SweepSummary(_Record):
     """Runner calls made by this sweep."""
     runs_failed: int
     scenarios: list[ScenarioSummary]
+
+
+BISECT_SCHEMA_VERSION: Literal[1] = 1
+
+
+class BisectProbeRecord(_Record):
+    """One probe use of the culprit search."""
+
+    ablated: list[str]
+    """Ids ablated together, in set order; empty for the baseline probe."""
+    samples: int
+    flips: int
+    flipped: bool
+    """Majority rule; for the baseline probe, zero tolerance (any flip)."""
+    similarity: SimilarityRecord | None
+    cached: bool
+    """Answered from the cache: no runs spent."""
+    speculative: bool
+    """Run ahead of need in speculative mode."""
+
+
+class BisectRecord(_Record):
+    """``bisect.json``: the culprit search and its evidence."""
+
+    schema_version: Literal[1] = BISECT_SCHEMA_VERSION
+    name: str
+    scenario: str
+    verdict: BisectVerdict
+    """confirmed / not-reproducible / inconclusive."""
+    reason: BisectReason
+    claim: str
+    culprits: list[list[str]]
+    """Minimal culprit sets, in discovery order; empty unless confirmed."""
+    suspects: list[str]
+    """The ranked suspects searched."""
+    probes: list[BisectProbeRecord]
+    """Probe uses in execution order, baseline first."""
+    runs_used: int
+    """Runner calls actually made."""
+    probes_executed: int
+    """Probes that ran (cached uses excluded); counts against max_probes."""
+    speculative: bool
+    speculative_unused: int
+    """Probes run ahead whose result the search never needed."""
+    max_probes: int
+    max_culprits: int
+    samples: int
+    comparator: str
+    reference: ReferenceRecord
+    wall_time_s: float
+    config: dict[str, Any]
+    config_source: str | None
+    overrides: list[str]
+    counterfact_version: str
+    started_at: str
+    finished_at: str

@@ -1,0 +1,141 @@
+"""The bisect driver and CLI on the in-process executor."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from counterfact import ConfigError, RunContext, find_culprits
+from counterfact.orchestrator.cli import main
+
+from ..conftest import TESTS, write_config
+
+
+class Program:
+    """Answers 'wrong' while fact:c is in its context; counts its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, ctx: RunContext) -> dict[str, object]:
+        self.calls += 1
+        wrong = "fact:c" not in ctx.arm.ablations
+        return {"output": "wrong" if wrong else "right", "cost": {"loops": 3.0 if wrong else 1.0}}
+
+
+def test_runs_used_equals_runner_calls_and_cache_hits_are_free(tmp_path: Path) -> None:
+    program = Program()
+    result = find_culprits(
+        ["fact:a", "fact:b", "fact:c"],
+        program,
+        reference="wrong",
+        comparator="exact",
+        executor="local",
+        out=tmp_path / "b",
+    )
+    rec = result.record
+    assert (rec.verdict, rec.culprits) == ("confirmed", [["fact:c"]])
+    assert rec.runs_used == program.calls == 12 == len(result.runs)
+    assert [(p.ablated, p.cached) for p in rec.probes] == [
+        ([], False),
+        (["fact:a", "fact:b", "fact:c"], False),
+        (["fact:a", "fact:b"], False),
+        (["fact:c"], False),
+        (["fact:a", "fact:b"], True),
+    ]
+    data = json.loads((tmp_path / "b" / "bisect.json").read_text())
+    assert data["schema_version"] == 1 and data["reference"] == {
+        "from": "prior-run",
+        "text": "wrong",
+    }
+    probe = data["probes"][3]
+    # "wrong" vs "right": longest common subsequence "rg", Indel distance 10 - 4 = 6, 1 - 6/10.
+    assert probe.pop("similarity")["mean"] == pytest.approx(0.4)
+    assert probe == {
+        "ablated": ["fact:c"],
+        "samples": 3,
+        "flips": 3,
+        "flipped": True,
+        "cached": False,
+        "speculative": False,
+    }
+    lines = (tmp_path / "b" / "runs.jsonl").read_text().splitlines()
+    assert len(lines) == 12
+    arms = {json.loads(x)["arm"] for x in lines}
+    assert arms == {
+        "baseline",
+        "ablate:fact:a+fact:b+fact:c",
+        "ablate:fact:a+fact:b",
+        "ablate:fact:c",
+    }
+    assert "culprit set 1: {fact:c} — ablating exactly this set flipped 3/3" in result.report()
+
+
+def test_baseline_facets_and_ablations_reach_every_probe() -> None:
+    seen: list[tuple[str, ...]] = []
+
+    def runner(ctx: RunContext) -> str:
+        seen.append(ctx.arm.ablations)
+        assert ctx.arm.facets == {"model": "m1"}
+        return "right" if "x" in ctx.arm.ablations else "wrong"
+
+    result = find_culprits(
+        ["x", "y"],
+        runner,
+        baseline={"id": "prod", "facets": {"model": "m1"}, "ablations": ["old"]},
+        comparator="exact",
+        executor="local",
+    )
+    assert result.record.culprits == [["x"]]
+    assert result.record.reference.from_ == "baseline-arm"
+    assert all(a[0] == "old" for a in seen)
+
+
+def test_suspect_already_ablated_by_baseline_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"bisect\.suspects\[0\]: 'old' is already ablated"):
+        find_culprits(
+            ["old"], Program(), baseline={"id": "b", "ablations": ["old"]}, executor="local"
+        )
+
+
+def test_duplicate_suspects_refused() -> None:
+    with pytest.raises(ConfigError, match=r"bisect\.suspects: suspects are listed twice: \['a'\]"):
+        find_culprits(["a", "a"], Program(), executor="local")
+
+
+def test_cli_bisect_end_to_end(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path,
+        f"name: b\nrunner: {TESTS / 'runners.py'}:needs_two_removed\nreference: wrong\n"
+        "comparator: {kind: exact}\nexecutor: {kind: local}\n"
+        "bisect: {suspects: [p, x, q, y], max_probes: 12}\n",
+    )
+    result = CliRunner().invoke(main, ["bisect", str(cfg), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.stderr
+    assert "bisect 'b' on scenario 'default': confirmed (culprits-found)" in result.stdout
+    assert "culprit set 1: {x, y}" in result.stdout
+    data = json.loads((tmp_path / "o" / "bisect.json").read_text())
+    assert data["culprits"] == [["x", "y"]] and data["max_probes"] == 12
+
+
+def test_cli_bisect_without_section_exits_2(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path, f"name: b\nrunner: {TESTS / 'runners.py'}:echo_arm\n")
+    result = CliRunner().invoke(main, ["bisect", str(cfg), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert "bisect: 'counterfact bisect' needs a 'bisect:' section" in result.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_cli_bisect_default_dir_is_name_dash_bisect(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path,
+        f"name: b\nrunner: {TESTS / 'runners.py'}:needs_two_removed\noutput_dir: {tmp_path}\n"
+        "executor: {kind: local}\nbisect: {suspects: [x]}\n",
+    )
+    result = CliRunner().invoke(main, ["bisect", str(cfg)])
+    assert result.exit_code == 0, result.stderr
+    assert (tmp_path / "b-bisect" / "bisect.json").is_file()
+    assert "not-reproducible" in result.stdout

@@ -1,0 +1,235 @@
+"""Culprit bisection (DESIGN rule 10): minimal culprit sets by two-way ddmin over ranked ids.
+
+The search is pure: it asks a ``run_probes`` callback to run sets of ablation ids (concurrently,
+when it asks for several) and decides from their statistics.
+
+1. Probe 0 is the baseline (nothing ablated) under **zero tolerance**: one flipped seed makes the
+   scenario unstable and the result ``inconclusive``.
+2. Reproduction gate: ablating every suspect together must flip (majority rule), else
+   ``not-reproducible``.
+3. ``minimize(set, context)``: a set of one is minimal. Otherwise split at ``ceil(n/2)``; probe
+   the first (likelier) half with the context, then the second; recurse into the half that flips.
+   If neither flips alone (interference), minimise the first half with the second as context,
+   then the second with the first's result as context, and join them.
+4. After a minimal set is found, remove it and repeat on the remainder while the remainder still
+   flips, up to ``max_culprits`` sets.
+5. Probes are cached by the sorted id set; a cache hit costs nothing. The budget ``max_probes``
+   counts executed probes, the baseline included. Exhausting it gives ``inconclusive`` with no
+   culprits claimed. A probe whose runs failed also ends the search ``inconclusive``.
+
+``speculative``: when a split is probed, the second half is run at the same time as the first
+(only if both are uncached and the budget has room for both). This saves the wall time of one
+sequential probe whenever the first half does not flip, and spends one probe (``samples`` runs)
+of budget for nothing whenever it does. ``speculative_unused`` counts those.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from counterfact.probes.stats import ProbeStats
+
+BisectVerdict = Literal["confirmed", "not-reproducible", "inconclusive"]
+BisectReason = Literal[
+    "culprits-found", "not-reproducible", "unstable-baseline", "budget-exhausted", "runs-failed"
+]
+Key = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BisectProbe:
+    """One probe as the search used it, in order."""
+
+    ablated: tuple[str, ...]
+    """The ids ablated together, in set order (empty: the baseline)."""
+    stats: ProbeStats
+    flipped: bool
+    cached: bool
+    """True when this use was answered from the cache (no runs)."""
+    speculative: bool
+    """True when the probe was run ahead of need (speculative mode)."""
+
+
+@dataclass(frozen=True)
+class BisectOutcome:
+    """What the search found."""
+
+    verdict: BisectVerdict
+    reason: BisectReason
+    culprits: tuple[tuple[str, ...], ...]
+    """Minimal culprit sets in discovery order; empty unless confirmed."""
+    probes: tuple[BisectProbe, ...]
+    """Every probe use in order, baseline first; cached uses included and marked."""
+    probes_executed: int
+    speculative_unused: int
+
+
+ProbeRunner = Callable[[Sequence[Key]], list[ProbeStats]]
+"""Runs each id set (concurrently) and returns its statistics, in the same order."""
+
+
+class _BudgetExhausted(Exception):
+    pass
+
+
+class _RunsFailed(Exception):
+    pass
+
+
+class _Search:
+    def __init__(
+        self, run_probes: ProbeRunner, samples: int, max_probes: int, speculative: bool
+    ) -> None:
+        self.run_probes = run_probes
+        self.samples = samples
+        self.max_probes = max_probes
+        self.speculative = speculative
+        self.cache: dict[Key, ProbeStats] = {}
+        self.log: list[BisectProbe] = []
+        self.executed = 0
+        self.ahead: set[Key] = set()
+
+    def _flipped(self, stats: ProbeStats, baseline: bool) -> bool:
+        return stats.flips > 0 if baseline else stats.flipped
+
+    def ask(self, ids: Sequence[str], ahead: Sequence[str] | None = None) -> bool:
+        """Did ablating ``ids`` flip? Optionally run ``ahead`` at the same time."""
+        key = tuple(sorted(ids))
+        baseline = not ids
+        if key in self.cache:
+            stats = self.cache[key]
+            self.ahead.discard(key)
+            self.log.append(
+                BisectProbe(tuple(ids), stats, self._flipped(stats, baseline), True, False)
+            )
+            return self._check(stats, baseline)
+        if self.executed >= self.max_probes:
+            raise _BudgetExhausted
+        batch: list[tuple[tuple[str, ...], bool]] = [(tuple(ids), False)]
+        if self.speculative and ahead is not None:
+            ahead_key = tuple(sorted(ahead))
+            if ahead_key not in self.cache and self.executed + 2 <= self.max_probes:
+                batch.append((tuple(ahead), True))
+        results = self.run_probes([tuple(sorted(b)) for b, _ in batch])
+        for (ordered, spec), stats in zip(batch, results, strict=True):
+            self.executed += 1
+            k = tuple(sorted(ordered))
+            self.cache[k] = stats
+            if spec:
+                self.ahead.add(k)
+            self.log.append(
+                BisectProbe(ordered, stats, self._flipped(stats, not ordered), False, spec)
+            )
+        return self._check(results[0], baseline)
+
+    def _check(self, stats: ProbeStats, baseline: bool) -> bool:
+        if stats.samples < self.samples:
+            raise _RunsFailed
+        return self._flipped(stats, baseline)
+
+    def minimize(self, ids: list[str], context: list[str]) -> list[str]:
+        if len(ids) <= 1:
+            return list(ids)
+        mid = math.ceil(len(ids) / 2)
+        top, rest = ids[:mid], ids[mid:]
+        if self.ask(top + context, ahead=rest + context):
+            return self.minimize(top, context)
+        if self.ask(rest + context):
+            return self.minimize(rest, context)
+        from_top = self.minimize(top, rest + context)
+        from_rest = self.minimize(rest, from_top + context)
+        return from_top + from_rest
+
+
+def bisect(
+    suspects: Sequence[str],
+    run_probes: ProbeRunner,
+    *,
+    samples: int,
+    max_probes: int = 24,
+    max_culprits: int = 4,
+    speculative: bool = False,
+) -> BisectOutcome:
+    """Find minimal culprit sets among ranked ``suspects`` (see the module docstring)."""
+    search = _Search(run_probes, samples, max_probes, speculative)
+
+    def done(
+        verdict: BisectVerdict, reason: BisectReason, culprits: list[list[str]]
+    ) -> BisectOutcome:
+        return BisectOutcome(
+            verdict=verdict,
+            reason=reason,
+            culprits=tuple(tuple(c) for c in culprits),
+            probes=tuple(search.log),
+            probes_executed=search.executed,
+            speculative_unused=len(search.ahead),
+        )
+
+    try:
+        if search.ask([]):
+            return done("inconclusive", "unstable-baseline", [])
+        candidates = list(suspects)
+        if not candidates or not search.ask(candidates):
+            return done("not-reproducible", "not-reproducible", [])
+        culprits: list[list[str]] = []
+        remaining = candidates
+        for _ in range(max_culprits):
+            found = search.minimize(remaining, [])
+            culprits.append(found)
+            remaining = [c for c in remaining if c not in set(found)]
+            if not remaining or not search.ask(remaining):
+                break
+        return done("confirmed", "culprits-found", culprits)
+    except _BudgetExhausted:
+        return done("inconclusive", "budget-exhausted", [])
+    except _RunsFailed:
+        return done("inconclusive", "runs-failed", [])
+
+
+def _names(ids: Sequence[str]) -> str:
+    return "{" + ", ".join(ids) + "}"
+
+
+def bisect_claim(
+    outcome: BisectOutcome, *, scenario: str, comparator: str, samples: int, max_probes: int
+) -> str:
+    """The search's result in words, with its bounds."""
+    bounds = (
+        f"Bounded by scenario '{scenario}', comparator '{comparator}' and {samples} seeded reruns "
+        "per probe."
+    )
+    if outcome.reason == "unstable-baseline":
+        base = outcome.probes[0].stats
+        return (
+            f"Inconclusive: with nothing ablated the answer already changed on {base.flips} of "
+            f"{base.samples} seeds (seeds {list(base.flipped_seeds)}); the scenario is unstable, "
+            "so no ablation can be blamed. " + bounds
+        )
+    if outcome.reason == "runs-failed":
+        return (
+            "Inconclusive: a probe finished fewer runs than samples without error, so its flip "
+            "could not be decided; see the errors in runs.jsonl. No culprit is claimed."
+        )
+    if outcome.reason == "budget-exhausted":
+        return (
+            f"Inconclusive: the probe budget ({max_probes}, baseline included) ran out before the "
+            "search finished; no culprit is claimed. Raise bisect.max_probes or rank suspects "
+            "better. " + bounds
+        )
+    if outcome.reason == "not-reproducible":
+        every = outcome.probes[-1].stats if len(outcome.probes) > 1 else None
+        detail = f" (it changed on {every.flips} of {every.samples} seeds)" if every else ""
+        return (
+            "Not reproducible: ablating every suspect together did not change the answer on a "
+            f"majority of seeds{detail}; the cause is not among the suspects, or is not removable "
+            "by them. " + bounds
+        )
+    sets = "; ".join(_names(c) for c in outcome.culprits)
+    return (
+        f"Confirmed: {len(outcome.culprits)} culprit set(s) found by counterfactual reruns: "
+        f"{sets}. Ablating each set (in its round) changed the answer on a majority of seeds; "
+        "each is minimal as two-way ddmin finds it (no half of it flipped on its own). " + bounds
+    )

@@ -137,12 +137,11 @@ def check_arms(arms: Sequence[ArmSpec], baseline: str, fields: Sequence[str] | N
     for i, arm in enumerate(arms):
         if not arm.id.strip():
             msg = "arm id is blank; give every arm a short unique id"
-            raise RefusalError(msg, field=f"arms[{i}].id")
+            raise RefusalError(msg, field=f"{where[i]}.id")
         if arm.id in seen_ids:
-            msg = (
-                f"arm id {arm.id!r} is already used by arms[{seen_ids[arm.id]}]; ids must be unique"
-            )
-            raise RefusalError(msg, field=f"arms[{i}].id")
+            first = where[seen_ids[arm.id]]
+            msg = f"arm id {arm.id!r} is already used by {first}; ids must be unique"
+            raise RefusalError(msg, field=f"{where[i]}.id")
         seen_ids[arm.id] = i
     if baseline not in seen_ids:
         msg = f"baseline {baseline!r} is not an arm id; known arms: {', '.join(seen_ids)}"

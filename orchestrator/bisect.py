@@ -96,7 +96,7 @@ def run_bisect(
     log = structlog.get_logger().bind(sweep=sweep.config.name, scenario=scenario.id)
     store = RunStore(run_dir)
     store.open()
-    started, t0 = now_iso(), time.perf_counter()
+    started = now_iso()
     view = ScenarioView(id=scenario.id, inputs=scenario.inputs)
     reference: dict[str, str | None] = {"text": scenario.reference, "from": None}
     if scenario.reference is not None:
@@ -135,6 +135,7 @@ def run_bisect(
 
     try:
         ex.start()
+        t0 = time.perf_counter()
         outcome = bisect(
             cfg.suspects,
             run_probes,

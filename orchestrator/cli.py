@@ -102,9 +102,16 @@ def run(
         return
     click.echo(result.table())
     click.echo("")
+    quiet = 0
     for row in result.rows:
-        if not row.is_baseline:
-            click.echo(f"- {row.scenario}/{row.arm}: {row.claim}")
+        if row.is_baseline:
+            continue
+        if row.verdict == "not-confirmed":
+            quiet += 1
+            continue
+        click.echo(f"- {row.scenario}/{row.arm}: {row.claim}")
+    if quiet:
+        click.echo(f"- {quiet} arm(s) not confirmed (no flip); every claim is in verdicts.jsonl")
     click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, verdicts.jsonl, summary.json)")
 
 

@@ -114,11 +114,20 @@ class ExecutorConfig(_Model):
     address joins an existing cluster."""
     max_in_flight: StrictInt = Field(default=256, ge=1)
     """ray only: at most this many runs submitted and not yet finished."""
+    num_cpus: StrictInt | None = Field(default=None, ge=1)
+    """ray only, without ``address``: logical CPUs of the local Ray instance (default: the
+    machine's). Each run takes one, so raise it to overlap I/O-bound runners (API calls)."""
 
     @model_validator(mode="after")
     def _address_needs_ray(self) -> ExecutorConfig:
         if self.address is not None and self.kind != "ray":
             msg = f"'address' applies only to kind 'ray', not {self.kind!r}; remove it"
+            raise ValueError(msg)
+        if self.num_cpus is not None and (self.kind != "ray" or self.address is not None):
+            msg = (
+                "'num_cpus' sizes the local Ray instance counterfact starts; it applies only to "
+                "kind 'ray' without 'address' (a cluster's size is its own); remove it"
+            )
             raise ValueError(msg)
         return self
 

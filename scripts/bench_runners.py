@@ -14,3 +14,9 @@ def sleep_20ms(ctx: RunContext) -> str:
 
 def instant(ctx: RunContext) -> str:
     return "done"
+
+
+def culprit_sleeper(ctx: RunContext) -> str:
+    """I/O-bound: sleeps like an API call; wrong while the scenario's culprit is present."""
+    time.sleep(float(ctx.scenario.inputs["run_s"]))
+    return "right" if ctx.scenario.inputs["culprit"] in ctx.arm.ablations else "wrong"

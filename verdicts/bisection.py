@@ -230,6 +230,6 @@ def bisect_claim(
     sets = "; ".join(_names(c) for c in outcome.culprits)
     return (
         f"Confirmed: {len(outcome.culprits)} culprit set(s) found by counterfactual reruns: "
-        f"{sets}. Ablating each set (in its round) changed the answer on a majority of seeds; "
+        f"{sets}. Ablating each set on its own changed the answer on a majority of seeds; "
         "each is minimal as two-way ddmin finds it (no half of it flipped on its own). " + bounds
     )

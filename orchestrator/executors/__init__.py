@@ -18,7 +18,11 @@ def make_executor(config: ExecutorConfig) -> Executor:
         ConfigError: an unknown executor name; the message lists the known ones.
     """
     if config.kind == "ray":
-        return RayExecutor(address=config.address, max_in_flight=config.max_in_flight)
+        return RayExecutor(
+            address=config.address,
+            max_in_flight=config.max_in_flight,
+            num_cpus=config.num_cpus,
+        )
     if config.kind in EXECUTORS:
         return EXECUTORS[config.kind]()
     msg = f"unknown executor {config.kind!r}; known executors: {', '.join(sorted(EXECUTORS))}"

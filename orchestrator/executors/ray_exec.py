@@ -51,11 +51,13 @@ class RayExecutor(Executor):
         address: str | None = None,
         max_in_flight: int = 256,
         *,
+        num_cpus: int | None = None,
         target_task_s: float = 0.1,
         max_batch: int = 256,
     ) -> None:
         self.address = address
         self.max_in_flight = max_in_flight
+        self.num_cpus = num_cpus
         self.target_task_s = target_task_s
         self.max_batch = max_batch
         self._owned = False
@@ -71,6 +73,7 @@ class RayExecutor(Executor):
         try:
             if self.address is None:
                 ray.init(
+                    num_cpus=self.num_cpus,
                     include_dashboard=False,
                     logging_level=logging.ERROR,
                     log_to_driver=False,

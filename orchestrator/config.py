@@ -114,12 +114,34 @@ class ExecutorConfig(_Model):
     address joins an existing cluster."""
     max_in_flight: StrictInt = Field(default=256, ge=1)
     """ray only: at most this many runs submitted and not yet finished."""
+    retries: StrictInt = Field(default=0, ge=0)
+    """Extra attempts for a run whose exception type is listed in ``retry_on``."""
+    retry_on: list[StrictStr] = Field(default_factory=list)
+    """Exception class names to retry (matched against the exception's class and its bases,
+    so ``Exception`` matches every ordinary error)."""
+    timeout_s: StrictFloat | StrictInt | None = Field(default=None, gt=0)
+    """ray only: a run still going this many seconds after it was started is cancelled (its
+    worker is killed) and recorded as a ``RunTimeout`` error."""
+    infra_retries: StrictInt = Field(default=2, ge=0)
+    """ray only: how often Ray resubmits work lost to a dead worker or node."""
     num_cpus: StrictInt | None = Field(default=None, ge=1)
     """ray only, without ``address``: logical CPUs of the local Ray instance (default: the
     machine's). Each run takes one, so raise it to overlap I/O-bound runners (API calls)."""
 
     @model_validator(mode="after")
     def _address_needs_ray(self) -> ExecutorConfig:
+        if self.retries and not self.retry_on:
+            msg = (
+                f"retries={self.retries} retries nothing without 'retry_on'; list the exception "
+                "class names to retry, e.g. retry_on: [TimeoutError, ConnectionError]"
+            )
+            raise ValueError(msg)
+        if self.timeout_s is not None and self.kind != "ray":
+            msg = (
+                "'timeout_s' needs kind 'ray': a run inside this process cannot be cancelled; "
+                "use the ray executor or remove timeout_s"
+            )
+            raise ValueError(msg)
         if self.address is not None and self.kind != "ray":
             msg = f"'address' applies only to kind 'ray', not {self.kind!r}; remove it"
             raise ValueError(msg)

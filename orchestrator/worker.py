@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -32,13 +33,38 @@ def failed_record(ctx: RunContext, error_type: str, message: str, duration: floa
     )
 
 
-def execute_run(runner: Callable[..., Any], ctx: RunContext) -> RunRecord:
-    """Run once; an exception (or a broken return value) becomes the record's ``error``."""
-    start = time.perf_counter()
-    try:
-        result = coerce_result(runner(ctx))
-    except (Exception, SystemExit) as exc:
-        return failed_record(ctx, type(exc).__name__, str(exc), time.perf_counter() - start)
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Which runner exceptions are retried, and how often."""
+
+    retries: int = 0
+    retry_on: frozenset[str] = frozenset()
+
+    def allows(self, exc: BaseException, attempt: int) -> bool:
+        """Retry after ``attempt`` attempts when the exception's class (or a base) is listed."""
+        names = {cls.__name__ for cls in type(exc).__mro__}
+        return attempt <= self.retries and bool(names & self.retry_on)
+
+
+NO_RETRY = RetryPolicy()
+
+
+def execute_run(
+    runner: Callable[..., Any], ctx: RunContext, policy: RetryPolicy = NO_RETRY
+) -> RunRecord:
+    """Run once (plus allowed retries); an exception or broken return becomes ``error``."""
+    attempt = 0
+    while True:
+        attempt += 1
+        start = time.perf_counter()
+        try:
+            result = coerce_result(runner(ctx))
+            break
+        except (Exception, SystemExit) as exc:
+            if policy.allows(exc, attempt):
+                continue
+            record = failed_record(ctx, type(exc).__name__, str(exc), time.perf_counter() - start)
+            return record.model_copy(update={"attempts": attempt})
     return RunRecord(
         scenario=ctx.scenario.id,
         arm=ctx.arm.id,
@@ -49,10 +75,13 @@ def execute_run(runner: Callable[..., Any], ctx: RunContext) -> RunRecord:
         error=None,
         duration_s=time.perf_counter() - start,
         finished_at=now_iso(),
+        attempts=attempt,
     )
 
 
-def execute_batch(runner: RunnerRef, contexts: Sequence[RunContext]) -> list[RunRecord]:
+def execute_batch(
+    runner: RunnerRef, contexts: Sequence[RunContext], policy: RetryPolicy = NO_RETRY
+) -> list[RunRecord]:
     """Run a batch in order in this process (the unit of work a Ray task carries)."""
     fn = resolve_runner(runner)
-    return [execute_run(fn, ctx) for ctx in contexts]
+    return [execute_run(fn, ctx, policy) for ctx in contexts]

@@ -45,6 +45,11 @@ class RunRecord(BaseModel):
     """Wall time of the runner call, in seconds."""
     finished_at: str
     """When the run finished, ISO 8601 in UTC."""
+    attempts: int = 1
+    """Runner calls this record took: 1, plus one per retry of a listed exception (``retry_on``).
+    Infrastructure retries by Ray (a dead worker) are not counted here."""
+    from_cache: bool = False
+    """True when the result was read from the run cache (``cache_dir``) instead of running."""
 
     @property
     def ok(self) -> bool:

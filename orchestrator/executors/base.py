@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from types import TracebackType
@@ -16,6 +17,17 @@ class Executor(ABC):
     """Runs a plan. One method: ``run`` yields each run's record as soon as it is finished."""
 
     name: ClassVar[str]
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+
+    def request_stop(self) -> None:
+        """Stop scheduling new runs (Ctrl-C); runs in flight may still be yielded."""
+        self._stop.set()
+
+    @property
+    def stop_requested(self) -> bool:
+        return self._stop.is_set()
 
     @abstractmethod
     def run(self, runner: RunnerRef, contexts: Sequence[RunContext]) -> Iterator[RunRecord]:

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 
 from counterfact.orchestrator.executors.base import Executor
 from counterfact.orchestrator.imports import RunnerRef, resolve_runner
-from counterfact.orchestrator.worker import execute_run
+from counterfact.orchestrator.worker import NO_RETRY, RetryPolicy, execute_run
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
 
@@ -16,7 +16,13 @@ class LocalExecutor(Executor):
 
     name = "local"
 
+    def __init__(self, policy: RetryPolicy = NO_RETRY) -> None:
+        super().__init__()
+        self.policy = policy
+
     def run(self, runner: RunnerRef, contexts: Sequence[RunContext]) -> Iterator[RunRecord]:
         fn = resolve_runner(runner)
         for ctx in contexts:
-            yield execute_run(fn, ctx)
+            if self.stop_requested:
+                return
+            yield execute_run(fn, ctx, self.policy)

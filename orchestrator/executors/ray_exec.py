@@ -5,22 +5,37 @@ dominated by per-task overhead. The batch size adapts: each task aims at ``targe
 runner time, judged from the durations of runs already finished, and is capped so the tail of
 the plan still spreads over every worker. At most ``max_in_flight`` runs are submitted and not yet
 finished; finished tasks are collected with ``ray.wait`` and their records yielded at once.
+
+Faults:
+
+- a task lost to a dead worker or node is resubmitted by Ray up to ``infra_retries`` times; if it
+  still fails, a batch is split and each of its runs resubmitted alone, so only the run that
+  kills its worker (``os._exit``, a segfault, OOM) is recorded as failed;
+- with ``timeout_s``, every run is its own task and at most one task per worker is in flight, so
+  a task starts when submitted; a task older than ``timeout_s`` is cancelled (its worker killed)
+  and recorded as a ``RunTimeout`` error;
+- :meth:`request_stop` (Ctrl-C) stops submitting, waits up to ``stop_grace_s`` for runs in
+  flight, cancels the rest (not recorded: a resume runs them) and ends the stream.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import time
 from collections import deque
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.executors.base import Executor
 from counterfact.orchestrator.imports import RunnerRef
-from counterfact.orchestrator.worker import execute_batch, failed_record
+from counterfact.orchestrator.worker import NO_RETRY, RetryPolicy, execute_batch, failed_record
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
+
+_POLL_S = 0.25
 
 
 def batch_size(
@@ -41,6 +56,18 @@ def batch_size(
     return max(1, min(size, room, queued))
 
 
+@dataclass
+class _Task:
+    batch: list[RunContext]
+    solo: bool
+    submitted: float
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:500] if text else type(exc).__name__
+
+
 class RayExecutor(Executor):
     """Fans runs out over Ray workers; starts a local Ray instance when no address is given."""
 
@@ -52,12 +79,21 @@ class RayExecutor(Executor):
         max_in_flight: int = 256,
         *,
         num_cpus: int | None = None,
+        policy: RetryPolicy = NO_RETRY,
+        timeout_s: float | None = None,
+        infra_retries: int = 2,
+        stop_grace_s: float = 10.0,
         target_task_s: float = 0.1,
         max_batch: int = 256,
     ) -> None:
+        super().__init__()
         self.address = address
         self.max_in_flight = max_in_flight
         self.num_cpus = num_cpus
+        self.policy = policy
+        self.timeout_s = timeout_s
+        self.infra_retries = infra_retries
+        self.stop_grace_s = stop_grace_s
         self.target_task_s = target_task_s
         self.max_batch = max_batch
         self._owned = False
@@ -89,42 +125,78 @@ class RayExecutor(Executor):
 
     def run(self, runner: RunnerRef, contexts: Sequence[RunContext]) -> Iterator[RunRecord]:
         ray = self._ray()
-        task = ray.remote(num_cpus=1, max_retries=0)(execute_batch)
+        task = ray.remote(num_cpus=1, max_retries=self.infra_retries)(execute_batch)
         runner_ref = ray.put(runner)
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        queue: deque[RunContext] = deque(contexts)
-        pending: dict[Any, list[RunContext]] = {}
+        solo_only = self.timeout_s is not None
+        max_tasks = workers if solo_only else self.max_in_flight
+        queue: deque[tuple[RunContext, bool]] = deque((c, solo_only) for c in contexts)
+        pending: dict[Any, _Task] = {}
         in_flight = 0
         mean_run_s: float | None = None
+        stop_at: float | None = None
         while queue or pending:
-            while queue and in_flight < self.max_in_flight:
+            if self.stop_requested and stop_at is None:
+                stop_at = time.monotonic() + self.stop_grace_s
+                queue.clear()
+            while queue and in_flight < self.max_in_flight and len(pending) < max_tasks:
                 if mean_run_s is None and len(pending) >= 2 * workers:
                     break
-                size = batch_size(
-                    mean_run_s,
-                    len(queue),
-                    workers,
-                    self.max_in_flight - in_flight,
-                    target_task_s=self.target_task_s,
-                    max_batch=self.max_batch,
-                )
-                batch = [queue.popleft() for _ in range(size)]
-                pending[task.remote(runner_ref, batch)] = batch
-                in_flight += size
-            done, _ = ray.wait(list(pending), num_returns=1)
+                if queue[0][1]:
+                    batch, solo = [queue.popleft()[0]], True
+                else:
+                    size = batch_size(
+                        mean_run_s,
+                        len(queue),
+                        workers,
+                        self.max_in_flight - in_flight,
+                        target_task_s=self.target_task_s,
+                        max_batch=self.max_batch,
+                    )
+                    taken = [queue.popleft() for _ in range(size)]
+                    batch, solo = [c for c, _ in taken], False
+                ref = task.remote(runner_ref, batch, self.policy)
+                pending[ref] = _Task(batch, solo, time.monotonic())
+                in_flight += len(batch)
+            if not pending:
+                continue
+            done, _ = ray.wait(list(pending), num_returns=1, timeout=_POLL_S)
             for ref in done:
-                batch = pending.pop(ref)
-                in_flight -= len(batch)
+                item = pending.pop(ref)
+                in_flight -= len(item.batch)
                 try:
                     records: list[RunRecord] = ray.get(ref)
                 except ray.exceptions.RayError as exc:
-                    text = str(exc).strip().splitlines()[0][:500] if str(exc).strip() else ""
-                    records = [failed_record(c, type(exc).__name__, text, 0.0) for c in batch]
+                    if len(item.batch) > 1 and stop_at is None:
+                        queue.extendleft((c, True) for c in reversed(item.batch))
+                        continue
+                    kind = type(exc).__name__
+                    records = [failed_record(c, kind, _first_line(exc), 0.0) for c in item.batch]
                 durations = [r.duration_s for r in records if r.duration_s > 0]
                 if durations:
                     latest = sum(durations) / len(durations)
                     mean_run_s = latest if mean_run_s is None else 0.7 * mean_run_s + 0.3 * latest
                 yield from records
+            yield from self._expire(ray, pending)
+            in_flight = sum(len(t.batch) for t in pending.values())
+            if stop_at is not None and time.monotonic() >= stop_at:
+                for ref in pending:
+                    ray.cancel(ref, force=True)
+                return
+
+    def _expire(self, ray: Any, pending: dict[Any, _Task]) -> Iterator[RunRecord]:
+        """Cancel and record the tasks older than ``timeout_s``."""
+        if self.timeout_s is None:
+            return
+        now = time.monotonic()
+        for ref, item in list(pending.items()):
+            if now - item.submitted <= self.timeout_s:
+                continue
+            ray.cancel(ref, force=True)
+            del pending[ref]
+            for ctx in item.batch:
+                msg = f"run exceeded timeout_s={self.timeout_s:g} and was cancelled"
+                yield failed_record(ctx, "RunTimeout", msg, now - item.submitted)
 
     def close(self) -> None:
         if self._owned:

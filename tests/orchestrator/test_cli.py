@@ -50,6 +50,8 @@ def test_quickstart_locally_shows_the_three_verdicts(tmp_path: Path) -> None:
         "error",
         "duration_s",
         "finished_at",
+        "attempts",
+        "from_cache",
     }
     verdicts = [json.loads(line) for line in (out_dir / "verdicts.jsonl").read_text().splitlines()]
     assert [v["arm"] for v in verdicts] == ["baseline", "stale-index", "large-model", "rerank"]

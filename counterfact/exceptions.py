@@ -6,10 +6,12 @@ Hierarchy::
     ├── ConfigError                  a sweep declaration is wrong (field path + fix); exit code 2
     │   ├── RefusalError             DESIGN rule 8: refused before any run is spent
     │   └── RunnerImportError        a ``module:attr`` / ``file.py:attr`` target cannot be loaded
-    ├── RunDirectoryError            the run directory already holds records; exit code 2
+    ├── RunDirectoryError            the run directory cannot be used as asked; exit code 2
+    │   └── ResumeConflictError      resuming would change what recorded runs mean
     ├── RunnerReturnError            a runner returned something that is not a run result
     ├── ScoringError                 a comparator or similarity measure failed or misbehaved
-    └── ExecutorError                the executor could not run the plan (Ray failed to start ...)
+    ├── ExecutorError                the executor could not run the plan (Ray failed to start ...)
+    └── SweepInterrupted             Ctrl-C stopped the sweep; what finished is recorded
 
     CounterfactWarning               a result is valid but weak (never raised, only warned)
     └── DegenerateBandWarning        the baseline never varied, so its null band has no width
@@ -46,7 +48,11 @@ class RunnerImportError(ConfigError):
 
 
 class RunDirectoryError(CounterfactError):
-    """The run directory already holds records; counterfact never overwrites them."""
+    """The run directory cannot be used as asked; counterfact never overwrites records."""
+
+
+class ResumeConflictError(RunDirectoryError):
+    """Resuming would change what recorded runs mean (runner, an arm, a scenario's inputs)."""
 
 
 class RunnerReturnError(CounterfactError):
@@ -62,6 +68,16 @@ class ScoringError(CounterfactError):
 
 class ExecutorError(CounterfactError):
     """The executor could not run the plan (Ray did not start, the cluster is unreachable ...)."""
+
+
+class SweepInterrupted(CounterfactError):
+    """The sweep was stopped (Ctrl-C) before its plan finished; finished runs are recorded and a
+    rerun of the same command resumes."""
+
+    def __init__(self, message: str, *, recorded: int, planned: int) -> None:
+        self.recorded = recorded
+        self.planned = planned
+        super().__init__(message)
 
 
 class CounterfactWarning(UserWarning):

@@ -10,7 +10,11 @@ from pathlib import Path
 
 import structlog
 
+from counterfact.exceptions import SweepInterrupted
+from counterfact.orchestrator.cache import RunCache
 from counterfact.orchestrator.executors import Executor, make_executor
+from counterfact.orchestrator.identity import fingerprint, runner_identity
+from counterfact.orchestrator.interrupt import graceful_stop
 from counterfact.orchestrator.resolve import ResolvedSweep, ScenarioSpec
 from counterfact.orchestrator.store import RunStore, write_atomic
 from counterfact.orchestrator.version import package_version
@@ -81,6 +85,8 @@ def run_bisect(
     *,
     run_dir: Path | None,
     executor: Executor | None = None,
+    fresh: bool = False,
+    cache_dir: Path | None = None,
 ) -> BisectResult:
     """Search minimal culprit sets among ``bisect.suspects`` (DESIGN rule 10).
 
@@ -94,8 +100,11 @@ def run_bisect(
     samples = sweep.config.samples
     base = sweep.baseline_arm()
     log = structlog.get_logger().bind(sweep=sweep.config.name, scenario=scenario.id)
-    store = RunStore(run_dir)
-    store.open()
+    store = RunStore(run_dir, fresh=fresh)
+    store.open(fingerprint(sweep, [base]))
+    folder = cache_dir or (Path(sweep.config.cache_dir) if sweep.config.cache_dir else None)
+    cache = RunCache(folder, runner_identity(sweep)) if folder is not None else None
+    executed = 0
     started = now_iso()
     view = ScenarioView(id=scenario.id, inputs=scenario.inputs)
     reference: dict[str, str | None] = {"text": scenario.reference, "from": None}
@@ -105,14 +114,38 @@ def run_bisect(
     ex = executor or make_executor(sweep.config.executor)
 
     def run_probes(keys: Sequence[tuple[str, ...]]) -> list[ProbeStats]:
+        nonlocal executed
         arms = [probe_arm(base, key) for key in keys]
-        contexts = [RunContext(view, a.view(), seed) for a in arms for seed in range(samples)]
         by_arm: dict[str, list[RunRecord]] = {a.id: [] for a in arms}
-        for record in ex.run(sweep.runner, contexts):
+        todo: list[RunContext] = []
+        for arm in arms:
+            for seed in range(samples):
+                ctx = RunContext(view, arm.view(), seed)
+                known = store.get(scenario.id, arm.id, seed)
+                if known is None and cache is not None:
+                    known = cache.get(ctx, arm)
+                    if known is not None:
+                        store.append(known)
+                if known is None:
+                    todo.append(ctx)
+                else:
+                    by_arm[arm.id].append(known)
+        spec = {a.id: a for a in arms}
+        for record in ex.run(sweep.runner, todo):
             store.append(record)
+            executed += 1
             by_arm[record.arm].append(record)
+            if cache is not None:
+                ctx = RunContext(view, spec[record.arm].view(), record.seed)
+                cache.put(ctx, spec[record.arm], record)
             if record.error is not None:
                 log.warning("run.failed", arm=record.arm, seed=record.seed, error=record.error.type)
+        if ex.stop_requested:
+            raise SweepInterrupted(
+                "interrupted during bisection; run the same command again to resume",
+                recorded=len(store.records),
+                planned=len(store.records) + len(todo),
+            )
         stats: list[ProbeStats] = []
         for key, arm in zip(keys, arms, strict=True):
             ok = sorted((r for r in by_arm[arm.id] if r.ok), key=lambda r: r.seed)
@@ -128,7 +161,7 @@ def run_bisect(
                 ablated=list(key),
                 flips=probe.flips,
                 samples=probe.samples,
-                runs=len(store.records),
+                executed=executed,
             )
             stats.append(probe)
         return stats
@@ -136,14 +169,15 @@ def run_bisect(
     try:
         ex.start()
         t0 = time.perf_counter()
-        outcome = bisect(
-            cfg.suspects,
-            run_probes,
-            samples=samples,
-            max_probes=cfg.max_probes,
-            max_culprits=cfg.max_culprits,
-            speculative=cfg.speculative,
-        )
+        with graceful_stop(ex):
+            outcome = bisect(
+                cfg.suspects,
+                run_probes,
+                samples=samples,
+                max_probes=cfg.max_probes,
+                max_culprits=cfg.max_culprits,
+                speculative=cfg.speculative,
+            )
     finally:
         store.close()
         if owned:
@@ -174,7 +208,8 @@ def run_bisect(
             )
             for p in outcome.probes
         ],
-        runs_used=len(store.records),
+        runs_used=executed,
+        runs_reused=store.reused,
         probes_executed=outcome.probes_executed,
         speculative=cfg.speculative,
         speculative_unused=outcome.speculative_unused,

@@ -15,8 +15,10 @@ from counterfact.exceptions import (
     ConfigError,
     CounterfactError,
     RunDirectoryError,
+    SweepInterrupted,
 )
 from counterfact.orchestrator.bisect import run_bisect
+from counterfact.orchestrator.identity import fingerprint
 from counterfact.orchestrator.loading import load_sweep
 from counterfact.orchestrator.logs import configure_logging
 from counterfact.orchestrator.plan import build_plan
@@ -45,12 +47,14 @@ def _load(
     out: str | None,
     *,
     for_bisect: bool = False,
+    fresh: bool = False,
 ) -> tuple[ResolvedSweep, Path]:
     sweep = load_sweep(
         config, overrides=overrides, executor=executor, address=address, for_bisect=for_bisect
     )
     run_dir = _run_dir(sweep, out, "-bisect" if for_bisect else "")
-    check_run_dir(run_dir)
+    arms = [sweep.baseline_arm()] if for_bisect else None
+    check_run_dir(run_dir, fingerprint(sweep, arms), fresh=fresh)
     return sweep, run_dir
 
 
@@ -61,6 +65,17 @@ _executor_opt = click.option(
 _address_opt = click.option("--address", help="Ray address to join ('auto' or host:port).")
 _out_opt = click.option(
     "--out", type=click.Path(file_okay=False), help="Run directory (default <output_dir>/<name>)."
+)
+_fresh_opt = click.option(
+    "--fresh",
+    is_flag=True,
+    help="Move an existing run directory aside (never deleted) and start anew.",
+)
+_cache_opt = click.option(
+    "--cache",
+    "cache_dir",
+    type=click.Path(file_okay=False),
+    help="Run cache directory shared across sweeps (overrides cache_dir).",
 )
 _set_opt = click.option(
     "--set",
@@ -85,21 +100,42 @@ def main(verbose: bool) -> None:
 @_address_opt
 @_out_opt
 @_set_opt
+@_fresh_opt
+@_cache_opt
 def run(
     config: str,
     executor: str | None,
     address: str | None,
     out: str | None,
     overrides: tuple[str, ...],
+    fresh: bool,
+    cache_dir: str | None,
 ) -> None:
-    """Run the sweep in CONFIG and print its verdict table."""
+    """Run the sweep in CONFIG (resuming its run directory) and print its verdict table."""
     try:
-        sweep, run_dir = _load(config, overrides, executor, address, out)
+        sweep, run_dir = _load(config, overrides, executor, address, out, fresh=fresh)
         progress: Progress = TerminalProgress() if sys.stderr.isatty() else LogProgress()
-        result = run_sweep(sweep, run_dir=run_dir, progress=progress)
+        result = run_sweep(
+            sweep,
+            run_dir=run_dir,
+            progress=progress,
+            fresh=fresh,
+            cache_dir=Path(cache_dir) if cache_dir else None,
+        )
+    except SweepInterrupted as exc:
+        click.echo(f"{exc}: counterfact run {config} --out {run_dir}", err=True)
+        sys.exit(130)
     except CounterfactError as exc:
         _fail(exc)
         return
+    summary = result.summary
+    if summary.runs_reused or summary.runs_from_cache:
+        click.echo(
+            f"resumed: {summary.runs_reused} runs read back, {summary.runs_from_cache} from the "
+            f"cache, {summary.runs_used} run now"
+            + (" (a torn last line was dropped)" if summary.torn_line_dropped else ""),
+            err=True,
+        )
     click.echo(result.table())
     click.echo("")
     quiet = 0
@@ -166,17 +202,31 @@ def validate(
     help="Run directory (default <output_dir>/<name>-bisect).",
 )
 @_set_opt
+@_fresh_opt
+@_cache_opt
 def bisect_command(
     config: str,
     executor: str | None,
     address: str | None,
     out: str | None,
     overrides: tuple[str, ...],
+    fresh: bool,
+    cache_dir: str | None,
 ) -> None:
-    """Find minimal culprit sets among the bisect.suspects of CONFIG."""
+    """Find minimal culprit sets among the bisect.suspects of CONFIG (resuming its directory)."""
     try:
-        sweep, run_dir = _load(config, overrides, executor, address, out, for_bisect=True)
-        result = run_bisect(sweep, run_dir=run_dir)
+        sweep, run_dir = _load(
+            config, overrides, executor, address, out, for_bisect=True, fresh=fresh
+        )
+        result = run_bisect(
+            sweep,
+            run_dir=run_dir,
+            fresh=fresh,
+            cache_dir=Path(cache_dir) if cache_dir else None,
+        )
+    except SweepInterrupted as exc:
+        click.echo(f"{exc}: counterfact bisect {config} --out {run_dir}", err=True)
+        sys.exit(130)
     except CounterfactError as exc:
         _fail(exc)
         return

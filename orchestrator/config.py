@@ -195,6 +195,10 @@ class SweepConfig(_Model):
     """Letters, digits, ``.``, ``_`` and ``-``; names the run directory."""
     runner: Target
     """``package.module:callable`` or ``path/to/file.py:callable`` (relative to the file)."""
+    runner_version: StrictStr | None = None
+    """The runner's identity for resume and the run cache; default a hash of its module source."""
+    cache_dir: StrictStr | None = None
+    """Opt-in run cache shared across sweeps (relative to the working directory)."""
     samples: StrictInt = 3
     """Seeded reruns per (scenario, arm); at least 2 (DESIGN rule 1)."""
     baseline: StrictStr | None = None

@@ -1,6 +1,10 @@
-"""The run store: ``runs.jsonl`` appended and flushed per run; verdicts and summary written whole.
+"""The run store: ``runs.jsonl`` appended and flushed per run, synced at checkpoints; the
+directory's ``sweep.json`` fingerprint; resume; atomic writes of the other records.
 
-A run directory that already holds run records is refused, never overwritten.
+Running again on a directory that holds records *resumes*: finished runs are read back, a torn
+last line (a crash mid-write) is dropped and reported, and the new plan must not change what old
+runs mean (:mod:`counterfact.orchestrator.identity`). ``fresh`` moves the old directory aside
+(never deletes it) and starts anew.
 """
 
 from __future__ import annotations
@@ -8,31 +12,28 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
 from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from counterfact.exceptions import RunDirectoryError
+from pydantic import ValidationError
+
+from counterfact.exceptions import ResumeConflictError, RunDirectoryError
+from counterfact.orchestrator.identity import differences, merged
 from counterfact.probes.records import RunRecord
 from counterfact.verdicts.records import SweepSummary, VerdictRecord
 
 RUNS_FILE = "runs.jsonl"
 VERDICTS_FILE = "verdicts.jsonl"
 SUMMARY_FILE = "summary.json"
+FINGERPRINT_FILE = "sweep.json"
+SYNC_EVERY_S = 2.0
+"""``runs.jsonl`` is fsynced at most this often while runs stream in, and when the store closes."""
 
-
-def check_run_dir(run_dir: Path) -> None:
-    """Refuse a directory that already holds records (before anything is created or run)."""
-    runs = run_dir / RUNS_FILE
-    if runs.exists() and runs.stat().st_size > 0:
-        msg = (
-            f"run directory {str(run_dir)!r} already holds records ({RUNS_FILE}); counterfact "
-            "never overwrites them — pass --out NEW_DIR or change 'name'"
-        )
-        raise RunDirectoryError(msg)
-    if run_dir.exists() and not run_dir.is_dir():
-        msg = f"run directory {str(run_dir)!r} exists and is not a directory; pass --out NEW_DIR"
-        raise RunDirectoryError(msg)
+Key = tuple[str, str, int]
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -49,28 +50,158 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+@dataclass(frozen=True)
+class Existing:
+    """What a run directory already holds."""
+
+    records: tuple[RunRecord, ...]
+    torn: bool
+    """The last line was cut off by a crash (it is dropped)."""
+    good_bytes: int
+    """Length of the file up to the last complete line."""
+
+
+def read_runs(path: Path) -> Existing:
+    """Read ``runs.jsonl``; tolerate a torn last line, refuse corruption anywhere else.
+
+    Raises:
+        RunDirectoryError: a line other than the last is not a run record.
+    """
+    if not path.exists():
+        return Existing((), False, 0)
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    records: list[RunRecord] = []
+    offset = 0
+    for number, line in enumerate(lines, 1):
+        is_last = number == len(lines)
+        if not line.strip():
+            offset += len(line) + (0 if is_last else 1)
+            continue
+        try:
+            records.append(RunRecord.model_validate_json(line))
+        except ValidationError as exc:
+            if is_last or (number == len(lines) - 1 and not lines[-1]):
+                return Existing(tuple(records), True, offset)
+            msg = (
+                f"{path} line {number} is not a run record ({exc.errors()[0]['msg']}); the file "
+                "is corrupt beyond a torn last line — inspect it, or pass --fresh to start anew "
+                "(the old directory is moved aside, not deleted)"
+            )
+            raise RunDirectoryError(msg) from exc
+        if is_last:  # complete record but no newline: keep it, the append adds one first
+            return Existing(tuple(records), False, len(data))
+        offset += len(line) + 1
+    return Existing(tuple(records), False, offset)
+
+
+def move_aside(run_dir: Path) -> Path:
+    """Rename ``run_dir`` to ``<run_dir>.moved-<UTC timestamp>`` and return the new path."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+    target = run_dir.with_name(f"{run_dir.name}.moved-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = run_dir.with_name(f"{run_dir.name}.moved-{stamp}-{n}")
+    run_dir.rename(target)
+    return target
+
+
+def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: bool) -> None:
+    """Refuse, before anything runs, a directory whose records a resume would misread.
+
+    Raises:
+        RunDirectoryError: not a directory, or records without a fingerprint.
+        ResumeConflictError: the plan changes what old runs mean (the message lists each change).
+    """
+    if run_dir.exists() and not run_dir.is_dir():
+        msg = f"run directory {str(run_dir)!r} exists and is not a directory; pass --out NEW_DIR"
+        raise RunDirectoryError(msg)
+    runs = run_dir / RUNS_FILE
+    if fresh or not runs.exists() or runs.stat().st_size == 0:
+        return
+    stored = run_dir / FINGERPRINT_FILE
+    if not stored.exists():
+        msg = (
+            f"run directory {str(run_dir)!r} holds records but no {FINGERPRINT_FILE}, so a "
+            "resume cannot check what they mean; pass --fresh (moves it aside) or --out NEW_DIR"
+        )
+        raise RunDirectoryError(msg)
+    if fingerprint is None:
+        return
+    changes = differences(json.loads(stored.read_text(encoding="utf-8")), fingerprint)
+    if changes:
+        msg = (
+            f"cannot resume {str(run_dir)!r}: this would change what recorded runs mean: "
+            + "; ".join(changes)
+            + ". Undo the change, pass --out NEW_DIR, or --fresh to move the old directory aside"
+        )
+        raise ResumeConflictError(msg)
+
+
 class RunStore:
     """Where one sweep's records go. With no directory, records are kept in memory only."""
 
-    def __init__(self, run_dir: Path | None) -> None:
+    def __init__(self, run_dir: Path | None, *, fresh: bool = False) -> None:
         self.run_dir = run_dir
+        self.fresh = fresh
         self.records: list[RunRecord] = []
+        """Every record of this directory: read back ones first, then this session's."""
+        self.reused = 0
+        self.torn = False
+        self.moved_to: Path | None = None
+        self._keys: dict[Key, RunRecord] = {}
         self._fh: IO[str] | None = None
+        self._synced = time.monotonic()
 
-    def open(self) -> None:
-        """Create the directory and open ``runs.jsonl`` for appending."""
+    def open(self, fingerprint: dict[str, Any] | None = None) -> None:
+        """Check the directory, read back its runs (resume), record the fingerprint, open the log.
+
+        Raises:
+            RunDirectoryError: see :func:`check_run_dir`.
+        """
         if self.run_dir is None:
             return
-        check_run_dir(self.run_dir)
+        check_run_dir(self.run_dir, fingerprint, fresh=self.fresh)
+        if self.fresh and self.run_dir.exists():
+            self.moved_to = move_aside(self.run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        self._fh = (self.run_dir / RUNS_FILE).open("a", encoding="utf-8")
+        runs = self.run_dir / RUNS_FILE
+        existing = read_runs(runs)
+        if existing.torn:
+            with runs.open("r+b") as fh:
+                fh.truncate(existing.good_bytes)
+        self.torn = existing.torn
+        for record in existing.records:
+            self._keys.setdefault((record.scenario, record.arm, record.seed), record)
+        self.records = list(self._keys.values())
+        self.reused = len(self.records)
+        if fingerprint is not None:
+            stored = self.run_dir / FINGERPRINT_FILE
+            old = json.loads(stored.read_text(encoding="utf-8")) if stored.exists() else {}
+            payload = merged(old, fingerprint) | {"schema_version": 1}
+            write_atomic(stored, json.dumps(payload, indent=2, sort_keys=True) + "\n")
+        needs_newline = (
+            runs.exists() and runs.stat().st_size > 0 and not runs.read_bytes().endswith(b"\n")
+        )
+        self._fh = runs.open("a", encoding="utf-8")
+        if needs_newline:
+            self._fh.write("\n")
+
+    def get(self, scenario: str, arm: str, seed: int) -> RunRecord | None:
+        """The record of (scenario, arm, seed) if this directory already holds it."""
+        return self._keys.get((scenario, arm, seed))
 
     def append(self, record: RunRecord) -> None:
-        """Keep the record and, with a directory, append its line and flush it."""
+        """Keep the record; with a directory, append its line, flush, and sync at checkpoints."""
         self.records.append(record)
+        self._keys.setdefault((record.scenario, record.arm, record.seed), record)
         if self._fh is not None:
             self._fh.write(record.model_dump_json() + "\n")
             self._fh.flush()
+            if time.monotonic() - self._synced >= SYNC_EVERY_S:
+                os.fsync(self._fh.fileno())
+                self._synced = time.monotonic()
 
     def close(self) -> None:
         """Sync and close ``runs.jsonl``."""

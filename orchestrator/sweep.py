@@ -1,4 +1,4 @@
-"""The sweep driver: plan -> executor -> run store -> verdicts -> records."""
+"""The sweep driver: plan -> (resume, cache) -> executor -> run store -> verdicts -> records."""
 
 from __future__ import annotations
 
@@ -7,8 +7,11 @@ from pathlib import Path
 
 import structlog
 
-from counterfact.exceptions import DegenerateBandWarning
+from counterfact.exceptions import DegenerateBandWarning, SweepInterrupted
+from counterfact.orchestrator.cache import RunCache
 from counterfact.orchestrator.executors import Executor, make_executor
+from counterfact.orchestrator.identity import fingerprint, runner_identity
+from counterfact.orchestrator.interrupt import graceful_stop
 from counterfact.orchestrator.plan import build_plan
 from counterfact.orchestrator.progress import NoProgress, Progress
 from counterfact.orchestrator.resolve import ResolvedSweep
@@ -16,8 +19,9 @@ from counterfact.orchestrator.store import RunStore
 from counterfact.orchestrator.version import package_version
 from counterfact.orchestrator.worker import now_iso
 from counterfact.probes.records import RunRecord
+from counterfact.probes.runner import RunContext
 from counterfact.verdicts.assess import assess_scenario
-from counterfact.verdicts.records import SweepSummary, VerdictRecord
+from counterfact.verdicts.records import ScenarioSummary, SweepSummary, VerdictRecord
 from counterfact.verdicts.report import render_table
 
 
@@ -28,7 +32,7 @@ class SweepResult:
     rows: tuple[VerdictRecord, ...]
     summary: SweepSummary
     runs: tuple[RunRecord, ...] = field(repr=False)
-    """Every run record, in completion order."""
+    """Every run record of the run directory (read back ones included)."""
     run_dir: Path | None = None
 
     def table(self) -> str:
@@ -48,54 +52,153 @@ class SweepResult:
         return found[0]
 
 
+@dataclass
+class _Session:
+    executed: int = 0
+    from_cache: int = 0
+
+
 def run_sweep(
     sweep: ResolvedSweep,
     *,
     run_dir: Path | None,
     executor: Executor | None = None,
     progress: Progress | None = None,
+    fresh: bool = False,
+    cache_dir: Path | None = None,
 ) -> SweepResult:
-    """Run every (scenario, arm, seed) of ``sweep`` and judge the arms.
+    """Run every (scenario, arm, seed) of ``sweep`` not yet recorded, and judge the arms.
 
     Args:
         sweep: a resolved sweep (every refusal already passed).
-        run_dir: where records go; None keeps them in memory only.
+        run_dir: where records go; None keeps them in memory only. A directory that already
+            holds records is resumed: finished runs are read back, not re-executed.
         executor: overrides the executor the config names (the caller then owns closing it).
         progress: told about each finished run.
+        fresh: move an existing run directory aside and start anew.
+        cache_dir: the run cache (default the config's ``cache_dir``; None: no cache).
+
+    Raises:
+        ResumeConflictError: resuming would change what recorded runs mean.
+        SweepInterrupted: Ctrl-C stopped the sweep; what finished is recorded.
     """
     log = structlog.get_logger().bind(sweep=sweep.config.name)
     progress = progress or NoProgress()
-    store = RunStore(run_dir)
-    store.open()
+    store = RunStore(run_dir, fresh=fresh)
+    store.open(fingerprint(sweep))
+    if store.moved_to is not None:
+        log.warning("run_dir.moved_aside", to=str(store.moved_to))
+    if store.torn:
+        log.warning("runs.torn_line_dropped", note="a crash had cut the last line; dropped")
     started = now_iso()
     plan = build_plan(sweep.scenarios, sweep.arms, sweep.config.samples)
-    log.info("sweep.start", runs=len(plan), run_dir=str(run_dir) if run_dir else None)
+    todo = [c for c in plan if store.get(c.scenario.id, c.arm.id, c.seed) is None]
+    if store.reused:
+        log.info("sweep.resume", read_back=store.reused, to_run=len(todo))
+    session = _Session()
+    folder = cache_dir or (Path(sweep.config.cache_dir) if sweep.config.cache_dir else None)
+    cache = RunCache(folder, runner_identity(sweep)) if folder is not None else None
+    if cache is not None:
+        todo = _from_cache(sweep, cache, todo, store, session)
+    log.info(
+        "sweep.start", runs=len(todo), planned=len(plan), run_dir=str(run_dir) if run_dir else None
+    )
     owned = executor is None
     ex = executor or make_executor(sweep.config.executor)
+    arms = {a.id: a for a in sweep.arms}
+    by_key = {(c.scenario.id, c.arm.id, c.seed): c for c in todo}
     try:
         ex.start()
-        progress.start(len(plan))
-        for record in ex.run(sweep.runner, plan):
-            store.append(record)
-            progress.advance(record.ok)
-            if record.error is not None:
-                log.warning(
-                    "run.failed",
-                    scenario=record.scenario,
-                    arm=record.arm,
-                    seed=record.seed,
-                    error=f"{record.error.type}: {record.error.message}"[:300],
-                )
+        progress.start(len(todo))
+        with graceful_stop(ex):
+            for record in ex.run(sweep.runner, todo):
+                store.append(record)
+                session.executed += 1
+                progress.advance(record.ok)
+                if cache is not None:
+                    ctx = by_key[(record.scenario, record.arm, record.seed)]
+                    cache.put(ctx, arms[record.arm], record)
+                if record.error is not None:
+                    log.warning(
+                        "run.failed",
+                        scenario=record.scenario,
+                        arm=record.arm,
+                        seed=record.seed,
+                        error=f"{record.error.type}: {record.error.message}"[:300],
+                    )
     finally:
         progress.finish()
         store.close()
         if owned:
             ex.close()
-    return _judge(sweep, store, started, log)
+    if ex.stop_requested:
+        missing = sum(store.get(c.scenario.id, c.arm.id, c.seed) is None for c in plan)
+        summary = _summary(sweep, store, session, started, [], status="interrupted")
+        store.write_summary(summary)
+        msg = (
+            f"interrupted: {len(plan) - missing} of {len(plan)} runs recorded"
+            + (f" in {run_dir}" if run_dir else "")
+            + "; run the same command again to resume"
+        )
+        raise SweepInterrupted(msg, recorded=len(plan) - missing, planned=len(plan))
+    return _judge(sweep, store, session, started, log)
+
+
+def _from_cache(
+    sweep: ResolvedSweep,
+    cache: RunCache,
+    todo: list[RunContext],
+    store: RunStore,
+    session: _Session,
+) -> list[RunContext]:
+    arms = {a.id: a for a in sweep.arms}
+    remaining: list[RunContext] = []
+    for ctx in todo:
+        hit = cache.get(ctx, arms[ctx.arm.id])
+        if hit is None:
+            remaining.append(ctx)
+        else:
+            store.append(hit)
+            session.from_cache += 1
+    return remaining
+
+
+def _summary(
+    sweep: ResolvedSweep,
+    store: RunStore,
+    session: _Session,
+    started: str,
+    scenarios: list[ScenarioSummary],
+    *,
+    status: str = "complete",
+) -> SweepSummary:
+    runs = store.records
+    return SweepSummary.model_validate(
+        {
+            "name": sweep.config.name,
+            "config": sweep.resolved_config(),
+            "config_source": str(sweep.source) if sweep.source else None,
+            "overrides": list(sweep.overrides),
+            "counterfact_version": package_version(),
+            "started_at": started,
+            "finished_at": now_iso(),
+            "status": status,
+            "runs_used": session.executed,
+            "runs_reused": store.reused,
+            "runs_from_cache": session.from_cache,
+            "torn_line_dropped": store.torn,
+            "runs_failed": sum(not r.ok for r in runs),
+            "scenarios": scenarios,
+        }
+    )
 
 
 def _judge(
-    sweep: ResolvedSweep, store: RunStore, started: str, log: structlog.typing.FilteringBoundLogger
+    sweep: ResolvedSweep,
+    store: RunStore,
+    session: _Session,
+    started: str,
+    log: structlog.typing.FilteringBoundLogger,
 ) -> SweepResult:
     runs = store.records
     rows: list[VerdictRecord] = []
@@ -123,19 +226,8 @@ def _judge(
             )
         rows.extend(assessed.verdicts)
         scenarios.append(assessed.summary)
-    summary = SweepSummary(
-        name=sweep.config.name,
-        config=sweep.resolved_config(),
-        config_source=str(sweep.source) if sweep.source else None,
-        overrides=list(sweep.overrides),
-        counterfact_version=package_version(),
-        started_at=started,
-        finished_at=now_iso(),
-        runs_used=len(runs),
-        runs_failed=sum(not r.ok for r in runs),
-        scenarios=scenarios,
-    )
+    summary = _summary(sweep, store, session, started, scenarios)
     store.write_verdicts(rows)
     store.write_summary(summary)
-    log.info("sweep.done", runs=len(runs), failed=summary.runs_failed)
+    log.info("sweep.done", runs=session.executed, failed=summary.runs_failed)
     return SweepResult(rows=tuple(rows), summary=summary, runs=tuple(runs), run_dir=store.run_dir)

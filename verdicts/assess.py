@@ -250,6 +250,8 @@ def _record(
         outside_null_band=j.outside,
         application=_app_record(j.application),
         cost=cost,
+        runs_retried=sum(r.attempts > 1 for r in j.runs),
+        runs_from_cache=sum(r.from_cache for r in j.runs),
         cost_reading=_reading_record(readings.get(j.arm.id)),
         cost_class=cost_class(confirmed, readings.get(j.arm.id)) if is_ablation else None,
         flip_rate_ci=None

@@ -110,6 +110,11 @@ class VerdictRecord(_Record):
     """Mean similarity strictly below the baseline's floor; null for the baseline / no band."""
     application: ApplicationRecord
     cost: dict[str, CostRecord] | None
+    runs_retried: int = 0
+    """Samples that needed more than one attempt. A retried run is a re-draw conditioned on
+    the first attempt failing, which can bias a probe; see the README."""
+    runs_from_cache: int = 0
+    """Samples read from the run cache rather than run by this sweep."""
     cost_reading: CostReadingRecord | None
     """Ablation arms that reported cost only; null otherwise."""
     cost_class: CostClass | None
@@ -163,8 +168,16 @@ class SweepSummary(_Record):
     counterfact_version: str
     started_at: str
     finished_at: str
+    status: Literal["complete", "interrupted"] = "complete"
+    """``interrupted`` when Ctrl-C stopped the sweep; then there are no verdicts yet."""
     runs_used: int
-    """Runner calls made by this sweep."""
+    """Runner calls made by this invocation (runs read back or taken from the cache excluded)."""
+    runs_reused: int = 0
+    """Runs read back from this directory's ``runs.jsonl`` (a resume)."""
+    runs_from_cache: int = 0
+    """Runs taken from the run cache."""
+    torn_line_dropped: bool = False
+    """A crash had cut the last line of ``runs.jsonl``; it was dropped on resume."""
     runs_failed: int
     scenarios: list[ScenarioSummary]
 
@@ -205,7 +218,10 @@ class BisectRecord(_Record):
     probes: list[BisectProbeRecord]
     """Probe uses in execution order, baseline first."""
     runs_used: int
-    """Runner calls actually made."""
+    """Runner calls actually made by this invocation."""
+    runs_reused: int = 0
+    """Runs read back from the run directory (a resumed search) or taken from the run cache
+    are not in ``runs_used``; this counts the ones read back."""
     probes_executed: int
     """Probes that ran (cached uses excluded); counts against max_probes."""
     speculative: bool

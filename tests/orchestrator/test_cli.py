@@ -81,15 +81,56 @@ def test_default_run_dir_is_output_dir_slash_name(tmp_path: Path, monkeypatch: o
     assert (tmp_path / "out" / "mine" / "verdicts.jsonl").is_file()
 
 
-def test_existing_records_are_refused_and_kept(tmp_path: Path) -> None:
+def test_rerun_resumes_and_executes_nothing(tmp_path: Path) -> None:
     out_dir = tmp_path / "qs"
     assert invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(out_dir))[0] == 0
     before = (out_dir / "runs.jsonl").read_bytes()
-    code, out, err = invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(out_dir))
-    assert code == 2
-    assert err.startswith("error: run directory") and "already holds records" in err
-    assert "Traceback" not in err and out == ""
+    verdicts = (out_dir / "verdicts.jsonl").read_text()
+    code, _out, err = invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(out_dir))
+    assert code == 0, err
+    assert "resumed: 20 runs read back, 0 from the cache, 0 run now" in err
     assert (out_dir / "runs.jsonl").read_bytes() == before
+    assert (out_dir / "verdicts.jsonl").read_text() == verdicts
+
+
+def test_changed_arm_refuses_resume_and_keeps_records(tmp_path: Path) -> None:
+    out_dir = tmp_path / "qs"
+    assert invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(out_dir))[0] == 0
+    before = (out_dir / "runs.jsonl").read_bytes()
+    code, out, err = invoke(
+        "run",
+        str(QUICKSTART),
+        "--executor",
+        "local",
+        "--out",
+        str(out_dir),
+        "--set",
+        "arms.2.facets.model=huge",
+    )
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err.startswith("error: cannot resume")
+    assert "arm 'large-model': was " in err and '"model":"huge"' in err
+    assert (out_dir / "runs.jsonl").read_bytes() == before
+
+
+def test_fresh_moves_the_old_directory_aside(tmp_path: Path) -> None:
+    out_dir = tmp_path / "qs"
+    assert invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(out_dir))[0] == 0
+    code, _, err = invoke(
+        "run",
+        str(QUICKSTART),
+        "--executor",
+        "local",
+        "--out",
+        str(out_dir),
+        "--fresh",
+        "--set",
+        "arms.2.facets.model=huge",
+    )
+    assert code == 0, err
+    moved = [p for p in tmp_path.iterdir() if p.name.startswith("qs.moved-")]
+    assert len(moved) == 1 and (moved[0] / "runs.jsonl").is_file()
+    assert len((out_dir / "runs.jsonl").read_text().splitlines()) == 20
 
 
 def test_bad_config_exits_2_and_creates_no_run_dir(tmp_path: Path) -> None:

@@ -14,10 +14,12 @@ from counterfact.exceptions import (
     DegenerateBandWarning,
     ExecutorError,
     RefusalError,
+    ResumeConflictError,
     RunDirectoryError,
     RunnerImportError,
     RunnerReturnError,
     ScoringError,
+    SweepInterrupted,
 )
 from counterfact.orchestrator.api import compare_arms, find_culprits
 from counterfact.orchestrator.bisect import BisectResult, run_bisect
@@ -42,6 +44,7 @@ __all__ = [
     "DegenerateBandWarning",
     "ExecutorError",
     "RefusalError",
+    "ResumeConflictError",
     "RunContext",
     "RunDirectoryError",
     "RunRecord",
@@ -51,6 +54,7 @@ __all__ = [
     "ScenarioView",
     "ScoringError",
     "SweepConfig",
+    "SweepInterrupted",
     "SweepResult",
     "SweepSummary",
     "VerdictRecord",

@@ -1,0 +1,224 @@
+"""Resume, the run cache and retries, on the in-process executor."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from counterfact import ResumeConflictError, RunContext, RunDirectoryError, compare_arms
+from counterfact.orchestrator.store import read_runs
+
+ARMS = [{"id": "base"}, {"id": "alt", "facets": {"answer": "nope"}}]
+
+
+class Counting:
+    """echo_arm that logs every call as (scenario, arm, seed)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, int]] = []
+
+    def __call__(self, ctx: RunContext) -> dict[str, object]:
+        self.calls.append((ctx.scenario.id, ctx.arm.id, ctx.seed))
+        return {"output": str(ctx.arm.facets.get("answer", "yes"))}
+
+
+def sweep(runner: Counting, out: Path, **kw: object) -> object:
+    arms = kw.pop("arms", ARMS)
+    args: dict[str, object] = {"reference": "yes", "comparator": "exact", "executor": "local"}
+    args.update(kw)
+    return compare_arms(arms, runner, out=out, **args)  # type: ignore[arg-type]
+
+
+def lines(out: Path) -> list[dict[str, object]]:
+    return [json.loads(x) for x in (out / "runs.jsonl").read_text().splitlines()]
+
+
+def test_raising_samples_runs_only_the_new_seeds(tmp_path: Path) -> None:
+    first, second = Counting(), Counting()
+    sweep(first, tmp_path / "o", samples=3)
+    result = sweep(second, tmp_path / "o", samples=5)
+    assert sorted(second.calls) == sorted(
+        ("default", a, s) for a in ("base", "alt") for s in (3, 4)
+    )
+    assert result.summary.runs_reused == 6 and result.summary.runs_used == 4  # type: ignore[attr-defined]
+    assert result.row("alt").samples == 5  # type: ignore[attr-defined]
+    assert len(lines(tmp_path / "o")) == 10
+
+
+def test_adding_an_arm_reuses_every_finished_run(tmp_path: Path) -> None:
+    first, second = Counting(), Counting()
+    sweep(first, tmp_path / "o")
+    extra = [*ARMS, {"id": "third", "facets": {"answer": "maybe"}}]
+    sweep(second, tmp_path / "o", arms=extra)
+    assert {c[1] for c in second.calls} == {"third"}
+
+
+def test_changed_facets_are_refused_with_the_difference(tmp_path: Path) -> None:
+    sweep(Counting(), tmp_path / "o")
+    changed = [{"id": "base"}, {"id": "alt", "facets": {"answer": "other"}}]
+    with pytest.raises(ResumeConflictError, match=r"""arm 'alt': was .*"nope".*now .*"other\""""):
+        sweep(Counting(), tmp_path / "o", arms=changed)
+
+
+def test_changed_inputs_are_refused(tmp_path: Path) -> None:
+    sweep(Counting(), tmp_path / "o", scenarios=[{"id": "s", "inputs": {"q": 1}}], reference=None)
+    with pytest.raises(
+        ResumeConflictError, match=r"scenario inputs of 's': was \{\"q\":1\}, now \{\"q\":2\}"
+    ):
+        sweep(
+            Counting(), tmp_path / "o", scenarios=[{"id": "s", "inputs": {"q": 2}}], reference=None
+        )
+
+
+def test_changed_runner_is_refused_and_fresh_moves_aside(tmp_path: Path) -> None:
+    runner_file = tmp_path / "agent.py"
+    runner_file.write_text("def run(ctx):\n    return 'yes'\n")
+    out = tmp_path / "o"
+    kw = {"base_dir": tmp_path, "executor": "local", "reference": "yes", "comparator": "exact"}
+    compare_arms(ARMS, "agent.py:run", out=out, **kw)  # type: ignore[arg-type]
+    runner_file.write_text("def run(ctx):\n    return 'no'\n")
+    with pytest.raises(ResumeConflictError, match=r"runner: was 'agent.py:run@sha256:"):
+        compare_arms(ARMS, "agent.py:run", out=out, **kw)  # type: ignore[arg-type]
+    from counterfact.orchestrator.loading import validate_config
+    from counterfact.orchestrator.resolve import resolve_sweep
+    from counterfact.orchestrator.sweep import run_sweep
+
+    config = validate_config(
+        {"name": "x", "runner": "agent.py:run", "arms": ARMS, "executor": {"kind": "local"}}
+    )
+    result = run_sweep(resolve_sweep(config, base_dir=tmp_path), run_dir=out, fresh=True)
+    assert result.summary.runs_used == 6
+    assert any(p.name.startswith("o.moved-") for p in tmp_path.iterdir())
+
+
+def test_runner_version_pins_identity(tmp_path: Path) -> None:
+    runner_file = tmp_path / "agent.py"
+    runner_file.write_text("def run(ctx):\n    return 'yes'\n")
+    from counterfact.orchestrator.loading import validate_config
+    from counterfact.orchestrator.resolve import resolve_sweep
+    from counterfact.orchestrator.sweep import run_sweep
+
+    raw = {
+        "name": "x",
+        "runner": "agent.py:run",
+        "runner_version": "1",
+        "arms": ARMS,
+        "executor": {"kind": "local"},
+    }
+    run_sweep(resolve_sweep(validate_config(raw), base_dir=tmp_path), run_dir=tmp_path / "o")
+    runner_file.write_text("def run(ctx):\n    return 'yes'  # comment only\n")
+    again = run_sweep(
+        resolve_sweep(validate_config(raw), base_dir=tmp_path), run_dir=tmp_path / "o"
+    )
+    assert again.summary.runs_used == 0
+
+
+def test_torn_last_line_is_dropped_and_reported(tmp_path: Path) -> None:
+    first = Counting()
+    sweep(first, tmp_path / "o")
+    runs = tmp_path / "o" / "runs.jsonl"
+    text = runs.read_text().splitlines()
+    runs.write_text("\n".join(text[:-1]) + "\n" + text[-1][: len(text[-1]) // 2])
+    second = Counting()
+    result = sweep(second, tmp_path / "o")
+    assert result.summary.torn_line_dropped  # type: ignore[attr-defined]
+    assert len(second.calls) == 1  # only the torn run is run again
+    keys = [(r["scenario"], r["arm"], r["seed"]) for r in lines(tmp_path / "o")]
+    assert len(keys) == len(set(keys)) == 6
+
+
+def test_complete_last_line_without_newline_is_kept(tmp_path: Path) -> None:
+    sweep(Counting(), tmp_path / "o")
+    runs = tmp_path / "o" / "runs.jsonl"
+    runs.write_text(runs.read_text().rstrip("\n"))
+    assert read_runs(runs).torn is False and len(read_runs(runs).records) == 6
+    second = Counting()
+    sweep(second, tmp_path / "o", samples=4)
+    assert len(lines(tmp_path / "o")) == 8
+
+
+def test_corruption_before_the_last_line_is_refused(tmp_path: Path) -> None:
+    sweep(Counting(), tmp_path / "o")
+    runs = tmp_path / "o" / "runs.jsonl"
+    text = runs.read_text().splitlines()
+    text[1] = "{not json"
+    runs.write_text("\n".join(text) + "\n")
+    with pytest.raises(RunDirectoryError, match=r"line 2 is not a run record"):
+        sweep(Counting(), tmp_path / "o")
+
+
+def test_cache_shares_runs_across_sweeps(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = Counting()
+    from counterfact.orchestrator.loading import validate_config
+    from counterfact.orchestrator.resolve import resolve_sweep
+    from counterfact.orchestrator.sweep import run_sweep
+
+    def go(runner: Counting, arms: list[dict[str, object]], out: Path) -> object:
+        raw = {
+            "name": "c",
+            "runner": runner,
+            "arms": arms,
+            "reference": "yes",
+            "comparator": {"kind": "exact"},
+            "executor": {"kind": "local"},
+            "cache_dir": str(cache),
+        }
+        return run_sweep(resolve_sweep(validate_config(raw), base_dir=tmp_path), run_dir=out)
+
+    go(first, ARMS, tmp_path / "a")
+    assert len(first.calls) == 6
+    second = Counting()
+    # Same configurations under new ids, plus one new arm: only the new arm runs.
+    renamed = [
+        {"id": "b0"},
+        {"id": "b1", "facets": {"answer": "nope"}},
+        {"id": "b2", "facets": {"answer": "x"}},
+    ]
+    result = go(second, renamed, tmp_path / "b")
+    assert {c[1] for c in second.calls} == {"b2"}
+    assert result.summary.runs_from_cache == 6  # type: ignore[attr-defined]
+    assert result.row("b1").runs_from_cache == 3  # type: ignore[attr-defined]
+    cached = [r for r in lines(tmp_path / "b") if r["from_cache"]]
+    assert {r["arm"] for r in cached} == {"b0", "b1"}
+
+
+def test_retries_are_counted_and_reported(tmp_path: Path) -> None:
+    flaky: dict[tuple[str, int], int] = {}
+
+    def runner(ctx: RunContext) -> str:
+        key = (ctx.arm.id, ctx.seed)
+        flaky[key] = flaky.get(key, 0) + 1
+        if key == ("alt", 1) and flaky[key] < 3:
+            raise ConnectionError("transient")
+        return "yes"
+
+    result = compare_arms(
+        ARMS,
+        runner,
+        reference="yes",
+        comparator="exact",
+        out=tmp_path / "o",
+        executor={"kind": "local", "retries": 2, "retry_on": ["OSError"]},
+    )
+    assert result.row("alt").runs_retried == 1 and result.row("alt").samples == 3
+    attempts = {(r["arm"], r["seed"]): r["attempts"] for r in lines(tmp_path / "o")}
+    assert attempts[("alt", 1)] == 3 and attempts[("alt", 0)] == 1
+
+
+def test_unlisted_exceptions_are_not_retried() -> None:
+    calls = []
+
+    def runner(ctx: RunContext) -> str:
+        calls.append(ctx.seed)
+        raise ValueError("deterministic")
+
+    result = compare_arms(
+        ARMS,
+        runner,
+        reference="yes",
+        executor={"kind": "local", "retries": 3, "retry_on": ["ConnectionError"]},
+    )
+    assert len(calls) == 6 and all(r.attempts == 1 for r in result.runs)

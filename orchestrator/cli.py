@@ -232,3 +232,7 @@ def bisect_command(
         return
     click.echo(result.report())
     click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, bisect.json)")
+
+
+if __name__ == "__main__":
+    main()

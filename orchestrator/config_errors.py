@@ -21,7 +21,7 @@ def field_path(loc: tuple[int | str, ...]) -> str:
             out += f"[{part}]"
         else:
             out += f".{part}" if out else str(part)
-    return out or "<top level>"
+    return out or "config"
 
 
 def _models_in(annotation: Any) -> list[type[BaseModel]]:
@@ -67,6 +67,8 @@ def _describe(error: ErrorDetails, root: type[BaseModel]) -> str:
         return f"{field_path(loc)}: required key is missing; add it"
     received = error.get("input")
     msg = error["msg"].removeprefix("Value error, ")
+    if kind == "value_error" and isinstance(received, dict):
+        return f"{field_path(loc)}: {msg}"
     shown = repr(received)
     if len(shown) > 60:
         shown = shown[:57] + "..."

@@ -1,0 +1,189 @@
+"""Fault tests with real processes and a real Ray instance; no mocks of Ray."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from counterfact import compare_arms
+
+from ..conftest import TESTS, write_config
+
+pytestmark = pytest.mark.ray
+RUNNERS = TESTS / "fault_runners.py"
+ARMS = [{"id": "base"}, {"id": "alt", "facets": {"answer": "no"}}]
+
+
+def records(out: Path) -> list[dict[str, object]]:
+    return [json.loads(x) for x in (out / "runs.jsonl").read_text().splitlines() if x.strip()]
+
+
+def keys(rows: list[dict[str, object]]) -> list[tuple[object, object, object]]:
+    return [(r["scenario"], r["arm"], r["seed"]) for r in rows]
+
+
+def calls(log: Path, session: str) -> set[tuple[str, int]]:
+    out = set()
+    for line in log.read_text().splitlines():
+        s, arm, seed, _ = line.split()
+        if s == session:
+            out.add((arm, int(seed)))
+    return out
+
+
+def verdicts(out: Path) -> list[dict[str, object]]:
+    return [json.loads(x) for x in (out / "verdicts.jsonl").read_text().splitlines()]
+
+
+def cli(*args: str, session: str, **popen: object) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "CF_SESSION": session}
+    cmd = [sys.executable, "-m", "counterfact.orchestrator.cli", *args]
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **popen)  # type: ignore[call-overload]
+
+
+def test_sigkill_driver_then_resume(tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    cfg = write_config(
+        tmp_path,
+        f"name: k\nrunner: {RUNNERS}:steady\nsamples: 30\n"
+        f"scenarios: [{{id: s, inputs: {{log: '{log}', sleep_s: 0.05}}}}]\n"
+        "comparator: {kind: exact}\nexecutor: {kind: ray, num_cpus: 2}\n"
+        "arms: [{id: base}, {id: alt, facets: {answer: 'no'}}]\n",
+    )
+    out = tmp_path / "o"
+    driver = cli("run", str(cfg), "--out", str(out), session="1", start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if (out / "runs.jsonl").exists() and len(records(out)) >= 15:
+            break
+        time.sleep(0.05)
+    os.kill(driver.pid, signal.SIGKILL)
+    driver.wait()
+    time.sleep(1.0)
+    os.killpg(driver.pid, signal.SIGKILL)  # the orphaned Ray processes of the dead driver
+    before = keys(records(out))
+    assert 15 <= len(before) < 60, "the kill must land mid-sweep"
+    resumed = cli("run", str(cfg), "--out", str(out), session="2")
+    _, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, err.decode()
+    after = keys(records(out))
+    assert len(after) == len(set(after)) == 60  # every (scenario, arm, seed) exactly once
+    assert not calls(log, "2") & {(a, s) for _, a, s in before}  # nothing finished re-ran
+    whole = tmp_path / "whole"
+    fresh = cli("run", str(cfg), "--out", str(whole), session="3")
+    assert fresh.wait(timeout=300) == 0
+    assert verdicts(out) == verdicts(whole)
+
+
+@pytest.mark.usefixtures("ray_instance")
+def test_killed_worker_run_is_recorded_once(tmp_path: Path) -> None:
+    log, pid_file = tmp_path / "calls.log", tmp_path / "pid"
+    killed: list[int] = []
+
+    def killer() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not killed:
+            if pid_file.exists() and pid_file.read_text():
+                pid = int(pid_file.read_text())
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+            time.sleep(0.02)
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    inputs = {"log": str(log), "pid_file": str(pid_file), "slow_seed": 2, "slow_s": 3.0}
+    result = compare_arms(
+        ARMS,
+        f"{RUNNERS}:slow_on_seed",
+        samples=4,
+        comparator="exact",
+        scenarios=[{"id": "s", "inputs": inputs, "reference": "yes"}],
+        executor="ray",
+        out=tmp_path / "o",
+    )
+    thread.join()
+    assert killed, "the worker running alt/2 was killed"
+    rows = records(tmp_path / "o")
+    assert len(keys(rows)) == len(set(keys(rows))) == 8
+    (victim,) = [r for r in rows if r["arm"] == "alt" and r["seed"] == 2]
+    assert victim["error"] is None and victim["output"] == "no"
+    assert len([c for c in log.read_text().splitlines() if " alt 2 " in c]) == 2  # ran again
+    assert result.row("alt").verdict == "confirmed"
+
+
+@pytest.mark.usefixtures("ray_instance")
+def test_hanging_run_is_cancelled_at_timeout(tmp_path: Path) -> None:
+    inputs = {
+        "log": str(tmp_path / "calls.log"),
+        "pid_file": str(tmp_path / "pid"),
+        "slow_seed": 1,
+        "slow_s": 600.0,
+    }
+    start = time.monotonic()
+    result = compare_arms(
+        ARMS,
+        f"{RUNNERS}:slow_on_seed",
+        samples=3,
+        comparator="exact",
+        scenarios=[{"id": "s", "inputs": inputs, "reference": "yes"}],
+        out=tmp_path / "o",
+        executor={"kind": "ray", "timeout_s": 5},
+    )
+    assert time.monotonic() - start < 60
+    rows = records(tmp_path / "o")
+    (hung,) = [r for r in rows if r["arm"] == "alt" and r["seed"] == 1]
+    assert hung["error"]["type"] == "RunTimeout"  # type: ignore[index]
+    assert "timeout_s=5" in hung["error"]["message"]  # type: ignore[index]
+    assert len(rows) == 6 and sum(r["error"] is None for r in rows) == 5
+    assert (result.row("alt").verdict, result.row("alt").reason) == ("inconclusive", "runs-failed")
+
+
+@pytest.mark.usefixtures("ray_instance")
+def test_exiting_and_raising_runners(tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    result = compare_arms(
+        ARMS,
+        f"{RUNNERS}:misbehaves",
+        samples=4,
+        comparator="exact",
+        scenarios=[{"id": "s", "inputs": {"log": str(log)}, "reference": "yes"}],
+        out=tmp_path / "o",
+        executor={"kind": "ray", "retries": 2, "retry_on": ["ConnectionError"], "infra_retries": 1},
+    )
+    rows = {(r["arm"], r["seed"]): r for r in records(tmp_path / "o")}
+    assert len(rows) == 8
+    exited = rows[("alt", 1)]
+    assert exited["output"] is None and "Worker" in str(exited["error"]["type"])  # type: ignore[index]
+    retried = rows[("alt", 2)]
+    assert retried["error"] is None and retried["attempts"] == 3
+    assert all(rows[("base", s)]["error"] is None for s in range(4))
+    alt = result.row("alt")
+    assert (alt.verdict, alt.reason, alt.failed_seeds) == ("inconclusive", "runs-failed", [1])
+    assert alt.runs_retried == 1
+
+
+@pytest.mark.usefixtures("ray_instance")
+def test_resume_after_adding_samples_runs_only_new_seeds(tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    kw = {
+        "comparator": "exact",
+        "executor": "ray",
+        "out": tmp_path / "o",
+        "scenarios": [{"id": "s", "inputs": {"log": str(log)}, "reference": "yes"}],
+    }
+    compare_arms(ARMS, f"{RUNNERS}:steady", samples=3, **kw)  # type: ignore[arg-type]
+    first = len(log.read_text().splitlines())
+    result = compare_arms(ARMS, f"{RUNNERS}:steady", samples=5, **kw)  # type: ignore[arg-type]
+    new = log.read_text().splitlines()[first:]
+    assert sorted((x.split()[1], int(x.split()[2])) for x in new) == sorted(
+        (a, s) for a in ("base", "alt") for s in (3, 4)
+    )
+    assert result.summary.runs_reused == 6 and result.summary.runs_used == 4

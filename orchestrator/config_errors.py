@@ -67,7 +67,7 @@ def _describe(error: ErrorDetails, root: type[BaseModel]) -> str:
         return f"{field_path(loc)}: required key is missing; add it"
     received = error.get("input")
     msg = error["msg"].removeprefix("Value error, ")
-    if kind == "value_error" and isinstance(received, dict):
+    if kind == "value_error":  # our own validators already say what was received
         return f"{field_path(loc)}: {msg}"
     shown = repr(received)
     if len(shown) > 60:

@@ -1,0 +1,89 @@
+"""Regenerate docs/errors.md by running every case in tests/error_cases.py.
+
+python scripts/gen_errors_doc.py
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.error_cases import BASE, CASES, Case, run_case  # noqa: E402
+
+HEADER = """\
+# Bad input and the errors it gets
+
+Every row was produced by running the input for real (`python scripts/gen_errors_doc.py`);
+`tests/test_errors_doc.py` reruns each one and fails if this file is out of date. Config and CLI
+errors print one line on stderr and exit with code 2 before any run is spent, creating no run
+directory. A bad runner *return* does not stop a sweep: the run is recorded as failed, with the
+error, in `runs.jsonl` (failed runs are not samples).
+
+`runner:` names code that counterfact imports and executes, exactly as `import` would: only point
+it at code you trust. YAML is read with `yaml.safe_load` (no object construction).
+
+The base config the config rows change:
+
+```yaml
+{base}```
+
+"""
+
+
+def _input(case: Case) -> str:
+    if case.returns is not None:
+        return f"runner returns `{case.returns}`"
+    if case.group == "cli":
+        return (
+            "`counterfact "
+            + " ".join(case.args).replace("{cfg}", "sweep.yaml").replace("{dir}/", "")
+            + "`"
+        )
+    if case.suffix != ".yaml":
+        return f"the base config saved as `sweep{case.suffix}`"
+    if case.config == BASE:
+        return "the base config"
+    shared = set(BASE.splitlines()) & set(case.config.splitlines())
+    if len(shared) < len(BASE.splitlines()) - 2:
+        return "the file `" + case.config.strip().replace("\n", "⏎") + "`"
+    added = [
+        line[1:].strip()
+        for line in difflib.ndiff(BASE.splitlines(), case.config.splitlines())
+        if line.startswith("+ ")
+    ]
+    removed = [
+        line[1:].strip()
+        for line in difflib.ndiff(BASE.splitlines(), case.config.splitlines())
+        if line.startswith("- ")
+    ]
+    if not added and removed:
+        return "without `" + "`, `".join(removed) + "`"
+    if removed:
+        return "`" + "`⏎`".join(removed) + "` → `" + "`⏎`".join(added) + "`"
+    return "`" + "`⏎`".join(added) + "`"
+
+
+def render() -> str:
+    rows = ["| # | what is wrong | input | exit | exact error |", "|---|---|---|---|---|"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, case in enumerate(CASES, 1):
+            code, error = run_case(case, Path(tmp) / f"case{i}")
+            cell = error.replace("|", "\\|")
+            shown = _input(case).replace("|", "\\|")
+            rows.append(f"| {i} | {case.what} | {shown} | {code} | `{cell}` |")
+    return HEADER.format(base=BASE) + "\n".join(rows) + "\n"
+
+
+def main() -> int:
+    (ROOT / "docs" / "errors.md").write_text(render(), encoding="utf-8")
+    print(f"wrote docs/errors.md ({len(CASES)} cases)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

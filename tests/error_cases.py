@@ -1,0 +1,165 @@
+"""Bad inputs and the exact errors they get: the source of docs/errors.md and its test.
+
+Each case is run for real (``run_case``); ``docs/errors.md`` is generated from the outputs by
+``scripts/gen_errors_doc.py`` and ``tests/test_errors_doc.py`` checks the file is current, so the
+table can never drift from what users see.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from counterfact.orchestrator.cli import main
+
+AGENT = """\
+def run(ctx):
+    return "yes"
+
+RUNNER = 3
+
+def returns(ctx):
+    return RETURN
+"""
+
+BASE = """\
+name: demo
+runner: agent.py:run
+executor: {kind: local}
+arms:
+  - id: base
+  - id: alt
+    facets: {model: large}
+"""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bad input."""
+
+    what: str
+    """What is wrong, in words (the table's first column)."""
+    config: str = BASE
+    """The sweep file's text (``.yaml`` unless ``suffix`` says otherwise)."""
+    args: tuple[str, ...] = ("validate", "{cfg}")
+    """CLI arguments; ``{cfg}`` is the config path."""
+    suffix: str = ".yaml"
+    returns: str | None = None
+    """For runner-return cases: the Python expression the runner returns."""
+    expect_code: int = 2
+    group: str = "config"
+    shows: tuple[str, ...] = field(default=())
+    """The config lines to show in the table (default: the lines that differ from BASE)."""
+
+
+def _replace(old: str, new: str) -> str:
+    assert old in BASE, old
+    return BASE.replace(old, new)
+
+
+CASES: list[Case] = [
+    Case("YAML syntax error", "name: demo\narms: [base\n"),
+    Case("top level is not a mapping", "- name: demo\n"),
+    Case("file has another extension", BASE, suffix=".json"),
+    Case("unknown top-level key (typo)", BASE + "sample: 5\n"),
+    Case("samples below 2 (DESIGN rule 1)", BASE + "samples: 1\n"),
+    Case("samples of the wrong type", BASE + "samples: '5'\n"),
+    Case("required keys missing", "arms: []\n"),
+    Case("name with a space", _replace("name: demo", "name: my demo")),
+    Case("unknown key inside an arm", _replace("facets: {model: large}", "facet: {model: large}")),
+    Case("facets not a mapping", _replace("facets: {model: large}", "facets: [model]")),
+    Case(
+        "one facet leaf declared twice",
+        _replace("facets: {model: large}", "facets: {model: {size: l}, model.size: m}"),
+    ),
+    Case("fewer than two arms", _replace("  - id: alt\n    facets: {model: large}\n", "")),
+    Case("duplicate arm id", _replace("id: alt", "id: base")),
+    Case("blank arm id", _replace("id: alt", "id: ' '")),
+    Case("unknown baseline", BASE + "baseline: prod\n"),
+    Case("challenger that declares nothing", _replace("    facets: {model: large}\n", "")),
+    Case(
+        "two arms with the same configuration", BASE + "  - id: alt2\n    facets: {model: large}\n"
+    ),
+    Case("unknown comparator", BASE + "comparator: {kind: fuzzy}\n"),
+    Case("threshold out of range", BASE + "comparator: {threshold: 1.5}\n"),
+    Case("custom comparator without target", BASE + "comparator: {kind: custom}\n"),
+    Case(
+        "tolerance on a non-numeric comparator", BASE + "comparator: {kind: exact, tolerance: 1}\n"
+    ),
+    Case(
+        "timeout_s on the local executor",
+        _replace("executor: {kind: local}", "executor: {kind: local, timeout_s: 5}"),
+    ),
+    Case(
+        "retries without retry_on",
+        _replace("executor: {kind: local}", "executor: {kind: local, retries: 2}"),
+    ),
+    Case(
+        "scenarios and top-level reference together",
+        BASE + "reference: ok\nscenarios: [{id: q1}]\n",
+    ),
+    Case("duplicate scenario id", BASE + "scenarios: [{id: q1}, {id: q1}]\n"),
+    Case("ablate_each lists an id twice", BASE + "ablate_each: [tool:a, tool:a]\n"),
+    Case("runner file does not exist", _replace("agent.py:run", "agents/missing.py:run")),
+    Case("runner module cannot be imported", _replace("agent.py:run", "no_such_package.agent:run")),
+    Case("runner attribute missing", _replace("agent.py:run", "agent.py:runn")),
+    Case("runner not callable", _replace("agent.py:run", "agent.py:RUNNER")),
+    Case("runner without ':callable'", _replace("agent.py:run", "agent.py")),
+    Case("bisect without a bisect section", args=("bisect", "{cfg}"), group="cli"),
+    Case("--set without '='", args=("validate", "{cfg}", "--set", "samples"), group="cli"),
+    Case("--set that breaks a rule", args=("validate", "{cfg}", "--set", "samples=0"), group="cli"),
+    Case("unknown --executor", args=("run", "{cfg}", "--executor", "slurm"), group="cli"),
+    Case("config file missing", args=("validate", "{dir}/nope.yaml"), group="cli"),
+    Case("runner returns an int", returns="42", group="return", expect_code=0),
+    Case(
+        "runner returns a mapping without output",
+        returns="{'answer': 'yes'}",
+        group="return",
+        expect_code=0,
+    ),
+    Case("runner output not text", returns="{'output': 7}", group="return", expect_code=0),
+    Case(
+        "manifest not a mapping",
+        returns="{'output': 'yes', 'manifest': ['bm25']}",
+        group="return",
+        expect_code=0,
+    ),
+    Case(
+        "non-finite cost",
+        returns="{'output': 'yes', 'cost': {'usd': float('nan')}}",
+        group="return",
+        expect_code=0,
+    ),
+    Case(
+        "cost not a number",
+        returns="{'output': 'yes', 'cost': {'tokens': '12'}}",
+        group="return",
+        expect_code=0,
+    ),
+]
+
+
+def run_case(case: Case, folder: Path) -> tuple[int, str]:
+    """Run one case in ``folder``; return the exit code and the error it produced (one line)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    agent = AGENT.replace("RETURN", case.returns or "None")
+    (folder / "agent.py").write_text(agent, encoding="utf-8")
+    config = case.config
+    if case.returns is not None:
+        config = config.replace("agent.py:run", "agent.py:returns")
+    cfg = folder / f"sweep{case.suffix}"
+    cfg.write_text(config, encoding="utf-8")
+    args = [a.replace("{cfg}", str(cfg)).replace("{dir}", str(folder)) for a in case.args]
+    if case.returns is not None:
+        args = ["run", str(cfg), "--out", str(folder / "out")]
+    result = CliRunner().invoke(main, args)
+    if case.returns is not None:
+        first = json.loads((folder / "out" / "runs.jsonl").read_text().splitlines()[0])
+        error = f"runs.jsonl error: {first['error']['type']}: {first['error']['message']}"
+        return result.exit_code, error
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    text = lines[-1] if lines else ""
+    return result.exit_code, text.replace(str(folder), "<dir>")

@@ -20,3 +20,9 @@ def culprit_sleeper(ctx: RunContext) -> str:
     """I/O-bound: sleeps like an API call; wrong while the scenario's culprit is present."""
     time.sleep(float(ctx.scenario.inputs["run_s"]))
     return "right" if ctx.scenario.inputs["culprit"] in ctx.arm.ablations else "wrong"
+
+
+def jittery(ctx: RunContext) -> str:
+    """Sleeps 10-40 ms (seeded); answers by the arm's ``answer`` facet."""
+    time.sleep(0.01 + 0.03 * ((ctx.seed * 7919) % 100) / 100)
+    return str(ctx.arm.facets.get("answer", "yes"))

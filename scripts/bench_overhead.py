@@ -17,23 +17,20 @@ The ratios are printed and appended, with the command, to ``docs/benchmarks.md``
 from __future__ import annotations
 
 import argparse
-import platform
-import shlex
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import ray
+from benchlog import record
 
 from counterfact.orchestrator.config import SweepConfig
 from counterfact.orchestrator.resolve import resolve_sweep
 from counterfact.orchestrator.sweep import run_sweep
 
 HERE = Path(__file__).resolve().parent
-DOCS = HERE.parent / "docs" / "benchmarks.md"
 
 
 def sweep(runner: str, runs: int, out: Path) -> float:
@@ -106,22 +103,7 @@ def main() -> int:
     ]
     print("\n".join(lines))
     if not args.no_record:
-        cmd = "python " + " ".join(
-            shlex.quote(a) for a in ["scripts/bench_overhead.py", *sys.argv[1:]]
-        )
-        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        header = (
-            f"\n### bench_overhead — {stamp}\n\nCommand: `{cmd}` "
-            f"(Python {platform.python_version()}, Ray {ray.__version__}, "
-            f"{platform.machine()}, shared machine)\n\n"
-        )
-        DOCS.parent.mkdir(exist_ok=True)
-        if not DOCS.exists():
-            DOCS.write_text(
-                "# Benchmarks\n\nEach entry is appended by the script that measured it.\n"
-            )
-        with DOCS.open("a", encoding="utf-8") as fh:
-            fh.write(header + "\n".join(lines) + "\n")
+        record("bench_overhead", lines)
     return 0
 
 

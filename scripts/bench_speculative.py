@@ -12,18 +12,15 @@ figures and appends them, with the command, to ``docs/benchmarks.md``.
 from __future__ import annotations
 
 import argparse
-import platform
-import shlex
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 
 import ray
+from benchlog import record
 
 from counterfact import find_culprits
 
 HERE = Path(__file__).resolve().parent
-DOCS = HERE.parent / "docs" / "benchmarks.md"
 
 
 def main() -> int:
@@ -64,17 +61,7 @@ def main() -> int:
     ]
     print("\n".join(lines))
     if not args.no_record:
-        cmd = "python " + " ".join(
-            shlex.quote(a) for a in ["scripts/bench_speculative.py", *sys.argv[1:]]
-        )
-        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        with DOCS.open("a", encoding="utf-8") as fh:
-            fh.write(
-                f"\n### bench_speculative — {stamp}\n\nCommand: `{cmd}` (Python "
-                f"{platform.python_version()}, Ray {ray.__version__}, shared machine)\n\n"
-                + "\n".join(lines)
-                + "\n"
-            )
+        record("bench_speculative", lines)
     return 0
 
 

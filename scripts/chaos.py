@@ -12,19 +12,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import random
-import shlex
 import signal
 import sys
 import tempfile
 import threading
 import time
 from collections import Counter
-from datetime import datetime, timezone
 from pathlib import Path
 
 import ray
+from benchlog import record
 
 from counterfact.orchestrator.loading import validate_config
 from counterfact.orchestrator.resolve import resolve_sweep
@@ -32,7 +30,6 @@ from counterfact.orchestrator.store import read_runs
 from counterfact.orchestrator.sweep import run_sweep
 
 HERE = Path(__file__).resolve().parent
-DOCS = HERE.parent / "docs" / "benchmarks.md"
 
 
 def ray_workers() -> list[int]:
@@ -117,15 +114,10 @@ def main() -> int:
         f"{expected}, recorded {len(records)}, **duplicated {duplicated}, lost {lost}**, failed "
         f"{sum(failed.values())} {dict(failed) or ''}; {elapsed:.1f} s"
     )
+    lines = [line]
     print(line)
     if not args.no_record:
-        cmd = "python " + " ".join(shlex.quote(a) for a in ["scripts/chaos.py", *sys.argv[1:]])
-        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        with DOCS.open("a", encoding="utf-8") as fh:
-            fh.write(
-                f"\n### chaos — {stamp}\n\nCommand: `{cmd}` (Python {platform.python_version()}, "
-                f"Ray {ray.__version__}, shared machine)\n\n{line}\n"
-            )
+        record("chaos", lines)
     return 0 if duplicated == 0 and lost == 0 else 1
 
 

@@ -154,10 +154,9 @@ class ScenarioSummary(_Record):
     """Arm order, baseline first."""
 
 
-class SweepSummary(_Record):
-    """``summary.json``: provenance and per-scenario facts of one sweep."""
+class _Provenance(_Record):
+    """Where a record came from: the resolved config, what the user passed, versions, times."""
 
-    schema_version: Literal[1] = SUMMARY_SCHEMA_VERSION
     name: str
     config: dict[str, Any]
     """The resolved configuration (after defaults and overrides)."""
@@ -168,6 +167,12 @@ class SweepSummary(_Record):
     counterfact_version: str
     started_at: str
     finished_at: str
+
+
+class SweepSummary(_Provenance):
+    """``summary.json``: provenance and per-scenario facts of one sweep."""
+
+    schema_version: Literal[1] = SUMMARY_SCHEMA_VERSION
     status: Literal["complete", "interrupted"] = "complete"
     """``interrupted`` when Ctrl-C stopped the sweep; then there are no verdicts yet."""
     runs_used: int
@@ -201,11 +206,10 @@ class BisectProbeRecord(_Record):
     """Run ahead of need in speculative mode."""
 
 
-class BisectRecord(_Record):
+class BisectRecord(_Provenance):
     """``bisect.json``: the culprit search and its evidence."""
 
     schema_version: Literal[1] = BISECT_SCHEMA_VERSION
-    name: str
     scenario: str
     verdict: BisectVerdict
     """confirmed / not-reproducible / inconclusive."""
@@ -233,9 +237,4 @@ class BisectRecord(_Record):
     comparator: str
     reference: ReferenceRecord
     wall_time_s: float
-    config: dict[str, Any]
-    config_source: str | None
-    overrides: list[str]
-    counterfact_version: str
-    started_at: str
-    finished_at: str
+    """Wall time of the search, Ray start-up excluded."""

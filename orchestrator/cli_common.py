@@ -1,0 +1,76 @@
+"""What the CLI commands share: option declarations, loading, and the one-line error exit."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from counterfact.exceptions import (
+    ConfigError,
+    CounterfactError,
+    RunDirectoryError,
+)
+from counterfact.orchestrator.identity import fingerprint
+from counterfact.orchestrator.loading import load_sweep
+from counterfact.orchestrator.resolve import ResolvedSweep
+from counterfact.orchestrator.store import check_run_dir
+
+
+def fail(exc: CounterfactError) -> None:
+    click.echo(f"error: {exc}", err=True)
+    code = 2 if isinstance(exc, ConfigError | RunDirectoryError) else 1
+    sys.exit(code)
+
+
+def run_dir_for(sweep: ResolvedSweep, out: str | None, suffix: str = "") -> Path:
+    return Path(out) if out else Path(sweep.config.output_dir) / (sweep.config.name + suffix)
+
+
+def load(
+    config: str,
+    overrides: Sequence[str],
+    executor: str | None,
+    address: str | None,
+    out: str | None,
+    *,
+    for_bisect: bool = False,
+    fresh: bool = False,
+) -> tuple[ResolvedSweep, Path]:
+    sweep = load_sweep(
+        config, overrides=overrides, executor=executor, address=address, for_bisect=for_bisect
+    )
+    run_dir = run_dir_for(sweep, out, "-bisect" if for_bisect else "")
+    arms = [sweep.baseline_arm()] if for_bisect else None
+    check_run_dir(run_dir, fingerprint(sweep, arms), fresh=fresh)
+    return sweep, run_dir
+
+
+config_arg = click.argument("config", type=click.Path(dir_okay=False, path_type=str))
+executor_opt = click.option(
+    "--executor", type=click.Choice(["ray", "local"]), help="Override executor.kind."
+)
+address_opt = click.option("--address", help="Ray address to join ('auto' or host:port).")
+out_opt = click.option(
+    "--out", type=click.Path(file_okay=False), help="Run directory (default <output_dir>/<name>)."
+)
+fresh_opt = click.option(
+    "--fresh",
+    is_flag=True,
+    help="Move an existing run directory aside (never deleted) and start anew.",
+)
+cache_opt = click.option(
+    "--cache",
+    "cache_dir",
+    type=click.Path(file_okay=False),
+    help="Run cache directory shared across sweeps (overrides cache_dir).",
+)
+set_opt = click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a config key by dotted path (repeatable), e.g. --set samples=5.",
+)

@@ -63,11 +63,12 @@ class BisectResult:
 
 
 def probe_arm(base: ArmSpec, ids: Sequence[str]) -> ArmSpec:
-    """The arm of one probe: the baseline plus the ablated ids."""
+    """The arm of one probe: the baseline plus the ablated ids; its id is ``ablate:`` and the
+    sorted ids as a JSON list, which no two different sets share."""
     if not ids:
         return base
     return ArmSpec(
-        id="ablate:" + "+".join(sorted(ids)),
+        id="ablate:" + json.dumps(sorted(ids), separators=(",", ":")),
         facets=dict(base.facets),
         ablations=(*base.ablations, *sorted(ids)),
         restorations=base.restorations,

@@ -81,7 +81,9 @@ def read_runs(path: Path) -> Existing:
         try:
             records.append(RunRecord.model_validate_json(line))
         except ValidationError as exc:
-            if is_last or (number == len(lines) - 1 and not lines[-1]):
+            # Torn: only the final piece, written without its newline. A bad line that ends in
+            # a newline was written whole, so it is corruption, wherever it stands.
+            if is_last:
                 return Existing(tuple(records), True, offset)
             msg = (
                 f"{path} line {number} is not a run record ({exc.errors()[0]['msg']}); the file "

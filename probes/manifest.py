@@ -1,11 +1,13 @@
 """Did the arm take effect? The run manifests against the arm's declared facets (DESIGN rule 6).
 
 Only declared facets are compared, as dotted paths into each manifest. A path the manifest does
-not hold is a mismatch with no observed value, never a wildcard. Where a path reaches a list of
-mappings, the declared leaves under that prefix hold iff one element satisfies all of them;
-otherwise the prefix gets one mismatch. Every run that reported a manifest must agree; mismatches
-are de-duplicated by (facet, observed). Runs that reported no manifest are not witnesses either
-way; ``checked`` is false when no run reported one or the arm declares no facets.
+not hold is a mismatch with no observed value, never a wildcard. Where a path reaches a list (of
+mappings), the declared leaves under that prefix hold iff one element satisfies all of them;
+otherwise the prefix gets one mismatch carrying the observed list (an empty list, or elements
+that are not mappings, satisfy nothing). Every run that reported a manifest must agree;
+mismatches are de-duplicated by (facet, observed). Runs that reported no manifest are not
+witnesses either way; ``checked`` is false when no run reported one or the arm declares no
+facets.
 """
 
 from __future__ import annotations
@@ -51,12 +53,8 @@ def _same(declared: Any, observed: Any) -> bool:
     return bool(declared == observed)
 
 
-def _is_list_of_mappings(value: Any) -> bool:
-    return (
-        isinstance(value, list | tuple)
-        and bool(value)
-        and all(isinstance(v, Mapping) for v in value)
-    )
+def _is_list(value: Any) -> bool:
+    return isinstance(value, list | tuple)
 
 
 def _check(
@@ -77,8 +75,9 @@ def _check(
             found.append(Mismatch(".".join(here), sub[()], child))
         if not deeper:
             continue
-        if _is_list_of_mappings(child):
-            if not any(not _check(deeper, element, ()) for element in child):
+        if _is_list(child):
+            # Elements that are not mappings (and an empty list) satisfy nothing.
+            if not any(isinstance(e, Mapping) and not _check(deeper, e, ()) for e in child):
                 declared = {".".join(rest): v for rest, v in deeper.items()}
                 found.append(Mismatch(".".join(here), declared, child))
         else:

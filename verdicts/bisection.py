@@ -12,7 +12,7 @@ when it asks for several) and decides from their statistics.
    If neither flips alone (interference), minimise the first half with the second as context,
    then the second with the first's result as context, and join them.
 4. After a minimal set is found, remove it and repeat on the remainder while the remainder still
-   flips, up to ``max_culprits`` sets.
+   flips, up to ``max_culprits`` sets (the remainder is not probed after the last allowed set).
 5. Probes are cached by the sorted id set; a cache hit costs nothing. The budget ``max_probes``
    counts executed probes, the baseline included. Exhausting it gives ``inconclusive`` with no
    culprits claimed. A probe whose runs failed also ends the search ``inconclusive``.
@@ -180,7 +180,9 @@ def bisect(
             found = search.minimize(remaining, [])
             culprits.append(found)
             remaining = [c for c in remaining if c not in set(found)]
-            if not remaining or not search.ask(remaining):
+            # No probe of the remainder once max_culprits sets are found: it could only spend
+            # budget (and, exhausting it, discard the sets already found).
+            if len(culprits) >= max_culprits or not remaining or not search.ask(remaining):
                 break
         return done("confirmed", "culprits-found", culprits)
     except _BudgetExhausted:
@@ -211,7 +213,7 @@ def bisect_claim(
     if outcome.reason == "runs-failed":
         return (
             "Inconclusive: a probe finished fewer runs than samples without error, so its flip "
-            "could not be decided; see the errors in runs.jsonl. No culprit is claimed."
+            "could not be decided; see the errors in runs.jsonl. No culprit is claimed. " + bounds
         )
     if outcome.reason == "budget-exhausted":
         return (

@@ -97,7 +97,7 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
             "runs-failed",
             f"Inconclusive: {who} finished only {got} of {ctx.samples} seeded runs without error "
             f"on scenario '{ctx.scenario}'; failed runs are not samples, so no verdict is drawn "
-            "for this arm. See the errors in runs.jsonl.",
+            "for this arm. See the errors in runs.jsonl. " + _bounds(ctx, s.samples),
         )
     if not ctx.baseline_stable:
         return Decision(
@@ -118,7 +118,7 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
             f"Inconclusive: arm '{ev.arm}' declared {first.facet}={first.declared!r}, but its run "
             f"manifests reported {seen} ({len(app.mismatches)} mismatch(es) over "
             f"{app.manifests_seen} manifests). The arm did not take effect, so its runs are not "
-            "evidence about it.",
+            "evidence about it. " + _bounds(ctx, s.samples),
         )
     sim = s.similarity
     mean = f"{sim.mean:.3f} ± {sim.stdev:.3f}" if sim else "n/a"

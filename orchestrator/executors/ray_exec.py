@@ -167,8 +167,11 @@ class RayExecutor(Executor):
                 try:
                     records: list[RunRecord] = ray.get(ref)
                 except ray.exceptions.RayError as exc:
-                    if len(item.batch) > 1 and stop_at is None:
-                        queue.extendleft((c, True) for c in reversed(item.batch))
+                    if len(item.batch) > 1:
+                        # Split to find the run at fault; while stopping, record none of them
+                        # (innocent runs must not be marked failed: a resume runs them).
+                        if stop_at is None:
+                            queue.extendleft((c, True) for c in reversed(item.batch))
                         continue
                     kind = type(exc).__name__
                     records = [failed_record(c, kind, _first_line(exc), 0.0) for c in item.batch]

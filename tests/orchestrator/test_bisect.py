@@ -67,9 +67,9 @@ def test_runs_used_equals_runner_calls_and_cache_hits_are_free(tmp_path: Path) -
     arms = {json.loads(x)["arm"] for x in lines}
     assert arms == {
         "baseline",
-        "ablate:fact:a+fact:b+fact:c",
-        "ablate:fact:a+fact:b",
-        "ablate:fact:c",
+        'ablate:["fact:a","fact:b","fact:c"]',
+        'ablate:["fact:a","fact:b"]',
+        'ablate:["fact:c"]',
     }
     assert "culprit set 1: {fact:c} — ablating exactly this set flipped 3/3" in result.report()
 
@@ -139,3 +139,12 @@ def test_cli_bisect_default_dir_is_name_dash_bisect(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     assert (tmp_path / "b-bisect" / "bisect.json").is_file()
     assert "not-reproducible" in result.stdout
+
+
+def test_probe_arm_ids_never_collide() -> None:
+    from counterfact.orchestrator.bisect import probe_arm
+    from counterfact.probes.arms import ArmSpec
+
+    base = ArmSpec("base", {})
+    assert probe_arm(base, ["a+b"]).id != probe_arm(base, ["a", "b"]).id
+    assert probe_arm(base, ["b", "a"]).id == probe_arm(base, ["a", "b"]).id == 'ablate:["a","b"]'

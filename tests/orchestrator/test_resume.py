@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 
 from counterfact import ResumeConflictError, RunContext, RunDirectoryError, compare_arms
+from counterfact.orchestrator.loading import validate_config
+from counterfact.orchestrator.resolve import resolve_sweep
 from counterfact.orchestrator.store import read_runs
+from counterfact.orchestrator.sweep import run_sweep
 
 ARMS = [{"id": "base"}, {"id": "alt", "facets": {"answer": "nope"}}]
 
@@ -81,10 +84,6 @@ def test_changed_runner_is_refused_and_fresh_moves_aside(tmp_path: Path) -> None
     runner_file.write_text("def run(ctx):\n    return 'no'\n")
     with pytest.raises(ResumeConflictError, match=r"runner: was 'agent.py:run@sha256:"):
         compare_arms(ARMS, "agent.py:run", out=out, **kw)  # type: ignore[arg-type]
-    from counterfact.orchestrator.loading import validate_config
-    from counterfact.orchestrator.resolve import resolve_sweep
-    from counterfact.orchestrator.sweep import run_sweep
-
     config = validate_config(
         {"name": "x", "runner": "agent.py:run", "arms": ARMS, "executor": {"kind": "local"}}
     )
@@ -96,10 +95,6 @@ def test_changed_runner_is_refused_and_fresh_moves_aside(tmp_path: Path) -> None
 def test_runner_version_pins_identity(tmp_path: Path) -> None:
     runner_file = tmp_path / "agent.py"
     runner_file.write_text("def run(ctx):\n    return 'yes'\n")
-    from counterfact.orchestrator.loading import validate_config
-    from counterfact.orchestrator.resolve import resolve_sweep
-    from counterfact.orchestrator.sweep import run_sweep
-
     raw = {
         "name": "x",
         "runner": "agent.py:run",
@@ -152,9 +147,6 @@ def test_corruption_before_the_last_line_is_refused(tmp_path: Path) -> None:
 def test_cache_shares_runs_across_sweeps(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     first = Counting()
-    from counterfact.orchestrator.loading import validate_config
-    from counterfact.orchestrator.resolve import resolve_sweep
-    from counterfact.orchestrator.sweep import run_sweep
 
     def go(runner: Counting, arms: list[dict[str, object]], out: Path) -> object:
         raw = {
@@ -222,3 +214,12 @@ def test_unlisted_exceptions_are_not_retried() -> None:
         executor={"kind": "local", "retries": 3, "retry_on": ["ConnectionError"]},
     )
     assert len(calls) == 6 and all(r.attempts == 1 for r in result.runs)
+
+
+def test_bad_complete_last_line_is_corruption_not_a_torn_write(tmp_path: Path) -> None:
+    sweep(Counting(), tmp_path / "o")
+    runs = tmp_path / "o" / "runs.jsonl"
+    runs.write_text(runs.read_text() + '{"schema_version": 99}\n')
+    with pytest.raises(RunDirectoryError, match=r"line 7 is not a run record"):
+        sweep(Counting(), tmp_path / "o")
+    assert runs.read_text().endswith('{"schema_version": 99}\n')  # nothing was truncated

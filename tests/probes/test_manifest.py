@@ -68,3 +68,11 @@ def test_unchecked_without_manifests_or_without_facets() -> None:
 def test_all_manifests_agreeing_is_applied() -> None:
     app = check_application({"a.b": 1}, [{"a": {"b": 1}}, None, {"a": {"b": 1, "c": 2}}])
     assert app.checked and app.applied and app.manifests_seen == 2
+
+
+def test_empty_or_mixed_list_is_one_prefix_mismatch_with_observed() -> None:
+    (m,) = check_manifest({"tools.name": "search", "tools.k": 5}, {"tools": []})
+    assert (m.facet, m.declared, m.observed) == ("tools", {"name": "search", "k": 5}, [])
+    (n,) = check_manifest({"tools.name": "x"}, {"tools": ["x", {"name": "y"}]})
+    assert n.facet == "tools" and n.observed_present
+    assert check_manifest({"tools.name": "x"}, {"tools": ["junk", {"name": "x"}]}) == []

@@ -188,3 +188,10 @@ def test_speculation_never_overspends_the_budget() -> None:
     o, probes = run(["a", "b", "c", "d"], removed("c"), speculative=True, max_probes=3)
     assert len(probes.calls) <= 3
     assert o.reason == "budget-exhausted"
+
+
+def test_no_remainder_probe_after_the_last_allowed_culprit() -> None:
+    # Reached max_culprits: probing the remainder could only spend budget.
+    o, probes = run(["a", "b", "c", "d"], removed("a"), max_culprits=1, max_probes=4)
+    assert (o.verdict, o.culprits) == ("confirmed", (("a",),))
+    assert probes.calls == [(), ("a", "b", "c", "d"), ("a", "b"), ("a",)]

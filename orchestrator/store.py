@@ -9,6 +9,7 @@ runs mean (:mod:`counterfact.orchestrator.identity`). ``fresh`` moves the old di
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
@@ -30,6 +31,7 @@ RUNS_FILE = "runs.jsonl"
 VERDICTS_FILE = "verdicts.jsonl"
 SUMMARY_FILE = "summary.json"
 FINGERPRINT_FILE = "sweep.json"
+LOCK_FILE = ".lock"
 SYNC_EVERY_S = 2.0
 """``runs.jsonl`` is fsynced at most this often while runs stream in, and when the store closes."""
 
@@ -154,6 +156,7 @@ class RunStore:
         self.moved_to: Path | None = None
         self._keys: dict[Key, RunRecord] = {}
         self._fh: IO[str] | None = None
+        self._lock_fh: IO[str] | None = None
         self._synced = time.monotonic()
 
     def open(self, fingerprint: dict[str, Any] | None = None) -> None:
@@ -168,6 +171,7 @@ class RunStore:
         if self.fresh and self.run_dir.exists():
             self.moved_to = move_aside(self.run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._lock()
         runs = self.run_dir / RUNS_FILE
         existing = read_runs(runs)
         if existing.torn:
@@ -189,6 +193,21 @@ class RunStore:
         self._fh = runs.open("a", encoding="utf-8")
         if needs_newline:
             self._fh.write("\n")
+
+    def _lock(self) -> None:
+        """Hold an exclusive lock on the directory while the store is open (one writer)."""
+        assert self.run_dir is not None
+        self._lock_fh = (self.run_dir / LOCK_FILE).open("a")
+        try:
+            fcntl.flock(self._lock_fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            self._lock_fh.close()
+            self._lock_fh = None
+            msg = (
+                f"run directory {str(self.run_dir)!r} is in use by another counterfact process; "
+                "wait for it to finish, or pass --out NEW_DIR"
+            )
+            raise RunDirectoryError(msg) from exc
 
     def get(self, scenario: str, arm: str, seed: int) -> RunRecord | None:
         """The record of (scenario, arm, seed) if this directory already holds it."""
@@ -212,6 +231,10 @@ class RunStore:
             os.fsync(self._fh.fileno())
             self._fh.close()
             self._fh = None
+        if self._lock_fh is not None:
+            fcntl.flock(self._lock_fh.fileno(), fcntl.LOCK_UN)
+            self._lock_fh.close()
+            self._lock_fh = None
 
     def write_verdicts(self, verdicts: Iterable[VerdictRecord]) -> None:
         if self.run_dir is None:

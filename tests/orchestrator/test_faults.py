@@ -187,3 +187,34 @@ def test_resume_after_adding_samples_runs_only_new_seeds(tmp_path: Path) -> None
         (a, s) for a in ("base", "alt") for s in (3, 4)
     )
     assert result.summary.runs_reused == 6 and result.summary.runs_used == 4
+
+
+def test_ctrl_c_stops_records_and_resumes(tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    cfg = write_config(
+        tmp_path,
+        f"name: c\nrunner: {RUNNERS}:steady\nsamples: 40\n"
+        f"scenarios: [{{id: s, inputs: {{log: '{log}', sleep_s: 0.05}}, reference: 'yes'}}]\n"
+        "comparator: {kind: exact}\nexecutor: {kind: local}\n"
+        "arms: [{id: base}, {id: alt, facets: {answer: 'no'}}]\n",
+    )
+    out = tmp_path / "o"
+    driver = cli("run", str(cfg), "--out", str(out), session="1")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if (out / "runs.jsonl").exists() and len(records(out)) >= 10:
+            break
+        time.sleep(0.02)
+    driver.send_signal(signal.SIGINT)
+    _, err = driver.communicate(timeout=60)
+    assert driver.returncode == 130, err.decode()
+    assert "run the same command again to resume: counterfact run" in err.decode()
+    stopped = keys(records(out))
+    assert 10 <= len(stopped) < 80
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "interrupted" and not (out / "verdicts.jsonl").exists()
+    resumed = cli("run", str(cfg), "--out", str(out), session="2")
+    assert resumed.wait(timeout=120) == 0
+    after = keys(records(out))
+    assert len(after) == len(set(after)) == 80
+    assert not calls(log, "2") & {(a, s) for _, a, s in stopped}

@@ -223,3 +223,18 @@ def test_bad_complete_last_line_is_corruption_not_a_torn_write(tmp_path: Path) -
     with pytest.raises(RunDirectoryError, match=r"line 7 is not a run record"):
         sweep(Counting(), tmp_path / "o")
     assert runs.read_text().endswith('{"schema_version": 99}\n')  # nothing was truncated
+
+
+def test_one_writer_per_run_directory(tmp_path: Path) -> None:
+    from counterfact.orchestrator.store import RunStore
+
+    first = RunStore(tmp_path / "o")
+    first.open()
+    try:
+        with pytest.raises(RunDirectoryError, match="in use by another counterfact process"):
+            RunStore(tmp_path / "o").open()
+    finally:
+        first.close()
+    second = RunStore(tmp_path / "o")
+    second.open()
+    second.close()

@@ -15,6 +15,7 @@ from counterfact.orchestrator.cli_common import (
     set_opt,
 )
 from counterfact.orchestrator.plan import build_plan
+from counterfact.orchestrator.store import RUNS_FILE, read_runs
 
 
 @click.command()
@@ -50,7 +51,17 @@ def validate(
         return
     for skipped in sweep.skipped:
         click.echo(f"note: grid combination {skipped!r} equals a declared arm; skipped")
-    runs = len(build_plan(sweep.scenarios, sweep.arms, sweep.config.samples))
+    plan = build_plan(sweep.scenarios, sweep.arms, sweep.config.samples)
+    runs = len(plan)
+    existing = read_runs(run_dir / RUNS_FILE)
+    if existing.records:
+        done = {(r.scenario, r.arm, r.seed) for r in existing.records}
+        left = sum((c.scenario.id, c.arm.id, c.seed) not in done for c in plan)
+        click.echo(
+            f"note: {run_dir}/ holds {len(done)} recorded runs; run would resume them and "
+            f"execute {left} more"
+            + (" (a torn last line would be dropped)" if existing.torn else "")
+        )
     click.echo(
         f"ok: sweep {sweep.config.name!r}: {len(sweep.arms)} arms (baseline {sweep.baseline!r}), "
         f"{len(sweep.scenarios)} scenario(s), {sweep.config.samples} samples -> {runs} runs on "

@@ -194,3 +194,13 @@ def test_runner_return_error_is_recorded(tmp_path: Path) -> None:
     first = json.loads((tmp_path / "o" / "runs.jsonl").read_text().splitlines()[0])
     assert first["error"]["type"] == "RunnerReturnError"
     assert "runner returned int" in first["error"]["message"]
+
+
+def test_validate_reports_what_a_resume_would_do(tmp_path: Path) -> None:
+    out_dir = tmp_path / "qs"
+    assert invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(out_dir))[0] == 0
+    code, out, err = invoke(
+        "validate", str(QUICKSTART), "--out", str(out_dir), "--set", "samples=6"
+    )
+    assert code == 0, err
+    assert "holds 20 recorded runs; run would resume them and execute 4 more" in out

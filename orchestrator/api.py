@@ -36,6 +36,9 @@ def compare_arms(
     out: str | Path | None = None,
     base_dir: str | Path | None = None,
     progress: Progress | None = None,
+    fresh: bool = False,
+    cache_dir: str | Path | None = None,
+    runner_version: str | None = None,
 ) -> SweepResult:
     """Rerun every arm ``samples`` times per scenario and judge each against the baseline.
 
@@ -61,6 +64,10 @@ def compare_arms(
             to; None keeps everything in memory.
         base_dir: the folder relative file targets are resolved against.
         progress: told about each finished run.
+        fresh: move an existing ``out`` aside (never deleted) instead of resuming it.
+        cache_dir: the run cache shared across sweeps (None: no cache).
+        runner_version: the runner's identity for resume and the cache (default: a hash of the
+            runner's module source).
 
     Returns:
         A :class:`SweepResult` with one row per (scenario, arm), baseline first.
@@ -84,10 +91,18 @@ def compare_arms(
         raw["reference"] = reference
     if scenarios is not None:
         raw["scenarios"] = [dict(s) for s in scenarios]
+    if runner_version is not None:
+        raw["runner_version"] = runner_version
     config = validate_config(raw)
     folder = Path(base_dir) if base_dir is not None else Path.cwd()
     sweep = resolve_sweep(config, base_dir=folder.resolve())
-    return run_sweep(sweep, run_dir=Path(out) if out is not None else None, progress=progress)
+    return run_sweep(
+        sweep,
+        run_dir=Path(out) if out is not None else None,
+        progress=progress,
+        fresh=fresh,
+        cache_dir=Path(cache_dir) if cache_dir is not None else None,
+    )
 
 
 def find_culprits(
@@ -107,6 +122,9 @@ def find_culprits(
     name: str = "find-culprits",
     out: str | Path | None = None,
     base_dir: str | Path | None = None,
+    fresh: bool = False,
+    cache_dir: str | Path | None = None,
+    runner_version: str | None = None,
 ) -> BisectResult:
     """Find minimal sets of ``suspects`` whose joint ablation flips the answer (DESIGN rule 10).
 
@@ -125,6 +143,8 @@ def find_culprits(
         speculative: run the second half of a split alongside the first.
         name: recorded in ``bisect.json``.
         out: run directory for ``runs.jsonl`` and ``bisect.json``; None keeps them in memory.
+            An existing one is resumed: probes' finished runs are read back.
+        fresh, cache_dir, runner_version: as for :func:`compare_arms`.
 
     Raises:
         ConfigError: a refused declaration; nothing has run.
@@ -145,7 +165,14 @@ def find_culprits(
             "speculative": speculative,
         },
     }
+    if runner_version is not None:
+        raw["runner_version"] = runner_version
     config = validate_config(raw)
     folder = Path(base_dir) if base_dir is not None else Path.cwd()
     sweep = resolve_sweep(config, base_dir=folder.resolve(), for_bisect=True)
-    return run_bisect(sweep, run_dir=Path(out) if out is not None else None)
+    return run_bisect(
+        sweep,
+        run_dir=Path(out) if out is not None else None,
+        fresh=fresh,
+        cache_dir=Path(cache_dir) if cache_dir is not None else None,
+    )

@@ -148,3 +148,19 @@ def test_probe_arm_ids_never_collide() -> None:
     base = ArmSpec("base", {})
     assert probe_arm(base, ["a+b"]).id != probe_arm(base, ["a", "b"]).id
     assert probe_arm(base, ["b", "a"]).id == probe_arm(base, ["a", "b"]).id == 'ablate:["a","b"]'
+
+
+def test_find_culprits_resumes_and_uses_the_cache(tmp_path: Path) -> None:
+    first = Program()
+    kw = {"reference": "wrong", "comparator": "exact", "executor": "local", "runner_version": "1"}
+    find_culprits(
+        ["fact:a", "fact:b", "fact:c"], first, out=tmp_path / "b", cache_dir=tmp_path / "c", **kw
+    )  # type: ignore[arg-type]
+    again = Program()
+    resumed = find_culprits(["fact:a", "fact:b", "fact:c"], again, out=tmp_path / "b", **kw)  # type: ignore[arg-type]
+    assert again.calls == 0 and resumed.record.runs_used == 0 and resumed.record.runs_reused == 12
+    cached = Program()
+    other = find_culprits(
+        ["fact:a", "fact:b", "fact:c"], cached, out=tmp_path / "x", cache_dir=tmp_path / "c", **kw
+    )  # type: ignore[arg-type]
+    assert cached.calls == 0 and other.record.culprits == [["fact:c"]]

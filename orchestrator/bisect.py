@@ -134,7 +134,7 @@ def run_bisect(
         spec = {a.id: a for a in arms}
         for record in ex.run(sweep.runner, todo):
             store.append(record)
-            executed += 1
+            executed += record.attempts
             by_arm[record.arm].append(record)
             if cache is not None:
                 ctx = RunContext(view, spec[record.arm].view(), record.seed)

@@ -17,6 +17,7 @@ from counterfact.orchestrator.cli_common import (
     fail,
     fresh_opt,
     load,
+    resume_command,
     set_opt,
 )
 
@@ -54,7 +55,7 @@ def bisect_command(
             cache_dir=Path(cache_dir) if cache_dir else None,
         )
     except SweepInterrupted as exc:
-        click.echo(f"{exc}: counterfact bisect {config} --out {run_dir}", err=True)
+        click.echo(f"{exc}: {resume_command(run_dir)}", err=True)
         sys.exit(130)
     except CounterfactError as exc:
         fail(exc)

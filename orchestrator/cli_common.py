@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +24,14 @@ def fail(exc: CounterfactError) -> None:
     click.echo(f"error: {exc}", err=True)
     code = 2 if isinstance(exc, ConfigError | RunDirectoryError) else 1
     sys.exit(code)
+
+
+def resume_command(run_dir: Path) -> str:
+    """This very command line, with ``--out`` pinned to ``run_dir`` and without ``--fresh``."""
+    args = [a for a in sys.argv[1:] if a != "--fresh"]
+    if "--out" not in args and not any(a.startswith("--out=") for a in args):
+        args += ["--out", str(run_dir)]
+    return " ".join(shlex.quote(a) for a in ["counterfact", *args])
 
 
 def run_dir_for(sweep: ResolvedSweep, out: str | None, suffix: str = "") -> Path:

@@ -17,6 +17,7 @@ from counterfact.orchestrator.cli_common import (
     fresh_opt,
     load,
     out_opt,
+    resume_command,
     set_opt,
 )
 from counterfact.orchestrator.progress import LogProgress, Progress, TerminalProgress
@@ -52,7 +53,7 @@ def run(
             cache_dir=Path(cache_dir) if cache_dir else None,
         )
     except SweepInterrupted as exc:
-        click.echo(f"{exc}: counterfact run {config} --out {run_dir}", err=True)
+        click.echo(f"{exc}: {resume_command(run_dir)}", err=True)
         sys.exit(130)
     except CounterfactError as exc:
         fail(exc)

@@ -72,7 +72,22 @@ def _describe(error: ErrorDetails, root: type[BaseModel]) -> str:
     shown = repr(received)
     if len(shown) > 60:
         shown = shown[:57] + "..."
-    return f"{field_path(loc)}: {msg} (received {shown})"
+    fix = _FIXES.get(kind, "")
+    return f"{field_path(loc)}: {msg} (received {shown}){'; ' + fix if fix else ''}"
+
+
+_FIXES = {
+    "int_type": "write a whole number without quotes",
+    "int_parsing": "write a whole number without quotes",
+    "int_from_float": "write a whole number",
+    "float_type": "write a number without quotes",
+    "string_type": "write text; quote values YAML would read otherwise ('5', 'no', 'on')",
+    "bool_type": "write true or false",
+    "dict_type": "write a mapping, e.g. {key: value}",
+    "list_type": "write a list, e.g. [a, b]",
+    "string_pattern_mismatch": "use only letters, digits, '.', '_' and '-'",
+    "callable_type": "write 'package.module:callable' or 'path/to/file.py:callable'",
+}
 
 
 def config_error(exc: ValidationError, root: type[BaseModel]) -> ConfigError:

@@ -33,7 +33,11 @@ def read_raw(path: Path) -> dict[str, Any]:
         msg = f"config file {str(path)!r} does not exist"
         raise ConfigError(msg)
     suffix = path.suffix.lower()
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        msg = f"{path.name} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8"
+        raise ConfigError(msg) from exc
     try:
         if suffix in {".yaml", ".yml"}:
             data = yaml.safe_load(text)
@@ -59,8 +63,27 @@ def read_raw(path: Path) -> dict[str, Any]:
     return data
 
 
+def _refuse_cycles(node: Any, path: str, stack: tuple[int, ...] = ()) -> None:
+    """A YAML alias inside its own anchor makes data that contains itself; refuse it by path."""
+    if not isinstance(node, dict | list):
+        return
+    if id(node) in stack:
+        msg = (
+            "this value contains itself (a YAML alias inside its own anchor, such as "
+            "'facets: &f {x: *f}'); write the values out"
+        )
+        raise ConfigError(msg, field=path or "config")
+    items = node.items() if isinstance(node, dict) else enumerate(node)
+    for key, value in items:
+        where = (
+            f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else str(key))
+        )
+        _refuse_cycles(value, where, (*stack, id(node)))
+
+
 def validate_config(raw: dict[str, Any]) -> SweepConfig:
     """Validate raw data against the schema; every problem names its field path."""
+    _refuse_cycles(raw, "")
     try:
         return SweepConfig.model_validate(raw)
     except ValidationError as exc:

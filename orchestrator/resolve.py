@@ -24,6 +24,7 @@ from counterfact.probes.comparators import (
     NormalizedComparator,
     NumericComparator,
     SimilarityComparator,
+    first_number,
 )
 from counterfact.probes.similarity import CustomSimilarity, Similarity, TextSimilarity
 
@@ -168,6 +169,16 @@ def resolve_sweep(
     else:
         check_arms(arms, baseline, expanded.origins)
     scenarios = _scenarios(config)
+    comparator = _comparator(config.comparator, base_dir)
+    if isinstance(comparator, NumericComparator):
+        for i, sc in enumerate(scenarios):
+            if sc.reference is not None and first_number(sc.reference) is None:
+                where = "reference" if config.scenarios is None else f"scenarios[{i}].reference"
+                msg = (
+                    f"the numeric comparator needs a number in the reference, got "
+                    f"{sc.reference!r}; write the expected number, or choose another comparator"
+                )
+                raise RefusalError(msg, field=where)
     runner: RunnerRef
     if isinstance(config.runner, str):
         runner = parse_target(config.runner, base_dir=base_dir, field="runner")
@@ -179,7 +190,7 @@ def resolve_sweep(
         arms=arms,
         baseline=baseline,
         scenarios=scenarios,
-        comparator=_comparator(config.comparator, base_dir),
+        comparator=comparator,
         similarity=_similarity(config.similarity, base_dir),
         runner=runner,
         base_dir=base_dir,

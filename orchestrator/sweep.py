@@ -113,7 +113,8 @@ def run_sweep(
         with graceful_stop(ex):
             for record in ex.run(sweep.runner, todo):
                 store.append(record)
-                session.executed += 1
+                session.executed += record.attempts
+                log.debug("run.done", scenario=record.scenario, arm=record.arm, seed=record.seed)
                 progress.advance(record.ok)
                 if cache is not None:
                     ctx = by_key[(record.scenario, record.arm, record.seed)]

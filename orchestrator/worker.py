@@ -65,18 +65,23 @@ def execute_run(
                 continue
             record = failed_record(ctx, type(exc).__name__, str(exc), time.perf_counter() - start)
             return record.model_copy(update={"attempts": attempt})
-    return RunRecord(
-        scenario=ctx.scenario.id,
-        arm=ctx.arm.id,
-        seed=ctx.seed,
-        output=result.output,
-        manifest=dict(result.manifest) if result.manifest is not None else None,
-        cost=dict(result.cost) if result.cost is not None else None,
-        error=None,
-        duration_s=time.perf_counter() - start,
-        finished_at=now_iso(),
-        attempts=attempt,
-    )
+    try:
+        return RunRecord(
+            scenario=ctx.scenario.id,
+            arm=ctx.arm.id,
+            seed=ctx.seed,
+            output=result.output,
+            manifest=dict(result.manifest) if result.manifest is not None else None,
+            cost=dict(result.cost) if result.cost is not None else None,
+            error=None,
+            duration_s=time.perf_counter() - start,
+            finished_at=now_iso(),
+            attempts=attempt,
+        )
+    except ValueError as exc:  # pydantic refused what coerce_result let through: still one run
+        message = f"runner result cannot be recorded: {exc}".splitlines()[0]
+        record = failed_record(ctx, "RunnerReturnError", message, time.perf_counter() - start)
+        return record.model_copy(update={"attempts": attempt})
 
 
 def execute_batch(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -107,9 +108,42 @@ def coerce_result(value: object) -> RunResult:
         raise RunnerReturnError(msg)
     return RunResult(
         output=output,
-        manifest=dict(manifest) if manifest is not None else None,
+        manifest=_check_manifest(manifest) if manifest is not None else None,
         cost=_check_cost(cost),
     )
+
+
+def _check_manifest(manifest: Mapping[Any, Any]) -> dict[str, Any]:
+    """A manifest is recorded as JSON: text keys; text, numbers, booleans, null, lists, mappings."""
+
+    def bad_key(node: Any) -> Any:
+        if isinstance(node, Mapping):
+            for key, value in node.items():
+                if not isinstance(key, str):
+                    return key
+                found = bad_key(value)
+                if found is not None:
+                    return found
+        elif isinstance(node, list | tuple):
+            for value in node:
+                found = bad_key(value)
+                if found is not None:
+                    return found
+        return None
+
+    key = bad_key(manifest)
+    if key is not None:
+        msg = f"runner manifest keys must be strings, got {key!r} ({type(key).__name__})"
+        raise RunnerReturnError(msg)
+    try:
+        data: dict[str, Any] = json.loads(json.dumps(manifest, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        msg = (
+            f"runner manifest must be JSON data (text, finite numbers, booleans, null, lists, "
+            f"mappings): {exc}"
+        )
+        raise RunnerReturnError(msg) from exc
+    return data
 
 
 def _check_cost(cost: object) -> dict[str, float] | None:

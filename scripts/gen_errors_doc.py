@@ -21,7 +21,8 @@ HEADER = """\
 Every row was produced by running the input for real (`python scripts/gen_errors_doc.py`);
 `tests/test_errors_doc.py` reruns each one and fails if this file is out of date. Config and CLI
 errors print one line on stderr and exit with code 2 before any run is spent, creating no run
-directory. A bad runner *return* does not stop a sweep: the run is recorded as failed, with the
+directory (a misused option gets click's usage message, of which the table shows the last
+line). A bad runner *return* does not stop a sweep: the run is recorded as failed, with the
 error, in `runs.jsonl` (failed runs are not samples).
 
 `runner:` names code that counterfact imports and executes, exactly as `import` would: only point
@@ -38,6 +39,8 @@ The base config the config rows change:
 def _input(case: Case) -> str:
     if case.returns is not None:
         return f"runner returns `{case.returns}`"
+    if case.raw is not None:
+        return f"a file holding the bytes `{case.raw!r}`"
     if case.group == "cli":
         return (
             "`counterfact "

@@ -8,7 +8,7 @@ table can never drift from what users see.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -51,8 +51,8 @@ class Case:
     """For runner-return cases: the Python expression the runner returns."""
     expect_code: int = 2
     group: str = "config"
-    shows: tuple[str, ...] = field(default=())
-    """The config lines to show in the table (default: the lines that differ from BASE)."""
+    raw: bytes | None = None
+    """Bytes to write instead of ``config`` (for encoding errors)."""
 
 
 def _replace(old: str, new: str) -> str:
@@ -103,6 +103,15 @@ CASES: list[Case] = [
     ),
     Case("duplicate scenario id", BASE + "scenarios: [{id: q1}, {id: q1}]\n"),
     Case("ablate_each lists an id twice", BASE + "ablate_each: [tool:a, tool:a]\n"),
+    Case(
+        "numeric comparator, reference without a number",
+        BASE + "reference: forty-two\ncomparator: {kind: numeric}\n",
+    ),
+    Case(
+        "a YAML alias inside its own anchor",
+        _replace("facets: {model: large}", "facets: &f {x: *f}"),
+    ),
+    Case("config file is not UTF-8", raw=b"name: d\xe9mo\n"),
     Case("runner file does not exist", _replace("agent.py:run", "agents/missing.py:run")),
     Case("runner module cannot be imported", _replace("agent.py:run", "no_such_package.agent:run")),
     Case("runner attribute missing", _replace("agent.py:run", "agent.py:runn")),
@@ -139,6 +148,18 @@ CASES: list[Case] = [
         group="return",
         expect_code=0,
     ),
+    Case(
+        "manifest key not text",
+        returns="{'output': 'yes', 'manifest': {1: 'bm25'}}",
+        group="return",
+        expect_code=0,
+    ),
+    Case(
+        "manifest value not JSON data",
+        returns="{'output': 'yes', 'manifest': {'k': {1, 2}}}",
+        group="return",
+        expect_code=0,
+    ),
 ]
 
 
@@ -151,7 +172,10 @@ def run_case(case: Case, folder: Path) -> tuple[int, str]:
     if case.returns is not None:
         config = config.replace("agent.py:run", "agent.py:returns")
     cfg = folder / f"sweep{case.suffix}"
-    cfg.write_text(config, encoding="utf-8")
+    if case.raw is not None:
+        cfg.write_bytes(case.raw)
+    else:
+        cfg.write_text(config, encoding="utf-8")
     args = [a.replace("{cfg}", str(cfg)).replace("{dir}", str(folder)) for a in case.args]
     if case.returns is not None:
         args = ["run", str(cfg), "--out", str(folder / "out")]

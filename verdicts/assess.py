@@ -121,9 +121,12 @@ def assess_scenario(
         cost_key: the cost key rule 11 judges.
     """
     ok: dict[str, list[RunRecord]] = {a.id: [] for a in arms}
+    retried: dict[str, int] = {a.id: 0 for a in arms}
     for run in sorted(runs, key=lambda r: r.seed):
-        if run.ok and run.arm in ok and 0 <= run.seed < samples:
-            ok[run.arm].append(run)
+        if run.arm in ok and 0 <= run.seed < samples:
+            retried[run.arm] += run.attempts > 1
+            if run.ok:
+                ok[run.arm].append(run)
     ref_from: str | None = "prior-run" if reference is not None else None
     if reference is None:
         seed0 = [r for r in ok[baseline] if r.seed == 0]
@@ -164,7 +167,7 @@ def assess_scenario(
         base_stats.cost if base_stats else None,
         cost_key,
     )
-    records = [_record(j, ctx, samples, readings) for j in judged]
+    records = [_record(j, ctx, samples, readings, retried[j.arm.id]) for j in judged]
     summary = ScenarioSummary(
         id=scenario,
         reference=ReferenceRecord.model_validate({"from": ref_from, "text": reference}),
@@ -222,6 +225,7 @@ def _record(
     ctx: ScenarioContext,
     samples: int,
     readings: dict[str, CostReading | None],
+    retried: int,
 ) -> VerdictRecord:
     stats = j.stats
     seeds = [r.seed for r in j.runs]
@@ -250,7 +254,7 @@ def _record(
         outside_null_band=j.outside,
         application=_app_record(j.application),
         cost=cost,
-        runs_retried=sum(r.attempts > 1 for r in j.runs),
+        runs_retried=retried,
         runs_from_cache=sum(r.from_cache for r in j.runs),
         cost_reading=_reading_record(readings.get(j.arm.id)),
         cost_class=cost_class(confirmed, readings.get(j.arm.id)) if is_ablation else None,

@@ -111,8 +111,8 @@ class VerdictRecord(_Record):
     application: ApplicationRecord
     cost: dict[str, CostRecord] | None
     runs_retried: int = 0
-    """Samples that needed more than one attempt. A retried run is a re-draw conditioned on
-    the first attempt failing, which can bias a probe; see the README."""
+    """Runs of this arm (failed ones included) that needed more than one attempt. A retried run
+    is a re-draw conditioned on the first attempt failing, which can bias a probe (README)."""
     runs_from_cache: int = 0
     """Samples read from the run cache rather than run by this sweep."""
     cost_reading: CostReadingRecord | None
@@ -176,7 +176,8 @@ class SweepSummary(_Provenance):
     status: Literal["complete", "interrupted"] = "complete"
     """``interrupted`` when Ctrl-C stopped the sweep; then there are no verdicts yet."""
     runs_used: int
-    """Runner calls made by this invocation (runs read back or taken from the cache excluded)."""
+    """Runner calls made by this invocation, retries included (runs read back or taken from the
+    cache excluded)."""
     runs_reused: int = 0
     """Runs read back from this directory's ``runs.jsonl`` (a resume)."""
     runs_from_cache: int = 0
@@ -222,7 +223,7 @@ class BisectRecord(_Provenance):
     probes: list[BisectProbeRecord]
     """Probe uses in execution order, baseline first."""
     runs_used: int
-    """Runner calls actually made by this invocation."""
+    """Runner calls actually made by this invocation, retries included."""
     runs_reused: int = 0
     """Runs read back from the run directory (a resumed search) or taken from the run cache
     are not in ``runs_used``; this counts the ones read back."""

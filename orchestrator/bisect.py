@@ -24,7 +24,7 @@ from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext, ScenarioView
 from counterfact.probes.stats import ProbeStats
 from counterfact.verdicts.assess import score_runs, similarity_record, unscored_stats
-from counterfact.verdicts.bisection import bisect, bisect_claim
+from counterfact.verdicts.bisection import BisectOutcome, BisectProbe, bisect, bisect_claim
 from counterfact.verdicts.records import BisectProbeRecord, BisectRecord, ReferenceRecord
 
 BISECT_FILE = "bisect.json"
@@ -106,6 +106,7 @@ def run_bisect(
     folder = cache_dir or (Path(sweep.config.cache_dir) if sweep.config.cache_dir else None)
     cache = RunCache(folder, runner_identity(sweep)) if folder is not None else None
     executed = 0
+    done: list[tuple[tuple[str, ...], ProbeStats]] = []
     started = now_iso()
     view = ScenarioView(id=scenario.id, inputs=scenario.inputs)
     reference: dict[str, str | None] = {"text": scenario.reference, "from": None}
@@ -165,8 +166,11 @@ def run_bisect(
                 executed=executed,
             )
             stats.append(probe)
+            done.append((key, probe))
         return stats
 
+    interrupted: SweepInterrupted | None = None
+    t0 = time.perf_counter()
     try:
         ex.start()
         t0 = time.perf_counter()
@@ -179,6 +183,19 @@ def run_bisect(
                 max_culprits=cfg.max_culprits,
                 speculative=cfg.speculative,
             )
+    except SweepInterrupted as exc:
+        interrupted = exc
+        outcome = BisectOutcome(
+            verdict="inconclusive",
+            reason="interrupted",
+            culprits=(),
+            probes=tuple(
+                BisectProbe(key, stats, stats.flips > 0 if not key else stats.flipped, False, False)
+                for key, stats in done
+            ),
+            probes_executed=len(done),
+            speculative_unused=0,
+        )
     finally:
         store.close()
         if owned:
@@ -230,5 +247,7 @@ def run_bisect(
     if run_dir is not None:
         data = record.model_dump(mode="json", by_alias=True)
         write_atomic(run_dir / BISECT_FILE, json.dumps(data, indent=2, default=str) + "\n")
+    if interrupted is not None:
+        raise interrupted
     log.info("bisect.done", verdict=record.verdict, culprits=record.culprits)
     return BisectResult(record=record, runs=tuple(store.records), run_dir=run_dir)

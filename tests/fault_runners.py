@@ -47,3 +47,10 @@ def misbehaves(ctx: RunContext) -> str:
         if tries <= 2:
             raise ConnectionError(f"transient failure {tries}")
     return str(ctx.arm.facets.get("answer", "yes"))
+
+
+def culprit(ctx: RunContext) -> str:
+    """Sleeps ``sleep_s``; wrong while ``inputs['culprit']`` is not ablated."""
+    _log(ctx)
+    time.sleep(float(ctx.scenario.inputs.get("sleep_s", 0.0)))
+    return "right" if ctx.scenario.inputs["culprit"] in ctx.arm.ablations else "wrong"

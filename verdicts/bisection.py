@@ -34,7 +34,12 @@ from counterfact.probes.stats import ProbeStats
 
 BisectVerdict = Literal["confirmed", "not-reproducible", "inconclusive"]
 BisectReason = Literal[
-    "culprits-found", "not-reproducible", "unstable-baseline", "budget-exhausted", "runs-failed"
+    "culprits-found",
+    "not-reproducible",
+    "unstable-baseline",
+    "budget-exhausted",
+    "runs-failed",
+    "interrupted",
 ]
 Key = tuple[str, ...]
 
@@ -209,6 +214,12 @@ def bisect_claim(
             f"Inconclusive: with nothing ablated the answer already changed on {base.flips} of "
             f"{base.samples} seeds (seeds {list(base.flipped_seeds)}); the scenario is unstable, "
             "so no ablation can be blamed. " + bounds
+        )
+    if outcome.reason == "interrupted":
+        return (
+            f"Inconclusive: the search was stopped (Ctrl-C) after {outcome.probes_executed} "
+            "probes; no culprit is claimed. Run the same command again to resume: finished runs "
+            "are read back."
         )
     if outcome.reason == "runs-failed":
         return (

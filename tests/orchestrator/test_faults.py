@@ -218,3 +218,37 @@ def test_ctrl_c_stops_records_and_resumes(tmp_path: Path) -> None:
     after = keys(records(out))
     assert len(after) == len(set(after)) == 80
     assert not calls(log, "2") & {(a, s) for _, a, s in stopped}
+
+
+def test_ctrl_c_during_bisect_records_and_resumes(tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    suspects = [f"f{i}" for i in range(16)]
+    cfg = write_config(
+        tmp_path,
+        f"name: b\nrunner: {RUNNERS}:culprit\nsamples: 3\n"
+        f"scenarios: [{{id: s, inputs: {{log: '{log}', sleep_s: 0.1, culprit: f13}}, reference: wrong}}]\n"
+        f"comparator: {{kind: exact}}\nexecutor: {{kind: local}}\nbisect: {{suspects: {suspects}}}\n",
+    )
+    out = tmp_path / "o"
+    driver = cli("bisect", str(cfg), "--out", str(out), session="1")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if (out / "runs.jsonl").exists() and len(records(out)) >= 8:
+            break
+        time.sleep(0.02)
+    driver.send_signal(signal.SIGINT)
+    _, err = driver.communicate(timeout=60)
+    assert driver.returncode == 130, err.decode()
+    partial = json.loads((out / "bisect.json").read_text())
+    assert (partial["verdict"], partial["reason"], partial["culprits"]) == (
+        "inconclusive",
+        "interrupted",
+        [],
+    )
+    stopped = keys(records(out))
+    resumed = cli("bisect", str(cfg), "--out", str(out), session="2")
+    assert resumed.wait(timeout=120) == 0
+    final = json.loads((out / "bisect.json").read_text())
+    assert (final["verdict"], final["culprits"]) == ("confirmed", [["f13"]])
+    assert final["runs_reused"] == len(stopped)
+    assert not calls(log, "2") & {(a, s) for _, a, s in stopped}

@@ -130,3 +130,52 @@ def test_loader_gives_a_sweep_or_a_config_error(raw: dict[str, Any]) -> None:
             assert str(exc)  # noqa: PT017 - a message, naming what is wrong
         else:
             assert isinstance(sweep, ResolvedSweep)
+
+
+snippets = st.sampled_from(
+    [
+        "name: p\n",
+        f"runner: {RUNNER}\n",
+        "arms: [{id: base}, {id: alt, facets: {answer: nope}}]\n",
+        "arms: [{id: a, facets: &f {x: *f}}, {id: b}]\n",
+        "samples: &n 3\nreference: *n\n",
+        "comparator: {kind: numeric}\nreference: 'x'\n",
+        "scenarios: [{id: s, inputs: {q: [1, {r: 2}]}}]\n",
+        "grid: {answer: [a, b]}\n",
+        "ablate_each: [t1, t2]\n",
+        "bisect: {suspects: [t1]}\n",
+        "executor: {kind: local, retries: 1}\n",
+        "- just\n- a list\n",
+        ": : :\n",
+        "\t\tbad indent\n",
+        "name: [unclosed\n",
+    ]
+)
+documents = st.one_of(
+    st.lists(snippets, max_size=6).map("".join),
+    st.text(max_size=80),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=documents, raw_bytes=st.binary(max_size=40), as_bytes=st.booleans())
+def test_any_file_gives_a_sweep_or_a_config_error(
+    text: str, raw_bytes: bytes, as_bytes: bool
+) -> None:
+    import tempfile
+
+    from counterfact.orchestrator.loading import load_sweep
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "sweep.yaml"
+        if as_bytes:
+            path.write_bytes(raw_bytes)
+        else:
+            path.write_text(text, encoding="utf-8")
+        for for_bisect in (False, True):
+            try:
+                sweep = load_sweep(path, for_bisect=for_bisect)
+            except ConfigError as exc:
+                assert str(exc)  # noqa: PT017 - a message, naming what is wrong
+            else:
+                assert isinstance(sweep, ResolvedSweep)

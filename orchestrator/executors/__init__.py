@@ -11,8 +11,6 @@ from counterfact.orchestrator.executors.local import LocalExecutor
 from counterfact.orchestrator.executors.ray_exec import RayExecutor
 from counterfact.orchestrator.worker import RetryPolicy
 
-EXECUTORS: dict[str, type[Executor]] = {"local": LocalExecutor, "ray": RayExecutor}
-
 
 def make_executor(config: ExecutorConfig) -> Executor:
     """Build the executor a config names.
@@ -40,4 +38,4 @@ def make_executor(config: ExecutorConfig) -> Executor:
     return factory()
 
 
-__all__ = ["EXECUTORS", "Executor", "LocalExecutor", "RayExecutor", "make_executor"]
+__all__ = ["Executor", "LocalExecutor", "RayExecutor", "make_executor"]

@@ -9,7 +9,7 @@ from typing import Any
 from counterfact.orchestrator.bisect import BisectResult, run_bisect
 from counterfact.orchestrator.loading import validate_config
 from counterfact.orchestrator.progress import Progress
-from counterfact.orchestrator.resolve import resolve_sweep
+from counterfact.orchestrator.resolve import ResolvedSweep, resolve_sweep
 from counterfact.orchestrator.sweep import SweepResult, run_sweep
 
 
@@ -19,6 +19,15 @@ def _component(value: str | Mapping[str, Any] | Callable[..., Any]) -> dict[str,
     if isinstance(value, Mapping):
         return dict(value)
     return {"kind": "custom", "target": value}
+
+
+def _resolve(
+    raw: dict[str, Any], base_dir: str | Path | None, *, for_bisect: bool
+) -> ResolvedSweep:
+    """Validate and resolve a Python-built config; relative targets resolve against base_dir."""
+    folder = Path(base_dir) if base_dir is not None else Path.cwd()
+    config = validate_config(raw)
+    return resolve_sweep(config, base_dir=folder.resolve(), for_bisect=for_bisect)
 
 
 def compare_arms(
@@ -93,9 +102,7 @@ def compare_arms(
         raw["scenarios"] = [dict(s) for s in scenarios]
     if runner_version is not None:
         raw["runner_version"] = runner_version
-    config = validate_config(raw)
-    folder = Path(base_dir) if base_dir is not None else Path.cwd()
-    sweep = resolve_sweep(config, base_dir=folder.resolve())
+    sweep = _resolve(raw, base_dir, for_bisect=False)
     return run_sweep(
         sweep,
         run_dir=Path(out) if out is not None else None,
@@ -167,9 +174,7 @@ def find_culprits(
     }
     if runner_version is not None:
         raw["runner_version"] = runner_version
-    config = validate_config(raw)
-    folder = Path(base_dir) if base_dir is not None else Path.cwd()
-    sweep = resolve_sweep(config, base_dir=folder.resolve(), for_bisect=True)
+    sweep = _resolve(raw, base_dir, for_bisect=True)
     return run_bisect(
         sweep,
         run_dir=Path(out) if out is not None else None,

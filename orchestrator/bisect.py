@@ -11,11 +11,11 @@ from pathlib import Path
 import structlog
 
 from counterfact.exceptions import SweepInterrupted
-from counterfact.orchestrator.cache import RunCache
 from counterfact.orchestrator.executors import Executor, make_executor
-from counterfact.orchestrator.identity import fingerprint, runner_identity
+from counterfact.orchestrator.identity import fingerprint
 from counterfact.orchestrator.interrupt import graceful_stop
 from counterfact.orchestrator.resolve import ResolvedSweep, ScenarioSpec
+from counterfact.orchestrator.runs import RunSource, open_cache
 from counterfact.orchestrator.store import RunStore, write_atomic
 from counterfact.orchestrator.version import package_version
 from counterfact.orchestrator.worker import now_iso
@@ -103,9 +103,6 @@ def run_bisect(
     log = structlog.get_logger().bind(sweep=sweep.config.name, scenario=scenario.id)
     store = RunStore(run_dir, fresh=fresh)
     store.open(fingerprint(sweep, [base]))
-    folder = cache_dir or (Path(sweep.config.cache_dir) if sweep.config.cache_dir else None)
-    cache = RunCache(folder, runner_identity(sweep)) if folder is not None else None
-    executed = 0
     done: list[tuple[tuple[str, ...], ProbeStats]] = []
     started = now_iso()
     view = ScenarioView(id=scenario.id, inputs=scenario.inputs)
@@ -114,34 +111,15 @@ def run_bisect(
         reference["from"] = "prior-run"
     owned = executor is None
     ex = executor or make_executor(sweep.config.executor)
+    source = RunSource(sweep, store, ex, open_cache(sweep, cache_dir), log)
 
     def run_probes(keys: Sequence[tuple[str, ...]]) -> list[ProbeStats]:
-        nonlocal executed
         arms = [probe_arm(base, key) for key in keys]
+        planned = [(RunContext(view, a.view(), seed), a) for a in arms for seed in range(samples)]
+        known, todo = source.split(planned)
         by_arm: dict[str, list[RunRecord]] = {a.id: [] for a in arms}
-        todo: list[RunContext] = []
-        for arm in arms:
-            for seed in range(samples):
-                ctx = RunContext(view, arm.view(), seed)
-                known = store.get(scenario.id, arm.id, seed)
-                if known is None and cache is not None:
-                    known = cache.get(ctx, arm)
-                    if known is not None:
-                        store.append(known)
-                if known is None:
-                    todo.append(ctx)
-                else:
-                    by_arm[arm.id].append(known)
-        spec = {a.id: a for a in arms}
-        for record in ex.run(sweep.runner, todo):
-            store.append(record)
-            executed += record.attempts
+        for record in [*known, *source.execute(todo)]:
             by_arm[record.arm].append(record)
-            if cache is not None:
-                ctx = RunContext(view, spec[record.arm].view(), record.seed)
-                cache.put(ctx, spec[record.arm], record)
-            if record.error is not None:
-                log.warning("run.failed", arm=record.arm, seed=record.seed, error=record.error.type)
         if ex.stop_requested:
             raise SweepInterrupted(
                 "interrupted during bisection; run the same command again to resume",
@@ -163,7 +141,7 @@ def run_bisect(
                 ablated=list(key),
                 flips=probe.flips,
                 samples=probe.samples,
-                executed=executed,
+                executed=source.runner_calls,
             )
             stats.append(probe)
             done.append((key, probe))
@@ -226,7 +204,7 @@ def run_bisect(
             )
             for p in outcome.probes
         ],
-        runs_used=executed,
+        runs_used=source.runner_calls,
         runs_reused=store.reused,
         probes_executed=outcome.probes_executed,
         speculative=cfg.speculative,

@@ -8,18 +8,17 @@ from pathlib import Path
 import structlog
 
 from counterfact.exceptions import DegenerateBandWarning, SweepInterrupted
-from counterfact.orchestrator.cache import RunCache
 from counterfact.orchestrator.executors import Executor, make_executor
-from counterfact.orchestrator.identity import fingerprint, runner_identity
+from counterfact.orchestrator.identity import fingerprint
 from counterfact.orchestrator.interrupt import graceful_stop
 from counterfact.orchestrator.plan import build_plan
 from counterfact.orchestrator.progress import NoProgress, Progress
 from counterfact.orchestrator.resolve import ResolvedSweep
+from counterfact.orchestrator.runs import RunSource, open_cache
 from counterfact.orchestrator.store import RunStore
 from counterfact.orchestrator.version import package_version
 from counterfact.orchestrator.worker import now_iso
 from counterfact.probes.records import RunRecord
-from counterfact.probes.runner import RunContext
 from counterfact.verdicts.assess import assess_scenario
 from counterfact.verdicts.records import ScenarioSummary, SweepSummary, VerdictRecord
 from counterfact.verdicts.report import render_table
@@ -50,12 +49,6 @@ class SweepResult:
             msg = f"no single row for arm {arm!r} scenario {scenario!r}; {len(found)} match"
             raise KeyError(msg)
         return found[0]
-
-
-@dataclass
-class _Session:
-    executed: int = 0
-    from_cache: int = 0
 
 
 def run_sweep(
@@ -92,41 +85,23 @@ def run_sweep(
         log.warning("runs.torn_line_dropped", note="a crash had cut the last line; dropped")
     started = now_iso()
     plan = build_plan(sweep.scenarios, sweep.arms, sweep.config.samples)
-    todo = [c for c in plan if store.get(c.scenario.id, c.arm.id, c.seed) is None]
-    if store.reused:
-        log.info("sweep.resume", read_back=store.reused, to_run=len(todo))
-    session = _Session()
-    folder = cache_dir or (Path(sweep.config.cache_dir) if sweep.config.cache_dir else None)
-    cache = RunCache(folder, runner_identity(sweep)) if folder is not None else None
-    if cache is not None:
-        todo = _from_cache(sweep, cache, todo, store, session)
-    log.info(
-        "sweep.start", runs=len(todo), planned=len(plan), run_dir=str(run_dir) if run_dir else None
-    )
     owned = executor is None
     ex = executor or make_executor(sweep.config.executor)
     arms = {a.id: a for a in sweep.arms}
-    by_key = {(c.scenario.id, c.arm.id, c.seed): c for c in todo}
+    source = RunSource(sweep, store, ex, open_cache(sweep, cache_dir), log)
+    reused = store.reused
+    _, todo = source.split([(c, arms[c.arm.id]) for c in plan])
+    if reused:
+        log.info("sweep.resume", read_back=reused, to_run=len(todo))
+    log.info(
+        "sweep.start", runs=len(todo), planned=len(plan), run_dir=str(run_dir) if run_dir else None
+    )
     try:
         ex.start()
         progress.start(len(todo))
         with graceful_stop(ex):
-            for record in ex.run(sweep.runner, todo):
-                store.append(record)
-                session.executed += record.attempts
-                log.debug("run.done", scenario=record.scenario, arm=record.arm, seed=record.seed)
+            for record in source.execute(todo):
                 progress.advance(record.ok)
-                if cache is not None:
-                    ctx = by_key[(record.scenario, record.arm, record.seed)]
-                    cache.put(ctx, arms[record.arm], record)
-                if record.error is not None:
-                    log.warning(
-                        "run.failed",
-                        scenario=record.scenario,
-                        arm=record.arm,
-                        seed=record.seed,
-                        error=f"{record.error.type}: {record.error.message}"[:300],
-                    )
     finally:
         progress.finish()
         store.close()
@@ -134,7 +109,7 @@ def run_sweep(
             ex.close()
     if ex.stop_requested:
         missing = sum(store.get(c.scenario.id, c.arm.id, c.seed) is None for c in plan)
-        summary = _summary(sweep, store, session, started, [], status="interrupted")
+        summary = _summary(sweep, store, source, started, [], status="interrupted")
         store.write_summary(summary)
         msg = (
             f"interrupted: {len(plan) - missing} of {len(plan)} runs recorded"
@@ -142,32 +117,13 @@ def run_sweep(
             + "; run the same command again to resume"
         )
         raise SweepInterrupted(msg, recorded=len(plan) - missing, planned=len(plan))
-    return _judge(sweep, store, session, started, log)
-
-
-def _from_cache(
-    sweep: ResolvedSweep,
-    cache: RunCache,
-    todo: list[RunContext],
-    store: RunStore,
-    session: _Session,
-) -> list[RunContext]:
-    arms = {a.id: a for a in sweep.arms}
-    remaining: list[RunContext] = []
-    for ctx in todo:
-        hit = cache.get(ctx, arms[ctx.arm.id])
-        if hit is None:
-            remaining.append(ctx)
-        else:
-            store.append(hit)
-            session.from_cache += 1
-    return remaining
+    return _judge(sweep, store, source, started, log)
 
 
 def _summary(
     sweep: ResolvedSweep,
     store: RunStore,
-    session: _Session,
+    source: RunSource,
     started: str,
     scenarios: list[ScenarioSummary],
     *,
@@ -184,9 +140,9 @@ def _summary(
             "started_at": started,
             "finished_at": now_iso(),
             "status": status,
-            "runs_used": session.executed,
+            "runs_used": source.runner_calls,
             "runs_reused": store.reused,
-            "runs_from_cache": session.from_cache,
+            "runs_from_cache": source.from_cache,
             "torn_line_dropped": store.torn,
             "runs_failed": sum(not r.ok for r in runs),
             "scenarios": scenarios,
@@ -197,7 +153,7 @@ def _summary(
 def _judge(
     sweep: ResolvedSweep,
     store: RunStore,
-    session: _Session,
+    source: RunSource,
     started: str,
     log: structlog.typing.FilteringBoundLogger,
 ) -> SweepResult:
@@ -227,8 +183,8 @@ def _judge(
             )
         rows.extend(assessed.verdicts)
         scenarios.append(assessed.summary)
-    summary = _summary(sweep, store, session, started, scenarios)
+    summary = _summary(sweep, store, source, started, scenarios)
     store.write_verdicts(rows)
     store.write_summary(summary)
-    log.info("sweep.done", runs=session.executed, failed=summary.runs_failed)
+    log.info("sweep.done", runs=source.runner_calls, failed=summary.runs_failed)
     return SweepResult(rows=tuple(rows), summary=summary, runs=tuple(runs), run_dir=store.run_dir)

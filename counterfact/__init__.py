@@ -3,36 +3,125 @@
 The public API. Everything else lives in ``counterfact.probes`` (what one probe measures),
 ``counterfact.verdicts`` (what the evidence licenses) and ``counterfact.orchestrator`` (how runs
 happen).
+
+Names are imported on first use (PEP 562), so ``import counterfact`` and ``counterfact --version``
+stay fast: Ray, scipy and the engine load only when something needs them.
 """
 
 from __future__ import annotations
 
-from counterfact.exceptions import (
-    ConfigError,
-    CounterfactError,
-    CounterfactWarning,
-    DegenerateBandWarning,
-    ExecutorError,
-    RefusalError,
-    ResumeConflictError,
-    RunDirectoryError,
-    RunnerImportError,
-    RunnerReturnError,
-    ScoringError,
-    SweepInterrupted,
-)
-from counterfact.orchestrator.api import compare_arms, find_culprits
-from counterfact.orchestrator.bisect import BisectResult, run_bisect
-from counterfact.orchestrator.config import SweepConfig
-from counterfact.orchestrator.loading import load_sweep
-from counterfact.orchestrator.sweep import SweepResult, run_sweep
-from counterfact.orchestrator.version import package_version
-from counterfact.probes.ablation import apply_ablations
-from counterfact.probes.records import RunRecord
-from counterfact.probes.runner import ArmView, RunContext, RunResult, ScenarioView
-from counterfact.verdicts.records import BisectRecord, SweepSummary, VerdictRecord
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__version__ = package_version()
+if TYPE_CHECKING:
+    from counterfact.exceptions import (
+        ConfigError,
+        CounterfactError,
+        CounterfactWarning,
+        DegenerateBandWarning,
+        ExecutorError,
+        RefusalError,
+        ResumeConflictError,
+        RunDirectoryError,
+        RunnerImportError,
+        RunnerReturnError,
+        ScoringError,
+        SweepInterrupted,
+    )
+    from counterfact.orchestrator.config.loading import (
+        load_bisect,
+        load_sweep,
+    )
+    from counterfact.orchestrator.config.schema import (
+        SweepConfig,
+    )
+    from counterfact.orchestrator.drivers.api import (
+        compare_arms,
+        find_culprits,
+    )
+    from counterfact.orchestrator.drivers.bisect import (
+        BisectResult,
+        run_bisect,
+    )
+    from counterfact.orchestrator.drivers.provenance import (
+        package_version,
+    )
+    from counterfact.orchestrator.drivers.sweep import (
+        SweepResult,
+        run_sweep,
+    )
+    from counterfact.probes.ablation import (
+        apply_ablations,
+    )
+    from counterfact.probes.records import (
+        RunRecord,
+    )
+    from counterfact.probes.runner import (
+        ArmView,
+        RunContext,
+        Runner,
+        RunResult,
+        ScenarioView,
+    )
+    from counterfact.verdicts.records import (
+        BisectRecord,
+        SweepSummary,
+        VerdictRecord,
+    )
+
+_WHERE: dict[str, str] = {
+    "ConfigError": "counterfact.exceptions",
+    "CounterfactError": "counterfact.exceptions",
+    "CounterfactWarning": "counterfact.exceptions",
+    "DegenerateBandWarning": "counterfact.exceptions",
+    "ExecutorError": "counterfact.exceptions",
+    "RefusalError": "counterfact.exceptions",
+    "ResumeConflictError": "counterfact.exceptions",
+    "RunDirectoryError": "counterfact.exceptions",
+    "RunnerImportError": "counterfact.exceptions",
+    "RunnerReturnError": "counterfact.exceptions",
+    "ScoringError": "counterfact.exceptions",
+    "SweepInterrupted": "counterfact.exceptions",
+    "compare_arms": "counterfact.orchestrator.drivers.api",
+    "find_culprits": "counterfact.orchestrator.drivers.api",
+    "BisectResult": "counterfact.orchestrator.drivers.bisect",
+    "run_bisect": "counterfact.orchestrator.drivers.bisect",
+    "SweepConfig": "counterfact.orchestrator.config.schema",
+    "load_bisect": "counterfact.orchestrator.config.loading",
+    "load_sweep": "counterfact.orchestrator.config.loading",
+    "SweepResult": "counterfact.orchestrator.drivers.sweep",
+    "run_sweep": "counterfact.orchestrator.drivers.sweep",
+    "package_version": "counterfact.orchestrator.drivers.provenance",
+    "apply_ablations": "counterfact.probes.ablation",
+    "RunRecord": "counterfact.probes.records",
+    "ArmView": "counterfact.probes.runner",
+    "RunContext": "counterfact.probes.runner",
+    "RunResult": "counterfact.probes.runner",
+    "Runner": "counterfact.probes.runner",
+    "ScenarioView": "counterfact.probes.runner",
+    "BisectRecord": "counterfact.verdicts.records",
+    "SweepSummary": "counterfact.verdicts.records",
+    "VerdictRecord": "counterfact.verdicts.records",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from counterfact.orchestrator.drivers.provenance import package_version
+
+        return package_version()
+    module = _WHERE.get(name)
+    if module is None:
+        msg = f"module 'counterfact' has no attribute {name!r}"
+        raise AttributeError(msg)
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "ArmView",
@@ -49,6 +138,7 @@ __all__ = [
     "RunDirectoryError",
     "RunRecord",
     "RunResult",
+    "Runner",
     "RunnerImportError",
     "RunnerReturnError",
     "ScenarioView",
@@ -62,7 +152,9 @@ __all__ = [
     "apply_ablations",
     "compare_arms",
     "find_culprits",
+    "load_bisect",
     "load_sweep",
+    "package_version",
     "run_bisect",
     "run_sweep",
 ]

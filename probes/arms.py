@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from counterfact.exceptions import ConfigError, RefusalError
+from counterfact.probes.ids import check_ids
 from counterfact.probes.runner import ArmView
 
 
@@ -116,6 +117,33 @@ def _canonical_value(value: Any) -> Any:
     return value
 
 
+def check_baseline(arms: Sequence[ArmSpec], baseline: str) -> ArmSpec:
+    """The baseline's spec.
+
+    Raises:
+        RefusalError: ``baseline`` is not an arm id (the message lists the known ones).
+    """
+    found = next((a for a in arms if a.id == baseline), None)
+    if found is None:
+        known = ", ".join(a.id for a in arms)
+        msg = f"baseline {baseline!r} is not an arm id; known arms: {known}"
+        raise RefusalError(msg, field="baseline")
+    return found
+
+
+def check_not_ablated(ids: Sequence[str], base: ArmSpec, fields: Sequence[str]) -> None:
+    """Refuse ablation ids the baseline already ablates (ablating them again changes nothing).
+
+    Raises:
+        RefusalError: the first such id, by its field.
+    """
+    check_ids(ids, fields, "ablation id")
+    for item, where in zip(ids, fields, strict=True):
+        if item in base.ablations:
+            msg = f"{item!r} is already ablated by the baseline {base.id!r}; remove it here"
+            raise RefusalError(msg, field=where)
+
+
 def check_arms(arms: Sequence[ArmSpec], baseline: str, fields: Sequence[str] | None = None) -> None:
     """Apply the declaration refusals of DESIGN rule 8.
 
@@ -133,19 +161,8 @@ def check_arms(arms: Sequence[ArmSpec], baseline: str, fields: Sequence[str] | N
             "add an arm that declares facets, ablations or restorations"
         )
         raise RefusalError(msg, field="arms")
-    seen_ids: dict[str, int] = {}
-    for i, arm in enumerate(arms):
-        if not arm.id.strip():
-            msg = "arm id is blank; give every arm a short unique id"
-            raise RefusalError(msg, field=f"{where[i]}.id")
-        if arm.id in seen_ids:
-            first = where[seen_ids[arm.id]]
-            msg = f"arm id {arm.id!r} is already used by {first}; ids must be unique"
-            raise RefusalError(msg, field=f"{where[i]}.id")
-        seen_ids[arm.id] = i
-    if baseline not in seen_ids:
-        msg = f"baseline {baseline!r} is not an arm id; known arms: {', '.join(seen_ids)}"
-        raise RefusalError(msg, field="baseline")
+    check_ids([a.id for a in arms], [f"{w}.id" for w in where], "arm id")
+    check_baseline(arms, baseline)
     seen_configs: dict[str, int] = {}
     for i, arm in enumerate(arms):
         if arm.id != baseline and arm.declares_nothing:

@@ -19,28 +19,38 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
+from counterfact.defaults import SIMILARITY_THRESHOLD
 from counterfact.exceptions import ScoringError
+from counterfact.probes.registry import Kind
 
 
 class Comparator(Protocol):
     """Decides whether one output flipped relative to the reference."""
 
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> str:
+        """The registry name; ``similarity`` lets the null band gate verdicts (rule 5)."""
+        ...
 
-    def describe(self) -> str: ...
+    def describe(self) -> str:
+        """Words for claims' bounds (``similarity < 0.8``)."""
+        ...
 
-    def flipped(self, reference: str, output: str, similarity: float) -> bool: ...
+    def flipped(self, reference: str, output: str, similarity: float) -> bool:
+        """True when ``output`` flipped; ``similarity`` is its score against ``reference``."""
+        ...
 
 
 @dataclass(frozen=True)
 class ExactComparator:
+    """Flipped iff the output differs from the reference at all."""
+
     kind: str = "exact"
 
     def describe(self) -> str:
@@ -104,7 +114,9 @@ class NumericComparator:
 
 @dataclass(frozen=True)
 class SimilarityComparator:
-    threshold: float = 0.8
+    """Flipped iff similarity < threshold (strict)."""
+
+    threshold: float = SIMILARITY_THRESHOLD
     kind: str = "similarity"
 
     def describe(self) -> str:
@@ -116,6 +128,8 @@ class SimilarityComparator:
 
 @dataclass(frozen=True)
 class CustomComparator:
+    """A user callable ``target(reference, output) -> bool``; True means flipped."""
+
     target: Callable[[str, str], bool]
     kind: str = "custom"
 
@@ -133,3 +147,25 @@ class CustomComparator:
             msg = f"{self.describe()} returned {type(result).__name__}; it must return a bool"
             raise ScoringError(msg)
         return bool(result)
+
+
+def _similarity(options: Mapping[str, Any]) -> Comparator:
+    return SimilarityComparator(threshold=float(options.get("threshold", SIMILARITY_THRESHOLD)))
+
+
+def _numeric(options: Mapping[str, Any]) -> Comparator:
+    return NumericComparator(tolerance=float(options.get("tolerance", 0.0)))
+
+
+COMPARATORS: Mapping[str, Kind[Comparator]] = {
+    "similarity": Kind(_similarity, takes=frozenset({"threshold"})),
+    "exact": Kind(lambda _: ExactComparator()),
+    "normalized": Kind(lambda _: NormalizedComparator()),
+    "numeric": Kind(_numeric, takes=frozenset({"tolerance"})),
+    "custom": Kind(
+        lambda o: CustomComparator(o["target"]),
+        takes=frozenset({"target"}),
+        needs=frozenset({"target"}),
+    ),
+}
+"""Comparator kinds by name: the config schema, the CLI and the resolver read this one table."""

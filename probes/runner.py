@@ -61,9 +61,15 @@ RunnerReturn: TypeAlias = "str | Mapping[str, Any] | RunResult"
 
 
 class Runner(Protocol):
-    """A user's program, rerun once per (scenario, arm, seed)."""
+    """A user's program, rerun once per (scenario, arm, seed).
 
-    def __call__(self, ctx: RunContext, /) -> RunnerReturn: ...
+    The engine cannot reach into the program: the runner applies the arm (``ctx.arm``), seeds its
+    randomness with ``ctx.seed``, and reports what it actually ran in ``manifest``.
+    """
+
+    def __call__(self, ctx: RunContext, /) -> RunnerReturn:
+        """Run once; return the output text, a mapping, or a :class:`RunResult`."""
+        ...
 
 
 _RESULT_KEYS = frozenset({"output", "manifest", "cost"})

@@ -10,22 +10,27 @@ punctuation count. Two empty strings have similarity 1.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from rapidfuzz.distance import Indel
 
 from counterfact.exceptions import ScoringError
+from counterfact.probes.registry import Kind
 
 
 class Similarity(Protocol):
     """Scores each output against the reference."""
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The registry name, recorded with the scores."""
+        ...
 
-    def score(self, reference: str, outputs: Sequence[str]) -> list[float]: ...
+    def score(self, reference: str, outputs: Sequence[str]) -> list[float]:
+        """One float in [0, 1] per output, in order (1 means the same as the reference)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -67,3 +72,14 @@ class CustomSimilarity:
                 raise ScoringError(msg)
             checked.append(float(value))
         return checked
+
+
+SIMILARITIES: Mapping[str, Kind[Similarity]] = {
+    "text": Kind(lambda _: TextSimilarity()),
+    "custom": Kind(
+        lambda o: CustomSimilarity(o["target"]),
+        takes=frozenset({"target"}),
+        needs=frozenset({"target"}),
+    ),
+}
+"""Similarity kinds by name: the config schema and the resolver read this one table."""

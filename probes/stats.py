@@ -57,11 +57,18 @@ class ProbeStats:
 
     @property
     def samples(self) -> int:
+        """Successful runs the probe rests on."""
         return len(self.seeds)
 
     @property
     def flips(self) -> int:
+        """Runs whose output flipped."""
         return len(self.flipped_seeds)
+
+    @property
+    def stable(self) -> bool:
+        """DESIGN rule 3, the zero-tolerance gate: a baseline is stable iff no seed flipped."""
+        return baseline_stable(self.flips)
 
     @property
     def flipped(self) -> bool:
@@ -72,6 +79,11 @@ class ProbeStats:
 def probe_flipped(flips: int, samples: int) -> bool:
     """The majority rule: a probe flipped iff more than half its samples flipped."""
     return flips * 2 > samples
+
+
+def baseline_stable(flips: int) -> bool:
+    """The zero-tolerance baseline gate (DESIGN rule 3): stable iff it flipped on no seed."""
+    return flips == 0
 
 
 def summarize_costs(costs: Sequence[Mapping[str, float] | None]) -> dict[str, CostStats] | None:

@@ -26,9 +26,9 @@ from typing import Any
 import ray
 from benchlog import record
 
-from counterfact.orchestrator.config import SweepConfig
-from counterfact.orchestrator.resolve import resolve_sweep
-from counterfact.orchestrator.sweep import run_sweep
+from counterfact.orchestrator.config.resolve import resolve_sweep
+from counterfact.orchestrator.config.schema import SweepConfig
+from counterfact.orchestrator.drivers.sweep import run_sweep
 
 HERE = Path(__file__).resolve().parent
 

@@ -24,10 +24,10 @@ from pathlib import Path
 import ray
 from benchlog import record
 
-from counterfact.orchestrator.loading import validate_config
-from counterfact.orchestrator.resolve import resolve_sweep
-from counterfact.orchestrator.store import read_runs
-from counterfact.orchestrator.sweep import run_sweep
+from counterfact.orchestrator.config.loading import validate_config
+from counterfact.orchestrator.config.resolve import resolve_sweep
+from counterfact.orchestrator.drivers.sweep import run_sweep
+from counterfact.orchestrator.storage.runlog import read_runs
 
 HERE = Path(__file__).resolve().parent
 

@@ -22,6 +22,7 @@ def test_all_is_sorted_and_exact() -> None:
         "RunDirectoryError",
         "RunRecord",
         "RunResult",
+        "Runner",
         "RunnerImportError",
         "RunnerReturnError",
         "ScenarioView",
@@ -35,7 +36,9 @@ def test_all_is_sorted_and_exact() -> None:
         "apply_ablations",
         "compare_arms",
         "find_culprits",
+        "load_bisect",
         "load_sweep",
+        "package_version",
         "run_bisect",
         "run_sweep",
     ]

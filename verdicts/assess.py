@@ -10,8 +10,10 @@ from counterfact.probes.comparators import Comparator
 from counterfact.probes.manifest import Application, check_application
 from counterfact.probes.null_band import NullBand, build_null_band
 from counterfact.probes.records import RunRecord
+from counterfact.probes.reference import resolve_reference
+from counterfact.probes.scoring import score_runs, unscored_stats
 from counterfact.probes.similarity import Similarity
-from counterfact.probes.stats import ProbeStats, SimilarityStats, summarize_probe
+from counterfact.probes.stats import ProbeStats, SimilarityStats
 from counterfact.verdicts.cost import CostItem, CostReading, cost_class, cost_readings
 from counterfact.verdicts.intervals import flip_rate_interval
 from counterfact.verdicts.records import (
@@ -65,26 +67,6 @@ def _app_record(app: Application) -> ApplicationRecord:
     )
 
 
-def score_runs(
-    runs: Sequence[RunRecord], reference: str, comparator: Comparator, similarity: Similarity
-) -> ProbeStats:
-    """Similarity and flips of successful runs against the reference."""
-    outputs = [r.output or "" for r in runs]
-    sims = similarity.score(reference, outputs)
-    flipped = [comparator.flipped(reference, o, s) for o, s in zip(outputs, sims, strict=True)]
-    return summarize_probe([r.seed for r in runs], flipped, sims, [r.cost for r in runs])
-
-
-def unscored_stats(runs: Sequence[RunRecord]) -> ProbeStats:
-    """Stats that only count successful seeds, for when there is no reference to score against.
-
-    Only reached when the baseline's seed 0 failed, so the runs-failed tier decides first and the
-    zero flips here are never read as evidence (the record shows flips as null).
-    """
-    n = len(runs)
-    return summarize_probe([r.seed for r in runs], [False] * n, [1.0] * n, [None] * n)
-
-
 @dataclass(frozen=True)
 class _Judged:
     arm: ArmSpec
@@ -127,20 +109,16 @@ def assess_scenario(
             retried[run.arm] += run.attempts > 1
             if run.ok:
                 ok[run.arm].append(run)
-    ref_from: str | None = "prior-run" if reference is not None else None
-    if reference is None:
-        seed0 = [r for r in ok[baseline] if r.seed == 0]
-        if seed0:
-            reference, ref_from = seed0[0].output, "baseline-arm"
+    ref = resolve_reference(reference, ok[baseline])
     scored: dict[str, ProbeStats | None] = {
-        arm_id: None if reference is None else score_runs(runs_, reference, comparator, similarity)
+        arm_id: None if ref.text is None else score_runs(runs_, ref.text, comparator, similarity)
         for arm_id, runs_ in ok.items()
     }
     base_stats = scored[baseline]
     band: NullBand | None = None
     stable: bool | None = None
     if base_stats is not None:
-        stable = base_stats.flips == 0
+        stable = base_stats.stable
         band = build_null_band(base_stats.similarities, gates=comparator.kind == "similarity")
     ctx = ScenarioContext(
         scenario=scenario,
@@ -170,7 +148,7 @@ def assess_scenario(
     records = [_record(j, ctx, samples, readings, retried[j.arm.id]) for j in judged]
     summary = ScenarioSummary(
         id=scenario,
-        reference=ReferenceRecord.model_validate({"from": ref_from, "text": reference}),
+        reference=ReferenceRecord.model_validate({"from": ref.source, "text": ref.text}),
         baseline=baseline,
         baseline_stable=stable,
         null_band=None
@@ -229,6 +207,7 @@ def _record(
 ) -> VerdictRecord:
     stats = j.stats
     seeds = [r.seed for r in j.runs]
+    present = set(seeds)
     interval = flip_rate_interval(stats.flips, stats.samples) if stats is not None else None
     cost = None
     if stats is not None and stats.cost is not None:
@@ -246,7 +225,7 @@ def _record(
         samples=len(seeds),
         samples_declared=samples,
         seeds=seeds,
-        failed_seeds=[s for s in range(samples) if s not in set(seeds)],
+        failed_seeds=[s for s in range(samples) if s not in present],
         flips=stats.flips if stats is not None else None,
         flipped_seeds=list(stats.flipped_seeds) if stats is not None else None,
         similarities=list(stats.similarities) if stats is not None else None,

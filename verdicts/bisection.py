@@ -30,7 +30,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from counterfact.defaults import MAX_CULPRITS, MAX_PROBES
 from counterfact.probes.stats import ProbeStats
+from counterfact.verdicts.wording import seed_list
 
 BisectVerdict = Literal["confirmed", "not-reproducible", "inconclusive"]
 BisectReason = Literal[
@@ -98,7 +100,7 @@ class _Search:
         self.ahead: set[Key] = set()
 
     def _flipped(self, stats: ProbeStats, baseline: bool) -> bool:
-        return stats.flips > 0 if baseline else stats.flipped
+        return probe_flipped_for_search(stats, baseline=baseline)
 
     def ask(self, ids: Sequence[str], ahead: Sequence[str] | None = None) -> bool:
         """Did ablating ``ids`` flip? Optionally run ``ahead`` at the same time."""
@@ -154,8 +156,8 @@ def bisect(
     run_probes: ProbeRunner,
     *,
     samples: int,
-    max_probes: int = 24,
-    max_culprits: int = 4,
+    max_probes: int = MAX_PROBES,
+    max_culprits: int = MAX_CULPRITS,
     speculative: bool = False,
 ) -> BisectOutcome:
     """Find minimal culprit sets among ranked ``suspects`` (see the module docstring)."""
@@ -196,6 +198,26 @@ def bisect(
         return done("inconclusive", "runs-failed", [])
 
 
+def probe_flipped_for_search(stats: ProbeStats, *, baseline: bool) -> bool:
+    """How the search reads a probe: zero tolerance for the baseline, the majority rule else."""
+    return not stats.stable if baseline else stats.flipped
+
+
+def interrupted_outcome(done: Sequence[tuple[Key, ProbeStats]]) -> BisectOutcome:
+    """The outcome of a search stopped by Ctrl-C: the probes finished so far, no culprits."""
+    return BisectOutcome(
+        verdict="inconclusive",
+        reason="interrupted",
+        culprits=(),
+        probes=tuple(
+            BisectProbe(key, stats, probe_flipped_for_search(stats, baseline=not key), False, False)
+            for key, stats in done
+        ),
+        probes_executed=len(done),
+        speculative_unused=0,
+    )
+
+
 def _names(ids: Sequence[str]) -> str:
     return "{" + ", ".join(ids) + "}"
 
@@ -212,8 +234,8 @@ def bisect_claim(
         base = outcome.probes[0].stats
         return (
             f"Inconclusive: with nothing ablated the answer already changed on {base.flips} of "
-            f"{base.samples} seeds (seeds {list(base.flipped_seeds)}); the scenario is unstable, "
-            "so no ablation can be blamed. " + bounds
+            f"{base.samples} seeds (seeds {seed_list(base.flipped_seeds)}); the scenario is "
+            "unstable, so no ablation can be blamed. " + bounds
         )
     if outcome.reason == "interrupted":
         return (

@@ -28,6 +28,7 @@ from counterfact.probes.arms import Intervention
 from counterfact.probes.manifest import Application
 from counterfact.probes.null_band import NullBand
 from counterfact.probes.stats import ProbeStats
+from counterfact.verdicts.wording import seed_list
 
 Verdict = Literal["confirmed", "not-confirmed", "inconclusive"]
 Reason = Literal[
@@ -104,7 +105,7 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
             "inconclusive",
             "unstable-baseline",
             f"Inconclusive: the baseline '{ctx.baseline}' itself changed its answer on "
-            f"{base.flips} of {base.samples} seeds (seeds {list(base.flipped_seeds)}), so the "
+            f"{base.flips} of {base.samples} seeds (seeds {seed_list(base.flipped_seeds)}), so the "
             f"effect of {doing} cannot be told apart from the scenario's own instability. "
             + _bounds(ctx, s.samples),
         )
@@ -143,7 +144,7 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
             "confirmed",
             "majority-flip",
             f"Confirmed: {what} changed the answer on "
-            f"{s.flips} of {s.samples} seeds (seeds {list(s.flipped_seeds)}; mean similarity "
+            f"{s.flips} of {s.samples} seeds (seeds {seed_list(s.flipped_seeds)}; mean similarity "
             f"{mean}{band_note}) while the baseline held on all {base.samples}. "
             + _bounds(ctx, s.samples),
         )
@@ -152,8 +153,8 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
             "inconclusive",
             "minority-flip",
             f"Inconclusive: {doing} changed the answer on only {s.flips} of {s.samples} "
-            f"seeds (seeds {list(s.flipped_seeds)}), not a majority. Raise samples to settle it. "
-            + _bounds(ctx, s.samples),
+            f"seeds (seeds {seed_list(s.flipped_seeds)}), not a majority. Raise samples to "
+            "settle it. " + _bounds(ctx, s.samples),
         )
     return Decision(
         "not-confirmed",
@@ -180,5 +181,6 @@ def baseline_claim(ctx: ScenarioContext) -> str:
         )
     return (
         f"Baseline '{ctx.baseline}' flipped on {base.flips} of {base.samples} seeds "
-        f"(seeds {list(base.flipped_seeds)}); it is unstable and every challenger is inconclusive."
+        f"(seeds {seed_list(base.flipped_seeds)}); it is unstable and every challenger is "
+        "inconclusive."
     )

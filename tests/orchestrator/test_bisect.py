@@ -102,7 +102,10 @@ def test_suspect_already_ablated_by_baseline_is_refused() -> None:
 
 
 def test_duplicate_suspects_refused() -> None:
-    with pytest.raises(ConfigError, match=r"bisect\.suspects: suspects are listed twice: \['a'\]"):
+    with pytest.raises(
+        ConfigError,
+        match=r"bisect\.suspects\[1\]: ablation id 'a' is already used by bisect\.suspects\[0\]",
+    ):
         find_culprits(["a", "a"], Program(), executor="local")
 
 
@@ -142,7 +145,7 @@ def test_cli_bisect_default_dir_is_name_dash_bisect(tmp_path: Path) -> None:
 
 
 def test_probe_arm_ids_never_collide() -> None:
-    from counterfact.orchestrator.bisect import probe_arm
+    from counterfact.orchestrator.drivers.probing import probe_arm
     from counterfact.probes.arms import ArmSpec
 
     base = ArmSpec("base", {})

@@ -164,7 +164,7 @@ def test_validate_reports_bad_set(tmp_path: Path) -> None:
 
 def test_unknown_executor_is_a_usage_error() -> None:
     code, _, err = invoke("run", str(QUICKSTART), "--executor", "slurm")
-    assert code == 2 and "'slurm' is not one of 'ray', 'local'" in err
+    assert code == 2 and "'slurm' is not one of 'local', 'ray'" in err
 
 
 def test_failed_runs_are_recorded_and_reported(tmp_path: Path) -> None:

@@ -2,16 +2,30 @@ from __future__ import annotations
 
 import pytest
 
-from counterfact.orchestrator.config import ExecutorConfig
-from counterfact.orchestrator.executors import LocalExecutor, RayExecutor, make_executor
-from counterfact.orchestrator.executors.ray_exec import batch_size
+from counterfact.exceptions import ConfigError
+from counterfact.orchestrator.engine.executors import (
+    EXECUTORS,
+    ExecutorOptions,
+    LocalExecutor,
+    make_executor,
+)
+from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor, batch_size
 from counterfact.probes.runner import ArmView, RunContext, ScenarioView
 
 
-def test_make_executor_by_name() -> None:
-    assert isinstance(make_executor(ExecutorConfig(kind="local")), LocalExecutor)
-    ray_ex = make_executor(ExecutorConfig(kind="ray", address="auto", max_in_flight=7))
-    assert isinstance(ray_ex, RayExecutor) and (ray_ex.address, ray_ex.max_in_flight) == ("auto", 7)
+def test_make_executor_by_name_passes_options() -> None:
+    assert type(make_executor("local")) is LocalExecutor
+    ray_ex = make_executor("ray", ExecutorOptions(address="auto", max_in_flight=7))
+    assert type(ray_ex) is RayExecutor
+    assert (ray_ex.address, ray_ex.max_in_flight) == ("auto", 7)
+
+
+def test_unknown_executor_lists_the_registry() -> None:
+    with pytest.raises(
+        ConfigError, match=r"executor.kind: unknown executor 'slurm'; known executors: local, ray"
+    ):
+        make_executor("slurm")
+    assert sorted(EXECUTORS) == ["local", "ray"]
 
 
 def test_local_executor_runs_in_order_and_records_errors() -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from counterfact import ConfigError, RefusalError, RunContext, load_sweep
-from counterfact.orchestrator.config import SweepConfig
-from counterfact.orchestrator.resolve import resolve_sweep
-from counterfact.orchestrator.sweep import run_sweep
+from counterfact.orchestrator.config.resolve import resolve_sweep
+from counterfact.orchestrator.config.schema import SweepConfig
+from counterfact.orchestrator.drivers.sweep import run_sweep
 
 from ..conftest import TESTS, write_config
 
@@ -31,7 +31,9 @@ def test_ablate_each_builds_on_the_declared_baseline(tmp_path: Path) -> None:
 
 
 def test_ablate_each_refusals(tmp_path: Path) -> None:
-    with pytest.raises(RefusalError, match=r"ablate_each\[1\]: 'a' is listed twice"):
+    with pytest.raises(
+        RefusalError, match=r"ablate_each\[1\]: ablation id 'a' is already used by ablate_each\[0\]"
+    ):
         load_sweep(write_config(tmp_path, HEAD + "ablate_each: [a, a]\n"))
     text = HEAD + "arms: [{id: prod, ablations: [a]}]\nablate_each: [a]\n"
     with pytest.raises(RefusalError, match=r"ablate_each\[0\]: 'a' is already ablated"):

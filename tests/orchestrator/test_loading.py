@@ -67,7 +67,10 @@ def test_top_level_reference_is_single_scenario_shorthand(tmp_path: Path) -> Non
             "sample: 3\n",
             r"sample: unknown key; did you mean 'samples'\? allowed keys here: ablate_each, arms, baseline",
         ),
-        ("comparator: {kind: fuzzy}\n", r"comparator\.kind: Input should be 'similarity'"),
+        (
+            "comparator: {kind: fuzzy}\n",
+            r"comparator\.kind: unknown comparator kind 'fuzzy'; known: custom, exact, normalized, numeric, similarity",
+        ),
         (
             "comparator: {kind: exact, threshold: 0.5}\n",
             "'threshold' applies only to kind 'similarity'",
@@ -77,7 +80,7 @@ def test_top_level_reference_is_single_scenario_shorthand(tmp_path: Path) -> Non
         ("comparator: {kind: numeric, tolerance: -1}\n", "'tolerance' must be >= 0"),
         (
             "similarity: {kind: embedding}\n",
-            r"similarity\.kind: Input should be 'text' or 'custom'",
+            r"similarity\.kind: unknown similarity kind 'embedding'; known: custom, text",
         ),
         ("executor: {kind: local, address: auto}\n", "'address' applies only to kind 'ray'"),
         (

@@ -11,8 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from counterfact import ConfigError
-from counterfact.orchestrator.loading import validate_config
-from counterfact.orchestrator.resolve import ResolvedSweep, resolve_sweep
+from counterfact.orchestrator.config.loading import validate_config
+from counterfact.orchestrator.config.resolve import (
+    ResolvedBisect,
+    ResolvedSweep,
+    resolve_bisect,
+    resolve_sweep,
+)
 
 from ..conftest import TESTS
 
@@ -117,19 +122,34 @@ def mutate(changes: list[tuple[str, Any, Any]]) -> dict[str, Any]:
 configs = st.lists(mutation, max_size=3).map(mutate)
 
 
+def _check_resolved(resolved: ResolvedSweep | ResolvedBisect) -> None:
+    """What resolution guarantees: a baseline among the arms, scenarios, and for a culprit
+    search the section, a non-empty suspect list none of which the baseline already ablates."""
+    sweep = resolved if isinstance(resolved, ResolvedSweep) else resolved.sweep
+    assert sweep.baseline in {a.id for a in sweep.arms}
+    assert sweep.scenarios and sweep.config.samples >= 2
+    if isinstance(resolved, ResolvedBisect):
+        assert resolved.base.id == sweep.baseline
+        assert resolved.settings.suspects
+        assert not set(resolved.settings.suspects) & set(resolved.base.ablations)
+        assert resolved.scenario in sweep.scenarios
+    else:
+        assert len(sweep.arms) >= 2
+
+
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(raw=configs)
 def test_loader_gives_a_sweep_or_a_config_error(raw: dict[str, Any]) -> None:
     text = yaml.safe_dump(raw, allow_unicode=True)
     data = yaml.safe_load(text)  # the same round trip a file takes
-    for for_bisect in (False, True):
+    for resolve in (resolve_sweep, resolve_bisect):
         try:
             config = validate_config(data)
-            sweep = resolve_sweep(config, base_dir=Path(TESTS), for_bisect=for_bisect)
+            resolved = resolve(config, base_dir=Path(TESTS))
         except ConfigError as exc:
             assert str(exc)  # noqa: PT017 - a message, naming what is wrong
         else:
-            assert isinstance(sweep, ResolvedSweep)
+            _check_resolved(resolved)
 
 
 snippets = st.sampled_from(
@@ -164,7 +184,7 @@ def test_any_file_gives_a_sweep_or_a_config_error(
 ) -> None:
     import tempfile
 
-    from counterfact.orchestrator.loading import load_sweep
+    from counterfact.orchestrator.config.loading import load_bisect, load_sweep
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "sweep.yaml"
@@ -172,10 +192,10 @@ def test_any_file_gives_a_sweep_or_a_config_error(
             path.write_bytes(raw_bytes)
         else:
             path.write_text(text, encoding="utf-8")
-        for for_bisect in (False, True):
+        for load in (load_sweep, load_bisect):
             try:
-                sweep = load_sweep(path, for_bisect=for_bisect)
+                resolved = load(path)
             except ConfigError as exc:
                 assert str(exc)  # noqa: PT017 - a message, naming what is wrong
             else:
-                assert isinstance(sweep, ResolvedSweep)
+                _check_resolved(resolved)

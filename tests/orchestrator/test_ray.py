@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from counterfact import compare_arms
 from counterfact.orchestrator.cli import main
-from counterfact.orchestrator.executors import RayExecutor
-from counterfact.orchestrator.imports import TargetRef
+from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor
+from counterfact.orchestrator.engine.loader import TargetRef
 from counterfact.probes.runner import ArmView, RunContext, ScenarioView
 
 from ..conftest import TESTS

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from counterfact import ResumeConflictError, RunContext, RunDirectoryError, compare_arms
-from counterfact.orchestrator.loading import validate_config
-from counterfact.orchestrator.resolve import resolve_sweep
-from counterfact.orchestrator.store import read_runs
-from counterfact.orchestrator.sweep import run_sweep
+from counterfact.orchestrator.config.loading import validate_config
+from counterfact.orchestrator.config.resolve import resolve_sweep
+from counterfact.orchestrator.drivers.sweep import run_sweep
+from counterfact.orchestrator.storage.rundir import read_runs
 
 ARMS = [{"id": "base"}, {"id": "alt", "facets": {"answer": "nope"}}]
 
@@ -226,15 +226,13 @@ def test_bad_complete_last_line_is_corruption_not_a_torn_write(tmp_path: Path) -
 
 
 def test_one_writer_per_run_directory(tmp_path: Path) -> None:
-    from counterfact.orchestrator.store import RunStore
+    from counterfact.orchestrator.storage.rundir import RunStore
 
-    first = RunStore(tmp_path / "o")
-    first.open()
-    try:
-        with pytest.raises(RunDirectoryError, match="in use by another counterfact process"):
-            RunStore(tmp_path / "o").open()
-    finally:
-        first.close()
-    second = RunStore(tmp_path / "o")
-    second.open()
-    second.close()
+    with (
+        RunStore(tmp_path / "o"),
+        pytest.raises(RunDirectoryError, match="in use by another counterfact process"),
+        RunStore(tmp_path / "o"),
+    ):
+        pass
+    with RunStore(tmp_path / "o") as second:
+        assert second.records == []

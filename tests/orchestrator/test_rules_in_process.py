@@ -12,9 +12,9 @@ from collections.abc import Callable
 import pytest
 
 from counterfact import RunContext, find_culprits
-from counterfact.orchestrator.loading import validate_config
-from counterfact.orchestrator.resolve import resolve_sweep
-from counterfact.orchestrator.sweep import run_sweep
+from counterfact.orchestrator.config.loading import validate_config
+from counterfact.orchestrator.config.resolve import resolve_sweep
+from counterfact.orchestrator.drivers.sweep import run_sweep
 
 from ..conftest import TESTS
 

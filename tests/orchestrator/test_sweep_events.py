@@ -5,7 +5,7 @@ from __future__ import annotations
 from structlog.testing import capture_logs
 
 from counterfact import compare_arms
-from counterfact.orchestrator.progress import LogProgress
+from counterfact.orchestrator.engine.progress import LogProgress
 
 from ..conftest import scripted
 

@@ -1,0 +1,29 @@
+"""The ``counterfact`` command: a thin layer over the Python API, one module per command.
+
+User errors print one line (``error: ...``) without a traceback and exit with code 2.
+"""
+
+from __future__ import annotations
+
+import click
+
+from counterfact.orchestrator.cli.bisect import bisect_command
+from counterfact.orchestrator.cli.logs import configure_logging
+from counterfact.orchestrator.cli.run import run
+from counterfact.orchestrator.cli.validate import validate
+from counterfact.orchestrator.drivers.provenance import package_version
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_version(), prog_name="counterfact")
+@click.option("-v", "--verbose", is_flag=True, help="Log debug events.")
+def main(verbose: bool) -> None:
+    """Seeded counterfactual reruns: which change made the answer different?"""
+    configure_logging(verbose=verbose)
+
+
+main.add_command(run)
+main.add_command(bisect_command)
+main.add_command(validate)
+
+

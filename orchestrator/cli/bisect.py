@@ -1,0 +1,63 @@
+"""``counterfact bisect``: minimal culprit sets among ranked ablation ids."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from counterfact.exceptions import CounterfactError, SweepInterrupted
+from counterfact.orchestrator.cli.common import (
+    address_opt,
+    cache_opt,
+    config_arg,
+    executor_opt,
+    fail,
+    fresh_opt,
+    load_for_bisect,
+    resume_command,
+    set_opt,
+)
+
+
+@click.command(name="bisect")
+@config_arg
+@executor_opt
+@address_opt
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Run directory (default <output_dir>/<name>-bisect).",
+)
+@set_opt
+@fresh_opt
+@cache_opt
+def bisect_command(
+    config: str,
+    executor: str | None,
+    address: str | None,
+    out: str | None,
+    overrides: tuple[str, ...],
+    fresh: bool,
+    cache_dir: str | None,
+) -> None:
+    """Find minimal culprit sets among the bisect.suspects of CONFIG (resuming its directory)."""
+    from counterfact.orchestrator.drivers.bisect import run_bisect
+
+    try:
+        plan, run_dir = load_for_bisect(config, overrides, executor, address, out, fresh=fresh)
+        result = run_bisect(
+            plan,
+            run_dir=run_dir,
+            fresh=fresh,
+            cache_dir=Path(cache_dir) if cache_dir else None,
+        )
+    except SweepInterrupted as exc:
+        click.echo(f"{exc}: {resume_command(run_dir)}", err=True)
+        sys.exit(130)
+    except CounterfactError as exc:
+        fail(exc)
+        return
+    click.echo(result.report())
+    click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, bisect.json)")

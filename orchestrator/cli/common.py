@@ -1,0 +1,105 @@
+"""What the CLI commands share: option declarations, loading, and the one-line error exit."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from counterfact.exceptions import ConfigError, CounterfactError, RunDirectoryError
+from counterfact.orchestrator.engine.executors import EXECUTORS
+
+if TYPE_CHECKING:
+    from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
+
+
+def fail(exc: CounterfactError) -> None:
+    """Print the error as one line and exit: 2 for bad input, 1 for the engine's own failures."""
+    click.echo(f"error: {exc}", err=True)
+    code = 2 if isinstance(exc, ConfigError | RunDirectoryError) else 1
+    sys.exit(code)
+
+
+def resume_command(run_dir: Path) -> str:
+    """This very command line, with ``--out`` pinned to ``run_dir`` and without ``--fresh``."""
+    args = [a for a in sys.argv[1:] if a != "--fresh"]
+    if "--out" not in args and not any(a.startswith("--out=") for a in args):
+        args += ["--out", str(run_dir)]
+    return " ".join(shlex.quote(a) for a in ["counterfact", *args])
+
+
+def run_dir_for(sweep: ResolvedSweep, out: str | None, suffix: str = "") -> Path:
+    """``--out``, else ``<output_dir>/<name><suffix>``."""
+    return Path(out) if out else Path(sweep.config.output_dir) / (sweep.config.name + suffix)
+
+
+def load(
+    config: str,
+    overrides: Sequence[str],
+    executor: str | None,
+    address: str | None,
+    out: str | None,
+    *,
+    fresh: bool = False,
+) -> tuple[ResolvedSweep, Path]:
+    """Load a sweep and check its run directory, before anything runs."""
+    from counterfact.orchestrator.config.loading import load_sweep
+    from counterfact.orchestrator.drivers.provenance import fingerprint_of
+    from counterfact.orchestrator.storage.rundir import check_run_dir
+
+    sweep = load_sweep(config, overrides=overrides, executor=executor, address=address)
+    run_dir = run_dir_for(sweep, out)
+    check_run_dir(run_dir, fingerprint_of(sweep), fresh=fresh)
+    return sweep, run_dir
+
+
+def load_for_bisect(
+    config: str,
+    overrides: Sequence[str],
+    executor: str | None,
+    address: str | None,
+    out: str | None,
+    *,
+    fresh: bool = False,
+) -> tuple[ResolvedBisect, Path]:
+    """Load a culprit search and check its run directory, before anything runs."""
+    from counterfact.orchestrator.config.loading import load_bisect
+    from counterfact.orchestrator.drivers.provenance import fingerprint_of
+    from counterfact.orchestrator.storage.rundir import check_run_dir
+
+    plan = load_bisect(config, overrides=overrides, executor=executor, address=address)
+    run_dir = run_dir_for(plan.sweep, out, "-bisect")
+    check_run_dir(run_dir, fingerprint_of(plan.sweep, [plan.base]), fresh=fresh)
+    return plan, run_dir
+
+
+config_arg = click.argument("config", type=click.Path(dir_okay=False, path_type=str))
+executor_opt = click.option(
+    "--executor", type=click.Choice(sorted(EXECUTORS)), help="Override executor.kind."
+)
+address_opt = click.option("--address", help="Ray address to join ('auto' or host:port).")
+out_opt = click.option(
+    "--out", type=click.Path(file_okay=False), help="Run directory (default <output_dir>/<name>)."
+)
+fresh_opt = click.option(
+    "--fresh",
+    is_flag=True,
+    help="Move an existing run directory aside (never deleted) and start anew.",
+)
+cache_opt = click.option(
+    "--cache",
+    "cache_dir",
+    type=click.Path(file_okay=False),
+    help="Run cache directory shared across sweeps (overrides cache_dir).",
+)
+set_opt = click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a config key by dotted path (repeatable), e.g. --set samples=5.",
+)

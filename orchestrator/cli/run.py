@@ -1,0 +1,82 @@
+"""``counterfact run``: run a sweep (resuming its run directory) and print the verdict table."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from counterfact.exceptions import CounterfactError, SweepInterrupted
+from counterfact.orchestrator.cli.common import (
+    address_opt,
+    cache_opt,
+    config_arg,
+    executor_opt,
+    fail,
+    fresh_opt,
+    load,
+    out_opt,
+    resume_command,
+    set_opt,
+)
+
+
+@click.command()
+@config_arg
+@executor_opt
+@address_opt
+@out_opt
+@set_opt
+@fresh_opt
+@cache_opt
+def run(
+    config: str,
+    executor: str | None,
+    address: str | None,
+    out: str | None,
+    overrides: tuple[str, ...],
+    fresh: bool,
+    cache_dir: str | None,
+) -> None:
+    """Run the sweep in CONFIG (resuming its run directory) and print its verdict table."""
+    from counterfact.orchestrator.drivers.sweep import run_sweep
+    from counterfact.orchestrator.engine.progress import LogProgress, Progress, TerminalProgress
+
+    try:
+        sweep, run_dir = load(config, overrides, executor, address, out, fresh=fresh)
+        progress: Progress = TerminalProgress() if sys.stderr.isatty() else LogProgress()
+        result = run_sweep(
+            sweep,
+            run_dir=run_dir,
+            progress=progress,
+            fresh=fresh,
+            cache_dir=Path(cache_dir) if cache_dir else None,
+        )
+    except SweepInterrupted as exc:
+        click.echo(f"{exc}: {resume_command(run_dir)}", err=True)
+        sys.exit(130)
+    except CounterfactError as exc:
+        fail(exc)
+        return
+    summary = result.summary
+    if summary.runs_reused or summary.runs_from_cache:
+        click.echo(
+            f"resumed: {summary.runs_reused} runs read back, {summary.runs_from_cache} from the "
+            f"cache, {summary.runs_used} run now"
+            + (" (a torn last line was dropped)" if summary.torn_line_dropped else ""),
+            err=True,
+        )
+    click.echo(result.table())
+    click.echo("")
+    quiet = 0
+    for row in result.rows:
+        if row.is_baseline:
+            continue
+        if row.verdict == "not-confirmed":
+            quiet += 1
+            continue
+        click.echo(f"- {row.scenario}/{row.arm}: {row.claim}")
+    if quiet:
+        click.echo(f"- {quiet} arm(s) not confirmed (no flip); every claim is in verdicts.jsonl")
+    click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, verdicts.jsonl, summary.json)")

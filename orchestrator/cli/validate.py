@@ -1,0 +1,83 @@
+"""``counterfact validate``: check a sweep file without running anything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from counterfact.exceptions import CounterfactError
+from counterfact.orchestrator.cli.common import (
+    address_opt,
+    config_arg,
+    executor_opt,
+    fail,
+    load,
+    load_for_bisect,
+    out_opt,
+    set_opt,
+)
+
+if TYPE_CHECKING:
+    from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
+
+
+@click.command()
+@config_arg
+@executor_opt
+@address_opt
+@out_opt
+@set_opt
+@click.option("--bisect", "for_bisect", is_flag=True, help="Validate for 'counterfact bisect'.")
+def validate(
+    config: str,
+    executor: str | None,
+    address: str | None,
+    out: str | None,
+    overrides: tuple[str, ...],
+    for_bisect: bool,
+) -> None:
+    """Check CONFIG (schema, refusals, runner import, run directory) without running anything."""
+    try:
+        if for_bisect:
+            plan, run_dir = load_for_bisect(config, overrides, executor, address, out)
+            _bisect_ok(plan, run_dir)
+        else:
+            sweep, run_dir = load(config, overrides, executor, address, out)
+            _sweep_ok(sweep, run_dir)
+    except CounterfactError as exc:
+        fail(exc)
+
+
+def _bisect_ok(plan: ResolvedBisect, run_dir: Path) -> None:
+    settings, config = plan.settings, plan.sweep.config
+    click.echo(
+        f"ok: bisect {config.name!r}: {len(settings.suspects)} suspects, at most "
+        f"{settings.max_probes} probes x {config.samples} samples = "
+        f"{settings.max_probes * config.samples} runs on executor "
+        f"{config.executor.kind!r}; records would go to {run_dir}/"
+    )
+
+
+def _sweep_ok(sweep: ResolvedSweep, run_dir: Path) -> None:
+    from counterfact.orchestrator.engine.plan import build_plan
+    from counterfact.orchestrator.storage.runlog import RUNS_FILE, read_runs
+
+    for skipped in sweep.skipped:
+        click.echo(f"note: grid combination {skipped!r} equals a declared arm; skipped")
+    plan = build_plan(sweep.scenarios, sweep.arms, sweep.config.samples)
+    existing = read_runs(run_dir / RUNS_FILE)
+    if existing.records:
+        done = {(r.scenario, r.arm, r.seed) for r in existing.records}
+        left = sum((c.scenario.id, c.arm.id, c.seed) not in done for c in plan)
+        click.echo(
+            f"note: {run_dir}/ holds {len(done)} recorded runs; run would resume them and "
+            f"execute {left} more"
+            + (" (a torn last line would be dropped)" if existing.torn else "")
+        )
+    click.echo(
+        f"ok: sweep {sweep.config.name!r}: {len(sweep.arms)} arms (baseline {sweep.baseline!r}), "
+        f"{len(sweep.scenarios)} scenario(s), {sweep.config.samples} samples -> {len(plan)} runs "
+        f"on executor {sweep.config.executor.kind!r}; records would go to {run_dir}/"
+    )

@@ -1,0 +1,87 @@
+"""Arm expansions: declared arms, ``ablate_each`` (leave-one-out) and ``grid`` (combinations).
+
+Expanded arms are built on the baseline: an ``ablate_each`` arm is the baseline plus one more
+ablation; a ``grid`` arm is the baseline with some facet leaves set. A grid combination that
+equals an arm already declared (usually the baseline itself) is skipped, not refused.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass, field
+
+from counterfact.exceptions import ConfigError
+from counterfact.orchestrator.config.schema import SweepConfig
+from counterfact.probes.arms import ArmSpec, check_not_ablated, flatten_facets
+
+
+@dataclass(frozen=True)
+class ExpandedArms:
+    """All arms of a sweep, with where each came from (for error messages) and what was skipped."""
+
+    arms: tuple[ArmSpec, ...]
+    origins: tuple[str, ...]
+    """``arms[2]``, ``ablate_each[0]``, ``grid[3]`` ..."""
+    skipped: tuple[str, ...] = field(default=())
+    """Grid combinations dropped because an identical arm is already declared."""
+
+
+def _value_text(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def expand_arms(config: SweepConfig) -> ExpandedArms:
+    """Declared arms, then the ``ablate_each`` arms, then the ``grid`` arms.
+
+    Raises:
+        ConfigError: an ``ablate_each`` id listed twice, or an empty or ill-formed grid axis.
+    """
+    arms = [
+        ArmSpec(
+            id=a.id,
+            facets=flatten_facets(a.facets, field=f"arms[{i}].facets"),
+            ablations=tuple(a.ablations),
+            restorations=tuple(a.restorations),
+        )
+        for i, a in enumerate(config.arms)
+    ]
+    origins = [f"arms[{i}]" for i in range(len(arms))]
+    if not arms:
+        arms.append(ArmSpec(id="baseline", facets={}))
+        origins.append("baseline (implicit: no arms declared)")
+    base_id = config.baseline_id()
+    base = next((a for a in arms if a.id == base_id), arms[0])
+    fields = [f"ablate_each[{i}]" for i in range(len(config.ablate_each))]
+    check_not_ablated(config.ablate_each, base, fields)
+    for i, item in enumerate(config.ablate_each):
+        arms.append(
+            ArmSpec(
+                id=f"without:{item}",
+                facets=dict(base.facets),
+                ablations=(*base.ablations, item),
+                restorations=base.restorations,
+            )
+        )
+        origins.append(f"ablate_each[{i}]")
+    skipped: list[str] = []
+    if config.grid:
+        axes = list(config.grid.items())
+        for path, values in axes:
+            if not values:
+                msg = "a grid axis needs at least one value"
+                raise ConfigError(msg, field=f"grid.{path}")
+            flatten_facets({path: values[0]}, field=f"grid.{path}")
+        taken = {a.canonical() for a in arms}
+        for n, combo in enumerate(itertools.product(*(values for _, values in axes))):
+            leaves = dict(zip((p for p, _ in axes), combo, strict=True))
+            facets = flatten_facets({**base.facets, **leaves}, field="grid")
+            arm_id = ",".join(f"{p}={_value_text(v)}" for p, v in leaves.items())
+            arm = ArmSpec(arm_id, facets, base.ablations, base.restorations)
+            if arm.canonical() in taken:
+                skipped.append(arm_id)
+                continue
+            taken.add(arm.canonical())
+            arms.append(arm)
+            origins.append(f"grid[{n}]")
+    return ExpandedArms(tuple(arms), tuple(origins), tuple(skipped))

@@ -1,0 +1,138 @@
+"""Read a sweep file (YAML or TOML), apply CLI overrides, validate and resolve it."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from counterfact.exceptions import ConfigError
+from counterfact.orchestrator.config.errors import config_error
+from counterfact.orchestrator.config.overrides import apply_overrides
+from counterfact.orchestrator.config.resolve import (
+    ResolvedBisect,
+    ResolvedSweep,
+    resolve_bisect,
+    resolve_sweep,
+)
+from counterfact.orchestrator.config.schema import SweepConfig
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+def read_raw(path: Path) -> dict[str, Any]:
+    """Parse the file into a mapping; YAML is loaded with ``yaml.safe_load``.
+
+    Raises:
+        ConfigError: missing file, unknown extension, syntax error, or a top level that is not a
+            mapping.
+    """
+    if not path.is_file():
+        msg = f"config file {str(path)!r} does not exist"
+        raise ConfigError(msg)
+    suffix = path.suffix.lower()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        msg = f"{path.name} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8"
+        raise ConfigError(msg) from exc
+    try:
+        if suffix in {".yaml", ".yml"}:
+            data = yaml.safe_load(text)
+        elif suffix == ".toml":
+            data = tomllib.loads(text)
+        else:
+            msg = f"config file {path.name!r} must end in .yaml, .yml or .toml"
+            raise ConfigError(msg)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        msg = f"{path.name}: YAML syntax error{where}: {problem}"
+        raise ConfigError(msg) from exc
+    except tomllib.TOMLDecodeError as exc:
+        msg = f"{path.name}: TOML syntax error: {exc}"
+        raise ConfigError(msg) from exc
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        msg = f"{path.name}: the top level must be a mapping of keys, got {type(data).__name__}"
+        raise ConfigError(msg)
+    return data
+
+
+def _refuse_cycles(node: Any, path: str, stack: tuple[int, ...] = ()) -> None:
+    """A YAML alias inside its own anchor makes data that contains itself; refuse it by path."""
+    if not isinstance(node, dict | list):
+        return
+    if id(node) in stack:
+        msg = (
+            "this value contains itself (a YAML alias inside its own anchor, such as "
+            "'facets: &f {x: *f}'); write the values out"
+        )
+        raise ConfigError(msg, field=path or "config")
+    items = node.items() if isinstance(node, dict) else enumerate(node)
+    for key, value in items:
+        where = (
+            f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else str(key))
+        )
+        _refuse_cycles(value, where, (*stack, id(node)))
+
+
+def validate_config(raw: dict[str, Any]) -> SweepConfig:
+    """Validate raw data against the schema; every problem names its field path."""
+    _refuse_cycles(raw, "")
+    try:
+        return SweepConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise config_error(exc, SweepConfig) from exc
+
+
+def _read(
+    path: str | Path, overrides: Sequence[str], executor: str | None, address: str | None
+) -> tuple[SweepConfig, Path, tuple[str, ...]]:
+    """The validated config, its absolute path, and every override applied (flags included)."""
+    source = Path(path).resolve()
+    raw = read_raw(source)
+    applied = list(overrides)
+    raw = apply_overrides(raw, applied)
+    flags = {"kind": executor, "address": address}
+    for key, value in flags.items():
+        if value is None:
+            continue
+        section = raw.setdefault("executor", {})
+        if isinstance(section, dict):
+            section[key] = value
+        applied.append(f"--{'executor' if key == 'kind' else key} {value}")
+    return validate_config(raw), source, tuple(applied)
+
+
+def load_sweep(
+    path: str | Path,
+    *,
+    overrides: Sequence[str] = (),
+    executor: str | None = None,
+    address: str | None = None,
+) -> ResolvedSweep:
+    """Load, override, validate and resolve a sweep file. Runs nothing, writes nothing."""
+    config, source, applied = _read(path, overrides, executor, address)
+    return resolve_sweep(config, base_dir=source.parent, source=source, overrides=applied)
+
+
+def load_bisect(
+    path: str | Path,
+    *,
+    overrides: Sequence[str] = (),
+    executor: str | None = None,
+    address: str | None = None,
+) -> ResolvedBisect:
+    """Load, override, validate and resolve a sweep file for ``counterfact bisect``."""
+    config, source, applied = _read(path, overrides, executor, address)
+    return resolve_bisect(config, base_dir=source.parent, source=source, overrides=applied)

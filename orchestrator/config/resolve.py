@@ -1,0 +1,217 @@
+"""From a validated SweepConfig to a ResolvedSweep: everything knowable checked before any run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from counterfact.exceptions import ConfigError, RefusalError
+from counterfact.orchestrator.config.expand import expand_arms
+from counterfact.orchestrator.config.schema import BisectConfig, SweepConfig
+from counterfact.orchestrator.config.targets import parse_target
+from counterfact.orchestrator.engine.loader import RunnerRef, describe_target, load_target
+from counterfact.probes.arms import ArmSpec, check_arms, check_baseline, check_not_ablated
+from counterfact.probes.comparators import COMPARATORS, Comparator, NumericComparator, first_number
+from counterfact.probes.ids import check_ids
+from counterfact.probes.registry import Kind
+from counterfact.probes.scenarios import ScenarioSpec
+from counterfact.probes.similarity import SIMILARITIES, Similarity
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ResolvedSweep:
+    """A sweep ready to plan: arms flattened and refused-or-accepted, components resolved."""
+
+    config: SweepConfig
+    arms: tuple[ArmSpec, ...]
+    baseline: str
+    scenarios: tuple[ScenarioSpec, ...]
+    comparator: Comparator
+    similarity: Similarity
+    runner: RunnerRef
+    base_dir: Path
+    source: Path | None = None
+    overrides: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
+    """Grid combinations skipped because an identical arm was already declared."""
+
+    def baseline_arm(self) -> ArmSpec:
+        """The baseline's ArmSpec."""
+        return next(a for a in self.arms if a.id == self.baseline)
+
+    def resolved_config(self) -> dict[str, Any]:
+        """The config as JSON data, callables shown as ``module:qualname``."""
+        data = self.config.model_dump(mode="python")
+        data["runner"] = describe_target(self.config.runner)
+        data["baseline"] = self.baseline
+        data["scenarios"] = [
+            {"id": s.id, "inputs": dict(s.inputs), "reference": s.reference} for s in self.scenarios
+        ]
+        data.pop("reference", None)
+        for section in ("comparator", "similarity"):
+            if data[section].get("target") is not None:
+                data[section]["target"] = describe_target(data[section]["target"])
+        return data
+
+
+def _callable(target: object, base_dir: Path, field: str) -> Any:
+    if isinstance(target, str):
+        return load_target(parse_target(target, base_dir=base_dir, field=field), field=field)
+    return target
+
+
+def _build(registry: Mapping[str, Kind[T]], config: Any, section: str, base_dir: Path) -> T:
+    """The component a ``comparator:`` / ``similarity:`` section names, its target loaded."""
+    options = {
+        name: getattr(config, name)
+        for name in registry[config.kind].takes
+        if getattr(config, name) is not None
+    }
+    if "target" in options:
+        options["target"] = _callable(options["target"], base_dir, f"{section}.target")
+    return registry[config.kind].build(options)
+
+
+def _scenarios(config: SweepConfig) -> tuple[ScenarioSpec, ...]:
+    declared = config.resolved_scenarios()
+    fields = [f"scenarios[{i}].id" for i in range(len(declared))]
+    check_ids([sc.id for sc in declared], fields, "scenario id")
+    specs = [ScenarioSpec(sc.id, dict(sc.inputs), sc.reference) for sc in declared]
+    if not specs:
+        msg = "scenarios is empty; remove the key for one default scenario, or list some"
+        raise ConfigError(msg, field="scenarios")
+    return tuple(specs)
+
+
+def _numeric_references(config: SweepConfig, scenarios: tuple[ScenarioSpec, ...]) -> None:
+    for i, sc in enumerate(scenarios):
+        if sc.reference is not None and first_number(sc.reference) is None:
+            where = "reference" if config.scenarios is None else f"scenarios[{i}].reference"
+            msg = (
+                f"the numeric comparator needs a number in the reference, got "
+                f"{sc.reference!r}; write the expected number, or choose another comparator"
+            )
+            raise RefusalError(msg, field=where)
+
+
+def _runner(config: SweepConfig, base_dir: Path) -> RunnerRef:
+    if not isinstance(config.runner, str):
+        return config.runner
+    ref = parse_target(config.runner, base_dir=base_dir, field="runner")
+    load_target(ref, field="runner")
+    return ref
+
+
+ArmCheck = Callable[[tuple[ArmSpec, ...], str, tuple[str, ...]], object]
+
+
+def _resolve(
+    config: SweepConfig,
+    check: ArmCheck,
+    *,
+    base_dir: Path,
+    source: Path | None,
+    overrides: tuple[str, ...],
+) -> ResolvedSweep:
+    expanded = expand_arms(config)
+    baseline = config.baseline_id()
+    check(expanded.arms, baseline, expanded.origins)
+    scenarios = _scenarios(config)
+    comparator = _build(COMPARATORS, config.comparator, "comparator", base_dir)
+    if isinstance(comparator, NumericComparator):
+        _numeric_references(config, scenarios)
+    return ResolvedSweep(
+        config=config,
+        arms=expanded.arms,
+        baseline=baseline,
+        scenarios=scenarios,
+        comparator=comparator,
+        similarity=_build(SIMILARITIES, config.similarity, "similarity", base_dir),
+        runner=_runner(config, base_dir),
+        base_dir=base_dir,
+        source=source,
+        overrides=overrides,
+        skipped=expanded.skipped,
+    )
+
+
+def resolve_sweep(
+    config: SweepConfig,
+    *,
+    base_dir: Path,
+    source: Path | None = None,
+    overrides: tuple[str, ...] = (),
+) -> ResolvedSweep:
+    """Check everything knowable from the declaration (DESIGN rule 8) and load every target.
+
+    Raises:
+        ConfigError: on any refusal or unloadable target; nothing has run.
+    """
+    return _resolve(config, check_arms, base_dir=base_dir, source=source, overrides=overrides)
+
+
+@dataclass(frozen=True)
+class ResolvedBisect:
+    """A culprit search ready to run: the sweep it belongs to, with its ``bisect:`` section
+    present and consistent with the baseline, and the one scenario it searches."""
+
+    sweep: ResolvedSweep
+    settings: BisectConfig
+    scenario: ScenarioSpec
+    base: ArmSpec
+    """The baseline arm: every probe ablates suspects on top of it."""
+
+
+def _bisect_scenario(settings: BisectConfig, scenarios: tuple[ScenarioSpec, ...]) -> ScenarioSpec:
+    ids = [s.id for s in scenarios]
+    wanted = settings.scenario
+    if wanted is None and len(ids) > 1:
+        msg = (
+            f"the sweep has {len(ids)} scenarios; name one with bisect.scenario ({', '.join(ids)})"
+        )
+        raise ConfigError(msg, field="bisect.scenario")
+    if wanted is not None and wanted not in ids:
+        msg = f"scenario {wanted!r} is not declared; known scenarios: {', '.join(ids)}"
+        raise ConfigError(msg, field="bisect.scenario")
+    return next(s for s in scenarios if wanted in (None, s.id))
+
+
+def resolve_bisect(
+    config: SweepConfig,
+    *,
+    base_dir: Path,
+    source: Path | None = None,
+    overrides: tuple[str, ...] = (),
+) -> ResolvedBisect:
+    """Like :func:`resolve_sweep` for ``counterfact bisect``: the arms need only hold the
+    baseline, and the ``bisect:`` section must be present and consistent with it.
+
+    Raises:
+        ConfigError: on any refusal or unloadable target; nothing has run.
+    """
+    settings = config.bisect
+    if settings is None:
+        msg = (
+            "'counterfact bisect' needs a 'bisect:' section with 'suspects' (ranked ablation "
+            "ids); see the README"
+        )
+        raise ConfigError(msg, field="bisect")
+    sweep = _resolve(
+        config,
+        lambda arms, baseline, _: check_baseline(arms, baseline),
+        base_dir=base_dir,
+        source=source,
+        overrides=overrides,
+    )
+    if not settings.suspects:
+        msg = "suspects is empty; list the ablation ids to search, likeliest first"
+        raise ConfigError(msg, field="bisect.suspects")
+    base = sweep.baseline_arm()
+    fields = [f"bisect.suspects[{i}]" for i in range(len(settings.suspects))]
+    check_not_ablated(settings.suspects, base, fields)
+    scenario = _bisect_scenario(settings, sweep.scenarios)
+    return ResolvedBisect(sweep=sweep, settings=settings, scenario=scenario, base=base)

@@ -1,0 +1,269 @@
+"""The sweep file's schema (YAML or TOML). Every model forbids unknown keys.
+
+This is a contract other tools read; see the README's "Config keys" section.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
+
+from counterfact.defaults import (
+    COST_KEY,
+    INFRA_RETRIES,
+    MAX_CULPRITS,
+    MAX_IN_FLIGHT,
+    MAX_PROBES,
+    OUTPUT_DIR,
+    SAMPLES,
+)
+from counterfact.orchestrator.engine.executors import EXECUTORS
+from counterfact.probes.comparators import COMPARATORS
+from counterfact.probes.registry import Kind, option_problem
+from counterfact.probes.similarity import SIMILARITIES
+
+Target = StrictStr | Callable[..., Any]
+"""A ``package.module:attr`` / ``path/file.py:attr`` string, or (Python API) the callable."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+
+class ArmConfig(_Model):
+    """One configuration under test."""
+
+    id: StrictStr
+    """Unique, non-blank arm id."""
+    facets: dict[StrictStr, Any] = Field(default_factory=dict)
+    """What the run manifest must say; nested or dotted keys (both mean the same leaves)."""
+    ablations: list[StrictStr] = Field(default_factory=list)
+    """Ids of things the runner must remove."""
+    restorations: list[StrictStr] = Field(default_factory=list)
+    """Ids of things the runner must add back."""
+
+
+class ScenarioConfig(_Model):
+    """One fixed input the program is rerun on."""
+
+    id: StrictStr
+    inputs: dict[StrictStr, Any] = Field(default_factory=dict)
+    reference: StrictStr | None = None
+    """The answer the real run gave; without it, the baseline's seed-0 output is the reference."""
+
+
+def _check_kind(registry: Mapping[str, Kind[Any]], model: Any, options: tuple[str, ...]) -> None:
+    given = {name: getattr(model, name) for name in options if getattr(model, name) is not None}
+    problem = option_problem(registry, str(model.kind), given)
+    if problem is not None:
+        raise ValueError(problem)
+
+
+def _known(registry: Mapping[str, Any], kind: str, what: str) -> str:
+    if kind not in registry:
+        msg = f"unknown {what} {kind!r}; known: {', '.join(sorted(registry))}"
+        raise ValueError(msg)
+    return kind
+
+
+class ComparatorConfig(_Model):
+    """How a flip is decided."""
+
+    kind: StrictStr = "similarity"
+    """A name in :data:`counterfact.probes.comparators.COMPARATORS`."""
+    threshold: StrictFloat | StrictInt | None = None
+    """similarity only: flip iff similarity < threshold (default 0.8)."""
+    tolerance: StrictFloat | StrictInt | None = None
+    """numeric only: flip iff |output - reference| > tolerance (default 0)."""
+    target: Target | None = None
+    """custom only: ``callable(reference, output) -> bool`` (True means flipped)."""
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, value: str) -> str:
+        return _known(COMPARATORS, value, "comparator kind")
+
+    @model_validator(mode="after")
+    def _fields_match_kind(self) -> ComparatorConfig:
+        _check_kind(COMPARATORS, self, ("threshold", "tolerance", "target"))
+        if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:
+            msg = f"'threshold' must lie in [0, 1], got {self.threshold}"
+            raise ValueError(msg)
+        if self.tolerance is not None and self.tolerance < 0:
+            msg = f"'tolerance' must be >= 0, got {self.tolerance}"
+            raise ValueError(msg)
+        return self
+
+
+class SimilarityConfig(_Model):
+    """How similarity to the reference is measured."""
+
+    kind: StrictStr = "text"
+    """A name in :data:`counterfact.probes.similarity.SIMILARITIES`."""
+    target: Target | None = None
+    """custom only: ``callable(reference, outputs: list[str]) -> list of floats in [0, 1]``."""
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, value: str) -> str:
+        return _known(SIMILARITIES, value, "similarity kind")
+
+    @model_validator(mode="after")
+    def _target_matches_kind(self) -> SimilarityConfig:
+        _check_kind(SIMILARITIES, self, ("target",))
+        return self
+
+
+class ExecutorConfig(_Model):
+    """Where runs execute."""
+
+    kind: StrictStr = "ray"
+    """A name in :data:`counterfact.orchestrator.engine.executors.EXECUTORS`: ``ray`` (default) or
+    ``local`` (in-process, in order; for tests and debugging)."""
+    address: StrictStr | None = None
+    """ray only: none starts a local Ray instance and stops it at the end; ``auto`` or a cluster
+    address joins an existing cluster."""
+    max_in_flight: StrictInt = Field(default=MAX_IN_FLIGHT, ge=1)
+    """ray only: at most this many runs submitted and not yet finished."""
+    retries: StrictInt = Field(default=0, ge=0)
+    """Extra attempts for a run whose exception type is listed in ``retry_on``."""
+    retry_on: list[StrictStr] = Field(default_factory=list)
+    """Exception class names to retry (matched against the exception's class and its bases,
+    so ``Exception`` matches every ordinary error)."""
+    timeout_s: StrictFloat | StrictInt | None = Field(default=None, gt=0)
+    """ray only: a run still going this many seconds after it was started is cancelled (its
+    worker is killed) and recorded as a ``RunTimeout`` error."""
+    infra_retries: StrictInt = Field(default=INFRA_RETRIES, ge=0)
+    """ray only: how often Ray resubmits work lost to a dead worker or node."""
+    num_cpus: StrictInt | None = Field(default=None, ge=1)
+    """ray only, without ``address``: logical CPUs of the local Ray instance (default: the
+    machine's). Each run takes one, so raise it to overlap I/O-bound runners (API calls)."""
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, value: str) -> str:
+        return _known(EXECUTORS, value, "executor")
+
+    @model_validator(mode="after")
+    def _address_needs_ray(self) -> ExecutorConfig:
+        if self.retries and not self.retry_on:
+            msg = (
+                f"retries={self.retries} retries nothing without 'retry_on'; list the exception "
+                "class names to retry, e.g. retry_on: [TimeoutError, ConnectionError]"
+            )
+            raise ValueError(msg)
+        if self.timeout_s is not None and self.kind != "ray":
+            msg = (
+                "'timeout_s' needs kind 'ray': a run inside this process cannot be cancelled; "
+                "use the ray executor or remove timeout_s"
+            )
+            raise ValueError(msg)
+        if self.address is not None and self.kind != "ray":
+            msg = f"'address' applies only to kind 'ray', not {self.kind!r}; remove it"
+            raise ValueError(msg)
+        if self.num_cpus is not None and (self.kind != "ray" or self.address is not None):
+            msg = (
+                "'num_cpus' sizes the local Ray instance counterfact starts; it applies only to "
+                "kind 'ray' without 'address' (a cluster's size is its own); remove it"
+            )
+            raise ValueError(msg)
+        return self
+
+
+class BisectConfig(_Model):
+    """The ``bisect:`` section: culprit search over ranked ablation ids (DESIGN rule 10)."""
+
+    suspects: list[StrictStr]
+    """Ablation ids, likeliest first; the order only decides the search order."""
+    max_probes: StrictInt = Field(default=MAX_PROBES, ge=1)
+    """Probe budget, the baseline probe included; running out gives ``inconclusive``."""
+    max_culprits: StrictInt = Field(default=MAX_CULPRITS, ge=1)
+    """Independent culprit sets to search for at most."""
+    speculative: StrictBool = False
+    """Probe both halves of a split at once (less wall time, more probes spent)."""
+    scenario: StrictStr | None = None
+    """The scenario to bisect; default the only one."""
+
+
+GridValue = StrictStr | StrictInt | StrictFloat | bool | None
+
+
+class SweepConfig(_Model):
+    """A whole sweep file."""
+
+    name: StrictStr = Field(pattern=r"^[A-Za-z0-9._-]+$")
+    """Letters, digits, ``.``, ``_`` and ``-``; names the run directory."""
+    runner: Target
+    """``package.module:callable`` or ``path/to/file.py:callable`` (relative to the file)."""
+    runner_version: StrictStr | None = None
+    """The runner's identity for resume and the run cache; default a hash of its module source."""
+    cache_dir: StrictStr | None = None
+    """Opt-in run cache shared across sweeps (relative to the working directory)."""
+    samples: StrictInt = SAMPLES
+    """Seeded reruns per (scenario, arm); at least 2 (DESIGN rule 1)."""
+    baseline: StrictStr | None = None
+    """Baseline arm id; default the first arm."""
+    arms: list[ArmConfig] = Field(default_factory=list)
+    """Declared arms; without any, a baseline ``baseline`` that declares nothing is used."""
+    ablate_each: list[StrictStr] = Field(default_factory=list)
+    """One leave-one-out arm per id (``without:<id>``), beside the baseline."""
+    grid: dict[StrictStr, list[GridValue]] = Field(default_factory=dict)
+    """``{facet.path: [values]}``: one arm per combination, ids like ``model=large,k=3``."""
+    cost_key: StrictStr = COST_KEY
+    """The cost key DESIGN rule 11 judges (consistency, placebo band, cost cause)."""
+    bisect: BisectConfig | None = None
+    """Settings for ``counterfact bisect``; ignored by ``run``."""
+    scenarios: list[ScenarioConfig] | None = None
+    """Default: one scenario ``default`` with empty inputs."""
+    reference: StrictStr | None = None
+    """Shorthand for the single default scenario's reference."""
+    comparator: ComparatorConfig = Field(default_factory=ComparatorConfig)
+    similarity: SimilarityConfig = Field(default_factory=SimilarityConfig)
+    executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
+    output_dir: StrictStr = OUTPUT_DIR
+    """Runs are written to ``<output_dir>/<name>/`` (``--out`` overrides)."""
+
+    @field_validator("samples")
+    @classmethod
+    def _at_least_two(cls, value: int) -> int:
+        if value < 2:
+            msg = (
+                f"samples must be at least 2 (DESIGN rule 1: never a single-run verdict), got "
+                f"{value}; set samples: 3 (the default) or more"
+            )
+            raise ValueError(msg)
+        return value
+
+    @model_validator(mode="after")
+    def _reference_shorthand(self) -> SweepConfig:
+        if self.reference is not None and self.scenarios is not None:
+            msg = (
+                "top-level 'reference' is shorthand for the single default scenario; with "
+                "'scenarios', give each scenario its own 'reference' instead"
+            )
+            raise ValueError(msg)
+        return self
+
+    def resolved_scenarios(self) -> list[ScenarioConfig]:
+        """The scenarios, with the single-scenario default applied."""
+        if self.scenarios is not None:
+            return list(self.scenarios)
+        return [ScenarioConfig(id="default", inputs={}, reference=self.reference)]
+
+    def baseline_id(self) -> str:
+        """The baseline arm id (default: the first arm's, or ``baseline`` with no arms)."""
+        if self.baseline is not None:
+            return self.baseline
+        return self.arms[0].id if self.arms else "baseline"

@@ -1,0 +1,184 @@
+"""The Python entry point: ``compare_arms`` runs the same engine the CLI runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from counterfact.defaults import MAX_CULPRITS, MAX_PROBES, SAMPLES
+from counterfact.orchestrator.config.loading import validate_config
+from counterfact.orchestrator.config.resolve import resolve_bisect, resolve_sweep
+from counterfact.orchestrator.drivers.bisect import BisectResult, run_bisect
+from counterfact.orchestrator.drivers.sweep import SweepResult, run_sweep
+from counterfact.orchestrator.engine.progress import Progress
+
+
+def _component(value: str | Mapping[str, Any] | Callable[..., Any]) -> dict[str, Any]:
+    if isinstance(value, str):
+        return {"kind": value}
+    if isinstance(value, Mapping):
+        return dict(value)
+    return {"kind": "custom", "target": value}
+
+
+def _folder(base_dir: str | Path | None) -> Path:
+    """The folder relative file targets resolve against (default the working directory)."""
+    return (Path(base_dir) if base_dir is not None else Path.cwd()).resolve()
+
+
+def _optional_path(value: str | Path | None) -> Path | None:
+    return Path(value) if value is not None else None
+
+
+def compare_arms(
+    arms: Sequence[Mapping[str, Any]],
+    runner: str | Callable[..., Any],
+    *,
+    samples: int = SAMPLES,
+    reference: str | None = None,
+    scenarios: Sequence[Mapping[str, Any]] | None = None,
+    comparator: str | Mapping[str, Any] | Callable[[str, str], bool] = "similarity",
+    similarity: str | Mapping[str, Any] | Callable[[str, list[str]], Sequence[float]] = "text",
+    executor: str | Mapping[str, Any] = "ray",
+    baseline: str | None = None,
+    name: str = "compare-arms",
+    out: str | Path | None = None,
+    base_dir: str | Path | None = None,
+    progress: Progress | None = None,
+    fresh: bool = False,
+    cache_dir: str | Path | None = None,
+    runner_version: str | None = None,
+) -> SweepResult:
+    """Rerun every arm ``samples`` times per scenario and judge each against the baseline.
+
+    Args:
+        arms: ``[{"id": ..., "facets": {...}, "ablations": [...], "restorations": [...]}]``;
+            the first is the baseline unless ``baseline`` names another.
+        runner: a callable ``runner(ctx)``, or ``"package.module:callable"`` /
+            ``"path/to/file.py:callable"`` (relative to ``base_dir``, default the working dir).
+        samples: seeded reruns per (scenario, arm); at least 2.
+        reference: the expected answer for the single default scenario; None uses the baseline's
+            seed-0 output.
+        scenarios: ``[{"id": ..., "inputs": {...}, "reference": ...}]`` instead of ``reference``.
+        comparator: ``"similarity"`` (default, threshold 0.8), ``"exact"``, ``"normalized"``,
+            ``"numeric"``, a mapping such as ``{"kind": "similarity", "threshold": 0.9}``, or a
+            callable ``(reference, output) -> bool`` returning True when the output flipped.
+        similarity: ``"text"`` (default), a mapping, or a callable
+            ``(reference, outputs) -> list of floats in [0, 1]``.
+        executor: ``"ray"`` (default: a local Ray instance started and stopped for the call),
+            ``"local"`` (in-process), or a mapping such as ``{"kind": "ray", "address": "auto"}``.
+        baseline: the baseline arm id (default the first arm).
+        name: the sweep's name, recorded in the summary.
+        out: a run directory to write ``runs.jsonl``, ``verdicts.jsonl`` and ``summary.json``
+            to; None keeps everything in memory.
+        base_dir: the folder relative file targets are resolved against.
+        progress: told about each finished run.
+        fresh: move an existing ``out`` aside (never deleted) instead of resuming it.
+        cache_dir: the run cache shared across sweeps (None: no cache).
+        runner_version: the runner's identity for resume and the cache (default: a hash of the
+            runner's module source).
+
+    Returns:
+        A :class:`SweepResult` with one row per (scenario, arm), baseline first.
+
+    Raises:
+        ConfigError: the declaration is refused; nothing has run.
+        RunDirectoryError: ``out`` already holds records.
+    """
+    raw: dict[str, Any] = {
+        "name": name,
+        "runner": runner,
+        "samples": samples,
+        "arms": [dict(a) for a in arms],
+        "comparator": _component(comparator),
+        "similarity": _component(similarity),
+        "executor": _component(executor),
+    }
+    if baseline is not None:
+        raw["baseline"] = baseline
+    if reference is not None:
+        raw["reference"] = reference
+    if scenarios is not None:
+        raw["scenarios"] = [dict(s) for s in scenarios]
+    if runner_version is not None:
+        raw["runner_version"] = runner_version
+    sweep = resolve_sweep(validate_config(raw), base_dir=_folder(base_dir))
+    return run_sweep(
+        sweep,
+        run_dir=_optional_path(out),
+        progress=progress,
+        fresh=fresh,
+        cache_dir=_optional_path(cache_dir),
+    )
+
+
+def find_culprits(
+    suspects: Sequence[str],
+    runner: str | Callable[..., Any],
+    *,
+    samples: int = SAMPLES,
+    reference: str | None = None,
+    inputs: Mapping[str, Any] | None = None,
+    baseline: Mapping[str, Any] | None = None,
+    comparator: str | Mapping[str, Any] | Callable[[str, str], bool] = "similarity",
+    similarity: str | Mapping[str, Any] | Callable[[str, list[str]], Sequence[float]] = "text",
+    executor: str | Mapping[str, Any] = "ray",
+    max_probes: int = MAX_PROBES,
+    max_culprits: int = MAX_CULPRITS,
+    speculative: bool = False,
+    name: str = "find-culprits",
+    out: str | Path | None = None,
+    base_dir: str | Path | None = None,
+    fresh: bool = False,
+    cache_dir: str | Path | None = None,
+    runner_version: str | None = None,
+) -> BisectResult:
+    """Find minimal sets of ``suspects`` whose joint ablation flips the answer (DESIGN rule 10).
+
+    Args:
+        suspects: ablation ids, likeliest first (the order only decides the search order).
+        runner: as for :func:`compare_arms`; it receives each probe's ids in
+            ``ctx.arm.ablations``.
+        samples: seeded reruns per probe; at least 2.
+        reference: the (wrong) answer to explain; None uses the baseline's seed-0 output.
+        inputs: the scenario's inputs.
+        baseline: the configuration as it stands, ``{"id": ..., "facets": ..., "ablations": ...}``;
+            default an arm ``baseline`` that declares nothing.
+        comparator, similarity, executor, base_dir: as for :func:`compare_arms`.
+        max_probes: probe budget, the baseline probe included.
+        max_culprits: independent culprit sets to search for at most.
+        speculative: run the second half of a split alongside the first.
+        name: recorded in ``bisect.json``.
+        out: run directory for ``runs.jsonl`` and ``bisect.json``; None keeps them in memory.
+            An existing one is resumed: probes' finished runs are read back.
+        fresh, cache_dir, runner_version: as for :func:`compare_arms`.
+
+    Raises:
+        ConfigError: a refused declaration; nothing has run.
+    """
+    raw: dict[str, Any] = {
+        "name": name,
+        "runner": runner,
+        "samples": samples,
+        "arms": [dict(baseline)] if baseline is not None else [],
+        "scenarios": [{"id": "default", "inputs": dict(inputs or {}), "reference": reference}],
+        "comparator": _component(comparator),
+        "similarity": _component(similarity),
+        "executor": _component(executor),
+        "bisect": {
+            "suspects": list(suspects),
+            "max_probes": max_probes,
+            "max_culprits": max_culprits,
+            "speculative": speculative,
+        },
+    }
+    if runner_version is not None:
+        raw["runner_version"] = runner_version
+    plan = resolve_bisect(validate_config(raw), base_dir=_folder(base_dir))
+    return run_bisect(
+        plan,
+        run_dir=_optional_path(out),
+        fresh=fresh,
+        cache_dir=_optional_path(cache_dir),
+    )

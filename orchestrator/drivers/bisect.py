@@ -1,0 +1,177 @@
+"""The bisect driver: culprit search probes -> executor -> run store -> ``bisect.json``."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from counterfact.exceptions import SweepInterrupted
+from counterfact.orchestrator.config.resolve import ResolvedBisect
+from counterfact.orchestrator.drivers.probing import ProbeRunner
+from counterfact.orchestrator.drivers.provenance import (
+    fingerprint_of,
+    open_cache,
+    provenance,
+)
+from counterfact.orchestrator.drivers.sweep import executor_for
+from counterfact.orchestrator.engine.events import get_logger
+from counterfact.orchestrator.engine.executors import Executor
+from counterfact.orchestrator.engine.interrupt import graceful_stop
+from counterfact.orchestrator.engine.source import RunSource
+from counterfact.orchestrator.engine.worker import now_iso
+from counterfact.orchestrator.storage.rundir import RunStore
+from counterfact.probes.records import RunRecord
+from counterfact.verdicts.assess import similarity_record
+from counterfact.verdicts.bisection import (
+    BisectOutcome,
+    bisect,
+    bisect_claim,
+    interrupted_outcome,
+)
+from counterfact.verdicts.records import BisectProbeRecord, BisectRecord, ReferenceRecord
+
+BISECT_FILE = "bisect.json"
+
+
+@dataclass(frozen=True)
+class BisectResult:
+    """The culprit search's record, and the runs it made."""
+
+    record: BisectRecord
+    runs: tuple[RunRecord, ...] = field(repr=False)
+    run_dir: Path | None = None
+
+    def report(self) -> str:
+        """The verdict, each culprit set with its evidence, and the spend."""
+        rec = self.record
+        lines = [f"bisect {rec.name!r} on scenario {rec.scenario!r}: {rec.verdict} ({rec.reason})"]
+        by_set = {tuple(sorted(p.ablated)): p for p in rec.probes if not p.cached}
+        for i, culprit in enumerate(rec.culprits, 1):
+            probe = by_set.get(tuple(sorted(culprit)))
+            if probe is not None and probe.similarity is not None:
+                evidence = (
+                    f"ablating exactly this set flipped {probe.flips}/{probe.samples} seeds "
+                    f"(mean similarity {probe.similarity.mean:.3f})"
+                )
+            else:
+                evidence = "found jointly by the interference search (no probe ablated only it)"
+            lines.append(f"  culprit set {i}: {{{', '.join(culprit)}}} — {evidence}")
+        lines.append(
+            f"  probes: {rec.probes_executed} run of {rec.max_probes} budget "
+            f"({sum(p.cached for p in rec.probes)} cache hits, {rec.speculative_unused} "
+            f"speculative unused); runs used: {rec.runs_used}; wall time {rec.wall_time_s:.1f} s"
+        )
+        lines.append(f"  {rec.claim}")
+        return "\n".join(lines)
+
+
+def run_bisect(
+    bisect_plan: ResolvedBisect,
+    *,
+    run_dir: Path | None,
+    executor: Executor | None = None,
+    fresh: bool = False,
+    cache_dir: Path | None = None,
+) -> BisectResult:
+    """Search minimal culprit sets among ``bisect.suspects`` (DESIGN rule 10).
+
+    Each probe's seeds run in parallel on the executor; probes run in the order the search
+    needs them. Every run is appended to ``runs.jsonl`` as it finishes; ``bisect.json`` is
+    written at the end, and also when Ctrl-C stops the search (then ``SweepInterrupted`` is
+    raised after it is written).
+    """
+    sweep = bisect_plan.sweep
+    log = get_logger(sweep=sweep.config.name, scenario=bisect_plan.scenario.id)
+    started = now_iso()
+    fingerprint = fingerprint_of(sweep, [bisect_plan.base])
+    with RunStore(run_dir, fresh=fresh, fingerprint=fingerprint) as store:
+        ex = executor or executor_for(sweep)
+        source = RunSource(sweep.runner, store, ex, open_cache(sweep, cache_dir), log)
+        probes = ProbeRunner(bisect_plan, source, log)
+        try:
+            outcome, interrupted, wall = _search(bisect_plan, probes, ex)
+        finally:
+            if executor is None:
+                ex.close()
+    record = _record(bisect_plan, outcome, probes, store, started, wall)
+    store.write_record(BISECT_FILE, record.model_dump(mode="json", by_alias=True))
+    if interrupted is not None:
+        raise interrupted
+    log.info("bisect.done", verdict=record.verdict, culprits=record.culprits)
+    return BisectResult(record=record, runs=tuple(store.records), run_dir=run_dir)
+
+
+def _search(
+    plan: ResolvedBisect, probes: ProbeRunner, ex: Executor
+) -> tuple[BisectOutcome, SweepInterrupted | None, float]:
+    """Run the search; a Ctrl-C becomes the interrupted outcome (and is returned to re-raise)."""
+    settings = plan.settings
+    ex.start()
+    t0 = time.perf_counter()
+    try:
+        with graceful_stop(ex):
+            outcome = bisect(
+                settings.suspects,
+                probes,
+                samples=plan.sweep.config.samples,
+                max_probes=settings.max_probes,
+                max_culprits=settings.max_culprits,
+                speculative=settings.speculative,
+            )
+    except SweepInterrupted as exc:
+        return interrupted_outcome(probes.done), exc, time.perf_counter() - t0
+    return outcome, None, time.perf_counter() - t0
+
+
+def _record(
+    plan: ResolvedBisect,
+    outcome: BisectOutcome,
+    probes: ProbeRunner,
+    store: RunStore,
+    started: str,
+    wall: float,
+) -> BisectRecord:
+    sweep, settings, samples = plan.sweep, plan.settings, plan.sweep.config.samples
+    comparator = sweep.comparator.describe()
+    return BisectRecord(
+        name=sweep.config.name,
+        scenario=plan.scenario.id,
+        verdict=outcome.verdict,
+        reason=outcome.reason,
+        claim=bisect_claim(
+            outcome,
+            scenario=plan.scenario.id,
+            comparator=comparator,
+            samples=samples,
+            max_probes=settings.max_probes,
+        ),
+        culprits=[list(c) for c in outcome.culprits],
+        suspects=list(settings.suspects),
+        probes=[
+            BisectProbeRecord(
+                ablated=list(p.ablated),
+                samples=p.stats.samples,
+                flips=p.stats.flips,
+                flipped=p.flipped,
+                similarity=similarity_record(p.stats.similarity),
+                cached=p.cached,
+                speculative=p.speculative,
+            )
+            for p in outcome.probes
+        ],
+        runs_used=probes.source.runner_calls,
+        runs_reused=store.reused,
+        probes_executed=outcome.probes_executed,
+        speculative=settings.speculative,
+        speculative_unused=outcome.speculative_unused,
+        max_probes=settings.max_probes,
+        max_culprits=settings.max_culprits,
+        samples=samples,
+        comparator=comparator,
+        reference=ReferenceRecord.model_validate(
+            {"text": probes.reference.text, "from": probes.reference.source}
+        ),
+        wall_time_s=wall,
+        **provenance(sweep, started),
+    )

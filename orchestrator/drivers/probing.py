@@ -1,0 +1,86 @@
+"""Running the probes a culprit search asks for: each probe is the baseline plus a set of ablated
+suspects, run on every seed; the search reads back their statistics."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from counterfact.exceptions import SweepInterrupted
+from counterfact.orchestrator.config.resolve import ResolvedBisect
+from counterfact.orchestrator.engine.source import Planned, RunSource
+from counterfact.probes.arms import ArmSpec
+from counterfact.probes.records import RunRecord
+from counterfact.probes.reference import Reference, resolve_reference
+from counterfact.probes.runner import RunContext
+from counterfact.probes.scoring import score_or_count
+from counterfact.probes.stats import ProbeStats
+
+
+def probe_arm(base: ArmSpec, ids: Sequence[str]) -> ArmSpec:
+    """The arm of one probe: the baseline plus the ablated ids; its id is ``ablate:`` and the
+    sorted ids as a JSON list, which no two different sets share."""
+    if not ids:
+        return base
+    return ArmSpec(
+        id="ablate:" + json.dumps(sorted(ids), separators=(",", ":")),
+        facets=dict(base.facets),
+        ablations=(*base.ablations, *sorted(ids)),
+        restorations=base.restorations,
+    )
+
+
+class ProbeRunner:
+    """The search's ``run_probes`` callback; keeps every finished probe and the reference."""
+
+    def __init__(self, bisect: ResolvedBisect, source: RunSource, log: Any) -> None:
+        self.bisect = bisect
+        self.source = source
+        self.log = log
+        self.reference: Reference = resolve_reference(bisect.scenario.reference, [])
+        """Declared (``prior-run``), or set from the baseline probe's seed 0 when it finishes."""
+        self.done: list[tuple[tuple[str, ...], ProbeStats]] = []
+        """Every probe finished so far, in order (kept for an interrupted outcome)."""
+
+    def __call__(self, keys: Sequence[tuple[str, ...]]) -> list[ProbeStats]:
+        """Run each key's probe (all their seeds at once) and return their statistics."""
+        arms = [probe_arm(self.bisect.base, key) for key in keys]
+        by_arm = self._records(arms)
+        stats = [self._score(key, by_arm[arm.id]) for key, arm in zip(keys, arms, strict=True)]
+        self.done.extend(zip(keys, stats, strict=True))
+        return stats
+
+    def _records(self, arms: Sequence[ArmSpec]) -> dict[str, list[RunRecord]]:
+        view = self.bisect.scenario.view()
+        samples = self.bisect.sweep.config.samples
+        planned: list[Planned] = [
+            (RunContext(view, a.view(), seed), a) for a in arms for seed in range(samples)
+        ]
+        known, todo = self.source.split(planned)
+        by_arm: dict[str, list[RunRecord]] = {a.id: [] for a in arms}
+        for record in [*known, *self.source.execute(todo)]:
+            by_arm[record.arm].append(record)
+        if self.source.executor.stop_requested:
+            recorded = len(self.source.store.records)
+            raise SweepInterrupted(
+                "interrupted during bisection; run the same command again to resume",
+                recorded=recorded,
+                planned=recorded + len(todo),
+            )
+        return by_arm
+
+    def _score(self, key: tuple[str, ...], records: list[RunRecord]) -> ProbeStats:
+        ok = sorted((r for r in records if r.ok), key=lambda r: r.seed)
+        if not key and self.reference.text is None:
+            self.reference = resolve_reference(None, ok)
+        sweep = self.bisect.sweep
+        probe = score_or_count(ok, self.reference.text, sweep.comparator, sweep.similarity)
+        self.log.info(
+            "bisect.probe",
+            ablated=list(key),
+            flips=probe.flips,
+            samples=probe.samples,
+            executed=self.source.runner_calls,
+        )
+        return probe

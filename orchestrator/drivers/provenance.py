@@ -1,0 +1,63 @@
+"""Provenance: the version, the clock, what a run directory means, and the fields every record
+kind (``summary.json``, ``bisect.json``) carries about where it came from — built once here.
+
+Kept light (no Ray, no scipy): ``counterfact --version`` imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from counterfact.orchestrator.engine.worker import now_iso
+
+if TYPE_CHECKING:
+    from counterfact.orchestrator.config.resolve import ResolvedSweep
+    from counterfact.orchestrator.storage.cache import RunCache
+    from counterfact.probes.arms import ArmSpec
+
+
+def package_version() -> str:
+    """counterfact's installed version, or ``0+unknown`` when running from an uninstalled tree."""
+    try:
+        return version("counterfact")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def identity_of(sweep: ResolvedSweep) -> str:
+    """The runner's identity for resume and the run cache."""
+    from counterfact.orchestrator.engine.loader import describe_target, runner_identity
+
+    label = describe_target(sweep.config.runner)
+    return runner_identity(sweep.runner, label=label, version=sweep.config.runner_version)
+
+
+def fingerprint_of(sweep: ResolvedSweep, arms: Sequence[ArmSpec] | None = None) -> dict[str, Any]:
+    """What a run directory of this sweep means (``arms`` default: every arm of the sweep)."""
+    from counterfact.orchestrator.storage.fingerprints import fingerprint
+
+    chosen = list(arms) if arms is not None else list(sweep.arms)
+    return fingerprint(identity_of(sweep), chosen, sweep.scenarios)
+
+
+def open_cache(sweep: ResolvedSweep, cache_dir: Path | None) -> RunCache | None:
+    """The run cache ``cache_dir`` names, else the config's ``cache_dir``; None: no cache."""
+    from counterfact.orchestrator.storage.cache import RunCache
+
+    folder = cache_dir or (Path(sweep.config.cache_dir) if sweep.config.cache_dir else None)
+    return RunCache(folder, identity_of(sweep)) if folder is not None else None
+
+
+def provenance(sweep: ResolvedSweep, started: str) -> dict[str, Any]:
+    """The fields every record kind carries about where it came from."""
+    return {
+        "config": sweep.resolved_config(),
+        "config_source": str(sweep.source) if sweep.source else None,
+        "overrides": list(sweep.overrides),
+        "counterfact_version": package_version(),
+        "started_at": started,
+        "finished_at": now_iso(),
+    }

@@ -1,0 +1,225 @@
+"""The sweep driver: plan -> (resume, cache) -> executor -> run store -> verdicts -> records."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from counterfact.exceptions import DegenerateBandWarning, SweepInterrupted
+from counterfact.orchestrator.config.resolve import ResolvedSweep
+from counterfact.orchestrator.drivers.provenance import (
+    fingerprint_of,
+    open_cache,
+    provenance,
+)
+from counterfact.orchestrator.engine.events import get_logger
+from counterfact.orchestrator.engine.executors import Executor, ExecutorOptions, make_executor
+from counterfact.orchestrator.engine.interrupt import graceful_stop
+from counterfact.orchestrator.engine.plan import build_plan
+from counterfact.orchestrator.engine.progress import NoProgress, Progress
+from counterfact.orchestrator.engine.source import RunSource
+from counterfact.orchestrator.engine.worker import RetryPolicy, now_iso
+from counterfact.orchestrator.storage.rundir import RunStore
+from counterfact.probes.records import RunRecord
+from counterfact.probes.runner import RunContext
+from counterfact.verdicts.assess import ScenarioAssessment, assess_scenario
+from counterfact.verdicts.records import ScenarioSummary, SweepSummary, VerdictRecord
+from counterfact.verdicts.report import render_table
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """What a sweep produced: one verdict row per (scenario, arm), baseline first per scenario."""
+
+    rows: tuple[VerdictRecord, ...]
+    summary: SweepSummary
+    runs: tuple[RunRecord, ...] = field(repr=False)
+    """Every run record of the run directory (read back ones included)."""
+    run_dir: Path | None = None
+
+    def table(self) -> str:
+        """The verdict table as text."""
+        return render_table(self.rows)
+
+    def row(self, arm: str, scenario: str | None = None) -> VerdictRecord:
+        """The row of ``arm`` (on ``scenario``, needed when the sweep has several).
+
+        Raises:
+            KeyError: no such row, or ``scenario`` omitted on a multi-scenario sweep.
+        """
+        found = [r for r in self.rows if r.arm == arm and scenario in (None, r.scenario)]
+        if len(found) != 1:
+            msg = f"no single row for arm {arm!r} scenario {scenario!r}; {len(found)} match"
+            raise KeyError(msg)
+        return found[0]
+
+
+def executor_for(sweep: ResolvedSweep) -> Executor:
+    """The executor the sweep's ``executor:`` section names."""
+    cfg = sweep.config.executor
+    options = ExecutorOptions(
+        policy=RetryPolicy(retries=cfg.retries, retry_on=frozenset(cfg.retry_on)),
+        address=cfg.address,
+        max_in_flight=cfg.max_in_flight,
+        num_cpus=cfg.num_cpus,
+        timeout_s=None if cfg.timeout_s is None else float(cfg.timeout_s),
+        infra_retries=cfg.infra_retries,
+    )
+    return make_executor(cfg.kind, options)
+
+
+def run_sweep(
+    sweep: ResolvedSweep,
+    *,
+    run_dir: Path | None,
+    executor: Executor | None = None,
+    progress: Progress | None = None,
+    fresh: bool = False,
+    cache_dir: Path | None = None,
+) -> SweepResult:
+    """Run every (scenario, arm, seed) of ``sweep`` not yet recorded, and judge the arms.
+
+    Args:
+        sweep: a resolved sweep (every refusal already passed).
+        run_dir: where records go; None keeps them in memory only. A directory that already
+            holds records is resumed: finished runs are read back, not re-executed.
+        executor: overrides the executor the config names (the caller then owns closing it).
+        progress: told about each finished run.
+        fresh: move an existing run directory aside and start anew.
+        cache_dir: the run cache (default the config's ``cache_dir``; None: no cache).
+
+    Raises:
+        ResumeConflictError: resuming would change what recorded runs mean.
+        SweepInterrupted: Ctrl-C stopped the sweep; what finished is recorded.
+    """
+    log = get_logger(sweep=sweep.config.name)
+    started = now_iso()
+    plan = build_plan(sweep.scenarios, sweep.arms, sweep.config.samples)
+    with RunStore(run_dir, fresh=fresh, fingerprint=fingerprint_of(sweep)) as store:
+        _report_store(store, log)
+        ex = executor or executor_for(sweep)
+        source = RunSource(sweep.runner, store, ex, open_cache(sweep, cache_dir), log)
+        try:
+            _execute(sweep, plan, source, progress or NoProgress(), log)
+        finally:
+            if executor is None:
+                ex.close()
+    if ex.stop_requested:
+        _interrupted(sweep, plan, store, source, started)
+    return _judge(sweep, store, source, started, log)
+
+
+def _report_store(store: RunStore, log: Any) -> None:
+    if store.moved_to is not None:
+        log.warning("run_dir.moved_aside", to=str(store.moved_to))
+    if store.torn:
+        log.warning("runs.torn_line_dropped", note="a crash had cut the last line; dropped")
+
+
+def _execute(
+    sweep: ResolvedSweep,
+    plan: list[RunContext],
+    source: RunSource,
+    progress: Progress,
+    log: Any,
+) -> None:
+    """Split the plan into records already had and runs to execute, and execute those."""
+    arms = {a.id: a for a in sweep.arms}
+    reused = source.store.reused
+    _, todo = source.split([(c, arms[c.arm.id]) for c in plan])
+    if reused:
+        log.info("sweep.resume", read_back=reused, to_run=len(todo))
+    where = str(source.store.run_dir) if source.store.run_dir else None
+    log.info("sweep.start", runs=len(todo), planned=len(plan), run_dir=where)
+    source.executor.start()
+    progress.start(len(todo))
+    try:
+        with graceful_stop(source.executor):
+            for record in source.execute(todo):
+                progress.advance(record.ok)
+    finally:
+        progress.finish()
+
+
+def _interrupted(
+    sweep: ResolvedSweep,
+    plan: list[RunContext],
+    store: RunStore,
+    source: RunSource,
+    started: str,
+) -> None:
+    missing = sum(store.get(c.scenario.id, c.arm.id, c.seed) is None for c in plan)
+    store.write_summary(_summary(sweep, store, source, started, [], status="interrupted"))
+    msg = (
+        f"interrupted: {len(plan) - missing} of {len(plan)} runs recorded"
+        + (f" in {store.run_dir}" if store.run_dir else "")
+        + "; run the same command again to resume"
+    )
+    raise SweepInterrupted(msg, recorded=len(plan) - missing, planned=len(plan))
+
+
+def _summary(
+    sweep: ResolvedSweep,
+    store: RunStore,
+    source: RunSource,
+    started: str,
+    scenarios: list[ScenarioSummary],
+    *,
+    status: str = "complete",
+) -> SweepSummary:
+    return SweepSummary.model_validate(
+        {
+            "name": sweep.config.name,
+            **provenance(sweep, started),
+            "status": status,
+            "runs_used": source.runner_calls,
+            "runs_reused": store.reused,
+            "runs_from_cache": source.from_cache,
+            "torn_line_dropped": store.torn,
+            "runs_failed": sum(not r.ok for r in store.records),
+            "scenarios": scenarios,
+        }
+    )
+
+
+def _warn_degenerate(assessed: ScenarioAssessment, scenario: str, log: Any) -> None:
+    """A gating band from a baseline that never varied: valid but weak, so warn (and log)."""
+    band = assessed.summary.null_band
+    if band is None or not (band.degenerate and band.gates):
+        return
+    note = (
+        f"scenario {scenario!r}: the baseline's similarity never varied (all {band.floor:.3f}), "
+        "so its null band has no width and any drop below it counts as outside"
+    )
+    warnings.warn(note, DegenerateBandWarning, stacklevel=4)
+    log.warning("band.degenerate", scenario=scenario, floor=band.floor, note=note)
+
+
+def _judge(
+    sweep: ResolvedSweep, store: RunStore, source: RunSource, started: str, log: Any
+) -> SweepResult:
+    runs = store.records
+    rows: list[VerdictRecord] = []
+    scenarios = []
+    for sc in sweep.scenarios:
+        assessed = assess_scenario(
+            scenario=sc.id,
+            reference=sc.reference,
+            arms=sweep.arms,
+            baseline=sweep.baseline,
+            runs=[r for r in runs if r.scenario == sc.id],
+            samples=sweep.config.samples,
+            comparator=sweep.comparator,
+            similarity=sweep.similarity,
+            cost_key=sweep.config.cost_key,
+        )
+        _warn_degenerate(assessed, sc.id, log)
+        rows.extend(assessed.verdicts)
+        scenarios.append(assessed.summary)
+    summary = _summary(sweep, store, source, started, scenarios)
+    store.write_verdicts(rows)
+    store.write_summary(summary)
+    log.info("sweep.done", runs=source.runner_calls, failed=summary.runs_failed)
+    return SweepResult(rows=tuple(rows), summary=summary, runs=tuple(runs), run_dir=store.run_dir)

@@ -1,0 +1,34 @@
+"""Where the library's events go: through the standard ``logging`` module unless the host (or
+the CLI) configured structlog.
+
+Unconfigured, structlog prints every event to stdout, which would mix a line per run into a host
+program's own output. So until someone calls ``structlog.configure`` (the CLI does), events go to
+the stdlib logger ``counterfact``, which has only a ``NullHandler``: silent, until the host
+configures ``logging`` — as httpx and Ray's libraries behave.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import structlog
+
+LOGGER_NAME = "counterfact"
+logging.getLogger(LOGGER_NAME).addHandler(logging.NullHandler())
+
+_STDLIB_PROCESSORS: list[structlog.typing.Processor] = [
+    structlog.contextvars.merge_contextvars,
+    structlog.stdlib.render_to_log_kwargs,
+]
+
+
+def get_logger(**context: Any) -> Any:
+    """A structlog logger bound to ``context``, routed as the module docstring says."""
+    if structlog.is_configured():
+        return structlog.get_logger(LOGGER_NAME).bind(**context)
+    std = logging.getLogger(LOGGER_NAME)
+    logger = structlog.wrap_logger(
+        std, processors=_STDLIB_PROCESSORS, wrapper_class=structlog.stdlib.BoundLogger
+    )
+    return logger.bind(**context)

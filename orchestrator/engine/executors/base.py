@@ -1,0 +1,50 @@
+"""The executor interface: contexts in, run records out as they finish."""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from types import TracebackType
+
+from counterfact.orchestrator.engine.loader import RunnerRef
+from counterfact.probes.records import RunRecord
+from counterfact.probes.runner import RunContext
+
+
+class Executor(ABC):
+    """Runs a plan. One method: ``run`` yields each run's record as soon as it is finished."""
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+
+    def request_stop(self) -> None:
+        """Stop scheduling new runs (Ctrl-C); runs in flight may still be yielded."""
+        self._stop.set()
+
+    @property
+    def stop_requested(self) -> bool:
+        """True once :meth:`request_stop` was called."""
+        return self._stop.is_set()
+
+    @abstractmethod
+    def run(self, runner: RunnerRef, contexts: Sequence[RunContext]) -> Iterator[RunRecord]:
+        """Execute every context once; yield records in completion order."""
+
+    def start(self) -> None:
+        """Acquire what the executor needs (start or join Ray) before the first run is timed."""
+
+    def close(self) -> None:
+        """Release what the executor started (a local Ray instance)."""
+
+    def __enter__(self) -> Executor:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,214 @@
+"""The Ray executor. Ray is imported only here.
+
+Runs travel in batches (one Ray task runs several runs in order) so that fast runners are not
+dominated by per-task overhead. The batch size adapts: each task aims at ``target_task_s`` of
+runner time, judged from the durations of runs already finished, and is capped so the tail of
+the plan still spreads over every worker. At most ``max_in_flight`` runs are submitted and not yet
+finished; finished tasks are collected with ``ray.wait`` and their records yielded at once.
+
+Faults:
+
+- a task lost to a dead worker or node is resubmitted by Ray up to ``infra_retries`` times; if it
+  still fails, a batch is split and each of its runs resubmitted alone, so only the run that
+  kills its worker (``os._exit``, a segfault, OOM) is recorded as failed;
+- with ``timeout_s``, every run is its own task and at most one task per worker is in flight, so
+  a task starts when submitted; a task older than ``timeout_s`` is cancelled (its worker killed)
+  and recorded as a ``RunTimeout`` error;
+- :meth:`request_stop` (Ctrl-C) stops submitting, waits up to ``stop_grace_s`` for runs in
+  flight, cancels the rest (not recorded: a resume runs them) and ends the stream.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from counterfact.defaults import INFRA_RETRIES, MAX_IN_FLIGHT
+from counterfact.exceptions import ExecutorError
+from counterfact.orchestrator.engine.executors.base import Executor
+from counterfact.orchestrator.engine.loader import RunnerRef
+from counterfact.orchestrator.engine.worker import (
+    NO_RETRY,
+    RetryPolicy,
+    execute_batch,
+    failed_record,
+)
+from counterfact.probes.records import RunRecord
+from counterfact.probes.runner import RunContext
+
+_POLL_S = 0.25
+
+
+def batch_size(
+    mean_run_s: float | None,
+    queued: int,
+    workers: int,
+    room: int,
+    *,
+    target_task_s: float,
+    max_batch: int,
+) -> int:
+    """How many runs the next task should carry (at least 1, at most ``room`` and ``queued``)."""
+    if mean_run_s is None:
+        size = 1
+    else:
+        size = int(target_task_s / max(mean_run_s, 1e-6))
+        size = min(size, max_batch, math.ceil(queued / (2 * max(workers, 1))))
+    return max(1, min(size, room, queued))
+
+
+@dataclass
+class _Task:
+    batch: list[RunContext]
+    solo: bool
+    submitted: float
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:500] if text else type(exc).__name__
+
+
+class RayExecutor(Executor):
+    """Fans runs out over Ray workers; starts a local Ray instance when no address is given."""
+
+    def __init__(
+        self,
+        address: str | None = None,
+        max_in_flight: int = MAX_IN_FLIGHT,
+        *,
+        num_cpus: int | None = None,
+        policy: RetryPolicy = NO_RETRY,
+        timeout_s: float | None = None,
+        infra_retries: int = INFRA_RETRIES,
+        stop_grace_s: float = 10.0,
+        target_task_s: float = 0.1,
+        max_batch: int = 256,
+    ) -> None:
+        super().__init__()
+        self.address = address
+        self.max_in_flight = max_in_flight
+        self.num_cpus = num_cpus
+        self.policy = policy
+        self.timeout_s = timeout_s
+        self.infra_retries = infra_retries
+        self.stop_grace_s = stop_grace_s
+        self.target_task_s = target_task_s
+        self.max_batch = max_batch
+        self._owned = False
+
+    def start(self) -> None:
+        """Start a local Ray instance, or join ``address``."""
+        self._ray()
+
+    def _ray(self) -> Any:
+        import ray
+
+        if ray.is_initialized():
+            return ray
+        try:
+            if self.address is None:
+                ray.init(
+                    num_cpus=self.num_cpus,
+                    include_dashboard=False,
+                    logging_level=logging.ERROR,
+                    log_to_driver=False,
+                )
+            else:
+                ray.init(address=self.address, logging_level=logging.ERROR, log_to_driver=False)
+        except Exception as exc:
+            where = "a local Ray instance" if self.address is None else f"{self.address!r}"
+            msg = f"could not start or join {where}: {type(exc).__name__}: {exc}"
+            raise ExecutorError(msg) from exc
+        self._owned = True
+        return ray
+
+    def run(self, runner: RunnerRef, contexts: Sequence[RunContext]) -> Iterator[RunRecord]:
+        ray = self._ray()
+        task = ray.remote(num_cpus=1, max_retries=self.infra_retries)(execute_batch)
+        runner_ref = ray.put(runner)
+        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        solo_only = self.timeout_s is not None
+        max_tasks = workers if solo_only else self.max_in_flight
+        queue: deque[tuple[RunContext, bool]] = deque((c, solo_only) for c in contexts)
+        pending: dict[Any, _Task] = {}
+        in_flight = 0
+        mean_run_s: float | None = None
+        stop_at: float | None = None
+        while queue or pending:
+            if self.stop_requested and stop_at is None:
+                stop_at = time.monotonic() + self.stop_grace_s
+                queue.clear()
+            while queue and in_flight < self.max_in_flight and len(pending) < max_tasks:
+                if mean_run_s is None and len(pending) >= 2 * workers:
+                    break
+                if queue[0][1]:
+                    batch, solo = [queue.popleft()[0]], True
+                else:
+                    size = batch_size(
+                        mean_run_s,
+                        len(queue),
+                        workers,
+                        self.max_in_flight - in_flight,
+                        target_task_s=self.target_task_s,
+                        max_batch=self.max_batch,
+                    )
+                    taken = [queue.popleft() for _ in range(size)]
+                    batch, solo = [c for c, _ in taken], False
+                ref = task.remote(runner_ref, batch, self.policy)
+                pending[ref] = _Task(batch, solo, time.monotonic())
+                in_flight += len(batch)
+            if not pending:
+                continue
+            done, _ = ray.wait(list(pending), num_returns=1, timeout=_POLL_S)
+            for ref in done:
+                item = pending.pop(ref)
+                in_flight -= len(item.batch)
+                try:
+                    records: list[RunRecord] = ray.get(ref)
+                except ray.exceptions.RayError as exc:
+                    if len(item.batch) > 1:
+                        # Split to find the run at fault; while stopping, record none of them
+                        # (innocent runs must not be marked failed: a resume runs them).
+                        if stop_at is None:
+                            queue.extendleft((c, True) for c in reversed(item.batch))
+                        continue
+                    kind = type(exc).__name__
+                    records = [failed_record(c, kind, _first_line(exc), 0.0) for c in item.batch]
+                durations = [r.duration_s for r in records if r.duration_s > 0]
+                if durations:
+                    latest = sum(durations) / len(durations)
+                    mean_run_s = latest if mean_run_s is None else 0.7 * mean_run_s + 0.3 * latest
+                yield from records
+            yield from self._expire(ray, pending)
+            in_flight = sum(len(t.batch) for t in pending.values())
+            if stop_at is not None and time.monotonic() >= stop_at:
+                for ref in pending:
+                    ray.cancel(ref, force=True)
+                return
+
+    def _expire(self, ray: Any, pending: dict[Any, _Task]) -> Iterator[RunRecord]:
+        """Cancel and record the tasks older than ``timeout_s``."""
+        if self.timeout_s is None:
+            return
+        now = time.monotonic()
+        for ref, item in list(pending.items()):
+            if now - item.submitted <= self.timeout_s:
+                continue
+            ray.cancel(ref, force=True)
+            del pending[ref]
+            for ctx in item.batch:
+                msg = f"run exceeded timeout_s={self.timeout_s:g} and was cancelled"
+                yield failed_record(ctx, "RunTimeout", msg, now - item.submitted)
+
+    def close(self) -> None:
+        if self._owned:
+            import ray
+
+            ray.shutdown()
+            self._owned = False

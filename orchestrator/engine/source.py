@@ -1,0 +1,78 @@
+"""Where each planned run's record comes from, once: read back from the run directory (a
+resume), taken from the run cache, or executed — in that order. Shared by the sweep and bisect
+drivers, so both resume, cache, count and log runs the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from counterfact.orchestrator.engine.executors import Executor
+from counterfact.orchestrator.engine.loader import RunnerRef
+from counterfact.orchestrator.storage.cache import RunCache
+from counterfact.orchestrator.storage.rundir import RunStore
+from counterfact.probes.arms import ArmSpec
+from counterfact.probes.records import RunRecord
+from counterfact.probes.runner import RunContext
+
+Planned = tuple[RunContext, ArmSpec]
+"""A run to have: its context, and the arm's spec (the cache keys on its configuration)."""
+
+
+class RunSource:
+    """Gets records for planned runs, appending every new one to the store as it arrives."""
+
+    def __init__(
+        self,
+        runner: RunnerRef,
+        store: RunStore,
+        executor: Executor,
+        cache: RunCache | None,
+        log: Any,
+    ) -> None:
+        self.runner = runner
+        self.store = store
+        self.executor = executor
+        self.cache = cache
+        self.log = log
+        self.runner_calls = 0
+        """Runner calls made (retries included)."""
+        self.from_cache = 0
+        """Records taken from the run cache."""
+
+    def split(self, planned: Sequence[Planned]) -> tuple[list[RunRecord], list[Planned]]:
+        """Records already had (read back, or from the cache: appended now), and runs to execute."""
+        known: list[RunRecord] = []
+        todo: list[Planned] = []
+        for ctx, arm in planned:
+            record = self.store.get(ctx.scenario.id, ctx.arm.id, ctx.seed)
+            if record is None and self.cache is not None:
+                record = self.cache.get(ctx, arm)
+                if record is not None:
+                    self.store.append(record)
+                    self.from_cache += 1
+            if record is None:
+                todo.append((ctx, arm))
+            else:
+                known.append(record)
+        return known, todo
+
+    def execute(self, todo: Sequence[Planned]) -> Iterator[RunRecord]:
+        """Run ``todo`` on the executor; yield each record once it is stored (and cached)."""
+        planned = {(c.scenario.id, c.arm.id, c.seed): (c, a) for c, a in todo}
+        for record in self.executor.run(self.runner, [c for c, _ in todo]):
+            self.store.append(record)
+            self.runner_calls += record.attempts
+            if self.cache is not None:
+                ctx, arm = planned[(record.scenario, record.arm, record.seed)]
+                self.cache.put(ctx, arm, record)
+            self.log.debug("run.done", scenario=record.scenario, arm=record.arm, seed=record.seed)
+            if record.error is not None:
+                self.log.warning(
+                    "run.failed",
+                    scenario=record.scenario,
+                    arm=record.arm,
+                    seed=record.seed,
+                    error=f"{record.error.type}: {record.error.message}"[:300],
+                )
+            yield record

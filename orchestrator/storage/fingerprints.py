@@ -1,0 +1,56 @@
+"""Fingerprints: what the records of a run directory mean, and whether a new plan changes it.
+
+A fingerprint holds the runner's identity, each arm's canonical configuration and each
+scenario's inputs. A resume may add arms and scenarios; it may not change any of those three for
+an id that already has records (:func:`differences` lists each change).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from counterfact.probes.arms import ArmSpec
+from counterfact.probes.scenarios import ScenarioSpec
+
+
+def canonical_json(value: Any) -> str:
+    """Key-sorted JSON, the form fingerprints compare."""
+    return json.dumps(value, sort_keys=True, default=str, separators=(",", ":"))
+
+
+def fingerprint(
+    runner_identity: str, arms: Sequence[ArmSpec], scenarios: Sequence[ScenarioSpec]
+) -> dict[str, Any]:
+    """What the records of a run directory mean: runner, arms' configurations, scenarios' inputs."""
+    return {
+        "runner": runner_identity,
+        "arms": {a.id: json.loads(a.canonical()) for a in arms},
+        "scenarios": {s.id: json.loads(canonical_json(dict(s.inputs))) for s in scenarios},
+    }
+
+
+def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Changes that would make old runs mean something else (added arms/scenarios are fine)."""
+    found: list[str] = []
+    if old.get("runner") != new.get("runner"):
+        found.append(f"runner: was {old.get('runner')!r}, now {new.get('runner')!r}")
+    for section, label in (("arms", "arm"), ("scenarios", "scenario inputs of")):
+        before, after = old.get(section, {}), new.get(section, {})
+        for key in sorted(set(before) & set(after)):
+            if canonical_json(before[key]) != canonical_json(after[key]):
+                found.append(
+                    f"{label} {key!r}: was {canonical_json(before[key])}, "
+                    f"now {canonical_json(after[key])}"
+                )
+    return found
+
+
+def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The union of two compatible fingerprints (removed arms stay protected)."""
+    return {
+        "runner": new["runner"],
+        "arms": {**old.get("arms", {}), **new["arms"]},
+        "scenarios": {**old.get("scenarios", {}), **new["scenarios"]},
+    }

@@ -1,0 +1,222 @@
+"""The run directory: ``runs.jsonl`` appended and flushed per run and synced at checkpoints, the
+``sweep.json`` fingerprint, resume, one writer at a time, and atomic writes of the other records.
+
+Running again on a directory that holds records *resumes*: finished runs are read back, a torn
+last line (a crash mid-write) is dropped and reported, and the new plan must not change what old
+runs mean (:mod:`counterfact.orchestrator.storage.fingerprints`). ``fresh`` moves the old
+directory aside (never deletes it) and starts anew.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from counterfact.exceptions import ResumeConflictError, RunDirectoryError
+from counterfact.orchestrator.storage.atomic import write_atomic
+from counterfact.orchestrator.storage.fingerprints import differences, merged
+from counterfact.orchestrator.storage.runlog import RUNS_FILE, read_runs
+from counterfact.probes.records import RunRecord
+from counterfact.verdicts.records import SweepSummary, VerdictRecord
+
+VERDICTS_FILE = "verdicts.jsonl"
+SUMMARY_FILE = "summary.json"
+FINGERPRINT_FILE = "sweep.json"
+LOCK_FILE = ".lock"
+SYNC_EVERY_S = 2.0
+"""``runs.jsonl`` is fsynced at most this often while runs stream in, and when the store closes."""
+
+Key = tuple[str, str, int]
+
+
+def write_json(path: Path, data: Any, *, sort_keys: bool = False) -> None:
+    """Write ``data`` as indented JSON, atomically."""
+    write_atomic(path, json.dumps(data, indent=2, sort_keys=sort_keys, default=str) + "\n")
+
+
+def move_aside(run_dir: Path) -> Path:
+    """Rename ``run_dir`` to ``<run_dir>.moved-<UTC timestamp>`` and return the new path."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+    target = run_dir.with_name(f"{run_dir.name}.moved-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = run_dir.with_name(f"{run_dir.name}.moved-{stamp}-{n}")
+    run_dir.rename(target)
+    return target
+
+
+def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: bool) -> None:
+    """Refuse, before anything runs, a directory whose records a resume would misread.
+
+    Raises:
+        RunDirectoryError: not a directory, or records without a fingerprint.
+        ResumeConflictError: the plan changes what old runs mean (the message lists each change).
+    """
+    if run_dir.exists() and not run_dir.is_dir():
+        msg = f"run directory {str(run_dir)!r} exists and is not a directory; pass --out NEW_DIR"
+        raise RunDirectoryError(msg)
+    runs = run_dir / RUNS_FILE
+    if fresh or not runs.exists() or runs.stat().st_size == 0:
+        return
+    stored = run_dir / FINGERPRINT_FILE
+    if not stored.exists():
+        msg = (
+            f"run directory {str(run_dir)!r} holds records but no {FINGERPRINT_FILE}, so a "
+            "resume cannot check what they mean; pass --fresh (moves it aside) or --out NEW_DIR"
+        )
+        raise RunDirectoryError(msg)
+    if fingerprint is None:
+        return
+    changes = differences(json.loads(stored.read_text(encoding="utf-8")), fingerprint)
+    if changes:
+        msg = (
+            f"cannot resume {str(run_dir)!r}: this would change what recorded runs mean: "
+            + "; ".join(changes)
+            + ". Undo the change, pass --out NEW_DIR, or --fresh to move the old directory aside"
+        )
+        raise ResumeConflictError(msg)
+
+
+class RunStore:
+    """Where one sweep's records go. With no directory, records are kept in memory only."""
+
+    def __init__(
+        self,
+        run_dir: Path | None,
+        *,
+        fresh: bool = False,
+        fingerprint: dict[str, Any] | None = None,
+    ) -> None:
+        self.run_dir = run_dir
+        self.fresh = fresh
+        self.fingerprint = fingerprint
+        self.records: list[RunRecord] = []
+        """Every record of this directory: read back ones first, then this session's."""
+        self.reused = 0
+        self.torn = False
+        self.moved_to: Path | None = None
+        self._keys: dict[Key, RunRecord] = {}
+        self._fh: IO[str] | None = None
+        self._lock_fh: IO[str] | None = None
+        self._synced = time.monotonic()
+
+    def __enter__(self) -> RunStore:
+        """Open the store; on any failure release what was taken (the directory lock)."""
+        try:
+            self.open()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def open(self) -> None:
+        """Check the directory, read back its runs (resume), record the fingerprint, open the log.
+
+        Prefer ``with RunStore(...) as store:``, which closes (and unlocks) on every path.
+
+        Raises:
+            RunDirectoryError: see :func:`check_run_dir`.
+        """
+        if self.run_dir is None:
+            return
+        fingerprint = self.fingerprint
+        check_run_dir(self.run_dir, fingerprint, fresh=self.fresh)
+        if self.fresh and self.run_dir.exists():
+            self.moved_to = move_aside(self.run_dir)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._lock(self.run_dir)
+        runs = self.run_dir / RUNS_FILE
+        existing = read_runs(runs)
+        if existing.torn:
+            with runs.open("r+b") as fh:
+                fh.truncate(existing.good_bytes)
+        self.torn = existing.torn
+        for record in existing.records:
+            self._keys.setdefault((record.scenario, record.arm, record.seed), record)
+        self.records = list(self._keys.values())
+        self.reused = len(self.records)
+        if fingerprint is not None:
+            stored = self.run_dir / FINGERPRINT_FILE
+            old = json.loads(stored.read_text(encoding="utf-8")) if stored.exists() else {}
+            payload = merged(old, fingerprint) | {"schema_version": 1}
+            write_json(stored, payload, sort_keys=True)
+        needs_newline = (
+            runs.exists() and runs.stat().st_size > 0 and not runs.read_bytes().endswith(b"\n")
+        )
+        self._fh = runs.open("a", encoding="utf-8")
+        if needs_newline:
+            self._fh.write("\n")
+
+    def _lock(self, run_dir: Path) -> None:
+        """Hold an exclusive lock on the directory while the store is open (one writer)."""
+        self._lock_fh = (run_dir / LOCK_FILE).open("a")
+        try:
+            fcntl.flock(self._lock_fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            self._lock_fh.close()
+            self._lock_fh = None
+            msg = (
+                f"run directory {str(run_dir)!r} is in use by another counterfact process; "
+                "wait for it to finish, or pass --out NEW_DIR"
+            )
+            raise RunDirectoryError(msg) from exc
+
+    def get(self, scenario: str, arm: str, seed: int) -> RunRecord | None:
+        """The record of (scenario, arm, seed) if this directory already holds it."""
+        return self._keys.get((scenario, arm, seed))
+
+    def append(self, record: RunRecord) -> None:
+        """Keep the record; with a directory, append its line, flush, and sync at checkpoints."""
+        self.records.append(record)
+        self._keys.setdefault((record.scenario, record.arm, record.seed), record)
+        if self._fh is not None:
+            self._fh.write(record.model_dump_json() + "\n")
+            self._fh.flush()
+            if time.monotonic() - self._synced >= SYNC_EVERY_S:
+                os.fsync(self._fh.fileno())
+                self._synced = time.monotonic()
+
+    def close(self) -> None:
+        """Sync and close ``runs.jsonl``."""
+        if self._fh is not None:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._fh.close()
+            self._fh = None
+        if self._lock_fh is not None:
+            fcntl.flock(self._lock_fh.fileno(), fcntl.LOCK_UN)
+            self._lock_fh.close()
+            self._lock_fh = None
+
+    def write_verdicts(self, verdicts: Iterable[VerdictRecord]) -> None:
+        """Write ``verdicts.jsonl`` atomically (nothing without a directory)."""
+        if self.run_dir is None:
+            return
+        text = "".join(v.model_dump_json() + "\n" for v in verdicts)
+        write_atomic(self.run_dir / VERDICTS_FILE, text)
+
+    def write_summary(self, summary: SweepSummary) -> None:
+        """Write ``summary.json`` atomically (nothing without a directory)."""
+        if self.run_dir is not None:
+            self.write_record(SUMMARY_FILE, summary.model_dump(mode="json", by_alias=True))
+
+    def write_record(self, name: str, data: Any) -> None:
+        """Write one JSON record file into the directory atomically (nothing without one)."""
+        if self.run_dir is not None:
+            write_json(self.run_dir / name, data)

@@ -1,5 +1,6 @@
 """Every default a user can see, defined once: the schema, the Python API, the engine and the
-docs read them from here."""
+docs read them from here.
+"""
 
 from __future__ import annotations
 

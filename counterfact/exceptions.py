@@ -72,7 +72,8 @@ class ExecutorError(CounterfactError):
 
 class SweepInterrupted(CounterfactError):
     """The sweep was stopped (Ctrl-C) before its plan finished; finished runs are recorded and a
-    rerun of the same command resumes."""
+    rerun of the same command resumes.
+    """
 
     def __init__(self, message: str, *, recorded: int, planned: int) -> None:
         self.recorded = recorded

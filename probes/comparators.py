@@ -54,9 +54,11 @@ class ExactComparator:
     kind: str = "exact"
 
     def describe(self) -> str:
+        """``exact match``."""
         return "exact match"
 
     def flipped(self, reference: str, output: str, similarity: float) -> bool:
+        """True iff the texts differ at all."""
         return output != reference
 
 
@@ -72,12 +74,18 @@ def normalize_text(text: str) -> str:
 
 @dataclass(frozen=True)
 class NormalizedComparator:
+    """Flipped iff the texts differ after NFKC, case-folding, dropping punctuation and collapsing
+    whitespace.
+    """
+
     kind: str = "normalized"
 
     def describe(self) -> str:
+        """``normalized text match``."""
         return "normalized text match"
 
     def flipped(self, reference: str, output: str, similarity: float) -> bool:
+        """True iff the normalized texts differ."""
         return normalize_text(output) != normalize_text(reference)
 
 
@@ -94,13 +102,17 @@ def first_number(text: str) -> float | None:
 
 @dataclass(frozen=True)
 class NumericComparator:
+    """Flipped iff the first numbers differ by more than ``tolerance`` (or the output has none)."""
+
     tolerance: float = 0.0
     kind: str = "numeric"
 
     def describe(self) -> str:
+        """``numeric within ±tolerance``."""
         return f"numeric within ±{self.tolerance:g}"
 
     def flipped(self, reference: str, output: str, similarity: float) -> bool:
+        """True iff the first numbers differ by more than the tolerance, or the output has none."""
         expected = first_number(reference)
         if expected is None:
             msg = (
@@ -120,9 +132,11 @@ class SimilarityComparator:
     kind: str = "similarity"
 
     def describe(self) -> str:
+        """``similarity < threshold``."""
         return f"similarity < {self.threshold:g}"
 
     def flipped(self, reference: str, output: str, similarity: float) -> bool:
+        """True iff ``similarity < threshold`` (strict)."""
         return similarity < self.threshold
 
 
@@ -134,10 +148,12 @@ class CustomComparator:
     kind: str = "custom"
 
     def describe(self) -> str:
+        """``custom comparator <qualname>``."""
         name = getattr(self.target, "__qualname__", repr(self.target))
         return f"custom comparator {name}"
 
     def flipped(self, reference: str, output: str, similarity: float) -> bool:
+        """The user callable's answer, checked to be a bool."""
         try:
             result: object = self.target(reference, output)
         except Exception as exc:

@@ -33,6 +33,7 @@ class Mismatch:
 
     @property
     def observed_present(self) -> bool:
+        """False when the manifest did not report this facet at all."""
         return self.observed is not _ABSENT
 
 

@@ -53,4 +53,5 @@ class RunRecord(BaseModel):
 
     @property
     def ok(self) -> bool:
+        """True when the run finished with an output and no error."""
         return self.error is None and self.output is not None

@@ -21,7 +21,8 @@ class Reference:
 
 def resolve_reference(declared: str | None, baseline_runs: Sequence[RunRecord]) -> Reference:
     """The scenario's own reference if declared (``prior-run``), else the baseline's successful
-    seed-0 output (``baseline-arm``), else none (seed 0 failed: nothing can be scored)."""
+    seed-0 output (``baseline-arm``), else none (seed 0 failed: nothing can be scored).
+    """
     if declared is not None:
         return Reference(declared, "prior-run")
     seed0 = next((r for r in baseline_runs if r.seed == 0 and r.ok), None)

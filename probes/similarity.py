@@ -40,6 +40,7 @@ class TextSimilarity:
     name: str = "text"
 
     def score(self, reference: str, outputs: Sequence[str]) -> list[float]:
+        """Normalized Indel similarity of each output to the reference."""
         return [float(Indel.normalized_similarity(reference, o)) for o in outputs]
 
 
@@ -51,6 +52,7 @@ class CustomSimilarity:
     name: str = "custom"
 
     def score(self, reference: str, outputs: Sequence[str]) -> list[float]:
+        """The user callable's scores, checked: one finite float in [0, 1] per output."""
         try:
             values = list(self.target(reference, list(outputs)))
         except Exception as exc:

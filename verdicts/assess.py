@@ -132,36 +132,44 @@ def assess_scenario(
     base_arm = next(a for a in arms if a.id == baseline)
     ordered = sorted(arms, key=lambda a: a.id != baseline)
     judged = [_judge(arm, ok[arm.id], scored[arm.id], base_arm, ctx) for arm in ordered]
-    ablations = [j for j in judged if j.intervention.kind == "ablation"]
-    readings = cost_readings(
-        [
-            CostItem(
-                j.arm.id,
-                j.decision is not None and j.decision.verdict == "confirmed",
-                j.stats.cost if j.stats else None,
-            )
-            for j in ablations
-        ],
-        base_stats.cost if base_stats else None,
-        cost_key,
-    )
+    readings = _cost_readings(judged, base_stats, cost_key)
     records = [_record(j, ctx, samples, readings, retried[j.arm.id]) for j in judged]
     summary = ScenarioSummary(
         id=scenario,
         reference=ReferenceRecord.model_validate({"from": ref.source, "text": ref.text}),
         baseline=baseline,
         baseline_stable=stable,
-        null_band=None
-        if band is None
-        else NullBandRecord(
-            floor=band.floor,
-            degenerate=band.degenerate,
-            gates=band.gates,
-            similarity=SimilarityRecord(**vars(band.similarity)),
-        ),
+        null_band=_band_record(band),
         arms=[a.id for a in ordered],
     )
     return ScenarioAssessment(summary=summary, verdicts=tuple(records))
+
+
+def _cost_readings(
+    judged: Sequence[_Judged], base_stats: ProbeStats | None, cost_key: str
+) -> dict[str, CostReading | None]:
+    """Rule 11 over the ablation arms: each one's reading against the others' placebo band."""
+    items = [
+        CostItem(
+            j.arm.id,
+            j.decision is not None and j.decision.verdict == "confirmed",
+            j.stats.cost if j.stats else None,
+        )
+        for j in judged
+        if j.intervention.kind == "ablation"
+    ]
+    return cost_readings(items, base_stats.cost if base_stats else None, cost_key)
+
+
+def _band_record(band: NullBand | None) -> NullBandRecord | None:
+    if band is None:
+        return None
+    return NullBandRecord(
+        floor=band.floor,
+        degenerate=band.degenerate,
+        gates=band.gates,
+        similarity=SimilarityRecord(**vars(band.similarity)),
+    )
 
 
 def _judge(

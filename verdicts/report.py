@@ -1,5 +1,6 @@
 """The verdict table printed after a sweep: arm, verdict, flips/samples, mean similarity, reason,
-and the cost class of ablation arms when any has one."""
+and the cost class of ablation arms when any has one.
+"""
 
 from __future__ import annotations
 

@@ -25,5 +25,3 @@ def main(verbose: bool) -> None:
 main.add_command(run)
 main.add_command(bisect_command)
 main.add_command(validate)
-
-

@@ -1,0 +1,1 @@
+"""Configuration: the sweep file's schema, loading, overrides, arm expansion, resolution."""

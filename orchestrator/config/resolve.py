@@ -157,7 +157,8 @@ def resolve_sweep(
 @dataclass(frozen=True)
 class ResolvedBisect:
     """A culprit search ready to run: the sweep it belongs to, with its ``bisect:`` section
-    present and consistent with the baseline, and the one scenario it searches."""
+    present and consistent with the baseline, and the one scenario it searches.
+    """
 
     sweep: ResolvedSweep
     settings: BisectConfig

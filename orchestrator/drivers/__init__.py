@@ -1,0 +1,1 @@
+"""The drivers (sweep, bisect, the Python API): the only modules that see every group."""

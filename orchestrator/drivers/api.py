@@ -145,14 +145,19 @@ def find_culprits(
         inputs: the scenario's inputs.
         baseline: the configuration as it stands, ``{"id": ..., "facets": ..., "ablations": ...}``;
             default an arm ``baseline`` that declares nothing.
-        comparator, similarity, executor, base_dir: as for :func:`compare_arms`.
+        comparator: as for :func:`compare_arms`.
+        similarity: as for :func:`compare_arms`.
+        executor: as for :func:`compare_arms`.
+        base_dir: as for :func:`compare_arms`.
         max_probes: probe budget, the baseline probe included.
         max_culprits: independent culprit sets to search for at most.
         speculative: run the second half of a split alongside the first.
         name: recorded in ``bisect.json``.
         out: run directory for ``runs.jsonl`` and ``bisect.json``; None keeps them in memory.
             An existing one is resumed: probes' finished runs are read back.
-        fresh, cache_dir, runner_version: as for :func:`compare_arms`.
+        fresh: as for :func:`compare_arms`.
+        cache_dir: as for :func:`compare_arms`.
+        runner_version: as for :func:`compare_arms`.
 
     Raises:
         ConfigError: a refused declaration; nothing has run.

@@ -1,5 +1,6 @@
 """Running the probes a culprit search asks for: each probe is the baseline plus a set of ablated
-suspects, run on every seed; the search reads back their statistics."""
+suspects, run on every seed; the search reads back their statistics.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from counterfact.probes.stats import ProbeStats
 
 def probe_arm(base: ArmSpec, ids: Sequence[str]) -> ArmSpec:
     """The arm of one probe: the baseline plus the ablated ids; its id is ``ablate:`` and the
-    sorted ids as a JSON list, which no two different sets share."""
+    sorted ids as a JSON list, which no two different sets share.
+    """
     if not ids:
         return base
     return ArmSpec(

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def package_version() -> str:
-    """counterfact's installed version, or ``0+unknown`` when running from an uninstalled tree."""
+    """Counterfact's installed version, or ``0+unknown`` when running from an uninstalled tree."""
     try:
         return version("counterfact")
     except PackageNotFoundError:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from counterfact.orchestrator.drivers.provenance import (
     open_cache,
     provenance,
 )
-from counterfact.orchestrator.engine.events import get_logger
+from counterfact.orchestrator.engine.events import get_logger, warn_caller
 from counterfact.orchestrator.engine.executors import Executor, ExecutorOptions, make_executor
 from counterfact.orchestrator.engine.interrupt import graceful_stop
 from counterfact.orchestrator.engine.plan import build_plan
@@ -193,7 +192,7 @@ def _warn_degenerate(assessed: ScenarioAssessment, scenario: str, log: Any) -> N
         f"scenario {scenario!r}: the baseline's similarity never varied (all {band.floor:.3f}), "
         "so its null band has no width and any drop below it counts as outside"
     )
-    warnings.warn(note, DegenerateBandWarning, stacklevel=4)
+    warn_caller(note, DegenerateBandWarning)
     log.warning("band.degenerate", scenario=scenario, floor=band.floor, note=note)
 
 

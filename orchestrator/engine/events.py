@@ -10,6 +10,8 @@ configures ``logging`` — as httpx and Ray's libraries behave.
 from __future__ import annotations
 
 import logging
+import sys
+import warnings
 from typing import Any
 
 import structlog
@@ -32,3 +34,11 @@ def get_logger(**context: Any) -> Any:
         std, processors=_STDLIB_PROCESSORS, wrapper_class=structlog.stdlib.BoundLogger
     )
     return logger.bind(**context)
+
+
+def warn_caller(message: str, category: type[Warning]) -> None:
+    """``warnings.warn`` attributed to the first frame outside counterfact: the user's call."""
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("counterfact"):
+        level, frame = level + 1, frame.f_back  # type: ignore[assignment]
+    warnings.warn(message, category, stacklevel=level)

@@ -1,5 +1,6 @@
 """Ctrl-C during a sweep: the first stops scheduling and lets runs in flight finish; the second
-interrupts at once."""
+interrupts at once.
+"""
 
 from __future__ import annotations
 

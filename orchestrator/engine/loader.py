@@ -126,7 +126,8 @@ def _digest(data: bytes) -> str:
 
 def runner_identity(ref: RunnerRef, *, label: str, version: str | None = None) -> str:
     """``<label>@version:<v>``, or ``<label>@sha256:<16 hex of the module source>``, or
-    ``<label>@unhashed`` when the source cannot be read (a notebook cell)."""
+    ``<label>@unhashed`` when the source cannot be read (a notebook cell).
+    """
     if version is not None:
         return f"{label}@version:{version}"
     if isinstance(ref, TargetRef) and ref.kind == "file":

@@ -14,22 +14,30 @@ from counterfact.orchestrator.engine.events import get_logger
 class Progress(Protocol):
     """Told how many runs there are, then about each finished run."""
 
-    def start(self, total: int) -> None: ...
-    def advance(self, ok: bool) -> None: ...
-    def finish(self) -> None: ...
+    def start(self, total: int) -> None:
+        """A sweep of ``total`` runs starts."""
+        ...
+
+    def advance(self, ok: bool) -> None:
+        """One run finished (``ok`` False: it failed)."""
+        ...
+
+    def finish(self) -> None:
+        """The sweep ended (finished, failed or interrupted)."""
+        ...
 
 
 class NoProgress:
     """Shows nothing."""
 
     def start(self, total: int) -> None:
-        pass
+        """Ignore the start."""
 
     def advance(self, ok: bool) -> None:
-        pass
+        """Ignore the run."""
 
     def finish(self) -> None:
-        pass
+        """Ignore the end."""
 
 
 class TerminalProgress:
@@ -50,6 +58,7 @@ class TerminalProgress:
         return f"{rate:.1f} runs/s{eta}{failed}"
 
     def start(self, total: int) -> None:
+        """Draw the bar on stderr."""
         self._t0 = time.perf_counter()
         self._total = total
         self._bar = click.progressbar(
@@ -63,11 +72,13 @@ class TerminalProgress:
         self._bar.__enter__()
 
     def advance(self, ok: bool) -> None:
+        """Advance the bar by one run."""
         self._done += 1
         self._failed += 0 if ok else 1
         self._bar.update(1, current_item=self._done)
 
     def finish(self) -> None:
+        """Remove the bar."""
         if self._bar is not None:
             self._bar.__exit__(None, None, None)
 
@@ -82,10 +93,12 @@ class LogProgress:
         self._total = self._done = self._failed = 0
 
     def start(self, total: int) -> None:
+        """Start the clock."""
         self._t0 = self._last = time.perf_counter()
         self._total = total
 
     def advance(self, ok: bool) -> None:
+        """Count the run; log progress at most every ``every_s`` seconds."""
         self._done += 1
         self._failed += 0 if ok else 1
         now = time.perf_counter()
@@ -102,4 +115,4 @@ class LogProgress:
             )
 
     def finish(self) -> None:
-        pass
+        """Nothing to clean up."""

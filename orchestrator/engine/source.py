@@ -1,6 +1,7 @@
 """Where each planned run's record comes from, once: read back from the run directory (a
 resume), taken from the run cache, or executed — in that order. Shared by the sweep and bisect
-drivers, so both resume, cache, count and log runs the same way."""
+drivers, so both resume, cache, count and log runs the same way.
+"""
 
 from __future__ import annotations
 

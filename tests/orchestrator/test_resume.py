@@ -11,7 +11,7 @@ from counterfact import ResumeConflictError, RunContext, RunDirectoryError, comp
 from counterfact.orchestrator.config.loading import validate_config
 from counterfact.orchestrator.config.resolve import resolve_sweep
 from counterfact.orchestrator.drivers.sweep import run_sweep
-from counterfact.orchestrator.storage.rundir import read_runs
+from counterfact.orchestrator.storage.runlog import read_runs
 
 ARMS = [{"id": "base"}, {"id": "alt", "facets": {"answer": "nope"}}]
 

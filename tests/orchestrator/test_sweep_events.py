@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from structlog.testing import capture_logs
 
-from counterfact import compare_arms
+from counterfact import DegenerateBandWarning, compare_arms
 from counterfact.orchestrator.engine.progress import LogProgress
 
 from ..conftest import scripted
@@ -32,8 +33,13 @@ def test_failed_run_and_progress_events() -> None:
 
 
 def test_degenerate_band_is_warned_not_raised() -> None:
-    with capture_logs() as logs:
-        compare_arms(
+    # A baseline that never varies: its band has no width. The sweep finishes (a result), and
+    # the weakness is both a Python warning (category DegenerateBandWarning) and a log event.
+    with (
+        capture_logs() as logs,
+        pytest.warns(DegenerateBandWarning, match="scenario 'default'.*never varied") as caught,
+    ):
+        result = compare_arms(
             [{"id": "base"}, {"id": "alt", "facets": {"m": 1}}],
             scripted({"base": "yes", "alt": "yes"}),
             reference="yes",
@@ -41,3 +47,15 @@ def test_degenerate_band_is_warned_not_raised() -> None:
         )
     (warning,) = [e for e in logs if e["event"] == "band.degenerate"]
     assert warning["log_level"] == "warning" and warning["floor"] == 1.0
+    assert len(caught) == 1 and caught[0].filename == __file__  # points at the caller's line
+    assert result.row("alt").verdict == "not-confirmed"
+
+
+def test_a_varying_baseline_warns_nothing(recwarn: pytest.WarningsRecorder) -> None:
+    compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"m": 1}}],
+        scripted({"base": ["yes!", "yes", "yes."], "alt": "yes"}),
+        reference="yes",
+        executor="local",
+    )
+    assert [w.category for w in recwarn] == []

@@ -67,8 +67,10 @@ def test_challenger_declaring_nothing_refused() -> None:
         check_arms([_arm("base", x=0), _arm("b")], "base")
 
 
-def test_baseline_may_declare_nothing() -> None:
-    check_arms([_arm("base"), _arm("b", x=1)], "base")
+def test_baseline_may_declare_nothing_a_challenger_may_not() -> None:
+    check_arms([_arm("base"), _arm("b", x=1)], "base")  # accepted: raises nothing
+    with pytest.raises(RefusalError, match="challenger arm 'base' declares nothing"):
+        check_arms([_arm("base"), _arm("b", x=1)], "b")
 
 
 def test_same_configuration_refused_regardless_of_order() -> None:
@@ -80,8 +82,10 @@ def test_same_configuration_refused_regardless_of_order() -> None:
         check_arms([_arm("base"), a, b], "base")
 
 
-def test_different_values_are_different_arms() -> None:
-    check_arms([_arm("base"), _arm("a", x=1), _arm("b", x=2)], "base")
+def test_different_values_are_different_arms_equal_ones_are_not() -> None:
+    check_arms([_arm("base"), _arm("a", x=1), _arm("b", x=2)], "base")  # accepted
+    with pytest.raises(RefusalError, match=r"arm 'b' has the same configuration as arms\[1\]"):
+        check_arms([_arm("base"), _arm("a", x=1), _arm("b", x=1)], "base")
 
 
 def test_view_nests_facets_for_the_runner() -> None:

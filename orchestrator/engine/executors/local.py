@@ -19,6 +19,7 @@ class LocalExecutor(Executor):
         self.policy = policy
 
     def run(self, runner: RunnerRef, contexts: Sequence[RunContext]) -> Iterator[RunRecord]:
+        """Run each context in order in this process; stop early when asked."""
         fn = resolve_runner(runner)
         for ctx in contexts:
             if self.stop_requested:

@@ -129,6 +129,7 @@ class RayExecutor(Executor):
         return ray
 
     def run(self, runner: RunnerRef, contexts: Sequence[RunContext]) -> Iterator[RunRecord]:
+        """Fan the contexts out as batched Ray tasks; yield records as tasks finish."""
         ray = self._ray()
         task = ray.remote(num_cpus=1, max_retries=self.infra_retries)(execute_batch)
         runner_ref = ray.put(runner)
@@ -207,6 +208,7 @@ class RayExecutor(Executor):
                 yield failed_record(ctx, "RunTimeout", msg, now - item.submitted)
 
     def close(self) -> None:
+        """Shut down the Ray instance this executor started (a joined cluster is left running)."""
         if self._owned:
             import ray
 

@@ -1,0 +1,52 @@
+"""The worker on its own: one run, its retries, and a result that cannot be recorded."""
+
+from __future__ import annotations
+
+from counterfact.orchestrator.engine.worker import RetryPolicy, execute_batch, execute_run
+from counterfact.probes.runner import ArmView, RunContext, RunResult, ScenarioView
+
+CTX = RunContext(ScenarioView("s", {}), ArmView("a", {}), 3)
+
+
+class Flaky:
+    def __init__(self, failures: int, exc: type[Exception] = ConnectionError) -> None:
+        self.failures, self.exc, self.calls = failures, exc, 0
+
+    def __call__(self, ctx: RunContext) -> RunResult:
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise self.exc("down")
+        return RunResult(output=f"seed {ctx.seed}", cost={"tokens": 5})
+
+
+def test_a_listed_exception_is_retried_and_attempts_counted() -> None:
+    runner = Flaky(failures=2)
+    rec = execute_run(runner, CTX, RetryPolicy(retries=2, retry_on=frozenset({"OSError"})))
+    assert rec.ok and rec.output == "seed 3" and rec.attempts == 3 and rec.cost == {"tokens": 5}
+
+
+def test_retries_run_out_and_the_error_is_recorded() -> None:
+    runner = Flaky(failures=5)
+    rec = execute_run(runner, CTX, RetryPolicy(retries=1, retry_on=frozenset({"ConnectionError"})))
+    assert not rec.ok and rec.attempts == 2 and runner.calls == 2
+    assert rec.error is not None and (rec.error.type, rec.error.message) == (
+        "ConnectionError",
+        "down",
+    )
+
+
+def test_an_unlisted_exception_is_not_retried() -> None:
+    runner = Flaky(failures=1, exc=ValueError)
+    rec = execute_run(runner, CTX, RetryPolicy(retries=3, retry_on=frozenset({"OSError"})))
+    assert runner.calls == 1 and rec.error is not None and rec.error.type == "ValueError"
+
+
+def test_a_bad_return_is_one_failed_run_not_a_crash() -> None:
+    rec = execute_run(lambda ctx: {"output": "x", "cost": {"usd": float("nan")}}, CTX)
+    assert rec.error is not None and rec.output is None
+
+
+def test_a_batch_runs_in_order_with_the_same_runner() -> None:
+    contexts = [RunContext(CTX.scenario, CTX.arm, s) for s in (2, 0, 1)]
+    recs = execute_batch(lambda ctx: f"out {ctx.seed}", contexts)
+    assert [(r.seed, r.output) for r in recs] == [(2, "out 2"), (0, "out 0"), (1, "out 1")]

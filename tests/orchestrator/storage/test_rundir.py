@@ -1,0 +1,110 @@
+"""The run directory on its own: lock, resume read-back, fingerprint, file modes, fresh."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from counterfact import ResumeConflictError, RunDirectoryError
+from counterfact.orchestrator.storage.atomic import write_atomic
+from counterfact.orchestrator.storage.rundir import (
+    FINGERPRINT_FILE,
+    RunStore,
+    check_run_dir,
+)
+from counterfact.orchestrator.storage.runlog import RUNS_FILE
+from counterfact.probes.records import RunRecord
+
+FP = {"runner": "r@version:1", "arms": {"a": {"facets": {}}}, "scenarios": {"s": {}}}
+
+
+def record(seed: int, arm: str = "a") -> RunRecord:
+    return RunRecord(
+        scenario="s",
+        arm=arm,
+        seed=seed,
+        output=f"out {seed}",
+        manifest=None,
+        cost=None,
+        error=None,
+        duration_s=0.0,
+        finished_at="2026-11-30T00:00:00.000+00:00",
+    )
+
+
+def test_appended_records_are_read_back_by_the_next_store(tmp_path: Path) -> None:
+    with RunStore(tmp_path / "d", fingerprint=FP) as store:
+        store.append(record(0))
+        store.append(record(1))
+        assert store.reused == 0
+    with RunStore(tmp_path / "d", fingerprint=FP) as again:
+        assert again.reused == 2
+        got = again.get("s", "a", 1)
+        assert got is not None and got.output == "out 1"
+        assert again.get("s", "a", 2) is None
+
+
+def test_the_lock_is_released_when_the_body_raises(tmp_path: Path) -> None:
+    with pytest.raises(ZeroDivisionError), RunStore(tmp_path / "d"):
+        _ = 1 / 0
+    with RunStore(tmp_path / "d") as store:  # would raise "in use" if the lock had leaked
+        assert store.run_dir == tmp_path / "d"
+
+
+def test_the_lock_is_released_when_opening_fails(tmp_path: Path) -> None:
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / RUNS_FILE).write_text('{"not": "a record"}\n{"also": "bad"}\n')
+    (folder / FINGERPRINT_FILE).write_text(json.dumps(FP))
+    with pytest.raises(RunDirectoryError, match="line 1 is not a run record"), RunStore(folder):
+        pass
+    (folder / RUNS_FILE).write_text("")
+    with RunStore(folder) as store:
+        assert store.records == []
+
+
+def test_fingerprint_is_merged_and_a_change_refused(tmp_path: Path) -> None:
+    with RunStore(tmp_path / "d", fingerprint=FP) as store:
+        store.append(record(0))
+    more = {**FP, "arms": {"b": {"facets": {"x": 1}}}}
+    with RunStore(tmp_path / "d", fingerprint=more):
+        pass
+    stored = json.loads((tmp_path / "d" / FINGERPRINT_FILE).read_text())
+    assert set(stored["arms"]) == {"a", "b"} and stored["schema_version"] == 1
+    changed = {**FP, "runner": "r@version:2"}
+    with pytest.raises(ResumeConflictError, match="runner: was 'r@version:1', now 'r@version:2'"):
+        check_run_dir(tmp_path / "d", changed, fresh=False)
+
+
+def test_fresh_moves_the_old_directory_aside(tmp_path: Path) -> None:
+    with RunStore(tmp_path / "d", fingerprint=FP) as store:
+        store.append(record(0))
+    with RunStore(tmp_path / "d", fresh=True, fingerprint=FP) as store:
+        assert store.moved_to is not None and store.moved_to.name.startswith("d.moved-")
+        assert store.reused == 0
+    assert (store.moved_to / RUNS_FILE).read_text().count("\n") == 1
+
+
+def test_records_are_created_readable_like_any_output(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        with RunStore(tmp_path / "d", fingerprint=FP) as store:
+            store.append(record(0))
+        write_atomic(tmp_path / "d" / "x.json", "{}")
+    finally:
+        os.umask(old)
+    for name in (FINGERPRINT_FILE, "x.json"):
+        mode = stat.S_IMODE((tmp_path / "d" / name).stat().st_mode)
+        assert mode == 0o644, (name, oct(mode))  # mkstemp alone would give 0o600
+
+
+def test_without_a_directory_records_stay_in_memory(tmp_path: Path) -> None:
+    with RunStore(None) as store:
+        store.append(record(0))
+        store.write_record("x.json", {"a": 1})
+        assert [r.seed for r in store.records] == [0]
+    assert list(tmp_path.iterdir()) == []

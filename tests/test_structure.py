@@ -1,0 +1,130 @@
+"""The architecture, pinned: one-way arrows between the layers, pure layers, short functions.
+
+Read from the source with ``ast`` (imports inside functions count too), so a violation fails here
+before it reaches review. ``docs/architecture.md`` draws the same rules.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_DIRS = {
+    "counterfact": ROOT / "counterfact",
+    "counterfact.orchestrator": ROOT / "orchestrator",
+    "counterfact.probes": ROOT / "probes",
+    "counterfact.verdicts": ROOT / "verdicts",
+}
+MAX_FUNCTION_LINES = 80
+
+
+def _modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for prefix, folder in PACKAGE_DIRS.items():
+        for path in folder.rglob("*.py"):
+            rel = path.relative_to(folder).with_suffix("").parts
+            if prefix == "counterfact" and rel[0] in {"orchestrator", "probes", "verdicts"}:
+                continue  # the symlinked subpackages, counted from their own folders
+            parts = [p for p in rel if p != "__init__"]
+            found[".".join([prefix, *parts])] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def _offenders(importer: str, forbidden: tuple[str, ...]) -> list[str]:
+    bad = []
+    for module, path in MODULES.items():
+        if module == importer or module.startswith(importer + "."):
+            for name in _imports(path):
+                if any(name == f or name.startswith(f + ".") for f in forbidden):
+                    bad.append(f"{module} imports {name}")
+    return sorted(bad)
+
+
+RULES = [
+    # (importer, what it must not import, why)
+    (
+        "counterfact.probes",
+        ("counterfact.verdicts", "counterfact.orchestrator"),
+        "probes is the bottom",
+    ),
+    ("counterfact.verdicts", ("counterfact.orchestrator",), "verdicts sits below how runs happen"),
+    (
+        "counterfact.probes",
+        ("ray", "structlog", "logging", "os", "pathlib", "numpy.random"),
+        "pure",
+    ),
+    ("counterfact.verdicts", ("ray", "structlog", "logging", "os", "pathlib"), "pure"),
+    (
+        "counterfact.orchestrator.storage",
+        (
+            "counterfact.orchestrator.config",
+            "counterfact.orchestrator.cli",
+            "counterfact.orchestrator.drivers",
+            "counterfact.orchestrator.engine",
+        ),
+        "storage knows records and files only",
+    ),
+    (
+        "counterfact.orchestrator.engine",
+        (
+            "counterfact.orchestrator.config",
+            "counterfact.orchestrator.cli",
+            "counterfact.orchestrator.drivers",
+        ),
+        "the engine runs what it is given",
+    ),
+    (
+        "counterfact.orchestrator.config",
+        (
+            "counterfact.orchestrator.cli",
+            "counterfact.orchestrator.drivers",
+            "counterfact.orchestrator.storage",
+        ),
+        "configuration only declares",
+    ),
+    ("counterfact.orchestrator.drivers", ("counterfact.orchestrator.cli",), "the CLI is on top"),
+]
+
+
+@pytest.mark.parametrize(("importer", "forbidden", "why"), RULES)
+def test_imports_point_one_way(importer: str, forbidden: tuple[str, ...], why: str) -> None:
+    assert _offenders(importer, forbidden) == [], why
+
+
+def test_the_rules_see_the_tree() -> None:
+    # A rule over a misspelt or moved package would pass vacuously; every importer must exist.
+    for importer, _, _ in RULES:
+        assert any(m.startswith(importer + ".") for m in MODULES), importer
+    assert "counterfact.orchestrator.storage.rundir" in MODULES
+    # and the checker sees real arrows, including imports inside functions (the CLI's lazy ones)
+    assert _offenders("counterfact.orchestrator.drivers", ("counterfact.orchestrator.config",))
+    assert "counterfact.orchestrator.cli.run imports counterfact.orchestrator.drivers.sweep" in (
+        _offenders("counterfact.orchestrator.cli", ("counterfact.orchestrator.drivers",))
+    )
+
+
+def test_no_function_is_longer_than_a_screen() -> None:
+    long = []
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long.append(f"{module}.{node.name}: {lines} lines")
+    assert long == []

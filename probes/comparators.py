@@ -23,8 +23,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import numpy as np
-
 from counterfact.defaults import SIMILARITY_THRESHOLD
 from counterfact.exceptions import ScoringError
 from counterfact.probes.registry import Kind
@@ -140,6 +138,13 @@ class SimilarityComparator:
         return similarity < self.threshold
 
 
+def _numpy_bool(value: object) -> bool:
+    """True for ``numpy.bool_`` (numpy imported only here: the CLI's start stays fast)."""
+    import numpy as np
+
+    return isinstance(value, np.bool_)
+
+
 @dataclass(frozen=True)
 class CustomComparator:
     """A user callable ``target(reference, output) -> bool``; True means flipped."""
@@ -159,7 +164,7 @@ class CustomComparator:
         except Exception as exc:
             msg = f"{self.describe()} raised {type(exc).__name__}: {exc}"
             raise ScoringError(msg) from exc
-        if not isinstance(result, bool | np.bool_):
+        if not isinstance(result, bool) and not _numpy_bool(result):
             msg = f"{self.describe()} returned {type(result).__name__}; it must return a bool"
             raise ScoringError(msg)
         return bool(result)

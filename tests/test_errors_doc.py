@@ -41,3 +41,9 @@ def test_docs_errors_md_is_current() -> None:
     expected = _generator().render()
     actual = (ROOT / "docs" / "errors.md").read_text(encoding="utf-8")
     assert actual == expected, "docs/errors.md is stale: run python scripts/gen_errors_doc.py"
+
+
+def test_readme_counts_the_cases_there_are() -> None:
+    # The README once said 42 while the file listed 47; the count comes from the cases now.
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"`docs/errors.md` lists {len(CASES)} bad inputs" in readme

@@ -17,14 +17,16 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from counterfact.exceptions import ResumeConflictError, RunDirectoryError
 from counterfact.orchestrator.storage.atomic import write_atomic
 from counterfact.orchestrator.storage.fingerprints import differences, merged
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, read_runs
 from counterfact.probes.records import RunRecord
-from counterfact.verdicts.records import SweepSummary, VerdictRecord
+
+if TYPE_CHECKING:  # only annotations: validate stays free of the judging path's imports
+    from counterfact.verdicts.records import SweepSummary, VerdictRecord
 
 VERDICTS_FILE = "verdicts.jsonl"
 SUMMARY_FILE = "summary.json"

@@ -92,16 +92,22 @@ def summarize_costs(costs: Sequence[Mapping[str, float] | None]) -> dict[str, Co
     for cost in costs:
         for key, value in (cost or {}).items():
             by_key.setdefault(key, []).append(value)
-    if not by_key:
+    return summarize_values(by_key)
+
+
+def summarize_values(by_key: Mapping[str, Sequence[float]]) -> dict[str, CostStats] | None:
+    """Median/min/max per cost key of the values given (keys with no value are left out)."""
+    present = {key: values for key, values in by_key.items() if len(values)}
+    if not present:
         return None
     return {
         key: CostStats(
             median=float(np.median(values)),
-            min=float(min(values)),
-            max=float(max(values)),
+            min=float(np.min(values)),
+            max=float(np.max(values)),
             reported=len(values),
         )
-        for key, values in sorted(by_key.items())
+        for key, values in sorted(present.items())
     }
 
 

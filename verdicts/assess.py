@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from counterfact.defaults import COST_KEY
 from counterfact.probes.arms import ArmSpec, Intervention, intervention
 from counterfact.probes.comparators import Comparator
-from counterfact.probes.manifest import Application, check_application
+from counterfact.probes.manifest import Application
 from counterfact.probes.null_band import NullBand, build_null_band
 from counterfact.probes.records import RunRecord
-from counterfact.probes.reference import resolve_reference
-from counterfact.probes.scoring import score_runs, unscored_stats
+from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import Similarity
 from counterfact.probes.stats import ProbeStats, SimilarityStats
+from counterfact.probes.tally import ArmTally, ScenarioTally, tally_runs
 from counterfact.verdicts.cost import CostItem, CostReading, cost_class, cost_readings
 from counterfact.verdicts.intervals import flip_rate_interval
 from counterfact.verdicts.records import (
@@ -69,8 +70,7 @@ def _app_record(app: Application) -> ApplicationRecord:
 
 @dataclass(frozen=True)
 class _Judged:
-    arm: ArmSpec
-    runs: list[RunRecord]
+    tally: ArmTally
     stats: ProbeStats | None
     intervention: Intervention
     application: Application
@@ -87,60 +87,51 @@ def assess_scenario(
     samples: int,
     comparator: Comparator,
     similarity: Similarity,
-    cost_key: str = "loops",
+    cost_key: str = COST_KEY,
 ) -> ScenarioAssessment:
-    """Judge every arm of one scenario from its run records.
+    """Judge every arm of one scenario from its run records (any order, failed runs included).
 
-    Args:
-        scenario: the scenario id.
-        reference: the scenario's own reference, or None to use the baseline's seed-0 output.
-        arms: all arms, in declaration order.
-        baseline: the baseline arm id.
-        runs: the scenario's run records (any order; failed runs included).
-        samples: seeds declared per arm (``0..samples-1``).
-        comparator: decides flips.
-        similarity: scores outputs against the reference.
-        cost_key: the cost key rule 11 judges.
+    The same as :func:`assess_tally` on a tally of ``runs``; drivers that stream records feed a
+    :class:`~counterfact.probes.tally.ScenarioTally` instead of holding them.
     """
-    ok: dict[str, list[RunRecord]] = {a.id: [] for a in arms}
-    retried: dict[str, int] = {a.id: 0 for a in arms}
-    for run in sorted(runs, key=lambda r: r.seed):
-        if run.arm in ok and 0 <= run.seed < samples:
-            retried[run.arm] += run.attempts > 1
-            if run.ok:
-                ok[run.arm].append(run)
-    ref = resolve_reference(reference, ok[baseline])
-    scored: dict[str, ProbeStats | None] = {
-        arm_id: None if ref.text is None else score_runs(runs_, ref.text, comparator, similarity)
-        for arm_id, runs_ in ok.items()
-    }
-    base_stats = scored[baseline]
+    spec = ScenarioSpec(scenario, {}, reference)
+    tally = tally_runs(spec, arms, baseline, runs, samples, comparator, similarity)
+    return assess_tally(tally, cost_key)
+
+
+def assess_tally(tally: ScenarioTally, cost_key: str = COST_KEY) -> ScenarioAssessment:
+    """Judge every arm of one scenario from its finished tally (rules 2-7, 9, 11, 12)."""
+    baseline, samples = tally.baseline, tally.samples
+    base_tally = tally.arms[baseline]
+    base_stats = tally.stats(baseline)
     band: NullBand | None = None
     stable: bool | None = None
     if base_stats is not None:
         stable = base_stats.stable
-        band = build_null_band(base_stats.similarities, gates=comparator.kind == "similarity")
+        gates = tally.comparator.kind == "similarity"
+        band = build_null_band(base_stats.similarities, gates=gates)
     ctx = ScenarioContext(
-        scenario=scenario,
+        scenario=tally.scenario.id,
         baseline=baseline,
-        baseline_stats=base_stats or unscored_stats(ok[baseline]),
+        baseline_stats=base_stats or base_tally.stats(scored=False),
         baseline_stable=bool(stable),
         band=band,
-        comparator=comparator.describe(),
+        comparator=tally.comparator.describe(),
         samples=samples,
     )
-    base_arm = next(a for a in arms if a.id == baseline)
-    ordered = sorted(arms, key=lambda a: a.id != baseline)
-    judged = [_judge(arm, ok[arm.id], scored[arm.id], base_arm, ctx) for arm in ordered]
+    ordered = sorted(tally.arms.values(), key=lambda a: a.arm.id != baseline)
+    judged = [_judge(arm, tally.stats(arm.arm.id), base_tally.arm, ctx) for arm in ordered]
     readings = _cost_readings(judged, base_stats, cost_key)
-    records = [_record(j, ctx, samples, readings, retried[j.arm.id]) for j in judged]
+    records = [_record(j, ctx, samples, readings) for j in judged]
     summary = ScenarioSummary(
-        id=scenario,
-        reference=ReferenceRecord.model_validate({"from": ref.source, "text": ref.text}),
+        id=tally.scenario.id,
+        reference=ReferenceRecord.model_validate(
+            {"from": tally.reference.source, "text": tally.reference.text}
+        ),
         baseline=baseline,
         baseline_stable=stable,
         null_band=_band_record(band),
-        arms=[a.id for a in ordered],
+        arms=[a.arm.id for a in ordered],
     )
     return ScenarioAssessment(summary=summary, verdicts=tuple(records))
 
@@ -151,7 +142,7 @@ def _cost_readings(
     """Rule 11 over the ablation arms: each one's reading against the others' placebo band."""
     items = [
         CostItem(
-            j.arm.id,
+            j.tally.arm.id,
             j.decision is not None and j.decision.verdict == "confirmed",
             j.stats.cost if j.stats else None,
         )
@@ -173,23 +164,20 @@ def _band_record(band: NullBand | None) -> NullBandRecord | None:
 
 
 def _judge(
-    arm: ArmSpec,
-    runs: list[RunRecord],
-    stats: ProbeStats | None,
-    base_arm: ArmSpec,
-    ctx: ScenarioContext,
+    tally: ArmTally, stats: ProbeStats | None, base_arm: ArmSpec, ctx: ScenarioContext
 ) -> _Judged:
+    arm = tally.arm
     kind = intervention(arm, base_arm)
-    application = check_application(arm.facets, [r.manifest for r in runs])
+    application = tally.application()
     is_baseline = arm.id == base_arm.id
     outside: bool | None = None
     if not is_baseline and ctx.band is not None and stats is not None and stats.similarity:
         outside = ctx.band.outside(stats.similarity.mean)
     decision = None
     if not is_baseline:
-        evidence = ArmEvidence(arm.id, stats or unscored_stats(runs), application, outside, kind)
-        decision = decide_arm(evidence, ctx)
-    return _Judged(arm, runs, stats, kind, application, outside, decision)
+        probe = stats or tally.stats(scored=False)
+        decision = decide_arm(ArmEvidence(arm.id, probe, application, outside, kind), ctx)
+    return _Judged(tally, stats, kind, application, outside, decision)
 
 
 def _reading_record(reading: CostReading | None) -> CostReadingRecord | None:
@@ -211,20 +199,19 @@ def _record(
     ctx: ScenarioContext,
     samples: int,
     readings: dict[str, CostReading | None],
-    retried: int,
 ) -> VerdictRecord:
     stats = j.stats
-    seeds = [r.seed for r in j.runs]
+    seeds = j.tally.seeds
     present = set(seeds)
     interval = flip_rate_interval(stats.flips, stats.samples) if stats is not None else None
     cost = None
     if stats is not None and stats.cost is not None:
         cost = {k: CostRecord(median=c.median, min=c.min, max=c.max) for k, c in stats.cost.items()}
     confirmed = j.decision is not None and j.decision.verdict == "confirmed"
-    is_ablation = j.arm.id in readings
+    is_ablation = j.tally.arm.id in readings
     return VerdictRecord(
         scenario=ctx.scenario,
-        arm=j.arm.id,
+        arm=j.tally.arm.id,
         is_baseline=j.decision is None,
         intervention=j.intervention.kind,
         verdict=j.decision.verdict if j.decision else None,
@@ -241,10 +228,10 @@ def _record(
         outside_null_band=j.outside,
         application=_app_record(j.application),
         cost=cost,
-        runs_retried=retried,
-        runs_from_cache=sum(r.from_cache for r in j.runs),
-        cost_reading=_reading_record(readings.get(j.arm.id)),
-        cost_class=cost_class(confirmed, readings.get(j.arm.id)) if is_ablation else None,
+        runs_retried=j.tally.retried,
+        runs_from_cache=j.tally.from_cache,
+        cost_reading=_reading_record(readings.get(j.tally.arm.id)),
+        cost_class=cost_class(confirmed, readings.get(j.tally.arm.id)) if is_ablation else None,
         flip_rate_ci=None
         if interval is None
         else IntervalRecord(

@@ -62,19 +62,20 @@ def _bisect_ok(plan: ResolvedBisect, run_dir: Path) -> None:
 
 def _sweep_ok(sweep: ResolvedSweep, run_dir: Path) -> None:
     from counterfact.orchestrator.engine.plan import build_plan
-    from counterfact.orchestrator.storage.runlog import RUNS_FILE, read_runs
+    from counterfact.orchestrator.storage.rundir import DoneIndex
+    from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
 
     for skipped in sweep.skipped:
         click.echo(f"note: grid combination {skipped!r} equals a declared arm; skipped")
     plan = build_plan(sweep.scenarios, sweep.arms, sweep.config.samples)
-    existing = read_runs(run_dir / RUNS_FILE)
-    if existing.records:
-        done = {(r.scenario, r.arm, r.seed) for r in existing.records}
+    reader, done = RunLogReader(run_dir / RUNS_FILE), DoneIndex()
+    for r in reader:
+        done.add((r.scenario, r.arm, r.seed))
+    if done.count:
         left = sum((c.scenario.id, c.arm.id, c.seed) not in done for c in plan)
         click.echo(
-            f"note: {run_dir}/ holds {len(done)} recorded runs; run would resume them and "
-            f"execute {left} more"
-            + (" (a torn last line would be dropped)" if existing.torn else "")
+            f"note: {run_dir}/ holds {done.count} recorded runs; run would resume them and "
+            f"execute {left} more" + (" (a torn last line would be dropped)" if reader.torn else "")
         )
     click.echo(
         f"ok: sweep {sweep.config.name!r}: {len(sweep.arms)} arms (baseline {sweep.baseline!r}), "

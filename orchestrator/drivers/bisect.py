@@ -85,7 +85,7 @@ def run_bisect(
     log = get_logger(sweep=sweep.config.name, scenario=bisect_plan.scenario.id)
     started = now_iso()
     fingerprint = fingerprint_of(sweep, [bisect_plan.base])
-    with RunStore(run_dir, fresh=fresh, fingerprint=fingerprint) as store:
+    with RunStore(run_dir, fresh=fresh, fingerprint=fingerprint, keep=True) as store:
         ex = executor or executor_for(sweep)
         source = RunSource(sweep.runner, store, ex, open_cache(sweep, cache_dir), log)
         probes = ProbeRunner(bisect_plan, source, log)

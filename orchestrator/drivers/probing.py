@@ -64,7 +64,7 @@ class ProbeRunner:
         for record in [*known, *self.source.execute(todo)]:
             by_arm[record.arm].append(record)
         if self.source.executor.stop_requested:
-            recorded = len(self.source.store.records)
+            recorded = self.source.store.done.count
             raise SweepInterrupted(
                 "interrupted during bisection; run the same command again to resume",
                 recorded=recorded,

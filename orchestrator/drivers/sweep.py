@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,9 +22,11 @@ from counterfact.orchestrator.engine.progress import NoProgress, Progress
 from counterfact.orchestrator.engine.source import RunSource
 from counterfact.orchestrator.engine.worker import RetryPolicy, now_iso
 from counterfact.orchestrator.storage.rundir import RunStore
+from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
-from counterfact.verdicts.assess import ScenarioAssessment, assess_scenario
+from counterfact.probes.tally import ScenarioTally
+from counterfact.verdicts.assess import ScenarioAssessment, assess_tally
 from counterfact.verdicts.records import ScenarioSummary, SweepSummary, VerdictRecord
 from counterfact.verdicts.report import render_table
 
@@ -34,9 +37,18 @@ class SweepResult:
 
     rows: tuple[VerdictRecord, ...]
     summary: SweepSummary
-    runs: tuple[RunRecord, ...] = field(repr=False)
-    """Every run record of the run directory (read back ones included)."""
+    kept: tuple[RunRecord, ...] = field(default=(), repr=False)
+    """The run records, when the sweep kept them in memory (no run directory)."""
     run_dir: Path | None = None
+
+    @property
+    def runs(self) -> tuple[RunRecord, ...]:
+        """Every run record of the sweep (read back ones included): read from ``runs.jsonl``
+        when there is a run directory (the driver does not hold them), else the kept ones.
+        """
+        if self.run_dir is None:
+            return self.kept
+        return tuple(RunLogReader(self.run_dir / RUNS_FILE))
 
     def table(self) -> str:
         """The verdict table as text."""
@@ -96,7 +108,10 @@ def run_sweep(
     log = get_logger(sweep=sweep.config.name)
     started = now_iso()
     plan = build_plan(sweep.scenarios, sweep.arms, sweep.config.samples)
-    with RunStore(run_dir, fresh=fresh, fingerprint=fingerprint_of(sweep)) as store:
+    tallies = _tallies(sweep)
+    fingerprint = fingerprint_of(sweep)
+    sink = _sink(tallies)
+    with RunStore(run_dir, fresh=fresh, fingerprint=fingerprint, sink=sink) as store:
         _report_store(store, log)
         ex = executor or executor_for(sweep)
         source = RunSource(sweep.runner, store, ex, open_cache(sweep, cache_dir), log)
@@ -107,7 +122,27 @@ def run_sweep(
                 ex.close()
     if ex.stop_requested:
         _interrupted(sweep, plan, store, source, started)
-    return _judge(sweep, store, source, started, log)
+    return _judge(sweep, tallies, store, source, started, log)
+
+
+def _tallies(sweep: ResolvedSweep) -> dict[str, ScenarioTally]:
+    return {
+        sc.id: ScenarioTally(
+            sc, sweep.arms, sweep.baseline, sweep.config.samples, sweep.comparator, sweep.similarity
+        )
+        for sc in sweep.scenarios
+    }
+
+
+def _sink(tallies: dict[str, ScenarioTally]) -> Callable[[RunRecord], None]:
+    """Hands each record to its scenario's tally (records of removed scenarios are ignored)."""
+
+    def take(record: RunRecord) -> None:
+        tally = tallies.get(record.scenario)
+        if tally is not None:
+            tally.add(record)
+
+    return take
 
 
 def _report_store(store: RunStore, log: Any) -> None:
@@ -149,7 +184,7 @@ def _interrupted(
     source: RunSource,
     started: str,
 ) -> None:
-    missing = sum(store.get(c.scenario.id, c.arm.id, c.seed) is None for c in plan)
+    missing = sum(not store.has(c.scenario.id, c.arm.id, c.seed) for c in plan)
     store.write_summary(_summary(sweep, store, source, started, [], status="interrupted"))
     msg = (
         f"interrupted: {len(plan) - missing} of {len(plan)} runs recorded"
@@ -177,7 +212,7 @@ def _summary(
             "runs_reused": store.reused,
             "runs_from_cache": source.from_cache,
             "torn_line_dropped": store.torn,
-            "runs_failed": sum(not r.ok for r in store.records),
+            "runs_failed": store.failed,
             "scenarios": scenarios,
         }
     )
@@ -197,23 +232,17 @@ def _warn_degenerate(assessed: ScenarioAssessment, scenario: str, log: Any) -> N
 
 
 def _judge(
-    sweep: ResolvedSweep, store: RunStore, source: RunSource, started: str, log: Any
+    sweep: ResolvedSweep,
+    tallies: dict[str, ScenarioTally],
+    store: RunStore,
+    source: RunSource,
+    started: str,
+    log: Any,
 ) -> SweepResult:
-    runs = store.records
     rows: list[VerdictRecord] = []
     scenarios = []
     for sc in sweep.scenarios:
-        assessed = assess_scenario(
-            scenario=sc.id,
-            reference=sc.reference,
-            arms=sweep.arms,
-            baseline=sweep.baseline,
-            runs=[r for r in runs if r.scenario == sc.id],
-            samples=sweep.config.samples,
-            comparator=sweep.comparator,
-            similarity=sweep.similarity,
-            cost_key=sweep.config.cost_key,
-        )
+        assessed = assess_tally(tallies[sc.id].finish(), sweep.config.cost_key)
         _warn_degenerate(assessed, sc.id, log)
         rows.extend(assessed.verdicts)
         scenarios.append(assessed.summary)
@@ -221,4 +250,5 @@ def _judge(
     store.write_verdicts(rows)
     store.write_summary(summary)
     log.info("sweep.done", runs=source.runner_calls, failed=summary.runs_failed)
-    return SweepResult(rows=tuple(rows), summary=summary, runs=tuple(runs), run_dir=store.run_dir)
+    kept = tuple(store.records)
+    return SweepResult(rows=tuple(rows), summary=summary, kept=kept, run_dir=store.run_dir)

@@ -42,25 +42,35 @@ class RunSource:
         """Records taken from the run cache."""
 
     def split(self, planned: Sequence[Planned]) -> tuple[list[RunRecord], list[Planned]]:
-        """Records already had (read back, or from the cache: appended now), and runs to execute."""
+        """Records already had (read back, or from the cache: appended now), and runs to execute.
+
+        The records are returned only when the store keeps them (bisect, in-memory sweeps); a
+        streaming sweep's read-back records already went to its tallies.
+        """
         known: list[RunRecord] = []
         todo: list[Planned] = []
         for ctx, arm in planned:
-            record = self.store.get(ctx.scenario.id, ctx.arm.id, ctx.seed)
-            if record is None and self.cache is not None:
-                record = self.cache.get(ctx, arm)
+            key = (ctx.scenario.id, ctx.arm.id, ctx.seed)
+            if self.store.has(*key):
+                record = self.store.get(*key)
                 if record is not None:
-                    self.store.append(record)
-                    self.from_cache += 1
-            if record is None:
+                    known.append(record)
+                continue
+            cached = self.cache.get(ctx, arm) if self.cache is not None else None
+            if cached is None:
                 todo.append((ctx, arm))
-            else:
-                known.append(record)
+                continue
+            self.store.append(cached)
+            self.from_cache += 1
+            if self.store.keep:
+                known.append(cached)
         return known, todo
 
     def execute(self, todo: Sequence[Planned]) -> Iterator[RunRecord]:
         """Run ``todo`` on the executor; yield each record once it is stored (and cached)."""
-        planned = {(c.scenario.id, c.arm.id, c.seed): (c, a) for c, a in todo}
+        planned: dict[tuple[str, str, int], Planned] = {}
+        if self.cache is not None:  # the cache keys on the arm's spec: keep it per run
+            planned = {(c.scenario.id, c.arm.id, c.seed): (c, a) for c, a in todo}
         for record in self.executor.run(self.runner, [c for c, _ in todo]):
             self.store.append(record)
             self.runner_calls += record.attempts

@@ -13,16 +13,18 @@ import fcntl
 import json
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any
 
+import numpy as np
+
 from counterfact.exceptions import ResumeConflictError, RunDirectoryError
 from counterfact.orchestrator.storage.atomic import write_atomic
 from counterfact.orchestrator.storage.fingerprints import differences, merged
-from counterfact.orchestrator.storage.runlog import RUNS_FILE, read_runs
+from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
 from counterfact.probes.records import RunRecord
 
 if TYPE_CHECKING:  # only annotations: validate stays free of the judging path's imports
@@ -87,8 +89,38 @@ def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: b
         raise ResumeConflictError(msg)
 
 
+class DoneIndex:
+    """Which (scenario, arm, seed) have a record: one bit per seed, not one object per run."""
+
+    def __init__(self) -> None:
+        self._bits: dict[tuple[str, str], np.ndarray[Any, np.dtype[np.bool_]]] = {}
+        self.count = 0
+
+    def __contains__(self, key: Key) -> bool:
+        bits = self._bits.get((key[0], key[1]))
+        return bits is not None and 0 <= key[2] < len(bits) and bool(bits[key[2]])
+
+    def add(self, key: Key) -> bool:
+        """Mark ``key`` done; False when it already was."""
+        if key in self or key[2] < 0:
+            return False
+        pair = (key[0], key[1])
+        bits = self._bits.get(pair)
+        if bits is None or key[2] >= len(bits):
+            grown = np.zeros(max(64, 2 * (key[2] + 1)), dtype=bool)
+            if bits is not None:
+                grown[: len(bits)] = bits
+            bits = self._bits[pair] = grown
+        bits[key[2]] = True
+        self.count += 1
+        return True
+
+
 class RunStore:
-    """Where one sweep's records go. With no directory, records are kept in memory only."""
+    """Where one sweep's records go, streamed: each record is written, handed to ``sink`` (the
+    driver's tallies) and forgotten, unless ``keep`` (default: when there is no directory, where
+    memory is the only copy) holds them for :attr:`records`.
+    """
 
     def __init__(
         self,
@@ -96,15 +128,21 @@ class RunStore:
         *,
         fresh: bool = False,
         fingerprint: dict[str, Any] | None = None,
+        sink: Callable[[RunRecord], None] | None = None,
+        keep: bool | None = None,
     ) -> None:
         self.run_dir = run_dir
         self.fresh = fresh
         self.fingerprint = fingerprint
-        self.records: list[RunRecord] = []
-        """Every record of this directory: read back ones first, then this session's."""
+        self.sink = sink
+        self.keep = run_dir is None if keep is None else keep
         self.reused = 0
+        """Records read back from the directory (a resume)."""
+        self.failed = 0
+        """Records of failed runs, read back or appended."""
         self.torn = False
         self.moved_to: Path | None = None
+        self.done = DoneIndex()
         self._keys: dict[Key, RunRecord] = {}
         self._fh: IO[str] | None = None
         self._lock_fh: IO[str] | None = None
@@ -144,15 +182,13 @@ class RunStore:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._lock(self.run_dir)
         runs = self.run_dir / RUNS_FILE
-        existing = read_runs(runs)
-        if existing.torn:
+        reader = RunLogReader(runs)
+        for record in reader:
+            self.reused += self._take(record)
+        if reader.torn:
             with runs.open("r+b") as fh:
-                fh.truncate(existing.good_bytes)
-        self.torn = existing.torn
-        for record in existing.records:
-            self._keys.setdefault((record.scenario, record.arm, record.seed), record)
-        self.records = list(self._keys.values())
-        self.reused = len(self.records)
+                fh.truncate(reader.good_bytes)
+        self.torn = reader.torn
         if fingerprint is not None:
             stored = self.run_dir / FINGERPRINT_FILE
             old = json.loads(stored.read_text(encoding="utf-8")) if stored.exists() else {}
@@ -179,14 +215,37 @@ class RunStore:
             )
             raise RunDirectoryError(msg) from exc
 
+    def _take(self, record: RunRecord) -> bool:
+        """Index, count, keep and pass on a record; False for a duplicate key (ignored)."""
+        key = (record.scenario, record.arm, record.seed)
+        if not self.done.add(key):
+            return False
+        self.failed += not record.ok
+        if self.keep:
+            self._keys[key] = record
+        if self.sink is not None:
+            self.sink(record)
+        return True
+
+    @property
+    def records(self) -> list[RunRecord]:
+        """The records kept in memory (read back first, then this session's); empty unless
+        ``keep``.
+        """
+        return list(self._keys.values())
+
+    def has(self, scenario: str, arm: str, seed: int) -> bool:
+        """True when (scenario, arm, seed) already has a record (read back or appended)."""
+        return (scenario, arm, seed) in self.done
+
     def get(self, scenario: str, arm: str, seed: int) -> RunRecord | None:
-        """The record of (scenario, arm, seed) if this directory already holds it."""
+        """The kept record of (scenario, arm, seed), or None (not done, or not ``keep``)."""
         return self._keys.get((scenario, arm, seed))
 
     def append(self, record: RunRecord) -> None:
-        """Keep the record; with a directory, append its line, flush, and sync at checkpoints."""
-        self.records.append(record)
-        self._keys.setdefault((record.scenario, record.arm, record.seed), record)
+        """Take a new record; with a directory, append its line, flush, sync at checkpoints."""
+        if not self._take(record):
+            return
         if self._fh is not None:
             self._fh.write(record.model_dump_json() + "\n")
             self._fh.flush()

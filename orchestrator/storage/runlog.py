@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,37 +25,62 @@ class Existing:
     """Length of the file up to the last complete line."""
 
 
+class RunLogReader:
+    """Streams the records of ``runs.jsonl`` one line at a time (memory: one line).
+
+    After iterating, :attr:`torn` says whether the last line was cut off by a crash (it is not
+    yielded) and :attr:`good_bytes` is the file's length up to the last complete line.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.torn = False
+        self.good_bytes = 0
+
+    def __iter__(self) -> Iterator[RunRecord]:
+        """Yield each record in file order.
+
+        Raises:
+            RunDirectoryError: a line other than the last is not a run record.
+        """
+        if not self.path.exists():
+            return
+        with self.path.open("rb") as fh:
+            for number, line in enumerate(fh, 1):
+                record = self._parse(line, number)
+                if record is not None:
+                    yield record
+
+    def _parse(self, line: bytes, number: int) -> RunRecord | None:
+        complete = line.endswith(b"\n")
+        if not line.strip():
+            self.good_bytes += len(line) if complete else 0
+            return None
+        try:
+            record = RunRecord.model_validate_json(line)
+        except ValidationError as exc:
+            # Torn: only the final piece, written without its newline. A bad line that ends in
+            # a newline was written whole, so it is corruption, wherever it stands.
+            if not complete:
+                self.torn = True
+                return None
+            msg = (
+                f"{self.path} line {number} is not a run record ({exc.errors()[0]['msg']}); the "
+                "file is corrupt beyond a torn last line — inspect it, or pass --fresh to start "
+                "anew (the old directory is moved aside, not deleted)"
+            )
+            raise RunDirectoryError(msg) from exc
+        self.good_bytes += len(line)  # a complete record without its newline is kept too
+        return record
+
+
 def read_runs(path: Path) -> Existing:
-    """Read ``runs.jsonl``; tolerate a torn last line, refuse corruption anywhere else.
+    """Read all of ``runs.jsonl`` into memory (small files, tests, tools); see
+    :class:`RunLogReader` for the streaming form the drivers use.
 
     Raises:
         RunDirectoryError: a line other than the last is not a run record.
     """
-    if not path.exists():
-        return Existing((), False, 0)
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    records: list[RunRecord] = []
-    offset = 0
-    for number, line in enumerate(lines, 1):
-        is_last = number == len(lines)
-        if not line.strip():
-            offset += len(line) + (0 if is_last else 1)
-            continue
-        try:
-            records.append(RunRecord.model_validate_json(line))
-        except ValidationError as exc:
-            # Torn: only the final piece, written without its newline. A bad line that ends in
-            # a newline was written whole, so it is corruption, wherever it stands.
-            if is_last:
-                return Existing(tuple(records), True, offset)
-            msg = (
-                f"{path} line {number} is not a run record ({exc.errors()[0]['msg']}); the file "
-                "is corrupt beyond a torn last line — inspect it, or pass --fresh to start anew "
-                "(the old directory is moved aside, not deleted)"
-            )
-            raise RunDirectoryError(msg) from exc
-        if is_last:  # complete record but no newline: keep it, the append adds one first
-            return Existing(tuple(records), False, len(data))
-        offset += len(line) + 1
-    return Existing(tuple(records), False, offset)
+    reader = RunLogReader(path)
+    records = tuple(reader)
+    return Existing(records, reader.torn, reader.good_bytes)

@@ -36,16 +36,26 @@ def record(seed: int, arm: str = "a") -> RunRecord:
     )
 
 
-def test_appended_records_are_read_back_by_the_next_store(tmp_path: Path) -> None:
+def test_appended_records_stream_back_to_the_next_stores_sink(tmp_path: Path) -> None:
     with RunStore(tmp_path / "d", fingerprint=FP) as store:
         store.append(record(0))
         store.append(record(1))
-        assert store.reused == 0
-    with RunStore(tmp_path / "d", fingerprint=FP) as again:
-        assert again.reused == 2
-        got = again.get("s", "a", 1)
-        assert got is not None and got.output == "out 1"
-        assert again.get("s", "a", 2) is None
+        store.append(record(1))  # a duplicate key is ignored, not written twice
+        assert store.reused == 0 and store.records == []  # streamed, not held
+    seen: list[int] = []
+    with RunStore(tmp_path / "d", fingerprint=FP, sink=lambda r: seen.append(r.seed)) as again:
+        assert again.reused == 2 and seen == [0, 1]
+        assert again.has("s", "a", 1) and not again.has("s", "a", 2)
+        assert again.get("s", "a", 1) is None  # not kept unless asked
+
+
+def test_keep_holds_records_for_lookup(tmp_path: Path) -> None:
+    with RunStore(tmp_path / "d", fingerprint=FP) as store:
+        store.append(record(0))
+    with RunStore(tmp_path / "d", fingerprint=FP, keep=True) as again:
+        got = again.get("s", "a", 0)
+        assert got is not None and got.output == "out 0"
+        assert [r.seed for r in again.records] == [0]
 
 
 def test_the_lock_is_released_when_the_body_raises(tmp_path: Path) -> None:

@@ -1,0 +1,196 @@
+"""Streaming evidence: each (scenario, arm) keeps compact per-seed arrays, updated as runs arrive.
+
+A sweep never needs every run record at once to judge it. A :class:`ScenarioTally` scores each
+run against the scenario's reference as soon as that reference is known and keeps, per arm and
+per seed, a few numbers (succeeded, flipped, similarity, each cost key) plus the manifest
+check's running result; the record itself can then be dropped. Memory is bounded by
+``arms x samples`` numbers per scenario, whatever the number of runs.
+
+The reference (DESIGN rule 4) is the scenario's own when declared. Otherwise it is the
+baseline's seed-0 output, which may arrive after other runs: those wait (in arrival order) until
+the baseline's seed-0 record arrives — it is the first run of each scenario in plan order, so the
+wait is short — and are then scored, or counted unscored when that run failed.
+
+Scoring is batched (:data:`SCORE_BATCH` outputs per similarity call), so a similarity measure
+that is cheaper per batch (embeddings) keeps its advantage.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from counterfact.probes.arms import ArmSpec
+from counterfact.probes.comparators import Comparator
+from counterfact.probes.manifest import Application, Mismatch, check_manifest
+from counterfact.probes.records import RunRecord
+from counterfact.probes.reference import Reference, resolve_reference
+from counterfact.probes.scenarios import ScenarioSpec
+from counterfact.probes.similarity import Similarity
+from counterfact.probes.stats import ProbeStats, SimilarityStats, summarize_values
+
+SCORE_BATCH = 256
+"""Outputs per similarity call."""
+
+
+def _mismatch_key(m: Mismatch) -> tuple[str, str]:
+    observed = json.dumps(m.observed, sort_keys=True, default=str) if m.observed_present else ""
+    return (m.facet, ("=" + observed) if m.observed_present else "absent")
+
+
+class ArmTally:
+    """One (scenario, arm): per-seed arrays over seeds ``0..samples-1`` (other seeds ignored)."""
+
+    def __init__(self, arm: ArmSpec, samples: int) -> None:
+        self.arm = arm
+        self.samples = samples
+        self.seen = np.zeros(samples, dtype=bool)
+        """A record (successful or not) arrived for the seed."""
+        self.ok = np.zeros(samples, dtype=bool)
+        self.scored = np.zeros(samples, dtype=bool)
+        self.flipped = np.zeros(samples, dtype=bool)
+        self.similarity = np.full(samples, math.nan)
+        self.costs: dict[str, np.ndarray[Any, np.dtype[np.float64]]] = {}
+        self.retried = 0
+        """Runs that took more than one attempt (failed or not)."""
+        self.from_cache = 0
+        """Successful runs taken from the run cache."""
+        self.manifests_seen = 0
+        self._mismatches: dict[tuple[str, str], Mismatch] = {}
+
+    def accepts(self, record: RunRecord) -> bool:
+        """True for the first record of an in-range seed (later duplicates are ignored)."""
+        return 0 <= record.seed < self.samples and not self.seen[record.seed]
+
+    def add(self, record: RunRecord) -> None:
+        """Count a record whose seed :meth:`accepts`; scoring comes separately."""
+        seed = record.seed
+        self.seen[seed] = True
+        self.retried += record.attempts > 1
+        if not record.ok:
+            return
+        self.ok[seed] = True
+        self.from_cache += record.from_cache
+        for key, value in (record.cost or {}).items():
+            column = self.costs.setdefault(key, np.full(self.samples, math.nan))
+            column[seed] = value
+        if record.manifest is not None:
+            self.manifests_seen += 1
+            if self.arm.facets:
+                for m in check_manifest(self.arm.facets, record.manifest):
+                    self._mismatches.setdefault(_mismatch_key(m), m)
+
+    def score(self, seed: int, flipped: bool, similarity: float) -> None:
+        """Record one successful run's comparison with the reference."""
+        self.scored[seed] = True
+        self.flipped[seed] = flipped
+        self.similarity[seed] = similarity
+
+    @property
+    def seeds(self) -> list[int]:
+        """Seeds of the successful runs, ascending."""
+        return [int(s) for s in np.flatnonzero(self.ok)]
+
+    def stats(self, *, scored: bool) -> ProbeStats:
+        """The probe's statistics; ``scored`` False counts successful seeds only (no reference)."""
+        seeds = np.flatnonzero(self.ok)
+        sims = self.similarity[seeds] if scored else np.ones(len(seeds))
+        flipped = seeds[self.flipped[seeds]] if scored else seeds[:0]
+        costs = {k: col[seeds][~np.isnan(col[seeds])].tolist() for k, col in self.costs.items()}
+        return ProbeStats(
+            seeds=tuple(int(s) for s in seeds),
+            flipped_seeds=tuple(int(s) for s in flipped),
+            similarities=tuple(float(x) for x in sims),
+            similarity=SimilarityStats.of([float(x) for x in sims]),
+            cost=summarize_values(costs) if scored else None,
+        )
+
+    def application(self) -> Application:
+        """The manifest check over every manifest seen (DESIGN rule 6)."""
+        if not self.arm.facets or not self.manifests_seen:
+            return Application(False, None, self.manifests_seen, ())
+        mismatches = tuple(self._mismatches.values())
+        return Application(True, not mismatches, self.manifests_seen, mismatches)
+
+
+class ScenarioTally:
+    """Every arm of one scenario, fed run records in any order."""
+
+    def __init__(
+        self,
+        scenario: ScenarioSpec,
+        arms: Sequence[ArmSpec],
+        baseline: str,
+        samples: int,
+        comparator: Comparator,
+        similarity: Similarity,
+    ) -> None:
+        self.scenario = scenario
+        self.baseline = baseline
+        self.samples = samples
+        self.comparator = comparator
+        self.similarity = similarity
+        self.arms: dict[str, ArmTally] = {a.id: ArmTally(a, samples) for a in arms}
+        self.reference: Reference = resolve_reference(scenario.reference, [])
+        self._decided = scenario.reference is not None
+        """The reference question is settled (declared, taken, or seed 0 failed)."""
+        self._queue: list[tuple[str, int, str]] = []
+        """(arm, seed, output) accepted but not yet scored."""
+
+    def add(self, record: RunRecord) -> None:
+        """Take one run record of this scenario (records of unknown arms are ignored)."""
+        tally = self.arms.get(record.arm)
+        if tally is None or not tally.accepts(record):
+            return
+        tally.add(record)
+        if record.arm == self.baseline and record.seed == 0 and not self._decided:
+            self.reference = resolve_reference(None, [record])
+            self._decided = True
+        if record.ok:
+            self._queue.append((record.arm, record.seed, record.output or ""))
+        if self._decided and (self.reference.text is None or len(self._queue) >= SCORE_BATCH):
+            self._flush()
+
+    def _flush(self) -> None:
+        reference = self.reference.text
+        if reference is None:
+            self._queue.clear()  # nothing to score against: the runs stay counted, unscored
+            return
+        outputs = [output for _, _, output in self._queue]
+        sims = self.similarity.score(reference, outputs)
+        for (arm, seed, output), sim in zip(self._queue, sims, strict=True):
+            self.arms[arm].score(seed, self.comparator.flipped(reference, output, sim), sim)
+        self._queue.clear()
+
+    def finish(self) -> ScenarioTally:
+        """Score what is still queued; call once every record has been added."""
+        if not self._decided:
+            self._decided = True  # baseline seed 0 never arrived: no reference
+        self._flush()
+        return self
+
+    def stats(self, arm: str) -> ProbeStats | None:
+        """The arm's statistics, or None when there is no reference to score against."""
+        if self.reference.text is None:
+            return None
+        return self.arms[arm].stats(scored=True)
+
+
+def tally_runs(
+    scenario: ScenarioSpec,
+    arms: Sequence[ArmSpec],
+    baseline: str,
+    runs: Sequence[RunRecord],
+    samples: int,
+    comparator: Comparator,
+    similarity: Similarity,
+) -> ScenarioTally:
+    """A finished tally of ``runs`` (any order), for callers that hold the records anyway."""
+    tally = ScenarioTally(scenario, arms, baseline, samples, comparator, similarity)
+    for run in sorted(runs, key=lambda r: r.seed):
+        tally.add(run)
+    return tally.finish()

@@ -105,6 +105,9 @@ _WHERE: dict[str, str] = {
 }
 
 
+_SUBMODULES = frozenset({"defaults", "exceptions", "orchestrator", "probes", "verdicts"})
+
+
 def __getattr__(name: str) -> Any:
     if name == "__version__":
         from counterfact.orchestrator.drivers.provenance import package_version
@@ -112,6 +115,8 @@ def __getattr__(name: str) -> Any:
         return package_version()
     module = _WHERE.get(name)
     if module is None:
+        if name in _SUBMODULES:  # counterfact.probes etc., as an attribute after import
+            return importlib.import_module(f"counterfact.{name}")
         msg = f"module 'counterfact' has no attribute {name!r}"
         raise AttributeError(msg)
     value = getattr(importlib.import_module(module), name)
@@ -120,7 +125,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(__all__)
+    return sorted({*__all__, *_SUBMODULES})
 
 
 __all__ = [

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from counterfact.defaults import SIMILARITY_THRESHOLD
+from counterfact.defaults import NUMERIC_TOLERANCE, SIMILARITY_THRESHOLD
 from counterfact.exceptions import ScoringError
 from counterfact.probes.registry import Kind
 
@@ -102,7 +102,7 @@ def first_number(text: str) -> float | None:
 class NumericComparator:
     """Flipped iff the first numbers differ by more than ``tolerance`` (or the output has none)."""
 
-    tolerance: float = 0.0
+    tolerance: float = NUMERIC_TOLERANCE
     kind: str = "numeric"
 
     def describe(self) -> str:
@@ -175,7 +175,7 @@ def _similarity(options: Mapping[str, Any]) -> Comparator:
 
 
 def _numeric(options: Mapping[str, Any]) -> Comparator:
-    return NumericComparator(tolerance=float(options.get("tolerance", 0.0)))
+    return NumericComparator(tolerance=float(options.get("tolerance", NUMERIC_TOLERANCE)))
 
 
 COMPARATORS: Mapping[str, Kind[Comparator]] = {

@@ -1,7 +1,10 @@
 """Build the wheel, install it into a clean venv outside the checkout, and import every module.
 
-Fails (exit 1) when a tracked module of the package is missing from the wheel, fails to import
-from the installed copy, or is imported from the checkout instead of the venv.
+Fails (exit 1) when a tracked module of the package is missing from the wheel, when the wheel
+holds a module git does not track (a stale ``build/`` folder once shipped the old layout), or
+when a module fails to import from the installed copy or is imported from the checkout instead.
+The wheel is built from a copy of the tracked files (symlinks kept), never from the working
+folder itself, so untracked leftovers cannot leak in.
 
     python scripts/check_wheel.py [--venv DIR]
 
@@ -80,14 +83,29 @@ def run(cmd: list[str], **kwargs: object) -> str:
     return str(done.stdout)
 
 
+def tracked_copy(dest: Path) -> Path:
+    """Copy the files git tracks (with their working-tree contents; symlinks as symlinks)."""
+    files = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, check=True, capture_output=True
+    ).stdout
+    dest.mkdir(parents=True)
+    pack = subprocess.run(
+        ["tar", "--null", "-T", "-", "-cf", "-"], cwd=ROOT, input=files, capture_output=True
+    )
+    subprocess.run(["tar", "-xf", "-"], cwd=dest, input=pack.stdout, check=True)
+    return dest
+
+
 def check(venv: Path, work: Path) -> list[str]:
     """Build, install and import; the list of problems (empty when the wheel is whole)."""
-    dist = work / "dist"
-    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(ROOT), "-w", str(dist)])
+    dist, source = work / "dist", tracked_copy(work / "src")
+    run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(source), "-w", str(dist)]
+    )
     wheel = next(dist.glob("counterfact-*.whl"))
-    expected = tracked_modules()
-    problems = [f"{m}: tracked but not in {wheel.name}" for m in expected]
-    problems = [p for p, m in zip(problems, expected, strict=True) if m not in wheel_modules(wheel)]
+    expected, shipped = tracked_modules(), wheel_modules(wheel)
+    problems = [f"{m}: tracked but not in {wheel.name}" for m in expected if m not in shipped]
+    problems += [f"{m}: in {wheel.name} but not tracked" for m in sorted(shipped - set(expected))]
     run([sys.executable, "-m", "venv", str(venv)])
     python = str(venv / "bin" / "python")
     run([python, "-m", "pip", "install", "--quiet", str(wheel)], cwd=work)

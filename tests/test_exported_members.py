@@ -44,3 +44,10 @@ def test_all_is_sorted_and_exact() -> None:
     ]
     for name in counterfact.__all__:
         assert hasattr(counterfact, name), name
+
+
+def test_subpackages_are_attributes_too() -> None:
+    # The lazy __getattr__ must not hide counterfact.probes and friends.
+    assert counterfact.probes.__name__ == "counterfact.probes"
+    assert counterfact.defaults.SAMPLES == 3
+    assert {"probes", "verdicts", "orchestrator"} <= set(dir(counterfact))

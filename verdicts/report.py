@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from counterfact.probes.stats import baseline_stable
 from counterfact.verdicts.records import VerdictRecord
 
 _HEADERS = ("scenario", "arm", "verdict", "flips", "mean sim", "reason", "cost class")
@@ -18,7 +19,13 @@ def _row(rec: VerdictRecord) -> tuple[str, ...]:
     mean = "n/a" if rec.similarity is None else f"{rec.similarity.mean:.3f}"
     verdict = "baseline" if rec.is_baseline else str(rec.verdict)
     if rec.is_baseline:
-        reason = "stable" if rec.flips == 0 and rec.samples == rec.samples_declared else "UNSTABLE"
+        reason = (
+            "stable"
+            if rec.flips is not None
+            and baseline_stable(rec.flips)
+            and rec.samples == rec.samples_declared
+            else "UNSTABLE"
+        )
         if rec.samples < rec.samples_declared:
             reason = "runs-failed"
     else:

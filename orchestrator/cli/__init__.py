@@ -5,8 +5,11 @@ User errors print one line (``error: ...``) without a traceback and exit with co
 
 from __future__ import annotations
 
+import warnings
+
 import click
 
+from counterfact.exceptions import CounterfactWarning
 from counterfact.orchestrator.cli.bisect import bisect_command
 from counterfact.orchestrator.cli.logs import configure_logging
 from counterfact.orchestrator.cli.run import run
@@ -20,6 +23,9 @@ from counterfact.orchestrator.drivers.provenance import package_version
 def main(verbose: bool) -> None:
     """Seeded counterfactual reruns: which change made the answer different?"""
     configure_logging(verbose=verbose)
+    # A CounterfactWarning is also a log event (with its category); printed by ``warnings`` too,
+    # it would put a non-JSON line into the JSON log stream.
+    warnings.simplefilter("ignore", CounterfactWarning)
 
 
 main.add_command(run)

@@ -32,11 +32,6 @@ def resume_command(run_dir: Path) -> str:
     return " ".join(shlex.quote(a) for a in ["counterfact", *args])
 
 
-def run_dir_for(sweep: ResolvedSweep, out: str | None, suffix: str = "") -> Path:
-    """``--out``, else ``<output_dir>/<name><suffix>``."""
-    return Path(out) if out else Path(sweep.config.output_dir) / (sweep.config.name + suffix)
-
-
 def load(
     config: str,
     overrides: Sequence[str],
@@ -47,14 +42,9 @@ def load(
     fresh: bool = False,
 ) -> tuple[ResolvedSweep, Path]:
     """Load a sweep and check its run directory, before anything runs."""
-    from counterfact.orchestrator.config.loading import load_sweep
-    from counterfact.orchestrator.drivers.provenance import fingerprint_of
-    from counterfact.orchestrator.storage.rundir import check_run_dir
+    from counterfact.orchestrator.drivers.preflight import preflight_sweep
 
-    sweep = load_sweep(config, overrides=overrides, executor=executor, address=address)
-    run_dir = run_dir_for(sweep, out)
-    check_run_dir(run_dir, fingerprint_of(sweep), fresh=fresh)
-    return sweep, run_dir
+    return preflight_sweep(config, overrides, executor, address, out, fresh=fresh)
 
 
 def load_for_bisect(
@@ -67,14 +57,9 @@ def load_for_bisect(
     fresh: bool = False,
 ) -> tuple[ResolvedBisect, Path]:
     """Load a culprit search and check its run directory, before anything runs."""
-    from counterfact.orchestrator.config.loading import load_bisect
-    from counterfact.orchestrator.drivers.provenance import fingerprint_of
-    from counterfact.orchestrator.storage.rundir import check_run_dir
+    from counterfact.orchestrator.drivers.preflight import preflight_bisect
 
-    plan = load_bisect(config, overrides=overrides, executor=executor, address=address)
-    run_dir = run_dir_for(plan.sweep, out, "-bisect")
-    check_run_dir(run_dir, fingerprint_of(plan.sweep, [plan.base]), fresh=fresh)
-    return plan, run_dir
+    return preflight_bisect(config, overrides, executor, address, out, fresh=fresh)
 
 
 config_arg = click.argument("config", type=click.Path(dir_okay=False, path_type=str))

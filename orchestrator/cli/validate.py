@@ -61,24 +61,19 @@ def _bisect_ok(plan: ResolvedBisect, run_dir: Path) -> None:
 
 
 def _sweep_ok(sweep: ResolvedSweep, run_dir: Path) -> None:
-    from counterfact.orchestrator.engine.plan import build_plan
-    from counterfact.orchestrator.storage.rundir import DoneIndex
-    from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
+    from counterfact.orchestrator.drivers.preflight import outlook
 
     for skipped in sweep.skipped:
         click.echo(f"note: grid combination {skipped!r} equals a declared arm; skipped")
-    plan = build_plan(sweep.scenarios, sweep.arms, sweep.config.samples)
-    reader, done = RunLogReader(run_dir / RUNS_FILE), DoneIndex()
-    for r in reader:
-        done.add((r.scenario, r.arm, r.seed))
-    if done.count:
-        left = sum((c.scenario.id, c.arm.id, c.seed) not in done for c in plan)
+    seen = outlook(sweep, run_dir)
+    if seen.recorded:
         click.echo(
-            f"note: {run_dir}/ holds {done.count} recorded runs; run would resume them and "
-            f"execute {left} more" + (" (a torn last line would be dropped)" if reader.torn else "")
+            f"note: {run_dir}/ holds {seen.recorded} recorded runs; run would resume them and "
+            f"execute {seen.to_run} more"
+            + (" (a torn last line would be dropped)" if seen.torn else "")
         )
     click.echo(
         f"ok: sweep {sweep.config.name!r}: {len(sweep.arms)} arms (baseline {sweep.baseline!r}), "
-        f"{len(sweep.scenarios)} scenario(s), {sweep.config.samples} samples -> {len(plan)} runs "
-        f"on executor {sweep.config.executor.kind!r}; records would go to {run_dir}/"
+        f"{len(sweep.scenarios)} scenario(s), {sweep.config.samples} samples -> {seen.planned} "
+        f"runs on executor {sweep.config.executor.kind!r}; records would go to {run_dir}/"
     )

@@ -21,13 +21,16 @@ from pydantic import (
 )
 
 from counterfact.defaults import (
+    COMPARATOR,
     COST_KEY,
+    EXECUTOR,
     INFRA_RETRIES,
     MAX_CULPRITS,
     MAX_IN_FLIGHT,
     MAX_PROBES,
     OUTPUT_DIR,
     SAMPLES,
+    SIMILARITY,
 )
 from counterfact.orchestrator.engine.executors import EXECUTORS
 from counterfact.probes.comparators import COMPARATORS
@@ -81,7 +84,7 @@ def _known(registry: Mapping[str, Any], kind: str, what: str) -> str:
 class ComparatorConfig(_Model):
     """How a flip is decided."""
 
-    kind: StrictStr = "similarity"
+    kind: StrictStr = COMPARATOR
     """A name in :data:`counterfact.probes.comparators.COMPARATORS`."""
     threshold: StrictFloat | StrictInt | None = None
     """similarity only: flip iff similarity < threshold (default 0.8)."""
@@ -110,7 +113,7 @@ class ComparatorConfig(_Model):
 class SimilarityConfig(_Model):
     """How similarity to the reference is measured."""
 
-    kind: StrictStr = "text"
+    kind: StrictStr = SIMILARITY
     """A name in :data:`counterfact.probes.similarity.SIMILARITIES`."""
     target: Target | None = None
     """custom only: ``callable(reference, outputs: list[str]) -> list of floats in [0, 1]``."""
@@ -129,7 +132,7 @@ class SimilarityConfig(_Model):
 class ExecutorConfig(_Model):
     """Where runs execute."""
 
-    kind: StrictStr = "ray"
+    kind: StrictStr = EXECUTOR
     """A name in :data:`counterfact.orchestrator.engine.executors.EXECUTORS`: ``ray`` (default) or
     ``local`` (in-process, in order; for tests and debugging)."""
     address: StrictStr | None = None
@@ -241,7 +244,7 @@ class SweepConfig(_Model):
         if value < 2:
             msg = (
                 f"samples must be at least 2 (DESIGN rule 1: never a single-run verdict), got "
-                f"{value}; set samples: 3 (the default) or more"
+                f"{value}; set samples: {SAMPLES} (the default) or more"
             )
             raise ValueError(msg)
         return value

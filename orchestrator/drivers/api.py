@@ -6,7 +6,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from counterfact.defaults import MAX_CULPRITS, MAX_PROBES, SAMPLES
+from counterfact.defaults import (
+    COMPARATOR,
+    EXECUTOR,
+    MAX_CULPRITS,
+    MAX_PROBES,
+    SAMPLES,
+    SIMILARITY,
+)
 from counterfact.orchestrator.config.loading import validate_config
 from counterfact.orchestrator.config.resolve import resolve_bisect, resolve_sweep
 from counterfact.orchestrator.drivers.bisect import BisectResult, run_bisect
@@ -38,9 +45,9 @@ def compare_arms(
     samples: int = SAMPLES,
     reference: str | None = None,
     scenarios: Sequence[Mapping[str, Any]] | None = None,
-    comparator: str | Mapping[str, Any] | Callable[[str, str], bool] = "similarity",
-    similarity: str | Mapping[str, Any] | Callable[[str, list[str]], Sequence[float]] = "text",
-    executor: str | Mapping[str, Any] = "ray",
+    comparator: str | Mapping[str, Any] | Callable[[str, str], bool] = COMPARATOR,
+    similarity: str | Mapping[str, Any] | Callable[[str, list[str]], Sequence[float]] = SIMILARITY,
+    executor: str | Mapping[str, Any] = EXECUTOR,
     baseline: str | None = None,
     name: str = "compare-arms",
     out: str | Path | None = None,
@@ -121,9 +128,9 @@ def find_culprits(
     reference: str | None = None,
     inputs: Mapping[str, Any] | None = None,
     baseline: Mapping[str, Any] | None = None,
-    comparator: str | Mapping[str, Any] | Callable[[str, str], bool] = "similarity",
-    similarity: str | Mapping[str, Any] | Callable[[str, list[str]], Sequence[float]] = "text",
-    executor: str | Mapping[str, Any] = "ray",
+    comparator: str | Mapping[str, Any] | Callable[[str, str], bool] = COMPARATOR,
+    similarity: str | Mapping[str, Any] | Callable[[str, list[str]], Sequence[float]] = SIMILARITY,
+    executor: str | Mapping[str, Any] = EXECUTOR,
     max_probes: int = MAX_PROBES,
     max_culprits: int = MAX_CULPRITS,
     speculative: bool = False,

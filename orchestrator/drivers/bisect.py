@@ -81,6 +81,12 @@ def run_bisect(
     written at the end, and also when Ctrl-C stops the search (then ``SweepInterrupted`` is
     raised after it is written).
     """
+    if not isinstance(bisect_plan, ResolvedBisect):
+        msg = (
+            f"run_bisect takes a ResolvedBisect, got {type(bisect_plan).__name__}; load the file "
+            "with load_bisect(path) (not load_sweep), or call find_culprits(...)"
+        )
+        raise TypeError(msg)
     sweep = bisect_plan.sweep
     log = get_logger(sweep=sweep.config.name, scenario=bisect_plan.scenario.id)
     started = now_iso()

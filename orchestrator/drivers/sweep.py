@@ -228,7 +228,10 @@ def _warn_degenerate(assessed: ScenarioAssessment, scenario: str, log: Any) -> N
         "so its null band has no width and any drop below it counts as outside"
     )
     warn_caller(note, DegenerateBandWarning)
-    log.warning("band.degenerate", scenario=scenario, floor=band.floor, note=note)
+    category = DegenerateBandWarning.__name__
+    log.warning(
+        "band.degenerate", scenario=scenario, floor=band.floor, category=category, note=note
+    )
 
 
 def _judge(

@@ -20,9 +20,11 @@ LOGGER_NAME = "counterfact"
 logging.getLogger(LOGGER_NAME).addHandler(logging.NullHandler())
 
 _STDLIB_PROCESSORS: list[structlog.typing.Processor] = [
+    structlog.stdlib.filter_by_level,  # a disabled level costs nothing further
     structlog.contextvars.merge_contextvars,
-    structlog.stdlib.render_to_log_kwargs,
+    structlog.processors.KeyValueRenderer(key_order=["event"], sort_keys=True),
 ]
+"""Events reach ``logging`` as one line ``event='run.failed' arm='alt' seed=2 ...``."""
 
 
 def get_logger(**context: Any) -> Any:
@@ -36,9 +38,13 @@ def get_logger(**context: Any) -> Any:
     return logger.bind(**context)
 
 
+def _ours(module: str) -> bool:
+    return module == "counterfact" or module.startswith("counterfact.")
+
+
 def warn_caller(message: str, category: type[Warning]) -> None:
     """``warnings.warn`` attributed to the first frame outside counterfact: the user's call."""
     level, frame = 2, sys._getframe(1)
-    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("counterfact"):
+    while frame is not None and _ours(str(frame.f_globals.get("__name__", ""))):
         level, frame = level + 1, frame.f_back  # type: ignore[assignment]
     warnings.warn(message, category, stacklevel=level)

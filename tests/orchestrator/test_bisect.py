@@ -167,3 +167,18 @@ def test_find_culprits_resumes_and_uses_the_cache(tmp_path: Path) -> None:
         ["fact:a", "fact:b", "fact:c"], cached, out=tmp_path / "x", cache_dir=tmp_path / "c", **kw
     )  # type: ignore[arg-type]
     assert cached.calls == 0 and other.record.culprits == [["fact:c"]]
+
+
+def test_run_bisect_names_load_bisect_when_given_a_sweep() -> None:
+    from counterfact import run_bisect
+    from counterfact.orchestrator.config.loading import validate_config
+    from counterfact.orchestrator.config.resolve import resolve_sweep
+
+    raw = {
+        "name": "x",
+        "runner": "tests.runners:echo_arm",
+        "arms": [{"id": "a"}, {"id": "b", "facets": {"m": 1}}],
+    }
+    sweep = resolve_sweep(validate_config(raw), base_dir=TESTS.parent)
+    with pytest.raises(TypeError, match=r"load_bisect\(path\)"):
+        run_bisect(sweep, run_dir=None)  # type: ignore[arg-type]

@@ -204,3 +204,25 @@ def test_validate_reports_what_a_resume_would_do(tmp_path: Path) -> None:
     )
     assert code == 0, err
     assert "holds 20 recorded runs; run would resume them and execute 4 more" in out
+
+
+def test_a_degenerate_band_is_one_json_log_event_not_a_raw_warning(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    cfg = write_config(
+        tmp_path,
+        f"name: d\nrunner: {TESTS / 'runners.py'}:echo_arm\nreference: 'yes'\n"
+        "executor: {kind: local}\narms: [{id: base}, {id: alt, facets: {answer: 'yes'}}]\n",
+    )
+    out = ("--out", str(tmp_path / "o"))
+    done = subprocess.run(
+        [sys.executable, "-m", "counterfact.orchestrator.cli", "run", str(cfg), *out],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stderr.splitlines()]  # every line is JSON
+    (band,) = [e for e in events if e["event"] == "band.degenerate"]
+    assert band["category"] == "DegenerateBandWarning" and band["level"] == "warning"

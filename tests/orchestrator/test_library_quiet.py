@@ -49,5 +49,8 @@ def test_the_hosts_logging_configuration_receives_the_events(tmp_path: Path) -> 
     done = run_script(tmp_path, setup)
     assert done.returncode == 0, done.stderr
     events = done.stdout.splitlines()
-    assert "sweep.start" in events and "sweep.done" in events
-    assert events.count("run.done") == 6 and events.count("run.failed") == 1
+    names = [e.split()[0] for e in events]
+    assert "event='sweep.start'" in names and "event='sweep.done'" in names
+    assert names.count("event='run.done'") == 6
+    (failed,) = [e for e in events if e.startswith("event='run.failed'")]
+    assert "arm='alt'" in failed and "seed=2" in failed and "RuntimeError: boom" in failed

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from counterfact import ResumeConflictError, RunDirectoryError
-from counterfact.orchestrator.storage.atomic import write_atomic
 from counterfact.orchestrator.storage.rundir import (
     FINGERPRINT_FILE,
     RunStore,
@@ -99,20 +99,25 @@ def test_fresh_moves_the_old_directory_aside(tmp_path: Path) -> None:
     assert (store.moved_to / RUNS_FILE).read_text().count("\n") == 1
 
 
-def test_records_are_created_readable_like_any_output(tmp_path: Path) -> None:
-    old = os.umask(0o022)
-    try:
-        with RunStore(tmp_path / "d", fingerprint=FP) as store:
-            store.append(record(0))
-        write_atomic(tmp_path / "d" / "x.json", "{}")
-    finally:
-        os.umask(old)
-    for name in (FINGERPRINT_FILE, "x.json"):
-        mode = stat.S_IMODE((tmp_path / "d" / name).stat().st_mode)
-        assert mode == 0o644, (name, oct(mode))  # mkstemp alone would give 0o600
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_records_are_created_readable_like_any_output(tmp_path: Path, umask: int) -> None:
+    # In a fresh process, so the umask is the one a user's shell would have set before starting.
+    script = (
+        "import os, sys; from pathlib import Path\n"
+        f"os.umask({umask})\n"
+        "from counterfact.orchestrator.storage.atomic import write_atomic\n"
+        "write_atomic(Path(sys.argv[1]), '{}')\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(tmp_path / "x.json")], check=True)
+    mode = stat.S_IMODE((tmp_path / "x.json").stat().st_mode)
+    assert mode == 0o666 & ~umask, oct(mode)  # mkstemp alone would give 0o600 whatever the umask
+    assert [p.name for p in tmp_path.iterdir()] == ["x.json"]  # no temp file left behind
 
 
-def test_without_a_directory_records_stay_in_memory(tmp_path: Path) -> None:
+def test_without_a_directory_records_stay_in_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a store that wrote anywhere relative would write here
     with RunStore(None) as store:
         store.append(record(0))
         store.write_record("x.json", {"a": 1})

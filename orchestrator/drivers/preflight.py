@@ -1,0 +1,88 @@
+"""Before anything runs: load a sweep file, resolve it, and check its run directory.
+
+What the CLI calls first, so that bad input and a run directory a resume would misread are
+refused before any run is spent, and ``validate`` can say what a resume would do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from counterfact.orchestrator.config.loading import load_bisect, load_sweep
+from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
+from counterfact.orchestrator.drivers.provenance import fingerprint_of
+from counterfact.orchestrator.engine.plan import build_plan
+from counterfact.orchestrator.storage.rundir import DoneIndex, check_run_dir
+from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
+
+
+def run_dir_for(sweep: ResolvedSweep, out: str | None, suffix: str = "") -> Path:
+    """``out``, else ``<output_dir>/<name><suffix>``."""
+    return Path(out) if out else Path(sweep.config.output_dir) / (sweep.config.name + suffix)
+
+
+def preflight_sweep(
+    config: str,
+    overrides: Sequence[str],
+    executor: str | None,
+    address: str | None,
+    out: str | None,
+    *,
+    fresh: bool = False,
+) -> tuple[ResolvedSweep, Path]:
+    """The resolved sweep and its run directory, checked for a resume.
+
+    Raises:
+        ConfigError: the declaration is refused.
+        RunDirectoryError: the run directory cannot be used as asked.
+    """
+    sweep = load_sweep(config, overrides=overrides, executor=executor, address=address)
+    run_dir = run_dir_for(sweep, out)
+    check_run_dir(run_dir, fingerprint_of(sweep), fresh=fresh)
+    return sweep, run_dir
+
+
+def preflight_bisect(
+    config: str,
+    overrides: Sequence[str],
+    executor: str | None,
+    address: str | None,
+    out: str | None,
+    *,
+    fresh: bool = False,
+) -> tuple[ResolvedBisect, Path]:
+    """The resolved culprit search and its run directory, checked for a resume.
+
+    Raises:
+        ConfigError: the declaration is refused.
+        RunDirectoryError: the run directory cannot be used as asked.
+    """
+    plan = load_bisect(config, overrides=overrides, executor=executor, address=address)
+    run_dir = run_dir_for(plan.sweep, out, "-bisect")
+    check_run_dir(run_dir, fingerprint_of(plan.sweep, [plan.base]), fresh=fresh)
+    return plan, run_dir
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """What ``counterfact run`` would do with a run directory."""
+
+    planned: int
+    recorded: int
+    """Records already in the directory (any plan)."""
+    to_run: int
+    """Planned runs without a record."""
+    torn: bool
+    """A resume would drop a torn last line."""
+
+
+def outlook(sweep: ResolvedSweep, run_dir: Path) -> Outlook:
+    """Read ``runs.jsonl`` (streamed) against the plan."""
+    plan = build_plan(sweep.scenarios, sweep.arms, sweep.config.samples)
+    reader, done = RunLogReader(run_dir / RUNS_FILE), DoneIndex()
+    for r in reader:
+        done.add((r.scenario, r.arm, r.seed))
+    left = sum((c.scenario.id, c.arm.id, c.seed) not in done for c in plan)
+    return Outlook(len(plan), done.count, left, reader.torn)

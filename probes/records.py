@@ -50,6 +50,9 @@ class RunRecord(BaseModel):
     Infrastructure retries by Ray (a dead worker) are not counted here."""
     from_cache: bool = False
     """True when the result was read from the run cache (``cache_dir``) instead of running."""
+    node: str | None = None
+    """Where the run ran: the Ray node id, or ``local`` in-process. Null when unknown: records
+    written before this field existed, and runs whose task was lost with its worker."""
 
     @property
     def ok(self) -> bool:

@@ -81,12 +81,7 @@ def run_bisect(
     written at the end, and also when Ctrl-C stops the search (then ``SweepInterrupted`` is
     raised after it is written).
     """
-    if not isinstance(bisect_plan, ResolvedBisect):
-        msg = (
-            f"run_bisect takes a ResolvedBisect, got {type(bisect_plan).__name__}; load the file "
-            "with load_bisect(path) (not load_sweep), or call find_culprits(...)"
-        )
-        raise TypeError(msg)
+    _require_bisect_plan(bisect_plan)
     sweep = bisect_plan.sweep
     log = get_logger(sweep=sweep.config.name, scenario=bisect_plan.scenario.id)
     started = now_iso()
@@ -106,6 +101,16 @@ def run_bisect(
         raise interrupted
     log.info("bisect.done", verdict=record.verdict, culprits=record.culprits)
     return BisectResult(record=record, runs=tuple(store.records), run_dir=run_dir)
+
+
+def _require_bisect_plan(value: object) -> None:
+    """Callers without a type checker may pass a ResolvedSweep (the pre-0.2 API): say what to do."""
+    if not isinstance(value, ResolvedBisect):
+        msg = (
+            f"run_bisect takes a ResolvedBisect, got {type(value).__name__}; load the file "
+            "with load_bisect(path) (not load_sweep), or call find_culprits(...)"
+        )
+        raise TypeError(msg)
 
 
 def _search(

@@ -18,7 +18,9 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-def failed_record(ctx: RunContext, error_type: str, message: str, duration: float) -> RunRecord:
+def failed_record(
+    ctx: RunContext, error_type: str, message: str, duration: float, node: str | None = None
+) -> RunRecord:
     """A record for a run that produced no result."""
     return RunRecord(
         scenario=ctx.scenario.id,
@@ -30,6 +32,7 @@ def failed_record(ctx: RunContext, error_type: str, message: str, duration: floa
         error=RunError(type=error_type, message=message),
         duration_s=duration,
         finished_at=now_iso(),
+        node=node,
     )
 
 
@@ -50,7 +53,10 @@ NO_RETRY = RetryPolicy()
 
 
 def execute_run(
-    runner: Callable[..., Any], ctx: RunContext, policy: RetryPolicy = NO_RETRY
+    runner: Callable[..., Any],
+    ctx: RunContext,
+    policy: RetryPolicy = NO_RETRY,
+    node: str | None = None,
 ) -> RunRecord:
     """Run once (plus allowed retries); an exception or broken return becomes ``error``."""
     attempt = 0
@@ -63,7 +69,8 @@ def execute_run(
         except (Exception, SystemExit) as exc:
             if policy.allows(exc, attempt):
                 continue
-            record = failed_record(ctx, type(exc).__name__, str(exc), time.perf_counter() - start)
+            elapsed = time.perf_counter() - start
+            record = failed_record(ctx, type(exc).__name__, str(exc), elapsed, node)
             return record.model_copy(update={"attempts": attempt})
     try:
         return RunRecord(
@@ -77,16 +84,21 @@ def execute_run(
             duration_s=time.perf_counter() - start,
             finished_at=now_iso(),
             attempts=attempt,
+            node=node,
         )
     except ValueError as exc:  # pydantic refused what coerce_result let through: still one run
         message = f"runner result cannot be recorded: {exc}".splitlines()[0]
-        record = failed_record(ctx, "RunnerReturnError", message, time.perf_counter() - start)
+        elapsed = time.perf_counter() - start
+        record = failed_record(ctx, "RunnerReturnError", message, elapsed, node)
         return record.model_copy(update={"attempts": attempt})
 
 
 def execute_batch(
-    runner: RunnerRef, contexts: Sequence[RunContext], policy: RetryPolicy = NO_RETRY
+    runner: RunnerRef,
+    contexts: Sequence[RunContext],
+    policy: RetryPolicy = NO_RETRY,
+    node: str | None = None,
 ) -> list[RunRecord]:
     """Run a batch in order in this process (the unit of work a Ray task carries)."""
     fn = resolve_runner(runner)
-    return [execute_run(fn, ctx, policy) for ctx in contexts]
+    return [execute_run(fn, ctx, policy, node) for ctx in contexts]

@@ -56,6 +56,8 @@ def test_shared_instance_survives_the_executor() -> None:
     assert sorted(r.seed for r in records) == list(range(50))
     assert sum(r.error is not None for r in records) == 25
     assert ray.is_initialized()
+    # every record says where it ran: this one-node instance's node id, failed runs included
+    assert {r.node for r in records} == {ray.get_runtime_context().get_node_id()}
 
 
 def test_closure_runner_from_python_runs_on_ray() -> None:

@@ -10,6 +10,9 @@ from counterfact.orchestrator.engine.worker import NO_RETRY, RetryPolicy, execut
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
 
+LOCAL_NODE = "local"
+"""The ``node`` of runs executed in-process."""
+
 
 class LocalExecutor(Executor):
     """Runs every context in order, in-process."""
@@ -24,4 +27,4 @@ class LocalExecutor(Executor):
         for ctx in contexts:
             if self.stop_requested:
                 return
-            yield execute_run(fn, ctx, self.policy)
+            yield execute_run(fn, ctx, self.policy, LOCAL_NODE)

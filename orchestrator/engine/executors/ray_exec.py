@@ -31,6 +31,11 @@ from typing import Any
 from counterfact.defaults import INFRA_RETRIES, MAX_IN_FLIGHT
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.engine.executors.base import Executor
+from counterfact.orchestrator.engine.executors.ray_address import (
+    CONNECT_TIMEOUT_S,
+    check_reachable,
+    join_error,
+)
 from counterfact.orchestrator.engine.loader import RunnerRef
 from counterfact.orchestrator.engine.worker import (
     NO_RETRY,
@@ -69,6 +74,15 @@ class _Task:
     submitted: float
 
 
+def ray_batch(
+    runner: RunnerRef, contexts: Sequence[RunContext], policy: RetryPolicy
+) -> list[RunRecord]:
+    """One Ray task: the batch, each record stamped with the node it ran on."""
+    import ray
+
+    return execute_batch(runner, contexts, policy, ray.get_runtime_context().get_node_id())
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0][:500] if text else type(exc).__name__
@@ -87,6 +101,7 @@ class RayExecutor(Executor):
         timeout_s: float | None = None,
         infra_retries: int = INFRA_RETRIES,
         stop_grace_s: float = 10.0,
+        connect_timeout_s: float = CONNECT_TIMEOUT_S,
         target_task_s: float = 0.1,
         max_batch: int = 256,
     ) -> None:
@@ -98,6 +113,7 @@ class RayExecutor(Executor):
         self.timeout_s = timeout_s
         self.infra_retries = infra_retries
         self.stop_grace_s = stop_grace_s
+        self.connect_timeout_s = connect_timeout_s
         self.target_task_s = target_task_s
         self.max_batch = max_batch
         self._owned = False
@@ -111,27 +127,31 @@ class RayExecutor(Executor):
 
         if ray.is_initialized():
             return ray
-        try:
-            if self.address is None:
+        if self.address is None:
+            try:
                 ray.init(
+                    address="local",  # never a leftover cluster (see ray_address)
                     num_cpus=self.num_cpus,
                     include_dashboard=False,
                     logging_level=logging.ERROR,
                     log_to_driver=False,
                 )
-            else:
-                ray.init(address=self.address, logging_level=logging.ERROR, log_to_driver=False)
-        except Exception as exc:
-            where = "a local Ray instance" if self.address is None else f"{self.address!r}"
-            msg = f"could not start or join {where}: {type(exc).__name__}: {exc}"
-            raise ExecutorError(msg) from exc
+            except Exception as exc:
+                msg = f"could not start a local Ray instance: {type(exc).__name__}: {exc}"
+                raise ExecutorError(msg) from exc
+        else:
+            resolved = check_reachable(self.address, self.connect_timeout_s)
+            try:
+                ray.init(address=resolved, logging_level=logging.ERROR, log_to_driver=False)
+            except Exception as exc:
+                raise join_error(resolved, exc) from exc
         self._owned = True
         return ray
 
     def run(self, runner: RunnerRef, contexts: Sequence[RunContext]) -> Iterator[RunRecord]:
         """Fan the contexts out as batched Ray tasks; yield records as tasks finish."""
         ray = self._ray()
-        task = ray.remote(num_cpus=1, max_retries=self.infra_retries)(execute_batch)
+        task = ray.remote(num_cpus=1, max_retries=self.infra_retries)(ray_batch)
         runner_ref = ray.put(runner)
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         solo_only = self.timeout_s is not None

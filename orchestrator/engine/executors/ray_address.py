@@ -1,0 +1,87 @@
+"""Start or join Ray predictably.
+
+- No address: always a *fresh* local instance (``ray.init(address="local")``), never a cluster
+  another process left behind. A plain ``ray.init()`` joins whatever address
+  ``<RAY_TMPDIR or /tmp>/ray/ray_current_cluster`` names, and a dead one there made sweeps hang
+  for minutes on Ray's connection retries.
+- ``auto`` or ``host:port``: the address is resolved (``RAY_ADDRESS``, then that file) and its
+  GCS port must accept a TCP connection within ``connect_timeout_s`` before Ray is asked to
+  join; otherwise one error names the address and the likely fix. ``ray://`` client addresses are
+  passed to Ray as they are.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+from counterfact.exceptions import ExecutorError
+
+CONNECT_TIMEOUT_S = 10.0
+
+
+def cluster_file() -> Path:
+    """Where ``ray start`` records the address of the cluster it started on this machine."""
+    return Path(os.environ.get("RAY_TMPDIR", "/tmp")) / "ray" / "ray_current_cluster"
+
+
+def resolve_address(address: str) -> str:
+    """``host:port`` of the cluster ``address`` means (``auto``: ``RAY_ADDRESS``, then the file).
+
+    Raises:
+        ExecutorError: ``auto`` finds no cluster.
+    """
+    if address != "auto":
+        return address
+    env = os.environ.get("RAY_ADDRESS", "").strip()
+    if env and env != "auto":
+        return env
+    path = cluster_file()
+    text = path.read_text(encoding="utf-8").strip() if path.is_file() else ""
+    if not text:
+        msg = (
+            f"--address auto found no running Ray cluster (RAY_ADDRESS is unset and {path} does "
+            "not exist); start one with 'ray start --head', pass its host:port, or drop "
+            "--address to run on a local Ray instance started for the sweep"
+        )
+        raise ExecutorError(msg)
+    return text.splitlines()[0]
+
+
+def check_reachable(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> str:
+    """Resolve ``address`` and check its GCS port answers; return ``host:port``.
+
+    Raises:
+        ExecutorError: no cluster listens there (the message names the address and the fix).
+    """
+    resolved = resolve_address(address)
+    if resolved.startswith("ray://"):
+        return resolved
+    host, _, port = resolved.rpartition(":")
+    try:
+        with socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout_s):
+            pass
+    except (OSError, ValueError) as exc:
+        via = f" (from {address!r})" if resolved != address else ""
+        msg = (
+            f"cannot reach a Ray cluster at {resolved}{via} within {timeout_s:g} s: "
+            f"{type(exc).__name__}: {exc}. Is it running ('ray status')? A cluster that was "
+            f"stopped or crashed can leave its address behind in {cluster_file()}: run "
+            "'ray stop', pass the right host:port, or drop --address to start a local instance"
+        )
+        raise ExecutorError(msg) from exc
+    return resolved
+
+
+def join_error(address: str, exc: BaseException) -> ExecutorError:
+    """Ray's refusal to join, with the likely fix (token authentication above all)."""
+    text = f"{type(exc).__name__}: {exc}"
+    hint = ""
+    if any(w in text.lower() for w in ("auth", "token", "unauthenticated", "permission")):
+        hint = (
+            ". The cluster uses token authentication (Ray >= 2.59 turns it on for clusters "
+            "started with 'ray start'): set RAY_AUTH_MODE=token and give the cluster's token via "
+            "RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH ('ray get-auth-token' on the head prints it)"
+        )
+    return ExecutorError(f"could not join the Ray cluster at {address!r}: {text[:400]}{hint}")

@@ -52,7 +52,9 @@ def test_quickstart_locally_shows_the_three_verdicts(tmp_path: Path) -> None:
         "finished_at",
         "attempts",
         "from_cache",
+        "node",
     }
+    assert {r["node"] for r in runs} == {"local"}
     verdicts = [json.loads(line) for line in (out_dir / "verdicts.jsonl").read_text().splitlines()]
     assert [v["arm"] for v in verdicts] == ["baseline", "stale-index", "large-model", "rerank"]
     rerank = verdicts[3]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from counterfact.defaults import COST_KEY
 from counterfact.probes.arms import ArmSpec, Intervention, intervention
@@ -28,6 +29,7 @@ from counterfact.verdicts.records import (
     SimilarityRecord,
     VerdictRecord,
 )
+from counterfact.verdicts.seedsets import SEED_LIST_MAX, pack
 from counterfact.verdicts.tiers import (
     ArmEvidence,
     Decision,
@@ -180,6 +182,31 @@ def _judge(
     return _Judged(tally, stats, kind, application, outside, decision)
 
 
+def _seed_sets(seeds: list[int], stats: ProbeStats | None, samples: int) -> dict[str, Any]:
+    """The record's seed sets: lists, or bitmaps above SEED_LIST_MAX declared seeds."""
+    present = set(seeds)
+    failed = [s for s in range(samples) if s not in present]
+    flipped = list(stats.flipped_seeds) if stats is not None else None
+    if samples <= SEED_LIST_MAX:
+        sims = list(stats.similarities) if stats is not None else None
+        return {
+            "seeds": seeds,
+            "failed_seeds": failed,
+            "flipped_seeds": flipped,
+            "similarities": sims,
+        }
+    return {
+        "seeds": None,
+        "seeds_bits": pack(seeds, samples),
+        "failed_seeds": None,
+        "failed_seeds_bits": pack(failed, samples),
+        "flipped_seeds": None,
+        "flipped_seeds_bits": pack(flipped, samples) if flipped is not None else None,
+        "similarities": None,
+        "similarities_omitted": stats is not None,
+    }
+
+
 def _reading_record(reading: CostReading | None) -> CostReadingRecord | None:
     if reading is None:
         return None
@@ -202,7 +229,6 @@ def _record(
 ) -> VerdictRecord:
     stats = j.stats
     seeds = j.tally.seeds
-    present = set(seeds)
     interval = flip_rate_interval(stats.flips, stats.samples) if stats is not None else None
     cost = None
     if stats is not None and stats.cost is not None:
@@ -219,11 +245,8 @@ def _record(
         claim=j.decision.claim if j.decision else baseline_claim(ctx),
         samples=len(seeds),
         samples_declared=samples,
-        seeds=seeds,
-        failed_seeds=[s for s in range(samples) if s not in present],
+        **_seed_sets(seeds, stats, samples),
         flips=stats.flips if stats is not None else None,
-        flipped_seeds=list(stats.flipped_seeds) if stats is not None else None,
-        similarities=list(stats.similarities) if stats is not None else None,
         similarity=similarity_record(stats.similarity) if stats is not None else None,
         outside_null_band=j.outside,
         application=_app_record(j.application),

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from counterfact.probes.arms import InterventionKind
 from counterfact.verdicts.bisection import BisectReason, BisectVerdict
 from counterfact.verdicts.cost import CostClass
+from counterfact.verdicts.seedsets import unpack
 from counterfact.verdicts.tiers import Reason, Verdict
 
 VERDICT_SCHEMA_VERSION: Literal[1] = 1
@@ -77,7 +78,11 @@ class CostReadingRecord(_Record):
 
 
 class VerdictRecord(_Record):
-    """One line of ``verdicts.jsonl``: one (scenario, arm), baseline included."""
+    """One line of ``verdicts.jsonl``: one (scenario, arm), baseline included.
+
+    No line exceeds about 1 MB whatever the sample count: long seed sets are bitmaps, and
+    per-seed similarities are left out above 10,000 seeds (marked so).
+    """
 
     schema_version: Literal[1] = VERDICT_SCHEMA_VERSION
     """Version of this record's layout."""
@@ -96,15 +101,28 @@ class VerdictRecord(_Record):
     """Successful runs (failed runs are not samples)."""
     samples_declared: int
     """Runs the sweep declared for this arm (``samples``)."""
-    seeds: list[int]
-    """Seeds of the successful runs: the runs in ``runs.jsonl`` that witness this verdict."""
-    failed_seeds: list[int]
-    """Seeds whose run failed or is missing."""
+    seeds: list[int] | None
+    """Seeds of the successful runs: the runs in ``runs.jsonl`` that witness this verdict. Null
+    when ``samples_declared`` exceeds 10,000: then ``seeds_bits`` holds them (read either form
+    with :meth:`seed_list`)."""
+    seeds_bits: str | None = None
+    """``seeds`` as a base64 bitmap over ``0..samples_declared-1`` (see
+    :mod:`counterfact.verdicts.seedsets`), for sweeps of more than 10,000 seeds."""
+    failed_seeds: list[int] | None
+    """Seeds whose run failed or is missing (as a bitmap in ``failed_seeds_bits`` above 10,000
+    seeds; :meth:`failed_seed_list` reads either)."""
+    failed_seeds_bits: str | None = None
     flips: int | None
     """Flipped samples; null when there was no reference to compare with."""
     flipped_seeds: list[int] | None
+    """Seeds whose output flipped; null with no reference, or above 10,000 seeds (then
+    ``flipped_seeds_bits``; :meth:`flipped_seed_list` reads either)."""
+    flipped_seeds_bits: str | None = None
     similarities: list[float] | None
-    """Similarity to the reference per successful seed, in seed order."""
+    """Similarity to the reference per successful seed, in seed order. Null with no reference,
+    or when ``similarities_omitted`` (above 10,000 seeds: the summary in ``similarity`` stays;
+    the per-seed values are not recorded here — rescore ``runs.jsonl`` to get them)."""
+    similarities_omitted: bool = False
     similarity: SimilarityRecord | None
     outside_null_band: bool | None
     """Mean similarity strictly below the baseline's floor; null for the baseline / no band."""
@@ -121,6 +139,24 @@ class VerdictRecord(_Record):
     """both / content-bug / cost-cause / no-detected-effect, for ablation arms; else null."""
     flip_rate_ci: IntervalRecord | None
     """Exact (Clopper–Pearson) interval of flips/samples; null with no samples or no reference."""
+
+    def seed_list(self) -> list[int]:
+        """``seeds``, from the list or the bitmap."""
+        return _either(self.seeds, self.seeds_bits, self.samples_declared) or []
+
+    def failed_seed_list(self) -> list[int]:
+        """``failed_seeds``, from the list or the bitmap."""
+        return _either(self.failed_seeds, self.failed_seeds_bits, self.samples_declared) or []
+
+    def flipped_seed_list(self) -> list[int] | None:
+        """``flipped_seeds``, from the list or the bitmap; None with no reference."""
+        return _either(self.flipped_seeds, self.flipped_seeds_bits, self.samples_declared)
+
+
+def _either(listed: list[int] | None, bits: str | None, size: int) -> list[int] | None:
+    if listed is not None:
+        return listed
+    return unpack(bits, size) if bits is not None else None
 
 
 class ReferenceRecord(_Record):

@@ -50,6 +50,11 @@ class RunRecord(BaseModel):
     Infrastructure retries by Ray (a dead worker) are not counted here."""
     from_cache: bool = False
     """True when the result was read from the run cache (``cache_dir``) instead of running."""
+    infra_retries: int = 0
+    """Times the run's task was resubmitted because its worker or node died (Ray), before this
+    record; not runner retries (``attempts``)."""
+    infra_error: str | None = None
+    """The error that lost the task last (``NodeDiedError``, ``WorkerCrashedError`` ...)."""
     node: str | None = None
     """Where the run ran: the Ray node id, or ``local`` in-process. Null when unknown: records
     written before this field existed, and runs whose task was lost with its worker."""

@@ -17,6 +17,7 @@ from counterfact.orchestrator.drivers.provenance import (
 from counterfact.orchestrator.engine.events import get_logger, warn_caller
 from counterfact.orchestrator.engine.executors import Executor, ExecutorOptions, make_executor
 from counterfact.orchestrator.engine.interrupt import graceful_stop
+from counterfact.orchestrator.engine.loader import RunnerRef, TargetRef
 from counterfact.orchestrator.engine.plan import build_plan
 from counterfact.orchestrator.engine.progress import NoProgress, Progress
 from counterfact.orchestrator.engine.source import RunSource
@@ -77,8 +78,15 @@ def executor_for(sweep: ResolvedSweep) -> Executor:
         num_cpus=cfg.num_cpus,
         timeout_s=None if cfg.timeout_s is None else float(cfg.timeout_s),
         infra_retries=cfg.infra_retries,
+        ship_dir=_runner_folder(sweep.runner),
     )
     return make_executor(cfg.kind, options)
+
+
+def _runner_folder(runner: RunnerRef) -> str | None:
+    if isinstance(runner, TargetRef) and runner.kind == "file":
+        return str(Path(runner.location).parent)
+    return None
 
 
 def run_sweep(

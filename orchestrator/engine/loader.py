@@ -34,6 +34,9 @@ class TargetRef:
     """Module name, or absolute path of a ``.py`` file."""
     attr: str
     """Attribute path inside the module (dots allowed: ``Class.method``)."""
+    shipped_as: str | None = None
+    """file only, on a cluster: the file's path inside the folder Ray ships to every node (the
+    task's working directory there), used where ``location`` does not exist."""
 
     def __str__(self) -> str:
         return f"{self.location}:{self.attr}"
@@ -68,6 +71,20 @@ def _load_file(path: Path, field: str) -> Any:
     return module
 
 
+def _shipped(ref: TargetRef) -> Path:
+    """The file's path, or on a node where it does not exist, the copy Ray shipped there.
+
+    On a cluster the runner's folder travels as the ``working_dir`` (see
+    :mod:`~counterfact.orchestrator.engine.executors.ray_ship`), the worker's working directory,
+    so a node whose file system lacks the driver's path finds the file under it.
+    """
+    path = Path(ref.location)
+    if path.is_file() or ref.shipped_as is None:
+        return path
+    copy = Path.cwd() / ref.shipped_as
+    return copy if copy.is_file() else path
+
+
 def load_target(ref: TargetRef, *, field: str = "runner") -> Callable[..., Any]:
     """Import the target and return the callable (cached per process).
 
@@ -78,7 +95,7 @@ def load_target(ref: TargetRef, *, field: str = "runner") -> Callable[..., Any]:
     if ref in _LOADED:
         return _LOADED[ref]
     if ref.kind == "file":
-        module = _load_file(Path(ref.location), field)
+        module = _load_file(_shipped(ref), field)
     else:
         try:
             module = importlib.import_module(ref.location)

@@ -52,6 +52,8 @@ def test_quickstart_locally_shows_the_three_verdicts(tmp_path: Path) -> None:
         "finished_at",
         "attempts",
         "from_cache",
+        "infra_retries",
+        "infra_error",
         "node",
     }
     assert {r["node"] for r in runs} == {"local"}

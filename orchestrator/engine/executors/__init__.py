@@ -26,6 +26,8 @@ class ExecutorOptions:
     num_cpus: int | None = None
     timeout_s: float | None = None
     infra_retries: int = INFRA_RETRIES
+    ship_dir: str | None = None
+    """A file runner's folder: shipped to every node when joining a cluster."""
 
 
 def _ray(options: ExecutorOptions) -> Executor:
@@ -38,6 +40,7 @@ def _ray(options: ExecutorOptions) -> Executor:
         policy=options.policy,
         timeout_s=options.timeout_s,
         infra_retries=options.infra_retries,
+        ship_dir=options.ship_dir,
     )
 
 

@@ -77,8 +77,12 @@ def check_reachable(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> str:
 def join_error(address: str, exc: BaseException) -> ExecutorError:
     """Ray's refusal to join, with the likely fix (token authentication above all)."""
     text = f"{type(exc).__name__}: {exc}"
+    chain, cause = [text], exc.__cause__ or exc.__context__
+    while cause is not None and len(chain) < 5:  # Ray wraps the AuthenticationError it got
+        chain.append(f"{type(cause).__name__}: {cause}")
+        cause = cause.__cause__ or cause.__context__
     hint = ""
-    if any(w in text.lower() for w in ("auth", "token", "unauthenticated", "permission")):
+    if any(w in " ".join(chain).lower() for w in ("authenticat", "auth_token", "invalidauth")):
         hint = (
             ". The cluster uses token authentication (Ray >= 2.59 turns it on for clusters "
             "started with 'ray start'): set RAY_AUTH_MODE=token and give the cluster's token via "

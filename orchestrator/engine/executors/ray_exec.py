@@ -36,6 +36,7 @@ from counterfact.orchestrator.engine.executors.ray_address import (
     check_reachable,
     join_error,
 )
+from counterfact.orchestrator.engine.executors.ray_ship import init_runtime_env, shipped
 from counterfact.orchestrator.engine.loader import RunnerRef
 from counterfact.orchestrator.engine.worker import (
     NO_RETRY,
@@ -72,6 +73,10 @@ class _Task:
     batch: list[RunContext]
     solo: bool
     submitted: float
+    lost: int = 0
+    """Times this batch was resubmitted because its worker or node died."""
+    reason: str | None = None
+    """The error that lost it last."""
 
 
 def ray_batch(
@@ -81,6 +86,14 @@ def ray_batch(
     import ray
 
     return execute_batch(runner, contexts, policy, ray.get_runtime_context().get_node_id())
+
+
+def _stamp(records: list[RunRecord], item: _Task) -> list[RunRecord]:
+    """Records of a resubmitted batch say how often and why its task was lost."""
+    if not item.lost:
+        return records
+    update = {"infra_retries": item.lost, "infra_error": item.reason}
+    return [r.model_copy(update=update) for r in records]
 
 
 def _first_line(exc: BaseException) -> str:
@@ -102,6 +115,7 @@ class RayExecutor(Executor):
         infra_retries: int = INFRA_RETRIES,
         stop_grace_s: float = 10.0,
         connect_timeout_s: float = CONNECT_TIMEOUT_S,
+        ship_dir: str | None = None,
         target_task_s: float = 0.1,
         max_batch: int = 256,
     ) -> None:
@@ -114,6 +128,8 @@ class RayExecutor(Executor):
         self.infra_retries = infra_retries
         self.stop_grace_s = stop_grace_s
         self.connect_timeout_s = connect_timeout_s
+        self.ship_dir = ship_dir
+        """Joining a cluster: the file runner's folder, shipped to every node (ray_ship)."""
         self.target_task_s = target_task_s
         self.max_batch = max_batch
         self._owned = False
@@ -142,7 +158,12 @@ class RayExecutor(Executor):
         else:
             resolved = check_reachable(self.address, self.connect_timeout_s)
             try:
-                ray.init(address=resolved, logging_level=logging.ERROR, log_to_driver=False)
+                ray.init(
+                    address=resolved,
+                    runtime_env=init_runtime_env(self.ship_dir),
+                    logging_level=logging.ERROR,
+                    log_to_driver=False,
+                )
             except Exception as exc:
                 raise join_error(resolved, exc) from exc
         self._owned = True
@@ -151,7 +172,10 @@ class RayExecutor(Executor):
     def run(self, runner: RunnerRef, contexts: Sequence[RunContext]) -> Iterator[RunRecord]:
         """Fan the contexts out as batched Ray tasks; yield records as tasks finish."""
         ray = self._ray()
-        task = ray.remote(num_cpus=1, max_retries=self.infra_retries)(ray_batch)
+        # Retries of lost work are ours (not Ray's max_retries) so records can say so.
+        task = ray.remote(num_cpus=1, max_retries=0)(ray_batch)
+        if self.address is not None:
+            runner = shipped(runner, self.ship_dir)
         runner_ref = ray.put(runner)
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         solo_only = self.timeout_s is not None
@@ -189,18 +213,21 @@ class RayExecutor(Executor):
             done, _ = ray.wait(list(pending), num_returns=1, timeout=_POLL_S)
             for ref in done:
                 item = pending.pop(ref)
-                in_flight -= len(item.batch)
                 try:
                     records: list[RunRecord] = ray.get(ref)
                 except ray.exceptions.RayError as exc:
-                    if len(item.batch) > 1:
-                        # Split to find the run at fault; while stopping, record none of them
-                        # (innocent runs must not be marked failed: a resume runs them).
-                        if stop_at is None:
-                            queue.extendleft((c, True) for c in reversed(item.batch))
-                        continue
-                    kind = type(exc).__name__
-                    records = [failed_record(c, kind, _first_line(exc), 0.0) for c in item.batch]
+                    retry = self._lost(exc, item, queue, stopping=stop_at is not None)
+                    if retry is not None:
+                        pending[task.remote(runner_ref, retry.batch, self.policy)] = retry
+                    records = (
+                        []
+                        if retry is not None or len(item.batch) > 1
+                        else [
+                            failed_record(c, type(exc).__name__, _first_line(exc), 0.0)
+                            for c in item.batch
+                        ]
+                    )
+                records = _stamp(records, item)
                 durations = [r.duration_s for r in records if r.duration_s > 0]
                 if durations:
                     latest = sum(durations) / len(durations)
@@ -212,6 +239,31 @@ class RayExecutor(Executor):
                 for ref in pending:
                     ray.cancel(ref, force=True)
                 return
+
+    def _lost(
+        self,
+        exc: BaseException,
+        item: _Task,
+        queue: deque[tuple[RunContext, bool]],
+        *,
+        stopping: bool,
+    ) -> _Task | None:
+        """A batch whose task failed in Ray: the task to resubmit (a worker or node died, and
+        ``infra_retries`` allows), else None — then a batch of several is split into solo runs
+        (queued) so that only the run at fault is recorded as failed. While stopping, nothing is
+        resubmitted or recorded (innocent runs must not be marked failed: a resume runs them).
+        """
+        import ray
+
+        if stopping:
+            return None
+        died = not isinstance(exc, ray.exceptions.RayTaskError)
+        if died and item.lost < self.infra_retries:
+            reason = type(exc).__name__
+            return _Task(item.batch, item.solo, time.monotonic(), item.lost + 1, reason)
+        if len(item.batch) > 1:
+            queue.extendleft((c, True) for c in reversed(item.batch))
+        return None
 
     def _expire(self, ray: Any, pending: dict[Any, _Task]) -> Iterator[RunRecord]:
         """Cancel and record the tasks older than ``timeout_s``."""

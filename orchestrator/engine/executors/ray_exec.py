@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -129,6 +130,7 @@ class RayExecutor(Executor):
         self.stop_grace_s = stop_grace_s
         self.connect_timeout_s = connect_timeout_s
         self.ship_dir = ship_dir
+        self._start_dir = os.getcwd()
         """Joining a cluster: the file runner's folder, shipped to every node (ray_ship)."""
         self.target_task_s = target_task_s
         self.max_batch = max_batch
@@ -175,7 +177,7 @@ class RayExecutor(Executor):
         # Retries of lost work are ours (not Ray's max_retries) so records can say so.
         task = ray.remote(num_cpus=1, max_retries=0)(ray_batch)
         if self.address is not None:
-            runner = shipped(runner, self.ship_dir)
+            runner = shipped(runner, self.ship_dir, self._start_dir)
         runner_ref = ray.put(runner)
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         solo_only = self.timeout_s is not None

@@ -45,15 +45,17 @@ def init_runtime_env(ship_dir: str | None) -> dict[str, Any] | None:
     return {"working_dir": ship_dir}
 
 
-def shipped(runner: RunnerRef, ship_dir: str | None) -> RunnerRef:
-    """``runner`` with ``shipped_as`` set, for a file runner on a cluster.
+def shipped(runner: RunnerRef, ship_dir: str | None, job_root: str) -> RunnerRef:
+    """``runner`` with ``shipped_as`` set, for a file runner on a cluster. ``job_root`` is the
+    driver's working directory when it started (inside a job: the job's working directory; Ray
+    may remove the driver's copy once it joins, so it is taken before).
 
     Raises:
         ExecutorError: inside a job, the runner lies outside the job's working directory.
     """
     if ship_dir is None or not isinstance(runner, TargetRef) or runner.kind != "file":
         return runner
-    root = Path.cwd() if job_working_dir() else Path(ship_dir)
+    root = Path(job_root) if job_working_dir() else Path(ship_dir)
     rel = os.path.relpath(runner.location, root)
     if rel.startswith(".."):
         msg = (

@@ -40,7 +40,9 @@ def test_outside_a_job_the_runner_folder_is_the_working_dir(
     monkeypatch.delenv(JOB_CONFIG_ENV, raising=False)
     ref = TargetRef("file", str(tmp_path / "agent.py"), "run")
     assert init_runtime_env(str(tmp_path)) == {"working_dir": str(tmp_path)}
-    assert shipped(ref, str(tmp_path)) == TargetRef("file", ref.location, "run", "agent.py")
+    assert shipped(ref, str(tmp_path), "/unused") == TargetRef(
+        "file", ref.location, "run", "agent.py"
+    )
 
 
 def test_inside_a_job_the_jobs_working_dir_already_ships_it(
@@ -52,12 +54,12 @@ def test_inside_a_job_the_jobs_working_dir_already_ships_it(
     (tmp_path / "configs").mkdir()
     ref = TargetRef("file", str(tmp_path / "configs" / "agent.py"), "run")
     assert init_runtime_env(str(tmp_path / "configs")) is None
-    assert shipped(ref, str(tmp_path / "configs")).shipped_as == "configs/agent.py"  # type: ignore[union-attr]
+    assert shipped(ref, str(tmp_path / "configs"), str(tmp_path)).shipped_as == "configs/agent.py"  # type: ignore[union-attr]
     outside = TargetRef("file", "/elsewhere/agent.py", "run")
     with pytest.raises(ExecutorError, match="outside the job's working directory"):
-        shipped(outside, "/elsewhere")
+        shipped(outside, "/elsewhere", str(tmp_path))
 
 
 def test_module_runners_and_local_sweeps_ship_nothing() -> None:
     ref = TargetRef("module", "pkg.agent", "run")
-    assert shipped(ref, "/x") is ref and init_runtime_env(None) is None
+    assert shipped(ref, "/x", "/") is ref and init_runtime_env(None) is None

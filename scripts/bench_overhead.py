@@ -8,7 +8,7 @@ Runs in one process, on one local Ray instance (started first, warmed up, then t
 2. a runner that returns at once, ``--fast-runs`` runs: sustained runs per second, counterfact
    against plain Ray tasks.
 
-Targets (issue 2): counterfact <= 1.15x ideal wall time on (1); >= 2,000 runs/s on (2).
+Targets (issue 8): counterfact <= 1.08x ideal wall time on (1); >= 10,000 runs/s on (2).
 The ratios are printed and appended, with the command, to ``docs/benchmarks.md``.
 
     python scripts/bench_overhead.py
@@ -95,11 +95,11 @@ def main() -> int:
 
     lines = [
         f"- 20 ms runner, {args.runs} runs, {args.workers} workers: ideal {ideal:.2f} s; "
-        f"counterfact {cf_slow:.2f} s (**{cf_slow / ideal:.3f}x ideal**, target <= 1.15x); "
+        f"counterfact {cf_slow:.2f} s (**{cf_slow / ideal:.3f}x ideal**, target <= 1.08x); "
         f"plain Ray tasks {ray_slow:.2f} s ({ray_slow / ideal:.3f}x ideal)",
         f"- instant runner, {args.fast_runs} runs: counterfact "
-        f"**{args.fast_runs / cf_fast:,.0f} runs/s** (target >= 2,000); plain Ray tasks "
-        f"{args.fast_runs / ray_fast:,.0f} runs/s (one task per run)",
+        f"**{args.fast_runs / cf_fast:,.0f} runs/s** on a warm instance (target >= 10,000); "
+        f"plain Ray tasks {args.fast_runs / ray_fast:,.0f} runs/s (one task per run)",
     ]
     print("\n".join(lines))
     if not args.no_record:

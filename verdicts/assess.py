@@ -11,25 +11,31 @@ from counterfact.probes.arms import ArmSpec, Intervention, intervention
 from counterfact.probes.comparators import Comparator
 from counterfact.probes.manifest import Application
 from counterfact.probes.null_band import NullBand, build_null_band
+from counterfact.probes.pairs import pairs_of
 from counterfact.probes.records import RunRecord
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import Similarity
 from counterfact.probes.stats import ProbeStats, SimilarityStats
 from counterfact.probes.tally import ArmTally, ScenarioTally, tally_runs
 from counterfact.verdicts.cost import CostItem, CostReading, cost_class, cost_readings
+from counterfact.verdicts.family import StatisticsSettings
 from counterfact.verdicts.intervals import flip_rate_interval
 from counterfact.verdicts.records import (
     ApplicationRecord,
     CostReadingRecord,
     CostRecord,
+    EffectRecord,
     IntervalRecord,
     NullBandRecord,
     ReferenceRecord,
     ScenarioSummary,
     SimilarityRecord,
+    SimilarityTestRecord,
+    TestRecord,
     VerdictRecord,
 )
 from counterfact.verdicts.seedsets import SEED_LIST_MAX, pack
+from counterfact.verdicts.significance import paired_effect, paired_test, similarity_test
 from counterfact.verdicts.tiers import (
     ArmEvidence,
     Decision,
@@ -101,8 +107,17 @@ def assess_scenario(
     return assess_tally(tally, cost_key)
 
 
-def assess_tally(tally: ScenarioTally, cost_key: str = COST_KEY) -> ScenarioAssessment:
-    """Judge every arm of one scenario from its finished tally (rules 2-7, 9, 11, 12)."""
+def assess_tally(
+    tally: ScenarioTally,
+    cost_key: str = COST_KEY,
+    statistics: StatisticsSettings | None = None,
+) -> ScenarioAssessment:
+    """Judge every arm of one scenario from its finished tally (rules 2-7, 9, 11-14, 16).
+
+    Each challenger's test is raw here; :func:`~counterfact.verdicts.family.judge_family`
+    adjusts it over its family and completes the statistical verdict and the claim.
+    """
+    settings = statistics or StatisticsSettings()
     baseline, samples = tally.baseline, tally.samples
     base_tally = tally.arms[baseline]
     base_stats = tally.stats(baseline)
@@ -124,7 +139,12 @@ def assess_tally(tally: ScenarioTally, cost_key: str = COST_KEY) -> ScenarioAsse
     ordered = sorted(tally.arms.values(), key=lambda a: a.arm.id != baseline)
     judged = [_judge(arm, tally.stats(arm.arm.id), base_tally.arm, ctx) for arm in ordered]
     readings = _cost_readings(judged, base_stats, cost_key)
-    records = [_record(j, ctx, samples, readings) for j in judged]
+    records = [
+        _record(j, ctx, samples, readings).model_copy(
+            update=_tested(tally, j.tally, base_tally, settings)
+        )
+        for j in judged
+    ]
     summary = ScenarioSummary(
         id=tally.scenario.id,
         reference=ReferenceRecord.model_validate(
@@ -180,6 +200,35 @@ def _judge(
         probe = stats or tally.stats(scored=False)
         decision = decide_arm(ArmEvidence(arm.id, probe, application, outside, kind), ctx)
     return _Judged(tally, stats, kind, application, outside, decision)
+
+
+def _tested(
+    tally: ScenarioTally, arm: ArmTally, base: ArmTally, settings: StatisticsSettings
+) -> dict[str, Any]:
+    """The raw test, effect and similarity test of a challenger (nothing for the baseline, or
+    with no reference to score against).
+    """
+    if arm is base or tally.reference.text is None:
+        return {}
+    pairs = pairs_of(arm, base, exclude_seed0=tally.reference.source == "baseline-arm")
+    test = paired_test(pairs, settings.pairing)
+    effect = paired_effect(pairs)
+    sim = similarity_test(pairs)
+    return {
+        "test": TestRecord(
+            method=test.method,
+            pairing=test.pairing,
+            n10=test.n10,
+            n01=test.n01,
+            pairs=test.pairs,
+            pairs_excluded=test.pairs_excluded,
+            p_value=test.p_value,
+            alpha=settings.alpha,
+            min_attainable_p=test.min_attainable_p,
+        ),
+        "effect": None if effect is None else EffectRecord(**vars(effect)),
+        "similarity_test": None if sim is None else SimilarityTestRecord(**vars(sim)),
+    }
 
 
 def _seed_sets(seeds: list[int], stats: ProbeStats | None, samples: int) -> dict[str, Any]:

@@ -9,11 +9,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from counterfact.probes.arms import InterventionKind
 from counterfact.verdicts.bisection import BisectReason, BisectVerdict
 from counterfact.verdicts.cost import CostClass
+from counterfact.verdicts.multiplicity import Adjustment
 from counterfact.verdicts.seedsets import unpack
+from counterfact.verdicts.significance import Pairing, StatisticalVerdict
 from counterfact.verdicts.tiers import Reason, Verdict
 
-VERDICT_SCHEMA_VERSION: Literal[1] = 1
-SUMMARY_SCHEMA_VERSION: Literal[1] = 1
+Family = Literal["sweep", "scenario"]
+
+VERDICT_SCHEMA_VERSION: Literal[2] = 2
+"""2 added the statistical test (``statistical_verdict``, ``test``, ``effect``,
+``similarity_test``); version-1 lines still load."""
+SUMMARY_SCHEMA_VERSION: Literal[2] = 2
+"""2 added ``statistics`` and ``pooled``; version-1 files still load."""
 
 
 class _Record(BaseModel):
@@ -77,6 +84,80 @@ class CostReadingRecord(_Record):
     placebo_max: float | None
 
 
+class AdjustmentRecord(_Record):
+    """How a p-value was adjusted for multiplicity (DESIGN rule 15)."""
+
+    method: Adjustment
+    family: Family
+    family_size: int
+    """Tests in the family (every (scenario, challenger) of the sweep, or of the scenario)."""
+
+
+class TestRecord(_Record):
+    """The test beside the tier (DESIGN rules 13-15)."""
+
+    method: str
+    pairing: Pairing
+    alternative: Literal["greater"] = "greater"
+    """One-sided: the arm flips more often than the baseline."""
+    n10: int
+    """Pairs where the arm flipped and the baseline did not."""
+    n01: int
+    """Pairs where the baseline flipped and the arm did not."""
+    pairs: int
+    pairs_excluded: int
+    """Pair 0 when the reference is the baseline's own seed-0 output (rule 13)."""
+    p_value: float
+    p_adjusted: float | None = None
+    alpha: float
+    adjustment: AdjustmentRecord | None = None
+    min_attainable_p: float
+    """The smallest p-value any outcome at these samples could give; above alpha the verdict is
+    ``underpowered``."""
+
+
+class EffectRecord(_Record):
+    """Paired flip-rate difference, arm minus baseline, with its interval (rule 16)."""
+
+    diff: float
+    low: float
+    high: float
+    level: float
+    method: str
+
+
+class SimilarityTestRecord(_Record):
+    """Paired one-sided test on similarities (rule 16), information only."""
+
+    method: str
+    statistic: float
+    p_value: float
+
+
+class PooledRecord(_Record):
+    """One challenger tested across every scenario (rule 18): McNemar stratified by scenario
+    (discordant counts summed), adjusted over the challengers (its own family).
+    """
+
+    arm: str
+    scenarios: int
+    n10: int
+    n01: int
+    pairs: int
+    p_value: float
+    p_adjusted: float
+    statistical_verdict: StatisticalVerdict
+
+
+class StatisticsRecord(_Record):
+    """The ``statistics`` settings a sweep was judged with."""
+
+    alpha: float
+    adjust: Adjustment
+    family: Family
+    pairing: Pairing
+
+
 class VerdictRecord(_Record):
     """One line of ``verdicts.jsonl``: one (scenario, arm), baseline included.
 
@@ -84,7 +165,7 @@ class VerdictRecord(_Record):
     per-seed similarities are left out above 10,000 seeds (marked so).
     """
 
-    schema_version: Literal[1] = VERDICT_SCHEMA_VERSION
+    schema_version: Literal[1, 2] = VERDICT_SCHEMA_VERSION
     """Version of this record's layout."""
     scenario: str
     arm: str
@@ -139,6 +220,13 @@ class VerdictRecord(_Record):
     """both / content-bug / cost-cause / no-detected-effect, for ablation arms; else null."""
     flip_rate_ci: IntervalRecord | None
     """Exact (Clopper–Pearson) interval of flips/samples; null with no samples or no reference."""
+    statistical_verdict: StatisticalVerdict | None = None
+    """The test's verdict beside the tier (DESIGN rule 14): significant / not-significant /
+    underpowered; null for the baseline and when there is nothing to test (no reference)."""
+    test: TestRecord | None = None
+    effect: EffectRecord | None = None
+    similarity_test: SimilarityTestRecord | None = None
+    """Information only: are the arm's similarities lower than the baseline's, pair by pair."""
 
     def seed_list(self) -> list[int]:
         """``seeds``, from the list or the bitmap."""
@@ -208,7 +296,7 @@ class _Provenance(_Record):
 class SweepSummary(_Provenance):
     """``summary.json``: provenance and per-scenario facts of one sweep."""
 
-    schema_version: Literal[1] = SUMMARY_SCHEMA_VERSION
+    schema_version: Literal[1, 2] = SUMMARY_SCHEMA_VERSION
     status: Literal["complete", "interrupted"] = "complete"
     """``interrupted`` when Ctrl-C stopped the sweep; then there are no verdicts yet."""
     runs_used: int
@@ -222,6 +310,10 @@ class SweepSummary(_Provenance):
     """A crash had cut the last line of ``runs.jsonl``; it was dropped on resume."""
     runs_failed: int
     scenarios: list[ScenarioSummary]
+    statistics: StatisticsRecord | None = None
+    """The statistics settings used (null in version-1 files)."""
+    pooled: list[PooledRecord] = Field(default_factory=list)
+    """Per challenger, one test across scenarios (rule 18); empty with a single scenario."""
 
 
 BISECT_SCHEMA_VERSION: Literal[1] = 1

@@ -1,5 +1,5 @@
 """The verdict table printed after a sweep: arm, verdict, flips/samples, mean similarity, reason,
-and the cost class of ablation arms when any has one.
+the statistical verdict with its adjusted p, and the cost class of ablation arms when any has one.
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from counterfact.probes.stats import baseline_stable
 from counterfact.verdicts.records import VerdictRecord
 
-_HEADERS = ("scenario", "arm", "verdict", "flips", "mean sim", "reason", "cost class")
+_HEADERS = ("scenario", "arm", "verdict", "flips", "mean sim", "reason", "test", "cost class")
+_CLASS = len(_HEADERS) - 1
 
 
 def _row(rec: VerdictRecord) -> tuple[str, ...]:
@@ -30,7 +31,17 @@ def _row(rec: VerdictRecord) -> tuple[str, ...]:
             reason = "runs-failed"
     else:
         reason = str(rec.reason)
-    return (rec.scenario, rec.arm, verdict, flips, mean, reason, rec.cost_class or "")
+    return (rec.scenario, rec.arm, verdict, flips, mean, reason, _test(rec), rec.cost_class or "")
+
+
+def _test(rec: VerdictRecord) -> str:
+    """The statistical verdict and its (adjusted) p: ``not-significant p=0.094``."""
+    if rec.statistical_verdict is None or rec.test is None:
+        return ""
+    p = rec.test.p_adjusted if rec.test.p_adjusted is not None else rec.test.p_value
+    if rec.statistical_verdict == "underpowered":
+        return "underpowered"
+    return f"{rec.statistical_verdict} p={p:.2g}"
 
 
 def render_table(records: Sequence[VerdictRecord]) -> str:
@@ -40,7 +51,9 @@ def render_table(records: Sequence[VerdictRecord]) -> str:
     rows = [_row(r) for r in records]
     multi = len({r.scenario for r in records}) > 1
     with_class = any(r.cost_class for r in records)
-    keep = [i for i in range(len(_HEADERS)) if (multi or i > 0) and (with_class or i < 6)]
+    with_test = any(r.statistical_verdict for r in records)
+    shown = {0: multi, _CLASS - 1: with_test, _CLASS: with_class}
+    keep = [i for i in range(len(_HEADERS)) if shown.get(i, True)]
     headers = tuple(_HEADERS[i] for i in keep)
     rows = [tuple(r[i] for i in keep) for r in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]

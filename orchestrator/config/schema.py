@@ -6,7 +6,7 @@ This is a contract other tools read; see the README's "Config keys" section.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -21,14 +21,18 @@ from pydantic import (
 )
 
 from counterfact.defaults import (
+    ADJUST,
+    ALPHA,
     COMPARATOR,
     COST_KEY,
     EXECUTOR,
+    FAMILY,
     INFRA_RETRIES,
     MAX_CULPRITS,
     MAX_IN_FLIGHT,
     MAX_PROBES,
     OUTPUT_DIR,
+    PAIRING,
     SAMPLES,
     SIMILARITY,
 )
@@ -185,6 +189,20 @@ class ExecutorConfig(_Model):
         return self
 
 
+class StatisticsConfig(_Model):
+    """The ``statistics:`` section: the test beside every tier (DESIGN rules 14-15)."""
+
+    alpha: StrictFloat = Field(default=ALPHA, gt=0.0, lt=1.0)
+    """Significance level, 0 < alpha < 1."""
+    adjust: Literal["holm", "bh", "by", "none"] = ADJUST  # type: ignore[assignment]
+    """Multiplicity adjustment over the family."""
+    family: Literal["sweep", "scenario"] = FAMILY  # type: ignore[assignment]
+    """Adjust over every (scenario, challenger) test of the sweep, or per scenario."""
+    pairing: Literal["seed", "none"] = PAIRING  # type: ignore[assignment]
+    """``seed``: paired exact McNemar test; ``none`` (declare it before running, for runners whose
+    seed does not control their randomness): unpaired Fisher exact test."""
+
+
 class BisectConfig(_Model):
     """The ``bisect:`` section: culprit search over ranked ablation ids (DESIGN rule 10)."""
 
@@ -226,6 +244,8 @@ class SweepConfig(_Model):
     """``{facet.path: [values]}``: one arm per combination, ids like ``model=large,k=3``."""
     cost_key: StrictStr = COST_KEY
     """The cost key DESIGN rule 11 judges (consistency, placebo band, cost cause)."""
+    statistics: StatisticsConfig = Field(default_factory=StatisticsConfig)
+    """The test beside every tier; see the README."""
     bisect: BisectConfig | None = None
     """Settings for ``counterfact bisect``; ignored by ``run``."""
     scenarios: list[ScenarioConfig] | None = None

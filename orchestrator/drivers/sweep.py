@@ -28,6 +28,7 @@ from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
 from counterfact.probes.tally import ScenarioTally
 from counterfact.verdicts.assess import ScenarioAssessment, assess_tally
+from counterfact.verdicts.family import StatisticsSettings, judge_family, pooled
 from counterfact.verdicts.records import ScenarioSummary, SweepSummary, VerdictRecord
 from counterfact.verdicts.report import render_table
 
@@ -131,6 +132,14 @@ def run_sweep(
     if ex.stop_requested:
         _interrupted(sweep, plan, store, source, started)
     return _judge(sweep, tallies, store, source, started, log)
+
+
+def statistics_of(sweep: ResolvedSweep) -> StatisticsSettings:
+    """The ``statistics:`` section as the judging settings."""
+    cfg = sweep.config.statistics
+    return StatisticsSettings(
+        alpha=float(cfg.alpha), adjust=cfg.adjust, family=cfg.family, pairing=cfg.pairing
+    )
 
 
 def _tallies(sweep: ResolvedSweep) -> dict[str, ScenarioTally]:
@@ -252,12 +261,16 @@ def _judge(
 ) -> SweepResult:
     rows: list[VerdictRecord] = []
     scenarios = []
+    settings = statistics_of(sweep)
     for sc in sweep.scenarios:
-        assessed = assess_tally(tallies[sc.id].finish(), sweep.config.cost_key)
+        assessed = assess_tally(tallies[sc.id].finish(), sweep.config.cost_key, settings)
         _warn_degenerate(assessed, sc.id, log)
         rows.extend(assessed.verdicts)
         scenarios.append(assessed.summary)
-    summary = _summary(sweep, store, source, started, scenarios)
+    rows = judge_family(rows, settings)
+    summary = _summary(sweep, store, source, started, scenarios).model_copy(
+        update={"statistics": settings.record(), "pooled": pooled(rows, settings)}
+    )
     store.write_verdicts(rows)
     store.write_summary(summary)
     log.info("sweep.done", runs=source.runner_calls, failed=summary.runs_failed)

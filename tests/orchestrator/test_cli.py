@@ -31,9 +31,11 @@ def test_quickstart_locally_shows_the_three_verdicts(tmp_path: Path) -> None:
     assert code == 0, err
     rows = {line.split()[0]: line.split() for line in out.splitlines()[2:6]}
     assert rows["baseline"][1:3] == ["baseline", "0/5"]
-    assert rows["stale-index"][1] == "confirmed" and rows["stale-index"][-1] == "majority-flip"
-    assert rows["large-model"][1] == "not-confirmed" and rows["large-model"][-1] == "no-flip"
-    assert rows["rerank"][1] == "inconclusive" and rows["rerank"][-1] == "arm-not-applied"
+    assert rows["stale-index"][1] == "confirmed" and rows["stale-index"][4] == "majority-flip"
+    assert rows["large-model"][1] == "not-confirmed" and rows["large-model"][4] == "no-flip"
+    assert rows["rerank"][1] == "inconclusive" and rows["rerank"][4] == "arm-not-applied"
+    # 5 of 5 discordant seeds: p = 1/32, Holm over 3 challengers 3/32 = 0.094 (exact)
+    assert rows["stale-index"][5:] == ["not-significant", "p=0.094"]
     runs = [json.loads(line) for line in (out_dir / "runs.jsonl").read_text().splitlines()]
     assert len(runs) == 20
     assert {(r["arm"], r["seed"]) for r in runs} == {
@@ -64,7 +66,7 @@ def test_quickstart_locally_shows_the_three_verdicts(tmp_path: Path) -> None:
         {"facet": "retrieval", "declared": "rerank", "observed": "bm25"}
     ]
     summary = json.loads((out_dir / "summary.json").read_text())
-    assert summary["schema_version"] == 1 and summary["runs_used"] == 20
+    assert summary["schema_version"] == 2 and summary["runs_used"] == 20
     assert summary["scenarios"][0]["reference"] == {
         "from": "prior-run",
         "text": "The capital of Australia is Canberra.",

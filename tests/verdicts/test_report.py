@@ -45,3 +45,23 @@ def test_table_has_one_row_per_arm_with_verdict_flips_and_reason() -> None:
 
 def test_empty_table() -> None:
     assert render_table([]) == "(no verdicts)"
+
+
+def test_the_test_column_shows_once_the_family_is_judged() -> None:
+    from counterfact.verdicts.family import StatisticsSettings, judge_family
+
+    arms = (ArmSpec("base", {}), ArmSpec("alt", {"x": 1}))
+    got = assess_scenario(
+        "s",
+        "yes",
+        arms,
+        "base",
+        _runs("base", "yes") + _runs("alt", "no"),
+        2,
+        ExactComparator(),
+        TextSimilarity(),
+    )
+    lines = render_table(judge_family(got.verdicts, StatisticsSettings())).splitlines()
+    assert lines[0].split() == ["arm", "verdict", "flips", "mean", "sim", "reason", "test"]
+    # 2 pairs: the smallest attainable p is 0.25 > 0.05, whatever the outcome
+    assert lines[3].split() == ["alt", "confirmed", "2/2", "0.000", "majority-flip", "underpowered"]

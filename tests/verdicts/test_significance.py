@@ -1,0 +1,137 @@
+"""The test beside every tier, against exact values (rules 13, 14, 16)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import wilcoxon
+
+from counterfact import compare_arms
+from counterfact.probes.pairs import Pairs
+from counterfact.verdicts.significance import (
+    fisher_one_sided,
+    mcnemar_exact,
+    paired_effect,
+    paired_test,
+    pairs_needed,
+    similarity_test,
+)
+
+
+def pairs(
+    arm: list[int], base: list[int], sims: tuple[list[float], list[float]] | None = None
+) -> Pairs:
+    a, b = np.array(arm, dtype=bool), np.array(base, dtype=bool)
+    sa, sb = sims or ([0.5] * len(arm), [0.5] * len(arm))
+    return Pairs(a, b, np.array(sa, dtype=float), np.array(sb, dtype=float), 0)
+
+
+def test_mcnemar_matches_exact_binomial_tails() -> None:
+    # P(Bin(n, 1/2) >= k) by enumeration: sum C(n, j) / 2^n for j >= k.
+    def tail(k: int, n: int) -> float:
+        return sum(math.comb(n, j) for j in range(k, n + 1)) / 2**n
+
+    assert mcnemar_exact(5, 0) == pytest.approx(1 / 32)  # 0/10 -> 5/10 on paired seeds: 0.031
+    assert mcnemar_exact(7, 1) == pytest.approx(9 / 256)  # 7 of 8 discordant: 0.035
+    for n10, n01 in itertools.product(range(6), range(6)):
+        if n10 + n01:
+            assert mcnemar_exact(n10, n01) == pytest.approx(tail(n10, n10 + n01))
+    assert mcnemar_exact(0, 0) == 1.0
+
+
+def test_fisher_one_sided_matches_the_hypergeometric_tail() -> None:
+    # [[5, 0], [0, 5]]: the only table at least as extreme; P = 1 / C(10, 5) = 1/252.
+    assert fisher_one_sided(5, 5, 0, 5) == pytest.approx(1 / 252)
+    # [[3, 2], [1, 4]]: P(X >= 3), X ~ Hypergeom(10 total, 4 flips, 5 drawn) = (40 + 5) / 252.
+    assert fisher_one_sided(3, 5, 1, 5) == pytest.approx(
+        (math.comb(4, 3) * math.comb(6, 2) + math.comb(4, 4) * math.comb(6, 1)) / 252
+    )
+
+
+def test_paired_test_counts_discordant_pairs_and_its_floor() -> None:
+    got = paired_test(pairs([1, 1, 1, 0, 0, 1], [0, 0, 1, 0, 1, 0]), "seed")
+    assert (got.n10, got.n01, got.pairs) == (3, 1, 6)
+    assert got.p_value == pytest.approx(5 / 16)  # P(Bin(4, 1/2) >= 3)
+    assert got.min_attainable_p == pytest.approx(1 / 64)
+
+
+def test_three_samples_cannot_reach_five_percent() -> None:
+    got = paired_test(pairs([1, 1, 1], [0, 0, 0]), "seed")
+    assert got.p_value == pytest.approx(1 / 8) and got.min_attainable_p > 0.05
+    assert pairs_needed(0.05) == 5  # 0.5^5 = 0.031 <= 0.05 < 0.5^4
+
+
+def test_effect_interval_covers_like_a_95_percent_interval() -> None:
+    # Exact enumeration of every 2x2 paired outcome of n = 12 pairs under four true cell
+    # probabilities: the coverage of Newcombe's method 10 (nominal 95%) must stay near it.
+    n = 12
+    for p11, p10, p01 in [(0.1, 0.3, 0.1), (0.0, 0.5, 0.0), (0.2, 0.1, 0.1), (0.05, 0.05, 0.4)]:
+        p00 = 1 - p11 - p10 - p01
+        truth = p10 - p01
+        covered = 0.0
+        for a in range(n + 1):
+            for b in range(n + 1 - a):
+                for c in range(n + 1 - a - b):
+                    d = n - a - b - c
+                    prob = math.factorial(n) / (
+                        math.factorial(a)
+                        * math.factorial(b)
+                        * math.factorial(c)
+                        * math.factorial(d)
+                    )
+                    prob *= p11**a * p10**b * p01**c * p00**d
+                    eff = paired_effect(
+                        pairs(
+                            [1] * a + [1] * b + [0] * c + [0] * d,
+                            [1] * a + [0] * b + [1] * c + [0] * d,
+                        )
+                    )
+                    assert eff is not None and eff.low <= eff.diff <= eff.high
+                    covered += prob * (eff.low - 1e-12 <= truth <= eff.high + 1e-12)
+        assert covered >= 0.92, (p11, p10, p01, covered)
+
+
+def test_similarity_test_is_scipys_wilcoxon_on_the_pairs() -> None:
+    base, arm = [0.9, 0.95, 0.8, 0.99, 0.7], [0.5, 0.96, 0.4, 0.6, 0.65]
+    got = similarity_test(pairs([0] * 5, [0] * 5, (arm, base)))
+    want = wilcoxon(base, arm, alternative="greater")
+    assert got is not None and got.p_value == pytest.approx(want.pvalue)
+    same = similarity_test(pairs([0] * 3, [0] * 3, ([0.5] * 3, [0.5] * 3)))
+    assert same is not None and same.p_value == 1.0
+
+
+def test_an_arm_tiers_call_minority_flip_is_significant_by_the_test() -> None:
+    # 0/10 -> 5/10 on paired seeds: the tier says "not a majority"; the test says p = 1/32.
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"m": 1}}],
+        lambda ctx: "no" if ctx.arm.id == "alt" and ctx.seed < 5 else "yes",
+        samples=10,
+        reference="yes",
+        comparator="exact",
+        executor="local",
+    )
+    alt = result.row("alt")
+    assert (alt.verdict, alt.reason) == ("inconclusive", "minority-flip")
+    assert alt.statistical_verdict == "significant" and alt.test is not None
+    assert alt.test.p_value == pytest.approx(1 / 32) and alt.test.p_adjusted == pytest.approx(
+        1 / 32
+    )
+    assert (
+        "5 of 5 discordant seeds went the arm's way, p = 0.0312 — significant at 0.05" in alt.claim
+    )
+
+
+def test_seed_zero_is_left_out_when_it_is_the_reference() -> None:
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"m": 1}}],
+        lambda ctx: "no" if ctx.arm.id == "alt" else "yes",
+        samples=6,
+        comparator="exact",
+        executor="local",
+    )
+    test = result.row("alt").test
+    assert test is not None and (test.pairs, test.pairs_excluded, test.n10) == (5, 1, 5)
+    assert "seed 0 left out" in result.row("alt").claim

@@ -1,0 +1,135 @@
+"""The statistical verdict over a family of tests (DESIGN rules 15 and 18), and its words.
+
+Each challenger row arrives with its raw test (:mod:`counterfact.verdicts.significance`). Here the
+p-values are adjusted over the declared family — every (scenario, challenger) test of the sweep
+(``family: sweep``) or each scenario's (``family: scenario``) — the statistical verdict is set,
+and the claim gains one sentence that states the test in plain words beside the tier, so that a
+``confirmed`` tier never reads as significance.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from counterfact.defaults import ADJUST, ALPHA, FAMILY, PAIRING
+from counterfact.verdicts.multiplicity import Adjustment, adjust
+from counterfact.verdicts.records import (
+    AdjustmentRecord,
+    Family,
+    PooledRecord,
+    StatisticsRecord,
+    TestRecord,
+    VerdictRecord,
+)
+from counterfact.verdicts.significance import (
+    Pairing,
+    StatisticalVerdict,
+    mcnemar_exact,
+    pairs_needed,
+)
+
+_ADJUSTED_BY = {"holm": "Holm", "bh": "Benjamini-Hochberg", "by": "Benjamini-Yekutieli"}
+
+
+@dataclass(frozen=True)
+class StatisticsSettings:
+    """The ``statistics:`` section, resolved."""
+
+    alpha: float = ALPHA
+    adjust: Adjustment = ADJUST  # type: ignore[assignment]
+    family: Family = FAMILY  # type: ignore[assignment]
+    pairing: Pairing = PAIRING  # type: ignore[assignment]
+
+    def record(self) -> StatisticsRecord:
+        """The settings as recorded in ``summary.json``."""
+        return StatisticsRecord(
+            alpha=self.alpha, adjust=self.adjust, family=self.family, pairing=self.pairing
+        )
+
+
+def verdict_of(min_attainable_p: float, p_adjusted: float, alpha: float) -> StatisticalVerdict:
+    """``underpowered`` when no outcome could reach ``alpha``; else by the adjusted p."""
+    if min_attainable_p > alpha:
+        return "underpowered"
+    return "significant" if p_adjusted <= alpha else "not-significant"
+
+
+def judge_family(
+    rows: Sequence[VerdictRecord], settings: StatisticsSettings
+) -> list[VerdictRecord]:
+    """Every row, challengers' tests adjusted over their family, verdicts and claims completed."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, row in enumerate(rows):
+        if row.test is not None:
+            groups[row.scenario if settings.family == "scenario" else ""].append(i)
+    out = list(rows)
+    for members in groups.values():
+        tests = [t for t in (rows[i].test for i in members) if t is not None]
+        adjusted = adjust([t.p_value for t in tests], settings.adjust)
+        note = AdjustmentRecord(
+            method=settings.adjust, family=settings.family, family_size=len(members)
+        )
+        for i, test, p_adj in zip(members, tests, adjusted, strict=True):
+            done = test.model_copy(update={"p_adjusted": p_adj, "adjustment": note})
+            verdict = verdict_of(test.min_attainable_p, p_adj, settings.alpha)
+            claim = f"{rows[i].claim} {test_sentence(done, verdict, settings)}"
+            update = {"test": done, "statistical_verdict": verdict, "claim": claim}
+            out[i] = rows[i].model_copy(update=update)
+    return out
+
+
+def test_sentence(test: TestRecord, verdict: StatisticalVerdict, s: StatisticsSettings) -> str:
+    """The test in plain words: what it counted, its p, the adjustment, the verdict."""
+    seed0 = " (seed 0 left out: it is the reference)" if test.pairs_excluded else ""
+    if verdict == "underpowered":
+        needed = pairs_needed(s.alpha) + test.pairs_excluded
+        return (
+            f"Statistical test: underpowered — at {test.pairs} paired samples{seed0} no outcome "
+            f"can reach p ≤ {s.alpha:g}; {needed} samples can."
+        )
+    if test.pairing == "seed":
+        what = (
+            f"paired exact test{seed0}: {test.n10} of {test.n10 + test.n01} discordant seeds "
+            "went the arm's way"
+        )
+    else:
+        what = f"unpaired exact test over {test.pairs} runs each{seed0}"
+    size = test.adjustment.family_size if test.adjustment else 1
+    adjusted = ""
+    if s.adjust != "none" and size > 1 and test.p_adjusted is not None:
+        adjusted = f", {_ADJUSTED_BY[s.adjust]}-adjusted over {size} tests {test.p_adjusted:.3g}"
+    outcome = "significant" if verdict == "significant" else "not significant"
+    return f"Statistical test: {what}, p = {test.p_value:.3g}{adjusted} — {outcome} at {s.alpha:g}."
+
+
+def pooled(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> list[PooledRecord]:
+    """Rule 18: per challenger, summed discordant counts over its scenarios, one exact McNemar
+    test each, Holm-style adjusted (``settings.adjust``) over the challengers.
+    """
+    by_arm: dict[str, list[TestRecord]] = defaultdict(list)
+    for row in rows:
+        if row.test is not None and row.test.pairing == "seed":
+            by_arm[row.arm].append(row.test)
+    if not by_arm or max(len(t) for t in by_arm.values()) < 2:
+        return []
+    arms = sorted(by_arm)
+    n10 = [sum(t.n10 for t in by_arm[a]) for a in arms]
+    n01 = [sum(t.n01 for t in by_arm[a]) for a in arms]
+    pairs = [sum(t.pairs for t in by_arm[a]) for a in arms]
+    p = [mcnemar_exact(x, y) for x, y in zip(n10, n01, strict=True)]
+    p_adj = adjust(p, settings.adjust)
+    return [
+        PooledRecord(
+            arm=a,
+            scenarios=len(by_arm[a]),
+            n10=n10[i],
+            n01=n01[i],
+            pairs=pairs[i],
+            p_value=p[i],
+            p_adjusted=p_adj[i],
+            statistical_verdict=verdict_of(0.5 ** pairs[i], p_adj[i], settings.alpha),
+        )
+        for i, a in enumerate(arms)
+    ]

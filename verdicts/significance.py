@@ -1,0 +1,141 @@
+"""A test with a known error rate beside every tier (DESIGN rules 13, 14 and 16).
+
+The unit is the seed pair: baseline seed ``s`` and arm seed ``s`` on one scenario.
+
+- ``n10``: pairs where the arm flipped and the baseline did not; ``n01``: the reverse.
+- Paired (default): exact one-sided McNemar test, ``p = P(Binomial(n10 + n01, 1/2) >= n10)``
+  (``scipy.stats.binomtest``), ``p = 1`` with no discordant pair; the smallest p any outcome can
+  reach is ``(1/2) ** pairs``.
+- Unpaired (``statistics.pairing: none``, for runners whose seed does not control their
+  randomness): Fisher's exact one-sided test on the 2x2 table of flips and non-flips of arm and
+  baseline (``scipy.stats.fisher_exact``, alternative ``greater``).
+- Rule 13: when the reference is the baseline's seed-0 output, pair 0 compares the baseline
+  with itself, so every test leaves it out (``pairs_excluded``).
+- Effect (rule 16): the paired flip-rate difference ``(n10 - n01) / pairs`` with Newcombe's
+  (1998) interval for paired proportions, method 10 (Wilson score limits of both margins,
+  combined with the continuity-corrected phi coefficient): Newcombe, R. G. (1998). Improved
+  confidence intervals for the difference between binomial proportions based on paired data.
+  Statistics in Medicine 17(22): 2635-2650.
+- Similarity (rule 16, information only): one-sided Wilcoxon signed-rank test that the arm's
+  similarities are lower than the baseline's on the same pairs (``scipy.stats.wilcoxon``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy.stats import binomtest, fisher_exact, wilcoxon
+
+from counterfact.probes.pairs import Pairs
+
+Pairing = Literal["seed", "none"]
+StatisticalVerdict = Literal["significant", "not-significant", "underpowered"]
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One challenger's test on one scenario (before multiplicity adjustment)."""
+
+    method: str
+    pairing: Pairing
+    n10: int
+    n01: int
+    pairs: int
+    pairs_excluded: int
+    p_value: float
+    min_attainable_p: float
+    """The smallest p-value any outcome at these samples could give."""
+
+
+def mcnemar_exact(n10: int, n01: int) -> float:
+    """One-sided exact McNemar: ``P(Binomial(n10 + n01, 1/2) >= n10)``; 1 without discordance."""
+    if n10 + n01 == 0:
+        return 1.0
+    return float(binomtest(n10, n10 + n01, 0.5, alternative="greater").pvalue)
+
+
+def fisher_one_sided(arm_flips: int, arm_n: int, base_flips: int, base_n: int) -> float:
+    """Fisher's exact test that the arm's flip rate is higher than the baseline's."""
+    if arm_n == 0 or base_n == 0:
+        return 1.0
+    table = [[arm_flips, arm_n - arm_flips], [base_flips, base_n - base_flips]]
+    return float(fisher_exact(table, alternative="greater").pvalue)
+
+
+def paired_test(pairs: Pairs, pairing: Pairing) -> TestResult:
+    """The rule-14 test of one challenger against its baseline."""
+    n = pairs.size
+    if pairing == "seed":
+        p = mcnemar_exact(pairs.n10, pairs.n01)
+        floor = 0.5**n if n else 1.0
+        method = "exact McNemar (one-sided)"
+    else:
+        af, bf = int(pairs.arm.sum()), int(pairs.base.sum())
+        p = fisher_one_sided(af, n, bf, n)
+        floor = fisher_one_sided(n, n, 0, n)
+        method = "Fisher exact (one-sided, unpaired)"
+    return TestResult(method, pairing, pairs.n10, pairs.n01, n, pairs.excluded, p, floor)
+
+
+def pairs_needed(alpha: float) -> int:
+    """The fewest pairs at which the paired test can reach ``alpha`` (``0.5 ** n <= alpha``)."""
+    return max(1, math.ceil(math.log(alpha) / math.log(0.5)))
+
+
+@dataclass(frozen=True)
+class Effect:
+    """Paired flip-rate difference, arm minus baseline, with its interval."""
+
+    diff: float
+    low: float
+    high: float
+    level: float
+    method: str = "Newcombe paired (method 10)"
+
+
+def _wilson(k: int, n: int, level: float) -> tuple[float, float]:
+    ci = binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def paired_effect(pairs: Pairs, level: float = 0.95) -> Effect | None:
+    """Newcombe's method-10 interval for ``P(arm flips) - P(baseline flips)`` on paired seeds."""
+    n = pairs.size
+    if n == 0:
+        return None
+    n10, n01, n11 = pairs.n10, pairs.n01, pairs.n11
+    n00 = n - n10 - n01 - n11
+    p1, p2 = (n11 + n10) / n, (n11 + n01) / n
+    l1, u1 = _wilson(n11 + n10, n, level)
+    l2, u2 = _wilson(n11 + n01, n, level)
+    raw = n11 * n00 - n10 * n01
+    a = raw - n / 2 if raw > n / 2 else (0.0 if raw >= 0 else float(raw))
+    denom = (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)
+    phi = a / math.sqrt(denom) if denom else 0.0
+    d = p1 - p2
+    lower = math.sqrt(max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0))
+    upper = math.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0))
+    return Effect(d, max(-1.0, d - lower), min(1.0, d + upper), level)
+
+
+@dataclass(frozen=True)
+class SimilarityTest:
+    """Wilcoxon signed-rank: are the arm's similarities lower than the baseline's, pair by pair?"""
+
+    statistic: float
+    p_value: float
+    method: str = "Wilcoxon signed-rank (one-sided, paired)"
+
+
+def similarity_test(pairs: Pairs) -> SimilarityTest | None:
+    """None with no pair; p = 1 when every pair has equal similarity (nothing to rank)."""
+    diffs = pairs.base_similarity - pairs.arm_similarity
+    if pairs.size == 0 or np.any(np.isnan(diffs)):
+        return None
+    if not np.any(diffs != 0):
+        return SimilarityTest(0.0, 1.0)
+    result = wilcoxon(pairs.base_similarity, pairs.arm_similarity, alternative="greater")
+    return SimilarityTest(float(result.statistic), float(result.pvalue))

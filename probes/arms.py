@@ -82,6 +82,8 @@ class ArmSpec:
     """Flat mapping of dotted facet path -> declared leaf value."""
     ablations: tuple[str, ...] = ()
     restorations: tuple[str, ...] = ()
+    placebo: bool = False
+    """An A/A rerun of the baseline's configuration under its own id (DESIGN rule 17)."""
 
     @property
     def declares_nothing(self) -> bool:
@@ -96,6 +98,8 @@ class ArmSpec:
             "ablations": sorted(set(self.ablations)),
             "restorations": sorted(set(self.restorations)),
         }
+        if self.placebo:  # its own configuration: never the baseline's cached runs, nor a twin
+            payload["placebo"] = self.id
         return json.dumps(payload, sort_keys=True, default=str)
 
     def view(self) -> ArmView:
@@ -165,7 +169,7 @@ def check_arms(arms: Sequence[ArmSpec], baseline: str, fields: Sequence[str] | N
     check_baseline(arms, baseline)
     seen_configs: dict[str, int] = {}
     for i, arm in enumerate(arms):
-        if arm.id != baseline and arm.declares_nothing:
+        if arm.id != baseline and arm.declares_nothing and not arm.placebo:
             msg = (
                 f"challenger arm {arm.id!r} declares nothing, so it is the baseline again; "
                 "give it facets, ablations or restorations"
@@ -182,7 +186,9 @@ def check_arms(arms: Sequence[ArmSpec], baseline: str, fields: Sequence[str] | N
         seen_configs[key] = i
 
 
-InterventionKind = Literal["baseline", "substitution", "ablation", "restoration", "mixed"]
+InterventionKind = Literal[
+    "baseline", "substitution", "ablation", "restoration", "mixed", "placebo"
+]
 
 
 @dataclass(frozen=True)
@@ -207,6 +213,8 @@ def intervention(arm: ArmSpec, baseline: ArmSpec) -> Intervention:
     """Classify ``arm`` against ``baseline``."""
     if arm.id == baseline.id:
         return Intervention("baseline", f"the baseline '{arm.id}'")
+    if arm.placebo:
+        return Intervention("placebo", f"rerunning the baseline's configuration as '{arm.id}'")
     removed = tuple(i for i in arm.ablations if i not in set(baseline.ablations))
     restored = tuple(i for i in arm.restorations if i not in set(baseline.restorations))
     same_facets = dict(arm.facets) == dict(baseline.facets)

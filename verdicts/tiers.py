@@ -85,10 +85,15 @@ def _bounds(ctx: ScenarioContext, samples: int) -> str:
     )
 
 
+_LIKE_SUBSTITUTION = ("substitution", "placebo")
+"""Kinds judged with the manifest and band tiers (a placebo is checked against the baseline's
+facets, and its band is the baseline's own)."""
+
+
 def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
     """Apply the tiers, in refusal order, to one challenger."""
     s, base = ev.stats, ctx.baseline_stats
-    substitution = ev.intervention.kind == "substitution"
+    substitution = ev.intervention.kind in _LIKE_SUBSTITUTION
     doing = ev.intervention.phrase
     if s.samples < ctx.samples or base.samples < ctx.samples:
         who = f"arm '{ev.arm}'" if s.samples < ctx.samples else f"baseline '{ctx.baseline}'"
@@ -139,7 +144,8 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
             if substitution and band is not None and band.gates
             else ""
         )
-        what = f"switching from '{ctx.baseline}' to '{ev.arm}'" if substitution else doing
+        switching = ev.intervention.kind == "substitution"
+        what = f"switching from '{ctx.baseline}' to '{ev.arm}'" if switching else doing
         return Decision(
             "confirmed",
             "majority-flip",

@@ -11,8 +11,8 @@ import itertools
 import json
 from dataclasses import dataclass, field
 
-from counterfact.exceptions import ConfigError
-from counterfact.orchestrator.config.schema import SweepConfig
+from counterfact.exceptions import ConfigError, RefusalError
+from counterfact.orchestrator.config.schema import ArmConfig, SweepConfig
 from counterfact.probes.arms import ArmSpec, check_not_ablated, flatten_facets
 
 
@@ -31,12 +31,29 @@ def _value_text(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def expand_arms(config: SweepConfig) -> ExpandedArms:
-    """Declared arms, then the ``ablate_each`` arms, then the ``grid`` arms.
+def _placebo(arm: ArmSpec, declared: ArmConfig, base: ArmSpec, index: int) -> ArmSpec:
+    """A placebo arm takes the baseline's configuration (DESIGN rule 17).
 
     Raises:
-        ConfigError: an ``ablate_each`` id listed twice, or an empty or ill-formed grid axis.
+        RefusalError: the placebo declares facets, ablations or restorations, or is the
+            baseline itself.
     """
+    if not declared.placebo:
+        return arm
+    if arm.id == base.id:
+        msg = "the baseline cannot be a placebo; add a separate arm with placebo: true"
+        raise RefusalError(msg, field=f"arms[{index}].placebo")
+    if not arm.declares_nothing:
+        msg = (
+            f"placebo arm {arm.id!r} reruns the baseline's configuration, so it declares nothing "
+            "itself; remove its facets, ablations and restorations"
+        )
+        raise RefusalError(msg, field=f"arms[{index}]")
+    return ArmSpec(arm.id, dict(base.facets), base.ablations, base.restorations, placebo=True)
+
+
+def _declared(config: SweepConfig) -> tuple[list[ArmSpec], list[str], ArmSpec]:
+    """The declared arms (placebos resolved), where each came from, and the baseline."""
     arms = [
         ArmSpec(
             id=a.id,
@@ -52,6 +69,18 @@ def expand_arms(config: SweepConfig) -> ExpandedArms:
         origins.append("baseline (implicit: no arms declared)")
     base_id = config.baseline_id()
     base = next((a for a in arms if a.id == base_id), arms[0])
+    pairs = enumerate(zip(arms, config.arms, strict=False))  # no arms: the implicit baseline
+    declared = [_placebo(a, c, base, i) for i, (a, c) in pairs]
+    return declared + arms[len(declared) :], origins, base
+
+
+def expand_arms(config: SweepConfig) -> ExpandedArms:
+    """Declared arms, then the ``ablate_each`` arms, then the ``grid`` arms.
+
+    Raises:
+        ConfigError: an ``ablate_each`` id listed twice, or an empty or ill-formed grid axis.
+    """
+    arms, origins, base = _declared(config)
     fields = [f"ablate_each[{i}]" for i in range(len(config.ablate_each))]
     check_not_ablated(config.ablate_each, base, fields)
     for i, item in enumerate(config.ablate_each):

@@ -60,6 +60,9 @@ class ArmConfig(_Model):
     """Ids of things the runner must remove."""
     restorations: list[StrictStr] = Field(default_factory=list)
     """Ids of things the runner must add back."""
+    placebo: StrictBool = False
+    """An A/A arm: reruns the baseline's configuration under its own id (declare nothing else).
+    Its statistical verdict is the false-alarm check of the test on your own program."""
 
 
 class ScenarioConfig(_Model):

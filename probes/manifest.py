@@ -46,6 +46,9 @@ class Application:
     """None when not checked: absence of evidence is not a verdict either way."""
     manifests_seen: int
     mismatches: tuple[Mismatch, ...]
+    mismatches_omitted: int = 0
+    """Further distinct mismatches, counted but not kept (a manifest value that differs per run
+    would otherwise grow the record with every seed)."""
 
 
 def _same(declared: Any, observed: Any) -> bool:

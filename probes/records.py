@@ -6,7 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-RUN_SCHEMA_VERSION: Literal[1] = 1
+RUN_SCHEMA_VERSION: Literal[2] = 2
+"""2 added ``node``, ``infra_retries`` and ``infra_error``; version-1 lines still load."""
 
 
 class RunError(BaseModel):
@@ -25,7 +26,7 @@ class RunRecord(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    schema_version: Literal[1] = RUN_SCHEMA_VERSION
+    schema_version: Literal[1, 2] = RUN_SCHEMA_VERSION
     """Version of this record's layout."""
     scenario: str
     """Scenario id."""

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from counterfact.exceptions import ScoringError
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.comparators import Comparator
 from counterfact.probes.manifest import Application, Mismatch, check_manifest
@@ -35,6 +36,12 @@ from counterfact.probes.stats import ProbeStats, SimilarityStats, summarize_valu
 
 SCORE_BATCH = 256
 """Outputs per similarity call."""
+MAX_MISMATCHES = 50
+"""Distinct manifest mismatches kept per arm (the rest are counted), so records stay small."""
+
+
+def _order(m: Mismatch) -> tuple[str, str]:
+    return _mismatch_key(m)
 
 
 def _mismatch_key(m: Mismatch) -> tuple[str, str]:
@@ -60,7 +67,10 @@ class ArmTally:
         self.from_cache = 0
         """Successful runs taken from the run cache."""
         self.manifests_seen = 0
-        self._mismatches: dict[tuple[str, str], Mismatch] = {}
+        self._mismatches: dict[tuple[str, str], tuple[int, Mismatch]] = {}
+        """Distinct mismatches, each with the lowest seed that showed it (order-independent)."""
+        self.mismatches_omitted = 0
+        """Distinct mismatches beyond :data:`MAX_MISMATCHES`, counted, not kept."""
 
     def accepts(self, record: RunRecord) -> bool:
         """True for the first record of an in-range seed (later duplicates are ignored)."""
@@ -82,7 +92,17 @@ class ArmTally:
             self.manifests_seen += 1
             if self.arm.facets:
                 for m in check_manifest(self.arm.facets, record.manifest):
-                    self._mismatches.setdefault(_mismatch_key(m), m)
+                    self._note(_mismatch_key(m), seed, m)
+
+    def _note(self, key: tuple[str, str], seed: int, mismatch: Mismatch) -> None:
+        known = self._mismatches.get(key)
+        if known is not None:
+            if seed < known[0]:
+                self._mismatches[key] = (seed, mismatch)
+        elif len(self._mismatches) < MAX_MISMATCHES:
+            self._mismatches[key] = (seed, mismatch)
+        else:
+            self.mismatches_omitted += 1
 
     def score(self, seed: int, flipped: bool, similarity: float) -> None:
         """Record one successful run's comparison with the reference."""
@@ -113,8 +133,11 @@ class ArmTally:
         """The manifest check over every manifest seen (DESIGN rule 6)."""
         if not self.arm.facets or not self.manifests_seen:
             return Application(False, None, self.manifests_seen, ())
-        mismatches = tuple(self._mismatches.values())
-        return Application(True, not mismatches, self.manifests_seen, mismatches)
+        ordered = sorted(self._mismatches.values(), key=lambda item: (item[0], _order(item[1])))
+        mismatches = tuple(m for _, m in ordered)
+        return Application(
+            True, not mismatches, self.manifests_seen, mismatches, self.mismatches_omitted
+        )
 
 
 class ScenarioTally:
@@ -140,6 +163,10 @@ class ScenarioTally:
         """The reference question is settled (declared, taken, or seed 0 failed)."""
         self._queue: list[tuple[str, int, str]] = []
         """(arm, seed, output) accepted but not yet scored."""
+        self._expected = len(self.arms) * samples
+        self._accepted = 0
+        self._error: ScoringError | None = None
+        """A scoring failure, raised by :meth:`finish` (after every record is stored)."""
 
     def add(self, record: RunRecord) -> None:
         """Take one run record of this scenario (records of unknown arms are ignored)."""
@@ -147,30 +174,40 @@ class ScenarioTally:
         if tally is None or not tally.accepts(record):
             return
         tally.add(record)
+        self._accepted += 1
         if record.arm == self.baseline and record.seed == 0 and not self._decided:
             self.reference = resolve_reference(None, [record])
             self._decided = True
         if record.ok:
             self._queue.append((record.arm, record.seed, record.output or ""))
-        if self._decided and (self.reference.text is None or len(self._queue) >= SCORE_BATCH):
+        full = len(self._queue) >= SCORE_BATCH or self._accepted >= self._expected
+        if self._decided and (self.reference.text is None or full):
             self._flush()
 
     def _flush(self) -> None:
-        reference = self.reference.text
-        if reference is None:
-            self._queue.clear()  # nothing to score against: the runs stay counted, unscored
-            return
-        outputs = [output for _, _, output in self._queue]
-        sims = self.similarity.score(reference, outputs)
-        for (arm, seed, output), sim in zip(self._queue, sims, strict=True):
-            self.arms[arm].score(seed, self.comparator.flipped(reference, output, sim), sim)
-        self._queue.clear()
+        reference, queued = self.reference.text, self._queue
+        self._queue = []
+        if reference is None or self._error is not None:
+            return  # nothing to score against (the runs stay counted, unscored), or failed
+        try:
+            sims = self.similarity.score(reference, [output for _, _, output in queued])
+            for (arm, seed, output), sim in zip(queued, sims, strict=True):
+                self.arms[arm].score(seed, self.comparator.flipped(reference, output, sim), sim)
+        except ScoringError as exc:
+            self._error = exc
 
     def finish(self) -> ScenarioTally:
-        """Score what is still queued; call once every record has been added."""
+        """Score what is still queued; call once every record has been added.
+
+        Raises:
+            ScoringError: a comparator or similarity measure failed on some output (raised here,
+                after every run is recorded, not while runs stream in).
+        """
         if not self._decided:
             self._decided = True  # baseline seed 0 never arrived: no reference
         self._flush()
+        if self._error is not None:
+            raise self._error
         return self
 
     def stats(self, arm: str) -> ProbeStats | None:

@@ -73,6 +73,7 @@ def _app_record(app: Application) -> ApplicationRecord:
         applied=app.applied,
         manifests_seen=app.manifests_seen,
         mismatches=mismatches,
+        mismatches_omitted=app.mismatches_omitted,
     )
 
 

@@ -54,7 +54,10 @@ class ApplicationRecord(_Record):
     manifests_seen: int
     """How many successful runs reported a manifest."""
     mismatches: list[dict[str, Any]]
-    """``{facet, declared, observed?}``; no ``observed`` when the manifest lacked the key."""
+    """``{facet, declared, observed?}``; no ``observed`` when the manifest lacked the key. In the
+    order of the lowest seed that showed each; at most 50 (see ``mismatches_omitted``)."""
+    mismatches_omitted: int = 0
+    """Further distinct mismatches, counted but not listed."""
 
 
 class IntervalRecord(_Record):

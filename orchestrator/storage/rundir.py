@@ -89,6 +89,15 @@ def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: b
         raise ResumeConflictError(msg)
 
 
+def _ends_without_newline(path: Path) -> bool:
+    """True when ``path`` is non-empty and its last byte is not a newline (reads one byte)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return False
+    with path.open("rb") as fh:
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) != b"\n"
+
+
 class DoneIndex:
     """Which (scenario, arm, seed) have a record: one bit per seed, not one object per run."""
 
@@ -194,9 +203,7 @@ class RunStore:
             old = json.loads(stored.read_text(encoding="utf-8")) if stored.exists() else {}
             payload = merged(old, fingerprint) | {"schema_version": 1}
             write_json(stored, payload, sort_keys=True)
-        needs_newline = (
-            runs.exists() and runs.stat().st_size > 0 and not runs.read_bytes().endswith(b"\n")
-        )
+        needs_newline = _ends_without_newline(runs)
         self._fh = runs.open("a", encoding="utf-8")
         if needs_newline:
             self._fh.write("\n")
@@ -220,12 +227,15 @@ class RunStore:
         key = (record.scenario, record.arm, record.seed)
         if not self.done.add(key):
             return False
+        self._pass_on(key, record)
+        return True
+
+    def _pass_on(self, key: Key, record: RunRecord) -> None:
         self.failed += not record.ok
         if self.keep:
             self._keys[key] = record
         if self.sink is not None:
             self.sink(record)
-        return True
 
     @property
     def records(self) -> list[RunRecord]:
@@ -243,8 +253,11 @@ class RunStore:
         return self._keys.get((scenario, arm, seed))
 
     def append(self, record: RunRecord) -> None:
-        """Take a new record; with a directory, append its line, flush, sync at checkpoints."""
-        if not self._take(record):
+        """Take a new record: with a directory, append its line (flushed, synced at checkpoints)
+        *before* handing it on, so nothing the sink does can lose a finished run.
+        """
+        key = (record.scenario, record.arm, record.seed)
+        if not self.done.add(key):
             return
         if self._fh is not None:
             self._fh.write(record.model_dump_json() + "\n")
@@ -252,6 +265,7 @@ class RunStore:
             if time.monotonic() - self._synced >= SYNC_EVERY_S:
                 os.fsync(self._fh.fileno())
                 self._synced = time.monotonic()
+        self._pass_on(key, record)
 
     def close(self) -> None:
         """Sync and close ``runs.jsonl``."""

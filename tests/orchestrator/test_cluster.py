@@ -127,10 +127,29 @@ def two_nodes() -> Iterator[TwoNodes]:
     try:
         _start(tmp, [*head, f"--dashboard-port={dashboard}"], env)
         _start(tmp, [f"--address={cluster.gcs}", f"--node-manager-port={worker_port}"], env)
+        _wait_for_jobs(cluster)
         yield cluster
     finally:
         kill(processes_of([str(tmp)]))
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _wait_for_jobs(cluster: TwoNodes, timeout_s: float = 90.0) -> None:
+    """``ray start`` returns before the head's job agent registers ("No available agent to
+    submit job"): submit a no-op job until one is accepted and succeeds."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        done = subprocess.run(
+            [RAY, "job", "submit", "--address", cluster.dashboard, "--", sys.executable, "-c", "0"],
+            env=cluster.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if done.returncode == 0:
+            return
+        assert time.monotonic() < deadline, done.stderr[-2000:]
+        time.sleep(2)
 
 
 def sweep_dir(tmp_path: Path, samples: int, sleep_s: float) -> Path:

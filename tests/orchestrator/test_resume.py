@@ -236,3 +236,22 @@ def test_one_writer_per_run_directory(tmp_path: Path) -> None:
         pass
     with RunStore(tmp_path / "o") as second:
         assert second.records == []
+
+
+def test_a_scoring_error_records_every_run_first(tmp_path: Path) -> None:
+    from counterfact import ScoringError
+
+    def broken(reference: str, outputs: list[str]) -> list[float]:
+        raise RuntimeError("embedding service down")
+
+    with pytest.raises(ScoringError, match="embedding service down"):
+        compare_arms(
+            ARMS,
+            Counting(),
+            samples=300,
+            reference="yes",
+            similarity=broken,
+            executor="local",
+            out=tmp_path / "o",
+        )
+    assert len(lines(tmp_path / "o")) == 600  # every run executed is on disk

@@ -8,9 +8,11 @@ finished; finished tasks are collected with ``ray.wait`` and their records yield
 
 Faults:
 
-- a task lost to a dead worker or node is resubmitted by Ray up to ``infra_retries`` times; if it
-  still fails, a batch is split and each of its runs resubmitted alone, so only the run that
-  kills its worker (``os._exit``, a segfault, OOM) is recorded as failed;
+- a task lost to a dead worker or node is resubmitted by this driver (Ray's own task retries are
+  off, so records can say so: ``infra_retries``, ``infra_error``) up to ``infra_retries`` times;
+  if it still fails, a batch is split and each of its runs resubmitted alone (with a fresh
+  budget), so only the run that kills its worker (``os._exit``, a segfault, OOM) is recorded as
+  failed; while stopping, a lost task is recorded as nothing (a resume runs it);
 - with ``timeout_s``, every run is its own task and at most one task per worker is in flight, so
   a task starts when submitted; a task older than ``timeout_s`` is cancelled (its worker killed)
   and recorded as a ``RunTimeout`` error;
@@ -75,9 +77,15 @@ class _Task:
     solo: bool
     submitted: float
     lost: int = 0
-    """Times this batch was resubmitted because its worker or node died."""
+    """Times these runs' tasks were lost with a dead worker or node (reported in records)."""
     reason: str | None = None
-    """The error that lost it last."""
+    """The error that lost them last."""
+    tries: int = 0
+    """Resubmissions of this very task (the ``infra_retries`` budget; a split starts anew)."""
+
+
+Queued = tuple[RunContext, bool, int, str | None]
+"""A run waiting for a task: context, whether it must run alone, times lost, last loss."""
 
 
 def ray_batch(
@@ -90,7 +98,7 @@ def ray_batch(
 
 
 def _stamp(records: list[RunRecord], item: _Task) -> list[RunRecord]:
-    """Records of a resubmitted batch say how often and why its task was lost."""
+    """Records of runs whose earlier task was lost say how often and why."""
     if not item.lost:
         return records
     update = {"infra_retries": item.lost, "infra_error": item.reason}
@@ -182,7 +190,7 @@ class RayExecutor(Executor):
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         solo_only = self.timeout_s is not None
         max_tasks = workers if solo_only else self.max_in_flight
-        queue: deque[tuple[RunContext, bool]] = deque((c, solo_only) for c in contexts)
+        queue: deque[Queued] = deque((c, solo_only, 0, None) for c in contexts)
         pending: dict[Any, _Task] = {}
         in_flight = 0
         mean_run_s: float | None = None
@@ -195,7 +203,8 @@ class RayExecutor(Executor):
                 if mean_run_s is None and len(pending) >= 2 * workers:
                     break
                 if queue[0][1]:
-                    batch, solo = [queue.popleft()[0]], True
+                    ctx, _, lost, reason = queue.popleft()
+                    item = _Task([ctx], True, time.monotonic(), lost, reason)
                 else:
                     size = batch_size(
                         mean_run_s,
@@ -205,11 +214,10 @@ class RayExecutor(Executor):
                         target_task_s=self.target_task_s,
                         max_batch=self.max_batch,
                     )
-                    taken = [queue.popleft() for _ in range(size)]
-                    batch, solo = [c for c, _ in taken], False
-                ref = task.remote(runner_ref, batch, self.policy)
-                pending[ref] = _Task(batch, solo, time.monotonic())
-                in_flight += len(batch)
+                    taken = [queue.popleft()[0] for _ in range(size)]
+                    item = _Task(taken, False, time.monotonic())
+                pending[task.remote(runner_ref, item.batch, self.policy)] = item
+                in_flight += len(item.batch)
             if not pending:
                 continue
             done, _ = ray.wait(list(pending), num_returns=1, timeout=_POLL_S)
@@ -223,7 +231,7 @@ class RayExecutor(Executor):
                         pending[task.remote(runner_ref, retry.batch, self.policy)] = retry
                     records = (
                         []
-                        if retry is not None or len(item.batch) > 1
+                        if retry is not None or len(item.batch) > 1 or stop_at is not None
                         else [
                             failed_record(c, type(exc).__name__, _first_line(exc), 0.0)
                             for c in item.batch
@@ -246,7 +254,7 @@ class RayExecutor(Executor):
         self,
         exc: BaseException,
         item: _Task,
-        queue: deque[tuple[RunContext, bool]],
+        queue: deque[Queued],
         *,
         stopping: bool,
     ) -> _Task | None:
@@ -260,11 +268,12 @@ class RayExecutor(Executor):
         if stopping:
             return None
         died = not isinstance(exc, ray.exceptions.RayTaskError)
-        if died and item.lost < self.infra_retries:
-            reason = type(exc).__name__
-            return _Task(item.batch, item.solo, time.monotonic(), item.lost + 1, reason)
+        lost = item.lost + died
+        reason = type(exc).__name__ if died else item.reason
+        if died and item.tries < self.infra_retries:
+            return _Task(item.batch, item.solo, time.monotonic(), lost, reason, item.tries + 1)
         if len(item.batch) > 1:
-            queue.extendleft((c, True) for c in reversed(item.batch))
+            queue.extendleft((c, True, lost, reason) for c in reversed(item.batch))
         return None
 
     def _expire(self, ray: Any, pending: dict[Any, _Task]) -> Iterator[RunRecord]:

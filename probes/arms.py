@@ -87,11 +87,16 @@ class ArmSpec:
 
     @property
     def declares_nothing(self) -> bool:
-        """True when the arm declares no facet, ablation or restoration."""
-        return not (self.facets or self.ablations or self.restorations)
+        """True when the arm declares no facet leaf, ablation or restoration (``{memory: {}}``
+        holds no leaf: it declares nothing).
+        """
+        leaves = [v for v in self.facets.values() if not (isinstance(v, Mapping) and not v)]
+        return not (leaves or self.ablations or self.restorations)
 
     def canonical(self) -> str:
-        """The arm's configuration as a canonical string: order of facets and lists ignored."""
+        """The arm's configuration as a canonical string: the order of facet keys and of the
+        ablation / restoration lists is ignored; a facet value that is a list keeps its order.
+        """
         facets = {k: _canonical_value(v) for k, v in sorted(self.facets.items())}
         payload = {
             "facets": facets,
@@ -115,9 +120,8 @@ class ArmSpec:
 def _canonical_value(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {str(k): _canonical_value(v) for k, v in sorted(value.items())}
-    if isinstance(value, list | tuple):
-        items = [_canonical_value(v) for v in value]
-        return sorted(items, key=lambda v: json.dumps(v, sort_keys=True, default=str))
+    if isinstance(value, list | tuple):  # an ordered value: [a, b] is not [b, a] (rule 8)
+        return [_canonical_value(v) for v in value]
     return value
 
 

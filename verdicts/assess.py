@@ -39,6 +39,7 @@ from counterfact.verdicts.significance import paired_effect, paired_test, simila
 from counterfact.verdicts.tiers import (
     ArmEvidence,
     Decision,
+    Reason,
     ScenarioContext,
     baseline_claim,
     decide_arm,
@@ -136,6 +137,7 @@ def assess_tally(
         band=band,
         comparator=tally.comparator.describe(),
         samples=samples,
+        baseline_application=base_tally.application(),
     )
     ordered = sorted(tally.arms.values(), key=lambda a: a.arm.id != baseline)
     judged = [_judge(arm, tally.stats(arm.arm.id), base_tally.arm, ctx) for arm in ordered]
@@ -257,9 +259,23 @@ def _seed_sets(seeds: list[int], stats: ProbeStats | None, samples: int) -> dict
     }
 
 
-def _reading_record(reading: CostReading | None) -> CostReadingRecord | None:
+def _withheld(j: _Judged) -> Reason | None:
+    """Rule 11: no cost class under failed runs or an unstable baseline (nor when the baseline
+    did not take effect); the reason is recorded instead.
+    """
+    reason = j.decision.reason if j.decision is not None else None
+    return reason if reason in _NO_CLASS else None
+
+
+_NO_CLASS = ("runs-failed", "unstable-baseline", "baseline-not-applied")
+
+
+def _reading_record(
+    reading: CostReading | None, stats: ProbeStats | None
+) -> CostReadingRecord | None:
     if reading is None:
         return None
+    key = stats.cost.get(reading.key) if stats is not None and stats.cost else None
     return CostReadingRecord(
         key=reading.key,
         saved=reading.saved,
@@ -268,6 +284,7 @@ def _reading_record(reading: CostReading | None) -> CostReadingRecord | None:
         cost_cause=reading.cost_cause,
         placebo_band=list(reading.placebo),
         placebo_max=max(reading.placebo) if reading.placebo else None,
+        reported=key.reported if key is not None else 0,
     )
 
 
@@ -282,9 +299,13 @@ def _record(
     interval = flip_rate_interval(stats.flips, stats.samples) if stats is not None else None
     cost = None
     if stats is not None and stats.cost is not None:
-        cost = {k: CostRecord(median=c.median, min=c.min, max=c.max) for k, c in stats.cost.items()}
+        cost = {
+            k: CostRecord(median=c.median, min=c.min, max=c.max, reported=c.reported)
+            for k, c in stats.cost.items()
+        }
     confirmed = j.decision is not None and j.decision.verdict == "confirmed"
     is_ablation = j.tally.arm.id in readings
+    withheld = _withheld(j) if is_ablation else None
     return VerdictRecord(
         scenario=ctx.scenario,
         arm=j.tally.arm.id,
@@ -303,8 +324,11 @@ def _record(
         cost=cost,
         runs_retried=j.tally.retried,
         runs_from_cache=j.tally.from_cache,
-        cost_reading=_reading_record(readings.get(j.tally.arm.id)),
-        cost_class=cost_class(confirmed, readings.get(j.tally.arm.id)) if is_ablation else None,
+        cost_reading=_reading_record(readings.get(j.tally.arm.id), stats),
+        cost_class=None
+        if not is_ablation or withheld
+        else cost_class(confirmed, readings.get(j.tally.arm.id)),
+        cost_class_withheld=withheld,
         flip_rate_ci=None
         if interval is None
         else IntervalRecord(

@@ -42,6 +42,8 @@ class CostRecord(_Record):
     median: float
     min: float
     max: float
+    reported: int | None = None
+    """How many runs reported the key (null in version-1 records)."""
 
 
 class ApplicationRecord(_Record):
@@ -85,6 +87,8 @@ class CostReadingRecord(_Record):
     placebo_band: list[float]
     """``saved[key]`` of the other non-confirmed ablation arms (leave-one-out)."""
     placebo_max: float | None
+    reported: int | None = None
+    """How many of the arm's runs reported ``key`` (the reading rests on those)."""
 
 
 class AdjustmentRecord(_Record):
@@ -221,6 +225,8 @@ class VerdictRecord(_Record):
     """Ablation arms that reported cost only; null otherwise."""
     cost_class: CostClass | None
     """both / content-bug / cost-cause / no-detected-effect, for ablation arms; else null."""
+    cost_class_withheld: Reason | None = None
+    """Why an ablation arm has no class: ``runs-failed`` or ``unstable-baseline`` (rule 11)."""
     flip_rate_ci: IntervalRecord | None
     """Exact (Clopper–Pearson) interval of flips/samples; null with no samples or no reference."""
     statistical_verdict: StatisticalVerdict | None = None

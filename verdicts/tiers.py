@@ -34,6 +34,7 @@ Verdict = Literal["confirmed", "not-confirmed", "inconclusive"]
 Reason = Literal[
     "runs-failed",
     "unstable-baseline",
+    "baseline-not-applied",
     "arm-not-applied",
     "inside-null-band",
     "majority-flip",
@@ -55,6 +56,9 @@ class ScenarioContext:
     """Human description of the flip comparator (``similarity < 0.8``)."""
     samples: int
     """Seeds declared per arm."""
+    baseline_application: Application | None = None
+    """The baseline's own manifest check (DESIGN rule 6): not applied -> every verdict that
+    depends on it is inconclusive (``baseline-not-applied``)."""
 
 
 @dataclass(frozen=True)
@@ -90,11 +94,28 @@ _LIKE_SUBSTITUTION = ("substitution", "placebo")
 facets, and its band is the baseline's own)."""
 
 
-def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
-    """Apply the tiers, in refusal order, to one challenger."""
+def _baseline_not_applied(ctx: ScenarioContext, doing: str, samples: int) -> Decision | None:
+    """The baseline's manifests contradict its facets: nothing can be judged against it."""
+    app = ctx.baseline_application
+    if app is None or not app.checked or app.applied is not False:
+        return None
+    first = app.mismatches[0]
+    seen = repr(first.observed) if first.observed_present else "nothing (the key is absent)"
+    return Decision(
+        "inconclusive",
+        "baseline-not-applied",
+        f"Inconclusive: the baseline '{ctx.baseline}' declared {first.facet}={first.declared!r}, "
+        f"but its run manifests reported {seen} ({len(app.mismatches)} mismatch(es) over "
+        f"{app.manifests_seen} manifests). The baseline did not take effect, so {doing} is not "
+        "compared with what was declared. " + _bounds(ctx, samples),
+    )
+
+
+def _gates(ev: ArmEvidence, ctx: ScenarioContext, doing: str) -> Decision | None:
+    """The refusals that do not depend on the arm's own evidence: failed runs, an unstable
+    baseline, a baseline that did not take effect.
+    """
     s, base = ev.stats, ctx.baseline_stats
-    substitution = ev.intervention.kind in _LIKE_SUBSTITUTION
-    doing = ev.intervention.phrase
     if s.samples < ctx.samples or base.samples < ctx.samples:
         who = f"arm '{ev.arm}'" if s.samples < ctx.samples else f"baseline '{ctx.baseline}'"
         got = s.samples if s.samples < ctx.samples else base.samples
@@ -114,6 +135,17 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
             f"effect of {doing} cannot be told apart from the scenario's own instability. "
             + _bounds(ctx, s.samples),
         )
+    return _baseline_not_applied(ctx, doing, s.samples)
+
+
+def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
+    """Apply the tiers, in refusal order, to one challenger."""
+    s, base = ev.stats, ctx.baseline_stats
+    substitution = ev.intervention.kind in _LIKE_SUBSTITUTION
+    doing = ev.intervention.phrase
+    gate = _gates(ev, ctx, doing)
+    if gate is not None:
+        return gate
     app = ev.application
     if substitution and app.checked and app.applied is False:
         first = app.mismatches[0]

@@ -95,6 +95,12 @@ def test_top_level_reference_is_single_scenario_shorthand(tmp_path: Path) -> Non
         ("scenarios: []\n", "scenarios: scenarios is empty"),
         ("scenarios: [{id: a}, {id: a}]\n", r"scenarios\[1\]\.id: scenario id 'a' is already used"),
         ("baseline: nope\n", "baseline: baseline 'nope' is not an arm id"),
+        ("statistics: {alpha: 1.5}\n", r"statistics\.alpha: Input should be less than 1"),
+        ("statistics: {alpha: 0}\n", r"statistics\.alpha: Input should be greater than 0"),
+        ("statistics: {adjust: bonferroni}\n", r"statistics\.adjust: Input should be 'holm'"),
+        ("statistics: {family: arm}\n", r"statistics\.family: Input should be 'sweep'"),
+        ("statistics: {pairing: arms}\n", r"statistics\.pairing: Input should be 'seed'"),
+        ("statistics: {level: 0.9}\n", r"statistics\.level: unknown key"),
     ],
 )
 def test_bad_values_name_the_field(tmp_path: Path, extra: str, match: str) -> None:

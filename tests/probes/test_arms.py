@@ -73,9 +73,9 @@ def test_baseline_may_declare_nothing_a_challenger_may_not() -> None:
         check_arms([_arm("base"), _arm("b", x=1)], "b")
 
 
-def test_same_configuration_refused_regardless_of_order() -> None:
+def test_same_configuration_refused_regardless_of_key_and_ablation_order() -> None:
     a = ArmSpec(id="a", facets={"x": 1, "y": [1, 2]}, ablations=("t1", "t2"))
-    b = ArmSpec(id="b", facets={"y": [2, 1], "x": 1}, ablations=("t2", "t1"))
+    b = ArmSpec(id="b", facets={"y": [1, 2], "x": 1}, ablations=("t2", "t1"))
     with pytest.raises(
         RefusalError, match=r"arms\[2\]: arm 'b' has the same configuration as arms\[1\]"
     ):
@@ -92,3 +92,19 @@ def test_view_nests_facets_for_the_runner() -> None:
     view = ArmSpec(id="a", facets={"r.kind": "bm25"}, ablations=("tool:search",)).view()
     assert view.facets == {"r": {"kind": "bm25"}}
     assert view.ablations == ("tool:search",)
+
+
+def test_a_list_valued_facet_is_an_ordered_value() -> None:
+    # DESIGN rule 8: [rerank, filter] is not [filter, rerank].
+    a = ArmSpec(id="a", facets={"steps": ["rerank", "filter"]})
+    b = ArmSpec(id="b", facets={"steps": ["filter", "rerank"]})
+    check_arms([_arm("base"), a, b], "base")  # accepted: two different arms
+    assert a.canonical() != b.canonical()
+
+
+def test_a_facet_without_a_leaf_declares_nothing() -> None:
+    # DESIGN rule 8: {memory: {}} holds no leaf.
+    empty = ArmSpec(id="b", facets={"memory": {}})
+    assert empty.declares_nothing
+    with pytest.raises(RefusalError, match="challenger arm 'b' declares nothing"):
+        check_arms([_arm("base"), empty], "base")

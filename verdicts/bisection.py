@@ -27,16 +27,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, replace
+from typing import Literal, Protocol
 
-from counterfact.defaults import MAX_CULPRITS, MAX_PROBES
+from counterfact.defaults import ALPHA, MAX_CULPRITS, MAX_PROBES
 from counterfact.probes.stats import ProbeStats
+from counterfact.verdicts.significance import mcnemar_exact
 from counterfact.verdicts.wording import seed_list
 
 BisectVerdict = Literal["confirmed", "not-reproducible", "inconclusive"]
 BisectReason = Literal[
     "culprits-found",
+    "unconfirmed",
     "not-reproducible",
     "unstable-baseline",
     "budget-exhausted",
@@ -58,6 +60,22 @@ class BisectProbe:
     """True when this use was answered from the cache (no runs)."""
     speculative: bool
     """True when the probe was run ahead of need (speculative mode)."""
+    p_value: float | None = None
+    """``decide: test``: the probe's paired test against the baseline probe (same seeds)."""
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """``decide: test``: a culprit set re-tested on fresh seeds before it is claimed."""
+
+    culprit: tuple[str, ...]
+    first_seed: int
+    n10: int
+    n01: int
+    p_value: float
+    alpha: float
+    """``statistics.alpha / max_culprits``."""
+    confirmed: bool
 
 
 @dataclass(frozen=True)
@@ -72,10 +90,39 @@ class BisectOutcome:
     """Every probe use in order, baseline first; cached uses included and marked."""
     probes_executed: int
     speculative_unused: int
+    confirmations: tuple[Confirmation, ...] = ()
+    """``decide: test`` only: each culprit set's confirmation on fresh seeds."""
 
 
-ProbeRunner = Callable[[Sequence[Key]], list[ProbeStats]]
-"""Runs each id set (concurrently) and returns its statistics, in the same order."""
+class ProbeRunner(Protocol):
+    """Runs each id set (concurrently) on seeds ``first_seed..first_seed+samples-1`` and returns
+    its statistics, in the same order.
+    """
+
+    def __call__(self, keys: Sequence[Key], first_seed: int = 0) -> list[ProbeStats]:
+        """The statistics of each key's probe."""
+        ...
+
+
+@dataclass(frozen=True)
+class Decide:
+    """How a probe's flip is decided (DESIGN rules 10 and 20)."""
+
+    mode: Literal["majority", "test"] = "majority"
+    alpha: float = ALPHA
+    exclude_seed0: bool = False
+    """``test``: leave pair 0 out (the reference is the baseline's own seed 0, rule 13)."""
+
+
+def paired_p(probe: ProbeStats, base: ProbeStats, exclude_seed0: bool) -> tuple[int, int, float]:
+    """``(n10, n01, p)`` of a probe against the baseline probe on the seeds both finished."""
+    common = set(probe.seeds) & set(base.seeds)
+    if exclude_seed0:
+        common.discard(0)
+    flipped, base_flipped = set(probe.flipped_seeds), set(base.flipped_seeds)
+    n10 = sum(s in flipped and s not in base_flipped for s in common)
+    n01 = sum(s in base_flipped and s not in flipped for s in common)
+    return n10, n01, mcnemar_exact(n10, n01)
 
 
 class _BudgetExhausted(Exception):
@@ -88,9 +135,15 @@ class _RunsFailed(Exception):
 
 class _Search:
     def __init__(
-        self, run_probes: ProbeRunner, samples: int, max_probes: int, speculative: bool
+        self,
+        run_probes: ProbeRunner,
+        samples: int,
+        max_probes: int,
+        speculative: bool,
+        decide: Decide = Decide(),
     ) -> None:
         self.run_probes = run_probes
+        self.decide = decide
         self.samples = samples
         self.max_probes = max_probes
         self.speculative = speculative
@@ -100,7 +153,20 @@ class _Search:
         self.ahead: set[Key] = set()
 
     def _flipped(self, stats: ProbeStats, baseline: bool) -> bool:
-        return probe_flipped_for_search(stats, baseline=baseline)
+        if self.decide.mode == "majority":
+            return probe_flipped_for_search(stats, baseline=baseline)
+        if baseline:  # rule 20: the baseline must reproduce the reference on a majority
+            return (stats.samples - stats.flips) * 2 <= stats.samples
+        return self._p(stats) <= self.decide.alpha
+
+    def _p(self, stats: ProbeStats) -> float:
+        return paired_p(stats, self.cache[()], self.decide.exclude_seed0)[2]
+
+    def _entry(
+        self, ids: tuple[str, ...], stats: ProbeStats, cached: bool, spec: bool
+    ) -> BisectProbe:
+        p = self._p(stats) if self.decide.mode == "test" and ids else None
+        return BisectProbe(ids, stats, self._flipped(stats, not ids), cached, spec, p)
 
     def ask(self, ids: Sequence[str], ahead: Sequence[str] | None = None) -> bool:
         """Did ablating ``ids`` flip? Optionally run ``ahead`` at the same time."""
@@ -109,9 +175,7 @@ class _Search:
         if key in self.cache:
             stats = self.cache[key]
             self.ahead.discard(key)
-            self.log.append(
-                BisectProbe(tuple(ids), stats, self._flipped(stats, baseline), True, False)
-            )
+            self.log.append(self._entry(tuple(ids), stats, True, False))
             return self._check(stats, baseline)
         if self.executed >= self.max_probes:
             raise _BudgetExhausted
@@ -127,9 +191,7 @@ class _Search:
             self.cache[k] = stats
             if spec:
                 self.ahead.add(k)
-            self.log.append(
-                BisectProbe(ordered, stats, self._flipped(stats, not ordered), False, spec)
-            )
+            self.log.append(self._entry(ordered, stats, False, spec))
         return self._check(results[0], baseline)
 
     def _check(self, stats: ProbeStats, baseline: bool) -> bool:
@@ -150,6 +212,22 @@ class _Search:
         from_rest = self.minimize(rest, from_top + context)
         return from_top + from_rest
 
+    def confirm(self, culprits: list[list[str]], max_culprits: int) -> list[Confirmation]:
+        """Rule 20: re-test each set on fresh seeds ``samples..2*samples-1`` against a fresh
+        baseline probe, at ``alpha / max_culprits``.
+        """
+        first = self.samples
+        keys = [(), *(tuple(sorted(c)) for c in culprits)]
+        results = self.run_probes(keys, first)
+        self.executed += len(keys)
+        base, alpha = results[0], self.decide.alpha / max_culprits
+        found = []
+        for culprit, stats in zip(culprits, results[1:], strict=True):
+            n10, n01, p = paired_p(stats, base, exclude_seed0=False)
+            ok = stats.samples == self.samples and p <= alpha
+            found.append(Confirmation(tuple(culprit), first, n10, n01, p, alpha, ok))
+        return found
+
 
 def bisect(
     suspects: Sequence[str],
@@ -159,9 +237,10 @@ def bisect(
     max_probes: int = MAX_PROBES,
     max_culprits: int = MAX_CULPRITS,
     speculative: bool = False,
+    decide: Decide = Decide(),
 ) -> BisectOutcome:
     """Find minimal culprit sets among ranked ``suspects`` (see the module docstring)."""
-    search = _Search(run_probes, samples, max_probes, speculative)
+    search = _Search(run_probes, samples, max_probes, speculative, decide)
 
     def done(
         verdict: BisectVerdict, reason: BisectReason, culprits: list[list[str]]
@@ -175,6 +254,24 @@ def bisect(
             speculative_unused=len(search.ahead),
         )
 
+    outcome = _run(search, suspects, max_culprits, done)
+    if decide.mode == "majority" or outcome.reason != "culprits-found":
+        return outcome
+    checks = search.confirm([list(c) for c in outcome.culprits], max_culprits)
+    kept = [list(c.culprit) for c in checks if c.confirmed]
+    final = (
+        done("confirmed", "culprits-found", kept)
+        if kept
+        else done("inconclusive", "unconfirmed", [])
+    )
+    return replace(final, confirmations=tuple(checks))
+
+
+Done = Callable[[BisectVerdict, BisectReason, list[list[str]]], BisectOutcome]
+
+
+def _run(search: _Search, suspects: Sequence[str], max_culprits: int, done: Done) -> BisectOutcome:
+    """Rule 10's search (the gates as ``search.decide`` says)."""
     try:
         if search.ask([]):
             return done("inconclusive", "unstable-baseline", [])
@@ -262,7 +359,23 @@ def bisect_claim(
             f"majority of seeds{detail}; the cause is not among the suspects, or is not removable "
             "by them. " + bounds
         )
+    if outcome.reason == "unconfirmed":
+        tried = "; ".join(_names(c.culprit) for c in outcome.confirmations)
+        return (
+            f"Inconclusive: the search pointed at {tried}, but no set held on fresh seeds "
+            f"(paired test at {outcome.confirmations[0].alpha:.3g}); no culprit is claimed. "
+            + bounds
+        )
     sets = "; ".join(_names(c) for c in outcome.culprits)
+    if outcome.confirmations:
+        held = [c for c in outcome.confirmations if c.confirmed]
+        ps = ", ".join(f"{_names(c.culprit)} p = {c.p_value:.3g}" for c in held)
+        return (
+            f"Confirmed: {len(outcome.culprits)} culprit set(s) found by counterfactual reruns: "
+            f"{sets}. Each was found by paired tests against the baseline and then held on "
+            f"fresh seeds (seeds {held[0].first_seed}..{held[0].first_seed + samples - 1}; {ps}; "
+            f"each at {held[0].alpha:.3g} = alpha / max_culprits). " + bounds
+        )
     return (
         f"Confirmed: {len(outcome.culprits)} culprit set(s) found by counterfactual reruns: "
         f"{sets}. Ablating each set on its own changed the answer on a majority of seeds; "

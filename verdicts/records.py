@@ -325,7 +325,8 @@ class SweepSummary(_Provenance):
     """Per challenger, one test across scenarios (rule 18); empty with a single scenario."""
 
 
-BISECT_SCHEMA_VERSION: Literal[1] = 1
+BISECT_SCHEMA_VERSION: Literal[2] = 2
+"""2 added ``decide``, ``confirmations`` and each probe's ``p_value``."""
 
 
 class BisectProbeRecord(_Record):
@@ -342,12 +343,32 @@ class BisectProbeRecord(_Record):
     """Answered from the cache: no runs spent."""
     speculative: bool
     """Run ahead of need in speculative mode."""
+    p_value: float | None = None
+    """``decide: test``: the probe's paired test against the baseline probe."""
+
+
+class ConfirmationRecord(_Record):
+    """``decide: test``: a culprit set re-tested on fresh seeds before it is claimed."""
+
+    culprit: list[str]
+    first_seed: int
+    """The fresh seeds are ``first_seed..first_seed+samples-1``."""
+    n10: int
+    n01: int
+    p_value: float
+    alpha: float
+    """``statistics.alpha / max_culprits``."""
+    confirmed: bool
 
 
 class BisectRecord(_Provenance):
     """``bisect.json``: the culprit search and its evidence."""
 
-    schema_version: Literal[1] = BISECT_SCHEMA_VERSION
+    schema_version: Literal[1, 2] = BISECT_SCHEMA_VERSION
+    decide: Literal["majority", "test"] = "majority"
+    """How probes were decided (rule 10 majority, or rule 20 test)."""
+    confirmations: list[ConfirmationRecord] = Field(default_factory=list)
+    """``decide: test``: each culprit set's confirmation on fresh seeds."""
     scenario: str
     verdict: BisectVerdict
     """confirmed / not-reproducible / inconclusive."""

@@ -217,6 +217,11 @@ class BisectConfig(_Model):
     """Independent culprit sets to search for at most."""
     speculative: StrictBool = False
     """Probe both halves of a split at once (less wall time, more probes spent)."""
+    decide: Literal["majority", "test"] = "majority"
+    """``majority`` (DESIGN rule 10, the default) or ``test`` (rule 20, for noisy programs): the
+    baseline must reproduce the reference on a majority of seeds, a probe flips when its paired
+    test against the baseline is significant at ``statistics.alpha``, and each culprit set is
+    re-confirmed on fresh seeds at ``alpha / max_culprits`` before it is claimed."""
     scenario: StrictStr | None = None
     """The scenario to bisect; default the only one."""
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from counterfact.defaults import (
+    ALPHA,
     COMPARATOR,
     EXECUTOR,
     MAX_CULPRITS,
@@ -134,6 +135,8 @@ def find_culprits(
     max_probes: int = MAX_PROBES,
     max_culprits: int = MAX_CULPRITS,
     speculative: bool = False,
+    decide: Literal["majority", "test"] = "majority",
+    alpha: float = ALPHA,
     name: str = "find-culprits",
     out: str | Path | None = None,
     base_dir: str | Path | None = None,
@@ -159,6 +162,9 @@ def find_culprits(
         max_probes: probe budget, the baseline probe included.
         max_culprits: independent culprit sets to search for at most.
         speculative: run the second half of a split alongside the first.
+        decide: ``"majority"`` (DESIGN rule 10) or ``"test"`` (rule 20: paired tests against
+            the baseline at ``alpha``, every culprit set re-confirmed on fresh seeds).
+        alpha: significance level for ``decide="test"``.
         name: recorded in ``bisect.json``.
         out: run directory for ``runs.jsonl`` and ``bisect.json``; None keeps them in memory.
             An existing one is resumed: probes' finished runs are read back.
@@ -183,14 +189,11 @@ def find_culprits(
             "max_probes": max_probes,
             "max_culprits": max_culprits,
             "speculative": speculative,
+            "decide": decide,
         },
-    }
-    if runner_version is not None:
-        raw["runner_version"] = runner_version
+        "statistics": {"alpha": alpha},
+    } | ({"runner_version": runner_version} if runner_version is not None else {})
     plan = resolve_bisect(validate_config(raw), base_dir=_folder(base_dir))
     return run_bisect(
-        plan,
-        run_dir=_optional_path(out),
-        fresh=fresh,
-        cache_dir=_optional_path(cache_dir),
+        plan, run_dir=_optional_path(out), fresh=fresh, cache_dir=_optional_path(cache_dir)
     )

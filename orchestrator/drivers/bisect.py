@@ -25,13 +25,20 @@ from counterfact.probes.records import RunRecord
 from counterfact.verdicts.assess import similarity_record
 from counterfact.verdicts.bisection import (
     BisectOutcome,
+    Decide,
     bisect,
     bisect_claim,
     interrupted_outcome,
 )
-from counterfact.verdicts.records import BisectProbeRecord, BisectRecord, ReferenceRecord
+from counterfact.verdicts.records import (
+    BisectProbeRecord,
+    BisectRecord,
+    ConfirmationRecord,
+    ReferenceRecord,
+)
 
 BISECT_FILE = "bisect.json"
+_CONF = ("first_seed", "n10", "n01", "p_value", "alpha", "confirmed")
 
 
 @dataclass(frozen=True)
@@ -129,6 +136,11 @@ def _search(
                 max_probes=settings.max_probes,
                 max_culprits=settings.max_culprits,
                 speculative=settings.speculative,
+                decide=Decide(
+                    mode=settings.decide,
+                    alpha=float(plan.sweep.config.statistics.alpha),
+                    exclude_seed0=plan.scenario.reference is None,
+                ),
             )
     except SweepInterrupted as exc:
         return interrupted_outcome(probes.done), exc, time.perf_counter() - t0
@@ -168,8 +180,14 @@ def _record(
                 similarity=similarity_record(p.stats.similarity),
                 cached=p.cached,
                 speculative=p.speculative,
+                p_value=p.p_value,
             )
             for p in outcome.probes
+        ],
+        decide=settings.decide,
+        confirmations=[
+            ConfirmationRecord(culprit=list(c.culprit), **{k: getattr(c, k) for k in _CONF})
+            for c in outcome.confirmations
         ],
         runs_used=probes.source.runner_calls,
         runs_reused=store.reused,

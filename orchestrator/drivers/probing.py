@@ -45,20 +45,21 @@ class ProbeRunner:
         self.done: list[tuple[tuple[str, ...], ProbeStats]] = []
         """Every probe finished so far, in order (kept for an interrupted outcome)."""
 
-    def __call__(self, keys: Sequence[tuple[str, ...]]) -> list[ProbeStats]:
-        """Run each key's probe (all their seeds at once) and return their statistics."""
+    def __call__(self, keys: Sequence[tuple[str, ...]], first_seed: int = 0) -> list[ProbeStats]:
+        """Run each key's probe (all their seeds at once) and return their statistics; seeds
+        ``first_seed..first_seed+samples-1`` (a confirmation on fresh seeds starts later).
+        """
         arms = [probe_arm(self.bisect.base, key) for key in keys]
-        by_arm = self._records(arms)
+        by_arm = self._records(arms, first_seed)
         stats = [self._score(key, by_arm[arm.id]) for key, arm in zip(keys, arms, strict=True)]
-        self.done.extend(zip(keys, stats, strict=True))
+        if first_seed == 0:
+            self.done.extend(zip(keys, stats, strict=True))
         return stats
 
-    def _records(self, arms: Sequence[ArmSpec]) -> dict[str, list[RunRecord]]:
+    def _records(self, arms: Sequence[ArmSpec], first_seed: int) -> dict[str, list[RunRecord]]:
         view = self.bisect.scenario.view()
-        samples = self.bisect.sweep.config.samples
-        planned: list[Planned] = [
-            (RunContext(view, a.view(), seed), a) for a in arms for seed in range(samples)
-        ]
+        seeds = range(first_seed, first_seed + self.bisect.sweep.config.samples)
+        planned: list[Planned] = [(RunContext(view, a.view(), s), a) for a in arms for s in seeds]
         known, todo = self.source.split(planned)
         by_arm: dict[str, list[RunRecord]] = {a.id: [] for a in arms}
         for record in [*known, *self.source.execute(todo)]:

@@ -47,7 +47,7 @@ def test_runs_used_equals_runner_calls_and_cache_hits_are_free(tmp_path: Path) -
         (["fact:a", "fact:b"], True),
     ]
     data = json.loads((tmp_path / "b" / "bisect.json").read_text())
-    assert data["schema_version"] == 1 and data["reference"] == {
+    assert data["schema_version"] == 2 and data["reference"] == {
         "from": "prior-run",
         "text": "wrong",
     }
@@ -61,6 +61,7 @@ def test_runs_used_equals_runner_calls_and_cache_hits_are_free(tmp_path: Path) -
         "flipped": True,
         "cached": False,
         "speculative": False,
+        "p_value": None,  # decide: majority runs no test
     }
     lines = (tmp_path / "b" / "runs.jsonl").read_text().splitlines()
     assert len(lines) == 12

@@ -1,0 +1,37 @@
+"""Bisection under noise (DESIGN rule 20): decide: test finds a two-item culprit under a 10%
+baseline flip rate, where the reference's majority rule ends inconclusive."""
+
+from __future__ import annotations
+
+import random
+
+from counterfact import RunContext, find_culprits
+
+
+def noisy_agent(ctx: RunContext) -> str:
+    """Wrong ('bad') while x or y is present; each run flips at random 10% of the time."""
+    fixed = {"x", "y"} <= set(ctx.arm.ablations)
+    noise = random.Random(f"{sorted(ctx.arm.ablations)}/{ctx.seed}").random() < 0.1
+    return "good" if fixed != noise else "bad"
+
+
+KW = {"samples": 20, "reference": "bad", "comparator": "exact", "executor": "local"}
+
+
+def test_majority_ends_inconclusive_on_a_noisy_baseline() -> None:
+    result = find_culprits(["w", "x", "z", "y"], noisy_agent, **KW)  # type: ignore[arg-type]
+    assert (result.record.verdict, result.record.reason) == ("inconclusive", "unstable-baseline")
+
+
+def test_decide_test_finds_the_pair_and_confirms_it_on_fresh_seeds() -> None:
+    result = find_culprits(["w", "x", "z", "y"], noisy_agent, decide="test", **KW)  # type: ignore[arg-type]
+    rec = result.record
+    assert (rec.verdict, rec.reason, rec.decide) == ("confirmed", "culprits-found", "test")
+    assert [sorted(c) for c in rec.culprits] == [["x", "y"]]
+    (check,) = rec.confirmations
+    assert check.confirmed and check.first_seed == 20 and check.alpha == 0.05 / 4
+    assert check.p_value <= check.alpha
+    assert all(p.p_value is not None for p in rec.probes if p.ablated)
+    fresh = {r.seed for r in result.runs if r.seed >= 20}
+    assert fresh == set(range(20, 40))  # the confirmation ran on seeds 20..39
+    assert "held on fresh seeds" in rec.claim

@@ -57,6 +57,7 @@ def compare_arms(
     fresh: bool = False,
     cache_dir: str | Path | None = None,
     runner_version: str | None = None,
+    statistics: Mapping[str, Any] | None = None,
 ) -> SweepResult:
     """Rerun every arm ``samples`` times per scenario and judge each against the baseline.
 
@@ -86,6 +87,8 @@ def compare_arms(
         cache_dir: the run cache shared across sweeps (None: no cache).
         runner_version: the runner's identity for resume and the cache (default: a hash of the
             runner's module source).
+        statistics: ``{"alpha", "adjust", "family", "pairing"}`` for the test beside every tier
+            (defaults 0.05, holm, sweep, seed).
 
     Returns:
         A :class:`SweepResult` with one row per (scenario, arm), baseline first.
@@ -103,22 +106,17 @@ def compare_arms(
         "similarity": _component(similarity),
         "executor": _component(executor),
     }
-    if baseline is not None:
-        raw["baseline"] = baseline
-    if reference is not None:
-        raw["reference"] = reference
-    if scenarios is not None:
-        raw["scenarios"] = [dict(s) for s in scenarios]
-    if runner_version is not None:
-        raw["runner_version"] = runner_version
+    optional = {
+        "baseline": baseline,
+        "reference": reference,
+        "scenarios": [dict(s) for s in scenarios] if scenarios is not None else None,
+        "runner_version": runner_version,
+        "statistics": dict(statistics) if statistics is not None else None,
+    }
+    raw |= {k: v for k, v in optional.items() if v is not None}
     sweep = resolve_sweep(validate_config(raw), base_dir=_folder(base_dir))
-    return run_sweep(
-        sweep,
-        run_dir=_optional_path(out),
-        progress=progress,
-        fresh=fresh,
-        cache_dir=_optional_path(cache_dir),
-    )
+    run_dir, cache = _optional_path(out), _optional_path(cache_dir)
+    return run_sweep(sweep, run_dir=run_dir, progress=progress, fresh=fresh, cache_dir=cache)
 
 
 def find_culprits(

@@ -94,20 +94,29 @@ _LIKE_SUBSTITUTION = ("substitution", "placebo")
 facets, and its band is the baseline's own)."""
 
 
+def _mismatch(who: str, app: Application) -> str:
+    """``arm 'x' declared k='v', but its run manifests reported 'w' (n mismatch(es) over m
+    manifests).`` — the first mismatch, by lowest seed.
+    """
+    first = app.mismatches[0]
+    seen = repr(first.observed) if first.observed_present else "nothing (the key is absent)"
+    count = len(app.mismatches) + app.mismatches_omitted
+    return (
+        f"{who} declared {first.facet}={first.declared!r}, but its run manifests reported "
+        f"{seen} ({count} mismatch(es) over {app.manifests_seen} manifests)."
+    )
+
+
 def _baseline_not_applied(ctx: ScenarioContext, doing: str, samples: int) -> Decision | None:
     """The baseline's manifests contradict its facets: nothing can be judged against it."""
     app = ctx.baseline_application
     if app is None or not app.checked or app.applied is not False:
         return None
-    first = app.mismatches[0]
-    seen = repr(first.observed) if first.observed_present else "nothing (the key is absent)"
     return Decision(
         "inconclusive",
         "baseline-not-applied",
-        f"Inconclusive: the baseline '{ctx.baseline}' declared {first.facet}={first.declared!r}, "
-        f"but its run manifests reported {seen} ({len(app.mismatches)} mismatch(es) over "
-        f"{app.manifests_seen} manifests). The baseline did not take effect, so {doing} is not "
-        "compared with what was declared. " + _bounds(ctx, samples),
+        f"Inconclusive: {_mismatch(f'the baseline {ctx.baseline!r}', app)} The baseline did not "
+        f"take effect, so {doing} is not compared with what was declared. " + _bounds(ctx, samples),
     )
 
 
@@ -148,15 +157,11 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
         return gate
     app = ev.application
     if substitution and app.checked and app.applied is False:
-        first = app.mismatches[0]
-        seen = repr(first.observed) if first.observed_present else "nothing (the key is absent)"
         return Decision(
             "inconclusive",
             "arm-not-applied",
-            f"Inconclusive: arm '{ev.arm}' declared {first.facet}={first.declared!r}, but its run "
-            f"manifests reported {seen} ({len(app.mismatches)} mismatch(es) over "
-            f"{app.manifests_seen} manifests). The arm did not take effect, so its runs are not "
-            "evidence about it. " + _bounds(ctx, s.samples),
+            f"Inconclusive: {_mismatch(f'arm {ev.arm!r}', app)} The arm did not take effect, so "
+            "its runs are not evidence about it. " + _bounds(ctx, s.samples),
         )
     sim = s.similarity
     mean = f"{sim.mean:.3f} ± {sim.stdev:.3f}" if sim else "n/a"

@@ -15,7 +15,6 @@ from counterfact.orchestrator.cli.common import (
     executor_opt,
     fail,
     fresh_opt,
-    load_for_bisect,
     resume_command,
     set_opt,
 )
@@ -44,9 +43,10 @@ def bisect_command(
 ) -> None:
     """Find minimal culprit sets among the bisect.suspects of CONFIG (resuming its directory)."""
     from counterfact.orchestrator.drivers.bisect import run_bisect
+    from counterfact.orchestrator.drivers.preflight import preflight_bisect
 
     try:
-        plan, run_dir = load_for_bisect(config, overrides, executor, address, out, fresh=fresh)
+        plan, run_dir = preflight_bisect(config, overrides, executor, address, out, fresh=fresh)
         result = run_bisect(
             plan,
             run_dir=run_dir,

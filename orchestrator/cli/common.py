@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from counterfact.exceptions import ConfigError, CounterfactError, RunDirectoryError
 from counterfact.orchestrator.engine.executors import EXECUTORS
-
-if TYPE_CHECKING:
-    from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
 
 
 def fail(exc: CounterfactError) -> None:
@@ -30,36 +25,6 @@ def resume_command(run_dir: Path) -> str:
     if "--out" not in args and not any(a.startswith("--out=") for a in args):
         args += ["--out", str(run_dir)]
     return " ".join(shlex.quote(a) for a in ["counterfact", *args])
-
-
-def load(
-    config: str,
-    overrides: Sequence[str],
-    executor: str | None,
-    address: str | None,
-    out: str | None,
-    *,
-    fresh: bool = False,
-) -> tuple[ResolvedSweep, Path]:
-    """Load a sweep and check its run directory, before anything runs."""
-    from counterfact.orchestrator.drivers.preflight import preflight_sweep
-
-    return preflight_sweep(config, overrides, executor, address, out, fresh=fresh)
-
-
-def load_for_bisect(
-    config: str,
-    overrides: Sequence[str],
-    executor: str | None,
-    address: str | None,
-    out: str | None,
-    *,
-    fresh: bool = False,
-) -> tuple[ResolvedBisect, Path]:
-    """Load a culprit search and check its run directory, before anything runs."""
-    from counterfact.orchestrator.drivers.preflight import preflight_bisect
-
-    return preflight_bisect(config, overrides, executor, address, out, fresh=fresh)
 
 
 config_arg = click.argument("config", type=click.Path(dir_okay=False, path_type=str))

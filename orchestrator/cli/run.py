@@ -15,7 +15,6 @@ from counterfact.orchestrator.cli.common import (
     executor_opt,
     fail,
     fresh_opt,
-    load,
     out_opt,
     resume_command,
     set_opt,
@@ -40,11 +39,12 @@ def run(
     cache_dir: str | None,
 ) -> None:
     """Run the sweep in CONFIG (resuming its run directory) and print its verdict table."""
+    from counterfact.orchestrator.drivers.preflight import preflight_sweep
     from counterfact.orchestrator.drivers.sweep import run_sweep
     from counterfact.orchestrator.engine.progress import LogProgress, Progress, TerminalProgress
 
     try:
-        sweep, run_dir = load(config, overrides, executor, address, out, fresh=fresh)
+        sweep, run_dir = preflight_sweep(config, overrides, executor, address, out, fresh=fresh)
         progress: Progress = TerminalProgress() if sys.stderr.isatty() else LogProgress()
         result = run_sweep(
             sweep,

@@ -13,8 +13,6 @@ from counterfact.orchestrator.cli.common import (
     config_arg,
     executor_opt,
     fail,
-    load,
-    load_for_bisect,
     out_opt,
     set_opt,
 )
@@ -39,12 +37,14 @@ def validate(
     for_bisect: bool,
 ) -> None:
     """Check CONFIG (schema, refusals, runner import, run directory) without running anything."""
+    from counterfact.orchestrator.drivers.preflight import preflight_bisect, preflight_sweep
+
     try:
         if for_bisect:
-            plan, run_dir = load_for_bisect(config, overrides, executor, address, out)
+            plan, run_dir = preflight_bisect(config, overrides, executor, address, out)
             _bisect_ok(plan, run_dir)
         else:
-            sweep, run_dir = load(config, overrides, executor, address, out)
+            sweep, run_dir = preflight_sweep(config, overrides, executor, address, out)
             _sweep_ok(sweep, run_dir)
     except CounterfactError as exc:
         fail(exc)

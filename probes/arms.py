@@ -33,8 +33,8 @@ def flatten_facets(facets: Mapping[str, Any], *, field: str = "facets") -> dict[
                 msg = f"facet key {key!r} has an empty segment; write keys like 'retrieval.kind'"
                 raise ConfigError(msg, field=field)
             path = prefix + parts
-            if isinstance(value, Mapping) and value:
-                walk(value, path)
+            if isinstance(value, Mapping):
+                walk(value, path)  # an empty mapping holds no leaf: it declares nothing
                 continue
             dotted = ".".join(path)
             if dotted in flat:

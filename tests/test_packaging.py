@@ -60,5 +60,5 @@ def test_quickstart_from_clone_root_with_non_editable_install(
     }
     assert rows["rerank"]["reason"] == "arm-not-applied"
     runs = [json.loads(line) for line in (out / "runs.jsonl").open()]
-    assert len(runs) == 20
+    assert len(runs) == 32
     assert all(r["error"] is None for r in runs)

@@ -144,7 +144,7 @@ def assess_tally(
     readings = _cost_readings(judged, base_stats, cost_key)
     records = [
         _record(j, ctx, samples, readings).model_copy(
-            update=_tested(tally, j.tally, base_tally, settings)
+            update=_tested(tally, j, base_tally, settings)
         )
         for j in judged
     ]
@@ -205,14 +205,22 @@ def _judge(
     return _Judged(tally, stats, kind, application, outside, decision)
 
 
+_NO_TEST = ("arm-not-applied", "baseline-not-applied")
+"""Tiers under which the runs are not evidence about the arm: no test is reported (rule 12)."""
+
+
 def _tested(
-    tally: ScenarioTally, arm: ArmTally, base: ArmTally, settings: StatisticsSettings
+    tally: ScenarioTally, j: _Judged, base: ArmTally, settings: StatisticsSettings
 ) -> dict[str, Any]:
     """The raw test, effect and similarity test of a challenger (nothing for the baseline, or
-    with no reference to score against).
+    with no reference to score against; withheld, with the reason, when the arm or the baseline
+    did not take effect).
     """
-    if arm is base or tally.reference.text is None:
+    arm = j.tally
+    if arm is base or tally.reference.text is None or j.decision is None:
         return {}
+    if j.decision.reason in _NO_TEST:
+        return {"statistical_verdict_withheld": j.decision.reason}
     pairs = pairs_of(arm, base, exclude_seed0=tally.reference.source == "baseline-arm")
     test = paired_test(pairs, settings.pairing)
     effect = paired_effect(pairs)

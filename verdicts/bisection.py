@@ -257,6 +257,8 @@ def bisect(
     outcome = _run(search, suspects, max_culprits, done)
     if decide.mode == "majority" or outcome.reason != "culprits-found":
         return outcome
+    if search.executed + 1 + len(outcome.culprits) > max_probes:  # the confirmation's probes
+        return done("inconclusive", "budget-exhausted", [])
     checks = search.confirm([list(c) for c in outcome.culprits], max_culprits)
     kept = [list(c.culprit) for c in checks if c.confirmed]
     final = (

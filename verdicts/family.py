@@ -26,6 +26,7 @@ from counterfact.verdicts.records import (
 from counterfact.verdicts.significance import (
     Pairing,
     StatisticalVerdict,
+    at_most,
     mcnemar_exact,
     pairs_needed,
 )
@@ -49,11 +50,26 @@ class StatisticsSettings:
         )
 
 
-def verdict_of(min_attainable_p: float, p_adjusted: float, alpha: float) -> StatisticalVerdict:
-    """``underpowered`` when no outcome could reach ``alpha``; else by the adjusted p."""
-    if min_attainable_p > alpha:
+def best_factor(method: Adjustment, size: int) -> float:
+    """What the adjustment multiplies the smallest p-value of a family of ``size`` by, at best
+    (every test at its floor): Holm ``size``; BH 1; BY the harmonic sum; none 1.
+    """
+    if method == "holm":
+        return float(size)
+    if method == "by":
+        return sum(1 / i for i in range(1, size + 1))
+    return 1.0
+
+
+def verdict_of(
+    min_attainable_p: float, p_adjusted: float, alpha: float, factor: float = 1.0
+) -> StatisticalVerdict:
+    """``underpowered`` when no outcome could reach ``alpha`` once adjusted (``factor`` times
+    the smallest attainable p); else by the adjusted p.
+    """
+    if not at_most(factor * min_attainable_p, alpha):
         return "underpowered"
-    return "significant" if p_adjusted <= alpha else "not-significant"
+    return "significant" if at_most(p_adjusted, alpha) else "not-significant"
 
 
 def judge_family(
@@ -73,7 +89,8 @@ def judge_family(
         )
         for i, test, p_adj in zip(members, tests, adjusted, strict=True):
             done = test.model_copy(update={"p_adjusted": p_adj, "adjustment": note})
-            verdict = verdict_of(test.min_attainable_p, p_adj, settings.alpha)
+            factor = best_factor(settings.adjust, len(members))
+            verdict = verdict_of(test.min_attainable_p, p_adj, settings.alpha, factor)
             claim = f"{rows[i].claim} {test_sentence(done, verdict, settings)}"
             update = {"test": done, "statistical_verdict": verdict, "claim": claim}
             out[i] = rows[i].model_copy(update=update)
@@ -84,10 +101,13 @@ def test_sentence(test: TestRecord, verdict: StatisticalVerdict, s: StatisticsSe
     """The test in plain words: what it counted, its p, the adjustment, the verdict."""
     seed0 = " (seed 0 left out: it is the reference)" if test.pairs_excluded else ""
     if verdict == "underpowered":
-        needed = pairs_needed(s.alpha) + test.pairs_excluded
+        size = test.adjustment.family_size if test.adjustment else 1
+        factor = best_factor(s.adjust, size)
+        needed = pairs_needed(s.alpha, test.pairing, factor) + test.pairs_excluded
+        over = f" once adjusted over {size} tests" if factor > 1 else ""
         return (
             f"Statistical test: underpowered — at {test.pairs} paired samples{seed0} no outcome "
-            f"can reach p ≤ {s.alpha:g}; {needed} samples can."
+            f"can reach p ≤ {s.alpha:g}{over}; {needed} samples can."
         )
     if test.pairing == "seed":
         what = (
@@ -129,7 +149,9 @@ def pooled(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> list[
             pairs=pairs[i],
             p_value=p[i],
             p_adjusted=p_adj[i],
-            statistical_verdict=verdict_of(0.5 ** pairs[i], p_adj[i], settings.alpha),
+            statistical_verdict=verdict_of(
+                0.5 ** pairs[i], p_adj[i], settings.alpha, best_factor(settings.adjust, len(arms))
+            ),
         )
         for i, a in enumerate(arms)
     ]

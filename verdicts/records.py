@@ -232,6 +232,9 @@ class VerdictRecord(_Record):
     statistical_verdict: StatisticalVerdict | None = None
     """The test's verdict beside the tier (DESIGN rule 14): significant / not-significant /
     underpowered; null for the baseline and when there is nothing to test (no reference)."""
+    statistical_verdict_withheld: Reason | None = None
+    """Why there is no test: ``arm-not-applied`` / ``baseline-not-applied`` (the runs are not
+    evidence about the arm, so no p-value is reported for it)."""
     test: TestRecord | None = None
     effect: EffectRecord | None = None
     similarity_test: SimilarityTestRecord | None = None

@@ -75,14 +75,35 @@ def paired_test(pairs: Pairs, pairing: Pairing) -> TestResult:
     else:
         af, bf = int(pairs.arm.sum()), int(pairs.base.sum())
         p = fisher_one_sided(af, n, bf, n)
-        floor = fisher_one_sided(n, n, 0, n)
+        floor = 1 / math.comb(2 * n, n) if n else 1.0  # exact: P of the most extreme table
         method = "Fisher exact (one-sided, unpaired)"
     return TestResult(method, pairing, pairs.n10, pairs.n01, n, pairs.excluded, p, floor)
 
 
-def pairs_needed(alpha: float) -> int:
-    """The fewest pairs at which the paired test can reach ``alpha`` (``0.5 ** n <= alpha``)."""
-    return max(1, math.ceil(math.log(alpha) / math.log(0.5)))
+TOLERANCE = 1e-9
+"""Relative slack when comparing p-values with alpha (``1/20`` computes as 0.05000000000000001)."""
+
+
+def at_most(p: float, alpha: float) -> bool:
+    """``p <= alpha``, robust to floating-point error in exact p-values."""
+    return p <= alpha * (1 + TOLERANCE)
+
+
+def floor_of(n: int, pairing: Pairing) -> float:
+    """The smallest p-value any outcome can give with ``n`` pairs (runs per side, unpaired)."""
+    if n <= 0:
+        return 1.0
+    return 0.5**n if pairing == "seed" else 1 / math.comb(2 * n, n)
+
+
+def pairs_needed(alpha: float, pairing: Pairing = "seed", factor: float = 1.0) -> int:
+    """The fewest pairs at which ``factor * floor`` can reach ``alpha`` (``factor``: what the
+    multiplicity adjustment multiplies the smallest p by at best).
+    """
+    n = 1
+    while not at_most(factor * floor_of(n, pairing), alpha):
+        n += 1
+    return n
 
 
 @dataclass(frozen=True)

@@ -35,3 +35,10 @@ def test_decide_test_finds_the_pair_and_confirms_it_on_fresh_seeds() -> None:
     fresh = {r.seed for r in result.runs if r.seed >= 20}
     assert fresh == set(range(20, 40))  # the confirmation ran on seeds 20..39
     assert "held on fresh seeds" in rec.claim
+
+
+def test_the_confirmation_counts_against_the_probe_budget() -> None:
+    # The search alone needs 9 probes here; its confirmation 2 more: 10 is not enough.
+    result = find_culprits(["w", "x", "z", "y"], noisy_agent, decide="test", max_probes=10, **KW)  # type: ignore[arg-type]
+    assert (result.record.verdict, result.record.reason) == ("inconclusive", "budget-exhausted")
+    assert result.record.culprits == [] and result.record.probes_executed <= 10

@@ -30,16 +30,18 @@ def test_quickstart_locally_shows_the_three_verdicts(tmp_path: Path) -> None:
     code, out, err = invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(out_dir))
     assert code == 0, err
     rows = {line.split()[0]: line.split() for line in out.splitlines()[2:6]}
-    assert rows["baseline"][1:3] == ["baseline", "0/5"]
+    assert rows["baseline"][1:3] == ["baseline", "0/8"]
     assert rows["stale-index"][1] == "confirmed" and rows["stale-index"][4] == "majority-flip"
     assert rows["large-model"][1] == "not-confirmed" and rows["large-model"][4] == "no-flip"
     assert rows["rerank"][1] == "inconclusive" and rows["rerank"][4] == "arm-not-applied"
-    # 5 of 5 discordant seeds: p = 1/32, Holm over 3 challengers 3/32 = 0.094 (exact)
-    assert rows["stale-index"][5:] == ["not-significant", "p=0.094"]
+    # 8 of 8 discordant seeds: p = 1/256; Holm over the 2 tested challengers (rerank did not
+    # take effect, so it has no test): 2/256 = 0.0078 (exact)
+    assert rows["stale-index"][5:] == ["significant", "p=0.0078"]
+    assert rows["rerank"][5:] == []
     runs = [json.loads(line) for line in (out_dir / "runs.jsonl").read_text().splitlines()]
-    assert len(runs) == 20
+    assert len(runs) == 32
     assert {(r["arm"], r["seed"]) for r in runs} == {
-        (a, s) for a in ("baseline", "stale-index", "large-model", "rerank") for s in range(5)
+        (a, s) for a in ("baseline", "stale-index", "large-model", "rerank") for s in range(8)
     }
     assert set(runs[0]) == {
         "schema_version",
@@ -66,7 +68,7 @@ def test_quickstart_locally_shows_the_three_verdicts(tmp_path: Path) -> None:
         {"facet": "retrieval", "declared": "rerank", "observed": "bm25"}
     ]
     summary = json.loads((out_dir / "summary.json").read_text())
-    assert summary["schema_version"] == 2 and summary["runs_used"] == 20
+    assert summary["schema_version"] == 2 and summary["runs_used"] == 32
     assert summary["scenarios"][0]["reference"] == {
         "from": "prior-run",
         "text": "The capital of Australia is Canberra.",
@@ -94,7 +96,7 @@ def test_rerun_resumes_and_executes_nothing(tmp_path: Path) -> None:
     verdicts = (out_dir / "verdicts.jsonl").read_text()
     code, _out, err = invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(out_dir))
     assert code == 0, err
-    assert "resumed: 20 runs read back, 0 from the cache, 0 run now" in err
+    assert "resumed: 32 runs read back, 0 from the cache, 0 run now" in err
     assert (out_dir / "runs.jsonl").read_bytes() == before
     assert (out_dir / "verdicts.jsonl").read_text() == verdicts
 
@@ -136,7 +138,7 @@ def test_fresh_moves_the_old_directory_aside(tmp_path: Path) -> None:
     assert code == 0, err
     moved = [p for p in tmp_path.iterdir() if p.name.startswith("qs.moved-")]
     assert len(moved) == 1 and (moved[0] / "runs.jsonl").is_file()
-    assert len((out_dir / "runs.jsonl").read_text().splitlines()) == 20
+    assert len((out_dir / "runs.jsonl").read_text().splitlines()) == 32
 
 
 def test_bad_config_exits_2_and_creates_no_run_dir(tmp_path: Path) -> None:
@@ -206,10 +208,10 @@ def test_validate_reports_what_a_resume_would_do(tmp_path: Path) -> None:
     out_dir = tmp_path / "qs"
     assert invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(out_dir))[0] == 0
     code, out, err = invoke(
-        "validate", str(QUICKSTART), "--out", str(out_dir), "--set", "samples=6"
+        "validate", str(QUICKSTART), "--out", str(out_dir), "--set", "samples=10"
     )
     assert code == 0, err
-    assert "holds 20 recorded runs; run would resume them and execute 4 more" in out
+    assert "holds 32 recorded runs; run would resume them and execute 8 more" in out
 
 
 def test_a_degenerate_band_is_one_json_log_event_not_a_raw_warning(tmp_path: Path) -> None:

@@ -108,3 +108,11 @@ def test_a_facet_without_a_leaf_declares_nothing() -> None:
     assert empty.declares_nothing
     with pytest.raises(RefusalError, match="challenger arm 'b' declares nothing"):
         check_arms([_arm("base"), empty], "base")
+
+
+def test_an_empty_mapping_adds_nothing_to_a_configuration() -> None:
+    base = ArmSpec(id="base", facets=flatten_facets({"model": "small"}))
+    same = ArmSpec(id="b", facets=flatten_facets({"model": "small", "memory": {}}))
+    assert same.facets == {"model": "small"}
+    with pytest.raises(RefusalError, match="same configuration"):
+        check_arms([base, same], "base")

@@ -135,3 +135,34 @@ def test_seed_zero_is_left_out_when_it_is_the_reference() -> None:
     test = result.row("alt").test
     assert test is not None and (test.pairs, test.pairs_excluded, test.n10) == (5, 1, 5)
     assert "seed 0 left out" in result.row("alt").claim
+
+
+def test_unpaired_at_three_samples_can_reach_five_percent_exactly() -> None:
+    # Fisher, 3 of 3 against 0 of 3: p = 1 / C(6, 3) = 1/20 = 0.05 (floating point 0.0500...01).
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"m": 1}}],
+        lambda ctx: "no" if ctx.arm.id == "alt" else "yes",
+        samples=3,
+        reference="yes",
+        comparator="exact",
+        executor="local",
+        statistics={"pairing": "none"},
+    )
+    alt = result.row("alt")
+    assert alt.test is not None and alt.test.min_attainable_p == pytest.approx(1 / 20)
+    assert alt.statistical_verdict == "significant"
+
+
+def test_no_test_for_an_arm_that_did_not_take_effect() -> None:
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"m": 1}}],
+        lambda ctx: {"output": "no" if ctx.arm.id == "alt" else "yes", "manifest": {"m": 0}},
+        samples=8,
+        reference="yes",
+        comparator="exact",
+        executor="local",
+    )
+    alt = result.row("alt")
+    assert alt.reason == "arm-not-applied" and alt.test is None and alt.statistical_verdict is None
+    assert alt.statistical_verdict_withheld == "arm-not-applied"
+    assert "Statistical test" not in alt.claim

@@ -138,6 +138,7 @@ def assess_tally(
         comparator=tally.comparator.describe(),
         samples=samples,
         baseline_application=base_tally.application(),
+        reference_is_seed0=tally.reference.source == "baseline-arm",
     )
     ordered = sorted(tally.arms.values(), key=lambda a: a.arm.id != baseline)
     judged = [_judge(arm, tally.stats(arm.arm.id), base_tally.arm, ctx) for arm in ordered]

@@ -302,16 +302,23 @@ def probe_flipped_for_search(stats: ProbeStats, *, baseline: bool) -> bool:
     return not stats.stable if baseline else stats.flipped
 
 
-def interrupted_outcome(done: Sequence[tuple[Key, ProbeStats]]) -> BisectOutcome:
-    """The outcome of a search stopped by Ctrl-C: the probes finished so far, no culprits."""
+def interrupted_outcome(
+    done: Sequence[tuple[Key, ProbeStats]],
+    decide: Decide = Decide(),
+) -> BisectOutcome:
+    """The outcome of a search stopped by Ctrl-C: the probes finished so far, read as the
+    search read them (``decide``), no culprits.
+    """
+    search = _Search(lambda keys, first_seed=0: [], 0, 0, False, decide)
+    search.cache = {key: stats for key, stats in done if not key}
+    if decide.mode == "test" and () not in search.cache:
+        decide = Decide()  # no baseline probe to test against: the majority reading
+        search.decide = decide
     return BisectOutcome(
         verdict="inconclusive",
         reason="interrupted",
         culprits=(),
-        probes=tuple(
-            BisectProbe(key, stats, probe_flipped_for_search(stats, baseline=not key), False, False)
-            for key, stats in done
-        ),
+        probes=tuple(search._entry(key, stats, False, False) for key, stats in done),
         probes_executed=len(done),
         speculative_unused=0,
     )

@@ -56,6 +56,8 @@ class ScenarioContext:
     """Human description of the flip comparator (``similarity < 0.8``)."""
     samples: int
     """Seeds declared per arm."""
+    reference_is_seed0: bool = False
+    """The reference is the baseline's own seed-0 output (DESIGN rules 4 and 13)."""
     baseline_application: Application | None = None
     """The baseline's own manifest check (DESIGN rule 6): not applied -> every verdict that
     depends on it is inconclusive (``baseline-not-applied``)."""
@@ -217,10 +219,22 @@ def baseline_claim(ctx: ScenarioContext) -> str:
             f"Baseline '{ctx.baseline}' finished only {base.samples} of {ctx.samples} runs; every "
             "challenger on this scenario is inconclusive (runs-failed)."
         )
-    if ctx.baseline_stable:
+    app = ctx.baseline_application
+    if app is not None and app.checked and app.applied is False:
         return (
-            f"Baseline '{ctx.baseline}' reproduced the reference on all {base.samples} seeds; it "
-            "is stable and the challengers are judged against it."
+            f"Inconclusive as a baseline: {_mismatch(f'baseline {ctx.baseline!r}', app)} It did "
+            "not take effect, so no challenger is judged against it (baseline-not-applied)."
+        )
+    if ctx.baseline_stable:
+        seeds = f"all {base.samples} seeds"
+        if ctx.reference_is_seed0:
+            seeds = (
+                f"all {base.samples} seeds — its stability rests on the other "
+                f"{base.samples - 1}: seed 0's output is the reference, so it compares with itself"
+            )
+        return (
+            f"Baseline '{ctx.baseline}' reproduced the reference on {seeds}; it is stable and "
+            "the challengers are judged against it."
         )
     return (
         f"Baseline '{ctx.baseline}' flipped on {base.flips} of {base.samples} seeds "

@@ -125,6 +125,11 @@ def _search(
 ) -> tuple[BisectOutcome, SweepInterrupted | None, float]:
     """Run the search; a Ctrl-C becomes the interrupted outcome (and is returned to re-raise)."""
     settings = plan.settings
+    decide = Decide(
+        mode=settings.decide,
+        alpha=float(plan.sweep.config.statistics.alpha),
+        exclude_seed0=plan.scenario.reference is None,
+    )
     ex.start()
     t0 = time.perf_counter()
     try:
@@ -136,14 +141,10 @@ def _search(
                 max_probes=settings.max_probes,
                 max_culprits=settings.max_culprits,
                 speculative=settings.speculative,
-                decide=Decide(
-                    mode=settings.decide,
-                    alpha=float(plan.sweep.config.statistics.alpha),
-                    exclude_seed0=plan.scenario.reference is None,
-                ),
+                decide=decide,
             )
     except SweepInterrupted as exc:
-        return interrupted_outcome(probes.done), exc, time.perf_counter() - t0
+        return interrupted_outcome(probes.done, decide), exc, time.perf_counter() - t0
     return outcome, None, time.perf_counter() - t0
 
 

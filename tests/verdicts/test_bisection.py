@@ -195,3 +195,24 @@ def test_no_remainder_probe_after_the_last_allowed_culprit() -> None:
     o, probes = run(["a", "b", "c", "d"], removed("a"), max_culprits=1, max_probes=4)
     assert (o.verdict, o.culprits) == ("confirmed", (("a",),))
     assert probes.calls == [(), ("a", "b", "c", "d"), ("a", "b"), ("a",)]
+
+
+def test_an_interrupted_test_mode_search_reads_probes_by_their_test() -> None:
+    import pytest
+
+    from counterfact.probes.stats import summarize_probe
+    from counterfact.verdicts.bisection import Decide, interrupted_outcome
+
+    def stats(flipped: list[int]) -> object:
+        n = 10
+        return summarize_probe(
+            list(range(n)), [s in flipped for s in range(n)], [1.0] * n, [None] * n
+        )
+
+    # n10 = 7 (seeds 0-2, 4-7), n01 = 1 (seed 3): p = P(Bin(8, 1/2) >= 7) = 9/256
+    base, probe = stats([3]), stats([0, 1, 2, 4, 5, 6, 7])
+    out = interrupted_outcome([((), base), (("x",), probe)], Decide(mode="test", alpha=0.05))  # type: ignore[list-item]
+    assert [p.flipped for p in out.probes] == [False, True]
+    assert out.probes[1].p_value == pytest.approx(9 / 256)
+    majority = interrupted_outcome([((), base), (("x",), probe)])  # type: ignore[list-item]
+    assert majority.probes[0].flipped  # zero tolerance: the baseline's one flip counts

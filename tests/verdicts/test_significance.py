@@ -166,3 +166,17 @@ def test_no_test_for_an_arm_that_did_not_take_effect() -> None:
     assert alt.reason == "arm-not-applied" and alt.test is None and alt.statistical_verdict is None
     assert alt.statistical_verdict_withheld == "arm-not-applied"
     assert "Statistical test" not in alt.claim
+
+
+def test_the_baselines_claim_says_its_stability_rests_on_the_other_seeds() -> None:
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"m": 1}}],
+        lambda ctx: "yes",
+        samples=6,
+        comparator="exact",
+        executor="local",
+    )
+    assert (
+        "its stability rests on the other 5: seed 0's output is the reference"
+        in result.row("base").claim
+    )

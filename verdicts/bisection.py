@@ -62,6 +62,10 @@ class BisectProbe:
     """True when the probe was run ahead of need (speculative mode)."""
     p_value: float | None = None
     """``decide: test``: the probe's paired test against the baseline probe (same seeds)."""
+    n10: int | None = None
+    """``decide: test``: seeds where the probe flipped and the baseline probe did not."""
+    n01: int | None = None
+    """``decide: test``: seeds where the baseline probe flipped and the probe did not."""
 
 
 @dataclass(frozen=True)
@@ -165,8 +169,11 @@ class _Search:
     def _entry(
         self, ids: tuple[str, ...], stats: ProbeStats, cached: bool, spec: bool
     ) -> BisectProbe:
-        p = self._p(stats) if self.decide.mode == "test" and ids else None
-        return BisectProbe(ids, stats, self._flipped(stats, not ids), cached, spec, p)
+        flipped = self._flipped(stats, not ids)
+        if self.decide.mode != "test" or not ids:
+            return BisectProbe(ids, stats, flipped, cached, spec)
+        n10, n01, p = paired_p(stats, self.cache[()], self.decide.exclude_seed0)
+        return BisectProbe(ids, stats, flipped, cached, spec, p, n10, n01)
 
     def ask(self, ids: Sequence[str], ahead: Sequence[str] | None = None) -> bool:
         """Did ablating ``ids`` flip? Optionally run ``ahead`` at the same time."""

@@ -348,6 +348,10 @@ class BisectProbeRecord(_Record):
     """Run ahead of need in speculative mode."""
     p_value: float | None = None
     """``decide: test``: the probe's paired test against the baseline probe."""
+    n10: int | None = None
+    """``decide: test``: seeds where the probe flipped and the baseline probe did not."""
+    n01: int | None = None
+    """``decide: test``: seeds where the baseline probe flipped and the probe did not."""
 
 
 class ConfirmationRecord(_Record):

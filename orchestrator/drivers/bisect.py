@@ -182,6 +182,8 @@ def _record(
                 cached=p.cached,
                 speculative=p.speculative,
                 p_value=p.p_value,
+                n10=p.n10,
+                n01=p.n01,
             )
             for p in outcome.probes
         ],

@@ -62,6 +62,8 @@ def test_runs_used_equals_runner_calls_and_cache_hits_are_free(tmp_path: Path) -
         "cached": False,
         "speculative": False,
         "p_value": None,  # decide: majority runs no test
+        "n10": None,
+        "n01": None,
     }
     lines = (tmp_path / "b" / "runs.jsonl").read_text().splitlines()
     assert len(lines) == 12

@@ -31,7 +31,7 @@ def test_decide_test_finds_the_pair_and_confirms_it_on_fresh_seeds() -> None:
     (check,) = rec.confirmations
     assert check.confirmed and check.first_seed == 20 and check.alpha == 0.05 / 4
     assert check.p_value <= check.alpha
-    assert all(p.p_value is not None for p in rec.probes if p.ablated)
+    assert all(p.p_value is not None and p.n10 is not None for p in rec.probes if p.ablated)
     fresh = {r.seed for r in result.runs if r.seed >= 20}
     assert fresh == set(range(20, 40))  # the confirmation ran on seeds 20..39
     assert "held on fresh seeds" in rec.claim

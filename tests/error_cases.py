@@ -84,6 +84,18 @@ CASES: list[Case] = [
         "two arms with the same configuration", BASE + "  - id: alt2\n    facets: {model: large}\n"
     ),
     Case("unknown comparator", BASE + "comparator: {kind: fuzzy}\n"),
+    Case("alpha out of range", BASE + "statistics: {alpha: 1.5}\n"),
+    Case("unknown multiplicity adjustment", BASE + "statistics: {adjust: bonferroni}\n"),
+    Case("unknown pairing", BASE + "statistics: {pairing: arms}\n"),
+    Case(
+        "placebo arm that declares facets (DESIGN rule 17)",
+        BASE + "  - id: aa\n    placebo: true\n    facets: {model: small}\n",
+    ),
+    Case(
+        "baseline declared as a placebo",
+        _replace("  - id: base\n", "  - id: base\n    placebo: true\n"),
+    ),
+    Case("unknown bisection decision rule", BASE + "bisect: {suspects: [t1], decide: vote}\n"),
     Case("threshold out of range", BASE + "comparator: {threshold: 1.5}\n"),
     Case("custom comparator without target", BASE + "comparator: {kind: custom}\n"),
     Case(

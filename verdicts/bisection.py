@@ -96,6 +96,8 @@ class BisectOutcome:
     speculative_unused: int
     confirmations: tuple[Confirmation, ...] = ()
     """``decide: test`` only: each culprit set's confirmation on fresh seeds."""
+    decide: Literal["majority", "test"] = "majority"
+    """How the probes were decided (for the claim's words)."""
 
 
 class ProbeRunner(Protocol):
@@ -259,6 +261,7 @@ def bisect(
             probes=tuple(search.log),
             probes_executed=search.executed,
             speculative_unused=len(search.ahead),
+            decide=decide.mode,
         )
 
     outcome = _run(search, suspects, max_culprits, done)
@@ -370,10 +373,14 @@ def bisect_claim(
     if outcome.reason == "not-reproducible":
         every = outcome.probes[-1].stats if len(outcome.probes) > 1 else None
         detail = f" (it changed on {every.flips} of {every.samples} seeds)" if every else ""
+        how = (
+            "significantly more often than the baseline (paired test)"
+            if outcome.decide == "test"
+            else "on a majority of seeds"
+        )
         return (
-            "Not reproducible: ablating every suspect together did not change the answer on a "
-            f"majority of seeds{detail}; the cause is not among the suspects, or is not removable "
-            "by them. " + bounds
+            f"Not reproducible: ablating every suspect together did not change the answer {how}"
+            f"{detail}; the cause is not among the suspects, or is not removable by them. " + bounds
         )
     if outcome.reason == "unconfirmed":
         tried = "; ".join(_names(c.culprit) for c in outcome.confirmations)

@@ -216,3 +216,14 @@ def test_an_interrupted_test_mode_search_reads_probes_by_their_test() -> None:
     assert out.probes[1].p_value == pytest.approx(9 / 256)
     majority = interrupted_outcome([((), base), (("x",), probe)])  # type: ignore[list-item]
     assert majority.probes[0].flipped  # zero tolerance: the baseline's one flip counts
+
+
+def test_not_reproducible_in_test_mode_speaks_of_the_test() -> None:
+    from counterfact.verdicts.bisection import Decide, bisect_claim
+
+    probes = Scripted(lambda ids, seed: False, samples=8)
+    outcome = bisect(["a", "b"], probes, samples=8, decide=Decide(mode="test"))
+    assert (outcome.verdict, outcome.decide) == ("not-reproducible", "test")
+    claim = bisect_claim(outcome, scenario="s", comparator="exact match", samples=8, max_probes=24)
+    assert "significantly more often than the baseline (paired test)" in claim
+    assert "majority" not in claim

@@ -128,7 +128,7 @@ def assess_tally(
     if base_stats is not None:
         stable = base_stats.stable
         gates = tally.comparator.kind == "similarity"
-        band = build_null_band(base_stats.similarities, gates=gates)
+        band = build_null_band(_band_similarities(base_stats, tally), gates=gates)
     ctx = ScenarioContext(
         scenario=tally.scenario.id,
         baseline=baseline,
@@ -160,6 +160,15 @@ def assess_tally(
         arms=[a.arm.id for a in ordered],
     )
     return ScenarioAssessment(summary=summary, verdicts=tuple(records))
+
+
+def _band_similarities(base: ProbeStats, tally: ScenarioTally) -> list[float]:
+    """The baseline's similarities the band rests on: without seed 0 when seed 0's output is the
+    reference (it compares with itself, rule 13).
+    """
+    if tally.reference.source != "baseline-arm":
+        return list(base.similarities)
+    return [sim for seed, sim in zip(base.seeds, base.similarities, strict=True) if seed != 0]
 
 
 def _cost_readings(
@@ -305,7 +314,10 @@ def _record(
 ) -> VerdictRecord:
     stats = j.stats
     seeds = j.tally.seeds
-    interval = flip_rate_interval(stats.flips, stats.samples) if stats is not None else None
+    interval = None
+    if stats is not None:  # rule 13: the baseline's seed 0 is the reference, not evidence
+        self_compared = j.decision is None and ctx.reference_is_seed0 and 0 in stats.seeds
+        interval = flip_rate_interval(stats.flips, stats.samples - self_compared)
     cost = None
     if stats is not None and stats.cost is not None:
         cost = {

@@ -180,3 +180,30 @@ def test_the_baselines_claim_says_its_stability_rests_on_the_other_seeds() -> No
         "its stability rests on the other 5: seed 0's output is the reference"
         in result.row("base").claim
     )
+
+
+def test_seed_zero_is_not_evidence_in_the_band_or_the_baselines_interval() -> None:
+    # The baseline's seed-0 output is the reference: its similarity with itself is 1.0 and would
+    # widen the band and shrink the interval. Both rest on seeds 1..5 (rule 13).
+    outputs = [
+        "The answer is 42.",
+        "The answer is 42!",
+        "The answer is 42..",
+        "the answer is 42.",
+        "The answer is 42 .",
+        "The answer is: 42.",
+    ]
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"m": 1}}],
+        lambda ctx: outputs[ctx.seed],
+        samples=6,
+        executor="local",
+    )
+    band = result.summary.scenarios[0].null_band
+    base = result.row("base")
+    assert band is not None and band.similarity.max < 1.0  # seed 0's 1.0 is not in it
+    interval = base.flip_rate_ci
+    from scipy.stats import binomtest
+
+    want = binomtest(0, 5).proportion_ci(method="exact")  # 0 flips over the 5 other seeds
+    assert interval is not None and interval.high == pytest.approx(want.high)

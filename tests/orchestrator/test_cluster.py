@@ -227,3 +227,44 @@ def test_killing_the_worker_node_loses_no_run(two_nodes: TwoNodes, tmp_path: Pat
     retried = [r for r in runs if r["infra_retries"]]
     assert retried, "the runs in flight on the dead node must say they were resubmitted"
     assert all(r["infra_error"] for r in retried)
+
+
+def test_a_stopped_job_resubmitted_resumes_without_rerunning(
+    two_nodes: TwoNodes, tmp_path: Path
+) -> None:
+    work, out = sweep_dir(tmp_path, samples=60, sleep_s=0.1), tmp_path / "out"
+    sweep = [*CLI, "run", "sweep.yaml", "--address", "auto", "--out", str(out)]
+    job = [RAY, "job", "submit", "--address", two_nodes.dashboard, "--working-dir", str(work)]
+
+    def submit(job_id: str, *extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*job, "--submission-id", job_id, *extra, "--", *sweep],
+            env=two_nodes.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    assert submit("cf-first", "--no-wait").returncode == 0
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if (out / "runs.jsonl").exists() and len(records(out)) >= 20:
+            break
+        time.sleep(0.2)
+    stop = subprocess.run(
+        [RAY, "job", "stop", "cf-first", "--address", two_nodes.dashboard],
+        env=two_nodes.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert stop.returncode == 0, stop.stderr[-2000:]
+    before = {(r["arm"], r["seed"]) for r in records(out)}
+    assert 20 <= len(before) < 120, "the stop must land mid-sweep"
+    again = submit("cf-second")
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    runs = records(out)
+    keys = [(r["arm"], r["seed"]) for r in runs]
+    assert len(keys) == len(set(keys)) == 120  # every run exactly once across both jobs
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["runs_reused"] >= len(before) and summary["runs_used"] <= 120 - len(before)

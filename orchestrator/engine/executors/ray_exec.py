@@ -9,7 +9,9 @@ finished; finished tasks are collected with ``ray.wait`` and their records yield
 Faults:
 
 - a task lost to a dead worker or node is resubmitted by this driver (Ray's own task retries are
-  off, so records can say so: ``infra_retries``, ``infra_error``) up to ``infra_retries`` times;
+  off, so records can say so: ``infra_retries``, ``infra_error``) up to ``infra_retries`` times,
+  into a free slot only, after re-counting the cluster's CPUs (with ``timeout_s``, a task
+  waiting behind a dead node's share of work would otherwise run out its clock);
   if it still fails, a batch is split and each of its runs resubmitted alone (with a fresh
   budget), so only the run that kills its worker (``os._exit``, a segfault, OOM) is recorded as
   failed; while stopping, a lost task is recorded as nothing (a resume runs it);
@@ -191,14 +193,21 @@ class RayExecutor(Executor):
         solo_only = self.timeout_s is not None
         max_tasks = workers if solo_only else self.max_in_flight
         queue: deque[Queued] = deque((c, solo_only, 0, None) for c in contexts)
+        retries: deque[_Task] = deque()  # lost tasks: first in line, but only into a free slot
         pending: dict[Any, _Task] = {}
         in_flight = 0
         mean_run_s: float | None = None
         stop_at: float | None = None
-        while queue or pending:
+        while queue or pending or retries:
             if self.stop_requested and stop_at is None:
                 stop_at = time.monotonic() + self.stop_grace_s
                 queue.clear()
+                retries.clear()  # not recorded: a resume runs them
+            while retries and len(pending) < max_tasks:
+                item = retries.popleft()
+                item.submitted = time.monotonic()
+                pending[task.remote(runner_ref, item.batch, self.policy)] = item
+                in_flight += len(item.batch)
             while queue and in_flight < self.max_in_flight and len(pending) < max_tasks:
                 if mean_run_s is None and len(pending) >= 2 * workers:
                     break
@@ -228,7 +237,9 @@ class RayExecutor(Executor):
                 except ray.exceptions.RayError as exc:
                     retry = self._lost(exc, item, queue, stopping=stop_at is not None)
                     if retry is not None:
-                        pending[task.remote(runner_ref, retry.batch, self.policy)] = retry
+                        retries.append(retry)
+                        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+                        max_tasks = workers if solo_only else self.max_in_flight
                     records = (
                         []
                         if retry is not None or len(item.batch) > 1 or stop_at is not None

@@ -100,20 +100,56 @@ def _key(m: Mismatch) -> tuple[str, str]:
     return (m.facet, ("=" + observed) if m.observed_present else "absent")
 
 
+MAX_MISMATCHES = 50
+"""Distinct mismatches kept per arm (the rest are counted), so records stay small."""
+
+
+class ManifestLog:
+    """The manifest check of one arm, fed one run at a time (DESIGN rule 6).
+
+    Mismatches are de-duplicated by (facet, observed); each keeps the lowest seed that showed it,
+    so the result does not depend on the order runs arrive in. At most :data:`MAX_MISMATCHES`
+    distinct ones are kept; further ones are counted.
+    """
+
+    def __init__(self, declared: Mapping[str, Any]) -> None:
+        self.declared = declared
+        self.seen = 0
+        self.omitted = 0
+        self._found: dict[tuple[str, str], tuple[int, Mismatch]] = {}
+
+    def add(self, seed: int, manifest: Mapping[str, Any] | None) -> None:
+        """Check one successful run's manifest (None: the run reported none)."""
+        if manifest is None:
+            return
+        self.seen += 1
+        if not self.declared:
+            return
+        for mismatch in check_manifest(self.declared, manifest):
+            key = _key(mismatch)
+            known = self._found.get(key)
+            if known is not None:
+                if seed < known[0]:
+                    self._found[key] = (seed, mismatch)
+            elif len(self._found) < MAX_MISMATCHES:
+                self._found[key] = (seed, mismatch)
+            else:
+                self.omitted += 1
+
+    def application(self) -> Application:
+        """The result: unchecked when nothing was declared or no run reported a manifest."""
+        if not self.declared or not self.seen:
+            return Application(False, None, self.seen, ())
+        ordered = sorted(self._found.items(), key=lambda kv: (kv[1][0], kv[0]))
+        mismatches = tuple(m for _, (_, m) in ordered)
+        return Application(True, not mismatches, self.seen, mismatches, self.omitted)
+
+
 def check_application(
     declared: Mapping[str, Any], manifests: Sequence[Mapping[str, Any] | None]
 ) -> Application:
-    """Check every reported manifest of one arm against its declared facets."""
-    seen = [m for m in manifests if m is not None]
-    if not declared or not seen:
-        return Application(checked=False, applied=None, manifests_seen=len(seen), mismatches=())
-    unique: dict[tuple[str, str], Mismatch] = {}
-    for manifest in seen:
-        for mismatch in check_manifest(declared, manifest):
-            unique.setdefault(_key(mismatch), mismatch)
-    return Application(
-        checked=True,
-        applied=not unique,
-        manifests_seen=len(seen),
-        mismatches=tuple(unique.values()),
-    )
+    """Check every reported manifest of one arm (in seed order) against its declared facets."""
+    log = ManifestLog(declared)
+    for seed, manifest in enumerate(manifests):
+        log.add(seed, manifest)
+    return log.application()

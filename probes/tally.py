@@ -17,7 +17,6 @@ that is cheaper per batch (embeddings) keeps its advantage.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -27,7 +26,7 @@ import numpy as np
 from counterfact.exceptions import ScoringError
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.comparators import Comparator
-from counterfact.probes.manifest import Application, Mismatch, check_manifest
+from counterfact.probes.manifest import Application, ManifestLog
 from counterfact.probes.records import RunRecord
 from counterfact.probes.reference import Reference, resolve_reference
 from counterfact.probes.scenarios import ScenarioSpec
@@ -36,17 +35,6 @@ from counterfact.probes.stats import ProbeStats, SimilarityStats, summarize_valu
 
 SCORE_BATCH = 256
 """Outputs per similarity call."""
-MAX_MISMATCHES = 50
-"""Distinct manifest mismatches kept per arm (the rest are counted), so records stay small."""
-
-
-def _order(m: Mismatch) -> tuple[str, str]:
-    return _mismatch_key(m)
-
-
-def _mismatch_key(m: Mismatch) -> tuple[str, str]:
-    observed = json.dumps(m.observed, sort_keys=True, default=str) if m.observed_present else ""
-    return (m.facet, ("=" + observed) if m.observed_present else "absent")
 
 
 class ArmTally:
@@ -66,11 +54,7 @@ class ArmTally:
         """Runs that took more than one attempt (failed or not)."""
         self.from_cache = 0
         """Successful runs taken from the run cache."""
-        self.manifests_seen = 0
-        self._mismatches: dict[tuple[str, str], tuple[int, Mismatch]] = {}
-        """Distinct mismatches, each with the lowest seed that showed it (order-independent)."""
-        self.mismatches_omitted = 0
-        """Distinct mismatches beyond :data:`MAX_MISMATCHES`, counted, not kept."""
+        self.manifests = ManifestLog(arm.facets)
 
     def accepts(self, record: RunRecord) -> bool:
         """True for the first record of an in-range seed (later duplicates are ignored)."""
@@ -88,21 +72,7 @@ class ArmTally:
         for key, value in (record.cost or {}).items():
             column = self.costs.setdefault(key, np.full(self.samples, math.nan))
             column[seed] = value
-        if record.manifest is not None:
-            self.manifests_seen += 1
-            if self.arm.facets:
-                for m in check_manifest(self.arm.facets, record.manifest):
-                    self._note(_mismatch_key(m), seed, m)
-
-    def _note(self, key: tuple[str, str], seed: int, mismatch: Mismatch) -> None:
-        known = self._mismatches.get(key)
-        if known is not None:
-            if seed < known[0]:
-                self._mismatches[key] = (seed, mismatch)
-        elif len(self._mismatches) < MAX_MISMATCHES:
-            self._mismatches[key] = (seed, mismatch)
-        else:
-            self.mismatches_omitted += 1
+        self.manifests.add(seed, record.manifest)
 
     def score(self, seed: int, flipped: bool, similarity: float) -> None:
         """Record one successful run's comparison with the reference."""
@@ -131,13 +101,7 @@ class ArmTally:
 
     def application(self) -> Application:
         """The manifest check over every manifest seen (DESIGN rule 6)."""
-        if not self.arm.facets or not self.manifests_seen:
-            return Application(False, None, self.manifests_seen, ())
-        ordered = sorted(self._mismatches.values(), key=lambda item: (item[0], _order(item[1])))
-        mismatches = tuple(m for _, m in ordered)
-        return Application(
-            True, not mismatches, self.manifests_seen, mismatches, self.mismatches_omitted
-        )
+        return self.manifests.application()
 
 
 class ScenarioTally:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from counterfact.defaults import ADJUST, ALPHA, FAMILY, PAIRING
-from counterfact.verdicts.multiplicity import Adjustment, adjust
+from counterfact.verdicts.multiplicity import Adjustment, adjust, best_factor
 from counterfact.verdicts.records import (
     AdjustmentRecord,
     Family,
@@ -48,17 +48,6 @@ class StatisticsSettings:
         return StatisticsRecord(
             alpha=self.alpha, adjust=self.adjust, family=self.family, pairing=self.pairing
         )
-
-
-def best_factor(method: Adjustment, size: int) -> float:
-    """What the adjustment multiplies the smallest p-value of a family of ``size`` by, at best
-    (every test at its floor): Holm ``size``; BH 1; BY the harmonic sum; none 1.
-    """
-    if method == "holm":
-        return float(size)
-    if method == "by":
-        return sum(1 / i for i in range(1, size + 1))
-    return 1.0
 
 
 def verdict_of(

@@ -41,3 +41,14 @@ def adjust(p_values: Sequence[float], method: Adjustment) -> list[float]:
     if method in ("bh", "by"):
         return [float(x) for x in false_discovery_control(np.asarray(p_values), method=method)]
     return [float(x) for x in p_values]
+
+
+def best_factor(method: Adjustment, size: int) -> float:
+    """What the adjustment multiplies the smallest p-value of a family of ``size`` by, at best
+    (every test at its floor): Holm ``size``; BH 1; BY the harmonic sum; none 1.
+    """
+    if method == "holm":
+        return float(size)
+    if method == "by":
+        return sum(1 / i for i in range(1, size + 1))
+    return 1.0

@@ -1,7 +1,8 @@
 """Calibration you can rerun: error rates of the test and of the tiers, measured by simulation.
 
 Simulated runners, in-process, judged with counterfact's own functions (the exact McNemar and
-Fisher tests, the multiplicity adjustments, the majority rule and the zero-tolerance gate):
+Fisher tests, the multiplicity adjustments, the statistical verdict with its underpowered rule,
+the majority rule and the zero-tolerance gate):
 
 - **seeded** runners: the seed fixes the outcome, so on an A/A comparison the arm flips on
   exactly the seeds the baseline flips on;
@@ -37,9 +38,10 @@ from pathlib import Path
 import numpy as np
 
 from counterfact.probes.stats import baseline_stable, probe_flipped
+from counterfact.verdicts.family import verdict_of
 from counterfact.verdicts.intervals import flip_rate_interval
-from counterfact.verdicts.multiplicity import ADJUSTMENTS, Adjustment, adjust
-from counterfact.verdicts.significance import fisher_one_sided, mcnemar_exact
+from counterfact.verdicts.multiplicity import ADJUSTMENTS, Adjustment, adjust, best_factor
+from counterfact.verdicts.significance import fisher_one_sided, floor_of, mcnemar_exact
 
 ROOT = Path(__file__).resolve().parent.parent
 ALPHA = 0.05
@@ -95,6 +97,15 @@ def test_p(sweep: Sweep, arm: np.ndarray, pairing: str) -> float:
     return unpaired_p(int(a.sum()), int(b.sum()), len(a))
 
 
+def significant(
+    sweep: Sweep, p_adjusted: float, pairing: str, method: Adjustment = "none", size: int = 1
+) -> bool:
+    """The engine's statistical verdict (underpowered when even the floor, adjusted, misses)."""
+    pairs = len(sweep.base) - (1 if sweep.ref_is_seed0 else 0)
+    floor = floor_of(pairs, "seed" if pairing == "seed" else "none")
+    return verdict_of(floor, p_adjusted, ALPHA, best_factor(method, size)) == "significant"
+
+
 def tier_confirms(sweep: Sweep, arm: np.ndarray) -> bool:
     """The seed's tiers (rules 2, 3, 7): a stable baseline and a majority flip confirm."""
     samples = len(arm)
@@ -131,7 +142,7 @@ def aa_cell(
         simulate(rng, samples, flip, [flip], seeded=seeded, ref_is_seed0=seed0)
         for _ in range(sweeps)
     ]
-    sig = Rate(sum(test_p(s, s.arms[0], pairing) <= ALPHA for s in sims), sweeps)
+    sig = Rate(sum(significant(s, test_p(s, s.arms[0], pairing), pairing) for s in sims), sweeps)
     conf = Rate(sum(tier_confirms(s, s.arms[0]) for s in sims), sweeps)
     return sig, conf
 
@@ -145,7 +156,7 @@ def family_cell(
     for _ in range(sweeps):
         s = simulate(rng, samples, flip, [flip] * arms, seeded=False, ref_is_seed0=False)
         p = adjust([test_p(s, a, "seed") for a in s.arms], method)
-        hits += any(x <= ALPHA for x in p)
+        hits += any(significant(s, x, "seed", method, arms) for x in p)
     return Rate(hits, sweeps)
 
 
@@ -163,7 +174,7 @@ def power_cell(sweeps: int, samples: int, base: float, arm: float, seed: int) ->
     sims = [
         simulate(rng, samples, base, [arm], seeded=False, ref_is_seed0=False) for _ in range(sweeps)
     ]
-    sig = Rate(sum(test_p(s, s.arms[0], "seed") <= ALPHA for s in sims), sweeps)
+    sig = Rate(sum(significant(s, test_p(s, s.arms[0], "seed"), "seed") for s in sims), sweeps)
     conf = Rate(sum(tier_confirms(s, s.arms[0]) for s in sims), sweeps)
     return sig, conf
 

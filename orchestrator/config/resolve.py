@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -11,7 +12,12 @@ from counterfact.exceptions import ConfigError, RefusalError
 from counterfact.orchestrator.config.expand import expand_arms
 from counterfact.orchestrator.config.schema import BisectConfig, SweepConfig
 from counterfact.orchestrator.config.targets import parse_target
-from counterfact.orchestrator.engine.loader import RunnerRef, describe_target, load_target
+from counterfact.orchestrator.engine.loader import (
+    RunnerRef,
+    describe_target,
+    load_target,
+    runner_identity,
+)
 from counterfact.probes.arms import ArmSpec, check_arms, check_baseline, check_not_ablated
 from counterfact.probes.comparators import COMPARATORS, Comparator, NumericComparator, first_number
 from counterfact.probes.ids import check_ids
@@ -38,6 +44,14 @@ class ResolvedSweep:
     overrides: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
     """Grid combinations skipped because an identical arm was already declared."""
+
+    @cached_property
+    def runner_identity(self) -> str:
+        """The runner's identity for resume and the run cache (its module source is hashed once
+        per resolved sweep, however often preflight, fingerprint and cache ask).
+        """
+        label = describe_target(self.config.runner)
+        return runner_identity(self.runner, label=label, version=self.config.runner_version)
 
     def baseline_arm(self) -> ArmSpec:
         """The baseline's ArmSpec."""

@@ -27,20 +27,12 @@ def package_version() -> str:
         return "0+unknown"
 
 
-def identity_of(sweep: ResolvedSweep) -> str:
-    """The runner's identity for resume and the run cache."""
-    from counterfact.orchestrator.engine.loader import describe_target, runner_identity
-
-    label = describe_target(sweep.config.runner)
-    return runner_identity(sweep.runner, label=label, version=sweep.config.runner_version)
-
-
 def fingerprint_of(sweep: ResolvedSweep, arms: Sequence[ArmSpec] | None = None) -> dict[str, Any]:
     """What a run directory of this sweep means (``arms`` default: every arm of the sweep)."""
     from counterfact.orchestrator.storage.fingerprints import fingerprint
 
     chosen = list(arms) if arms is not None else list(sweep.arms)
-    return fingerprint(identity_of(sweep), chosen, sweep.scenarios)
+    return fingerprint(sweep.runner_identity, chosen, sweep.scenarios)
 
 
 def open_cache(sweep: ResolvedSweep, cache_dir: Path | None) -> RunCache | None:
@@ -48,7 +40,7 @@ def open_cache(sweep: ResolvedSweep, cache_dir: Path | None) -> RunCache | None:
     from counterfact.orchestrator.storage.cache import RunCache
 
     folder = cache_dir or (Path(sweep.config.cache_dir) if sweep.config.cache_dir else None)
-    return RunCache(folder, identity_of(sweep)) if folder is not None else None
+    return RunCache(folder, sweep.runner_identity) if folder is not None else None
 
 
 def provenance(sweep: ResolvedSweep, started: str) -> dict[str, Any]:

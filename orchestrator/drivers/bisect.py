@@ -38,7 +38,6 @@ from counterfact.verdicts.records import (
 )
 
 BISECT_FILE = "bisect.json"
-_CONF = ("first_seed", "n10", "n01", "p_value", "alpha", "confirmed")
 
 
 @dataclass(frozen=True)
@@ -189,7 +188,7 @@ def _record(
         ],
         decide=settings.decide,
         confirmations=[
-            ConfirmationRecord(culprit=list(c.culprit), **{k: getattr(c, k) for k in _CONF})
+            ConfirmationRecord(**vars(c) | {"culprit": list(c.culprit)})
             for c in outcome.confirmations
         ],
         runs_used=probes.source.runner_calls,

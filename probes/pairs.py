@@ -48,17 +48,20 @@ class Pairs:
 
 
 def pairs_of(arm: ArmTally, base: ArmTally, *, exclude_seed0: bool) -> Pairs:
-    """The pairs of ``arm`` and ``base`` (tallies of one scenario, same seeds)."""
-    both = arm.scored & base.scored
+    """The pairs of ``arm`` and ``base`` (tallies of one scenario) over the arm's admitted seeds
+    ``0..arm.samples-1`` (the baseline may hold more, in a sequential sweep).
+    """
+    n = arm.samples
+    both = arm.scored[:n] & base.scored[:n]
     excluded = 0
     if exclude_seed0 and len(both) and both[0]:
         both = both.copy()
         both[0] = False
         excluded = 1
     return Pairs(
-        arm=arm.flipped[both],
-        base=base.flipped[both],
-        arm_similarity=arm.similarity[both],
-        base_similarity=base.similarity[both],
+        arm=arm.flipped[:n][both],
+        base=base.flipped[:n][both],
+        arm_similarity=arm.similarity[:n][both],
+        base_similarity=base.similarity[:n][both],
         excluded=excluded,
     )

@@ -40,9 +40,15 @@ SCORE_BATCH = 256
 class ArmTally:
     """One (scenario, arm): per-seed arrays over seeds ``0..samples-1`` (other seeds ignored)."""
 
-    def __init__(self, arm: ArmSpec, samples: int) -> None:
+    def __init__(self, arm: ArmSpec, samples: int, capacity: int | None = None) -> None:
         self.arm = arm
         self.samples = samples
+        """Seeds admitted: ``0..samples-1`` (a sequential sweep widens it wave by wave)."""
+        self.capacity = max(capacity or samples, samples)
+        """Seeds the arrays hold; records of seeds between ``samples`` and this wait parked."""
+        self.parked: dict[int, RunRecord] = {}
+        """Records of seeds not admitted yet (run ahead of the window), by seed."""
+        samples = self.capacity
         self.seen = np.zeros(samples, dtype=bool)
         """A record (successful or not) arrived for the seed."""
         self.ok = np.zeros(samples, dtype=bool)
@@ -57,8 +63,27 @@ class ArmTally:
         self.manifests = ManifestLog(arm.facets)
 
     def accepts(self, record: RunRecord) -> bool:
-        """True for the first record of an in-range seed (later duplicates are ignored)."""
+        """True for the first record of an admitted seed (later duplicates are ignored)."""
         return 0 <= record.seed < self.samples and not self.seen[record.seed]
+
+    def park(self, record: RunRecord) -> bool:
+        """Keep a record of a seed past the window for later; True when it was parked."""
+        if self.samples <= record.seed < self.capacity and record.seed not in self.parked:
+            self.parked[record.seed] = record
+            return True
+        return False
+
+    def widen(self, samples: int) -> list[RunRecord]:
+        """Admit seeds up to ``samples`` (at most the capacity); return the parked records that
+        are now admitted, in seed order, for the caller to add.
+        """
+        self.samples = min(max(self.samples, samples), self.capacity)
+        due = sorted(s for s in self.parked if s < self.samples)
+        return [self.parked.pop(s) for s in due]
+
+    def complete(self, seeds: int) -> bool:
+        """A record (successful or not) arrived for every seed ``0..seeds-1``."""
+        return seeds <= self.samples and bool(self.seen[:seeds].all())
 
     def add(self, record: RunRecord) -> None:
         """Count a record whose seed :meth:`accepts`; scoring comes separately."""
@@ -70,7 +95,7 @@ class ArmTally:
         self.ok[seed] = True
         self.from_cache += record.from_cache
         for key, value in (record.cost or {}).items():
-            column = self.costs.setdefault(key, np.full(self.samples, math.nan))
+            column = self.costs.setdefault(key, np.full(self.capacity, math.nan))
             column[seed] = value
         self.manifests.add(seed, record.manifest)
 
@@ -115,13 +140,14 @@ class ScenarioTally:
         samples: int,
         comparator: Comparator,
         similarity: Similarity,
+        capacity: int | None = None,
     ) -> None:
         self.scenario = scenario
         self.baseline = baseline
         self.samples = samples
         self.comparator = comparator
         self.similarity = similarity
-        self.arms: dict[str, ArmTally] = {a.id: ArmTally(a, samples) for a in arms}
+        self.arms: dict[str, ArmTally] = {a.id: ArmTally(a, samples, capacity) for a in arms}
         self.reference: Reference = resolve_reference(scenario.reference, [])
         self._decided = scenario.reference is not None
         """The reference question is settled (declared, taken, or seed 0 failed)."""
@@ -135,7 +161,7 @@ class ScenarioTally:
     def add(self, record: RunRecord) -> None:
         """Take one run record of this scenario (records of unknown arms are ignored)."""
         tally = self.arms.get(record.arm)
-        if tally is None or not tally.accepts(record):
+        if tally is None or tally.park(record) or not tally.accepts(record):
             return
         tally.add(record)
         self._accepted += 1
@@ -146,9 +172,10 @@ class ScenarioTally:
             self._queue.append((record.arm, record.seed, record.output or ""))
         full = len(self._queue) >= SCORE_BATCH or self._accepted >= self._expected
         if self._decided and (self.reference.text is None or full):
-            self._flush()
+            self.flush()
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
+        """Score every queued output now (a sequential look needs its seeds scored)."""
         reference, queued = self.reference.text, self._queue
         self._queue = []
         if reference is None or self._error is not None:
@@ -160,6 +187,11 @@ class ScenarioTally:
         except ScoringError as exc:
             self._error = exc
 
+    def widen(self, arm: str, samples: int) -> None:
+        """Admit ``arm``'s seeds up to ``samples``, adding the records that were parked."""
+        for record in self.arms[arm].widen(samples):
+            self.add(record)
+
     def finish(self) -> ScenarioTally:
         """Score what is still queued; call once every record has been added.
 
@@ -169,7 +201,7 @@ class ScenarioTally:
         """
         if not self._decided:
             self._decided = True  # baseline seed 0 never arrived: no reference
-        self._flush()
+        self.flush()
         if self._error is not None:
             raise self._error
         return self

@@ -95,6 +95,17 @@ CASES: list[Case] = [
         "baseline declared as a placebo",
         _replace("  - id: base\n", "  - id: base\n    placebo: true\n"),
     ),
+    Case(
+        "sequential cap below samples (DESIGN rule 19)",
+        BASE + "samples: 8\nsequential: {max_samples: 4}\n",
+    ),
+    Case("sequential wave below 1", BASE + "sequential: {max_samples: 40, wave: 0}\n"),
+    Case(
+        "sequential with bisect",
+        BASE + "sequential: {max_samples: 40}\nbisect: {suspects: [tool:a]}\n",
+        args=("bisect", "{cfg}"),
+        group="cli",
+    ),
     Case("unknown bisection decision rule", BASE + "bisect: {suspects: [t1], decide: vote}\n"),
     Case("threshold out of range", BASE + "comparator: {threshold: 1.5}\n"),
     Case("custom comparator without target", BASE + "comparator: {kind: custom}\n"),

@@ -41,3 +41,12 @@ NOT_CALLABLE = 3
 def needs_two_removed(ctx: RunContext) -> str:
     """Wrong while either x or y is present (redundant causes)."""
     return "right" if {"x", "y"} <= set(ctx.arm.ablations) else "wrong"
+
+
+def flip_rate(ctx: RunContext) -> str:
+    """Answers 'B' instead of the reference 'A' with probability ``facets.rate`` (default 0.05),
+    decided by (scenario, arm, seed) alone, so every worker and every rerun agrees.
+    """
+    rate = float(ctx.arm.facets.get("rate", 0.05))
+    draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
+    return "B" if draw < rate else "A"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from counterfact.defaults import COST_KEY
@@ -120,7 +120,7 @@ def assess_tally(
     adjusts it over its family and completes the statistical verdict and the claim.
     """
     settings = statistics or StatisticsSettings()
-    baseline, samples = tally.baseline, tally.samples
+    baseline, samples = tally.baseline, tally.arms[tally.baseline].samples
     base_tally = tally.arms[baseline]
     base_stats = tally.stats(baseline)
     band: NullBand | None = None
@@ -141,10 +141,13 @@ def assess_tally(
         reference_is_seed0=tally.reference.source == "baseline-arm",
     )
     ordered = sorted(tally.arms.values(), key=lambda a: a.arm.id != baseline)
-    judged = [_judge(arm, tally.stats(arm.arm.id), base_tally.arm, ctx) for arm in ordered]
+    judged = [
+        _judge(arm, tally.stats(arm.arm.id), base_tally.arm, replace(ctx, samples=arm.samples))
+        for arm in ordered
+    ]
     readings = _cost_readings(judged, base_stats, cost_key)
     records = [
-        _record(j, ctx, samples, readings).model_copy(
+        _record(j, replace(ctx, samples=j.tally.samples), j.tally.samples, readings).model_copy(
             update=_tested(tally, j, base_tally, settings)
         )
         for j in judged

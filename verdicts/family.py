@@ -23,6 +23,7 @@ from counterfact.verdicts.records import (
     TestRecord,
     VerdictRecord,
 )
+from counterfact.verdicts.sequential import pairs_needed as e_pairs_needed
 from counterfact.verdicts.significance import (
     Pairing,
     StatisticalVerdict,
@@ -92,13 +93,21 @@ def test_sentence(test: TestRecord, verdict: StatisticalVerdict, s: StatisticsSe
     if verdict == "underpowered":
         size = test.adjustment.family_size if test.adjustment else 1
         factor = best_factor(s.adjust, size)
-        needed = pairs_needed(s.alpha, test.pairing, factor) + test.pairs_excluded
+        if test.e_value is not None:
+            needed = e_pairs_needed(s.alpha, factor) + test.pairs_excluded
+        else:
+            needed = pairs_needed(s.alpha, test.pairing, factor) + test.pairs_excluded
         over = f" once adjusted over {size} tests" if factor > 1 else ""
         return (
             f"Statistical test: underpowered — at {test.pairs} paired samples{seed0} no outcome "
             f"can reach p ≤ {s.alpha:g}{over}; {needed} samples can."
         )
-    if test.pairing == "seed":
+    if test.e_value is not None:
+        what = (
+            f"anytime-valid sequential test{seed0}: {test.n10} of {test.n10 + test.n01} discordant "
+            f"seeds went the arm's way, e-value {test.e_value:.3g}"
+        )
+    elif test.pairing == "seed":
         what = (
             f"paired exact test{seed0}: {test.n10} of {test.n10 + test.n01} discordant seeds "
             "went the arm's way"
@@ -110,7 +119,8 @@ def test_sentence(test: TestRecord, verdict: StatisticalVerdict, s: StatisticsSe
     if s.adjust != "none" and size > 1 and test.p_adjusted is not None:
         adjusted = f", {_ADJUSTED_BY[s.adjust]}-adjusted over {size} tests {test.p_adjusted:.3g}"
     outcome = "significant" if verdict == "significant" else "not significant"
-    return f"Statistical test: {what}, p = {test.p_value:.3g}{adjusted} — {outcome} at {s.alpha:g}."
+    p = "p ≤ 1/e = " if test.e_value is not None else "p = "
+    return f"Statistical test: {what}, {p}{test.p_value:.3g}{adjusted} — {outcome} at {s.alpha:g}."
 
 
 def pooled(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> list[PooledRecord]:

@@ -11,16 +11,17 @@ from counterfact.verdicts.bisection import BisectReason, BisectVerdict
 from counterfact.verdicts.cost import CostClass
 from counterfact.verdicts.multiplicity import Adjustment
 from counterfact.verdicts.seedsets import unpack
+from counterfact.verdicts.sequential import StoppedFor
 from counterfact.verdicts.significance import Pairing, StatisticalVerdict
 from counterfact.verdicts.tiers import Reason, Verdict
 
 Family = Literal["sweep", "scenario"]
 
-VERDICT_SCHEMA_VERSION: Literal[2] = 2
+VERDICT_SCHEMA_VERSION: Literal[3] = 3
 """2 added the statistical test (``statistical_verdict``, ``test``, ``effect``,
-``similarity_test``); version-1 lines still load."""
-SUMMARY_SCHEMA_VERSION: Literal[2] = 2
-"""2 added ``statistics`` and ``pooled``; version-1 files still load."""
+``similarity_test``); 3 added ``sequential`` and ``test.e_value``; older lines still load."""
+SUMMARY_SCHEMA_VERSION: Literal[3] = 3
+"""2 added ``statistics`` and ``pooled``; 3 added ``sequential``; older files still load."""
 
 
 class _Record(BaseModel):
@@ -121,6 +122,25 @@ class TestRecord(_Record):
     min_attainable_p: float
     """The smallest p-value any outcome at these samples could give; above alpha the verdict is
     ``underpowered``."""
+    e_value: float | None = None
+    """Sequential sweeps: the e-value the test rests on (``p_value`` is ``min(1, 1/e_value)``)."""
+
+
+class SequentialRecord(_Record):
+    """Why and where a challenger stopped sampling (DESIGN rule 19)."""
+
+    stopped_for: StoppedFor
+    """``significant``: the e-value reached ``threshold``; ``futile``: no outcome of the seeds left
+    up to ``max_samples`` could lift it to ``1/alpha``; ``max-samples``: the cap;
+    ``untestable``: no reference to score against."""
+    seeds_used: int
+    """Seeds ``0..seeds_used-1`` the verdict rests on."""
+    max_samples: int
+    e_value: float
+    threshold: float
+    """The e-value at which the arm is significant whatever its family shows."""
+    n10: int
+    n01: int
 
 
 class EffectRecord(_Record):
@@ -156,6 +176,23 @@ class PooledRecord(_Record):
     statistical_verdict: StatisticalVerdict
 
 
+class SequentialSummary(_Record):
+    """A sequential sweep at a glance (``summary.json``)."""
+
+    max_samples: int
+    wave: int
+    runs_at_max_samples: int
+    """Runs a fixed sweep at ``max_samples`` would record: scenarios x arms x max_samples."""
+    runs_recorded: int
+    """Runs this sweep's records hold (seeds below ``max_samples``; run-ahead seeds included)."""
+    runs_saved: int
+    """``runs_at_max_samples - runs_recorded``."""
+    runs_cancelled: int
+    """Queued runs withdrawn when their arm was decided (this invocation)."""
+    stopped: dict[str, int]
+    """Challengers by why they stopped."""
+
+
 class StatisticsRecord(_Record):
     """The ``statistics`` settings a sweep was judged with."""
 
@@ -172,7 +209,7 @@ class VerdictRecord(_Record):
     per-seed similarities are left out above 10,000 seeds (marked so).
     """
 
-    schema_version: Literal[1, 2] = VERDICT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3] = VERDICT_SCHEMA_VERSION
     """Version of this record's layout."""
     scenario: str
     arm: str
@@ -239,6 +276,9 @@ class VerdictRecord(_Record):
     effect: EffectRecord | None = None
     similarity_test: SimilarityTestRecord | None = None
     """Information only: are the arm's similarities lower than the baseline's, pair by pair."""
+    sequential: SequentialRecord | None = None
+    """Sequential sweeps: why and where this challenger stopped; ``samples`` counts the seeds it
+    used."""
 
     def seed_list(self) -> list[int]:
         """``seeds``, from the list or the bitmap."""
@@ -308,7 +348,7 @@ class _Provenance(_Record):
 class SweepSummary(_Provenance):
     """``summary.json``: provenance and per-scenario facts of one sweep."""
 
-    schema_version: Literal[1, 2] = SUMMARY_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3] = SUMMARY_SCHEMA_VERSION
     status: Literal["complete", "interrupted"] = "complete"
     """``interrupted`` when Ctrl-C stopped the sweep; then there are no verdicts yet."""
     runs_used: int
@@ -326,6 +366,8 @@ class SweepSummary(_Provenance):
     """The statistics settings used (null in version-1 files)."""
     pooled: list[PooledRecord] = Field(default_factory=list)
     """Per challenger, one test across scenarios (rule 18); empty with a single scenario."""
+    sequential: SequentialSummary | None = None
+    """Sequential sweeps: the settings, how the arms stopped, and the runs saved."""
 
 
 BISECT_SCHEMA_VERSION: Literal[2] = 2

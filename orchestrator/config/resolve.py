@@ -209,6 +209,12 @@ def resolve_bisect(
         ConfigError: on any refusal or unloadable target; nothing has run.
     """
     settings = config.bisect
+    if config.sequential is not None:
+        msg = (
+            "'counterfact bisect' does not sample sequentially (each probe's seeds are fixed); "
+            "remove the 'sequential:' section, or keep it in a separate file for 'counterfact run'"
+        )
+        raise ConfigError(msg, field="sequential")
     if settings is None:
         msg = (
             "'counterfact bisect' needs a 'bisect:' section with 'suspects' (ranked ablation "

@@ -16,6 +16,7 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     StrictStr,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -206,6 +207,29 @@ class StatisticsConfig(_Model):
     seed does not control their randomness): unpaired Fisher exact test."""
 
 
+class SequentialConfig(_Model):
+    """The ``sequential:`` section (DESIGN rule 19): seeds in waves; each arm stops when an
+    always-valid test decides, when it no longer can by ``max_samples``, or at that cap.
+    ``samples`` is the first wave (and the minimum).
+    """
+
+    max_samples: StrictInt = Field(ge=2)
+    """The cap on seeds per arm (at least ``samples``)."""
+    wave: StrictInt | None = None
+    """Seeds added per round to an undecided arm (at least 1); default ``samples``."""
+
+    @field_validator("wave")
+    @classmethod
+    def _positive_wave(cls, value: int | None) -> int | None:
+        if value is not None and value < 1:
+            msg = (
+                f"wave is the number of seeds added per round and must be at least 1, got "
+                f"{value}; omit it to add 'samples' seeds per round"
+            )
+            raise ValueError(msg)
+        return value
+
+
 class BisectConfig(_Model):
     """The ``bisect:`` section: culprit search over ranked ablation ids (DESIGN rule 10)."""
 
@@ -254,6 +278,8 @@ class SweepConfig(_Model):
     """The cost key DESIGN rule 11 judges (consistency, placebo band, cost cause)."""
     statistics: StatisticsConfig = Field(default_factory=StatisticsConfig)
     """The test beside every tier; see the README."""
+    sequential: SequentialConfig | None = None
+    """Add seeds in waves until each arm is decided (``counterfact run`` only); see the README."""
     bisect: BisectConfig | None = None
     """Settings for ``counterfact bisect``; ignored by ``run``."""
     scenarios: list[ScenarioConfig] | None = None
@@ -276,6 +302,20 @@ class SweepConfig(_Model):
             )
             raise ValueError(msg)
         return value
+
+    @field_validator("sequential")
+    @classmethod
+    def _cap_covers_first_wave(
+        cls, seq: SequentialConfig | None, info: ValidationInfo
+    ) -> SequentialConfig | None:
+        samples = info.data.get("samples")
+        if seq is not None and isinstance(samples, int) and seq.max_samples < samples:
+            msg = (
+                f"max_samples ({seq.max_samples}) is below samples ({samples}), the first "
+                f"wave; raise sequential.max_samples to at least {samples}"
+            )
+            raise ValueError(msg)
+        return seq
 
     @model_validator(mode="after")
     def _reference_shorthand(self) -> SweepConfig:

@@ -39,6 +39,11 @@ def _optional_path(value: str | Path | None) -> Path | None:
     return Path(value) if value is not None else None
 
 
+def _given(**values: Any) -> dict[str, Any]:
+    """The config keys the caller gave (mappings copied), leaving out those left at None."""
+    return {k: dict(v) if isinstance(v, Mapping) else v for k, v in values.items() if v is not None}
+
+
 def compare_arms(
     arms: Sequence[Mapping[str, Any]],
     runner: str | Callable[..., Any],
@@ -58,6 +63,7 @@ def compare_arms(
     cache_dir: str | Path | None = None,
     runner_version: str | None = None,
     statistics: Mapping[str, Any] | None = None,
+    sequential: Mapping[str, Any] | None = None,
 ) -> SweepResult:
     """Rerun every arm ``samples`` times per scenario and judge each against the baseline.
 
@@ -79,16 +85,16 @@ def compare_arms(
             ``"local"`` (in-process), or a mapping such as ``{"kind": "ray", "address": "auto"}``.
         baseline: the baseline arm id (default the first arm).
         name: the sweep's name, recorded in the summary.
-        out: a run directory to write ``runs.jsonl``, ``verdicts.jsonl`` and ``summary.json``
-            to; None keeps everything in memory.
+        out: the run directory for the records; None keeps everything in memory.
         base_dir: the folder relative file targets are resolved against.
         progress: told about each finished run.
         fresh: move an existing ``out`` aside (never deleted) instead of resuming it.
         cache_dir: the run cache shared across sweeps (None: no cache).
-        runner_version: the runner's identity for resume and the cache (default: a hash of the
-            runner's module source).
-        statistics: ``{"alpha", "adjust", "family", "pairing"}`` for the test beside every tier
-            (defaults 0.05, holm, sweep, seed).
+        runner_version: the runner's identity for resume and the cache (default: its hash).
+        statistics: ``{"alpha", "adjust", "family", "pairing"}`` (defaults 0.05, holm, sweep,
+            seed).
+        sequential: ``{"max_samples": N, "wave": W}``: ``samples`` is the first wave, then
+            ``W`` seeds at a time until each arm's anytime-valid test decides (at most ``N``).
 
     Returns:
         A :class:`SweepResult` with one row per (scenario, arm), baseline first.
@@ -106,14 +112,14 @@ def compare_arms(
         "similarity": _component(similarity),
         "executor": _component(executor),
     }
-    optional = {
-        "baseline": baseline,
-        "reference": reference,
-        "scenarios": [dict(s) for s in scenarios] if scenarios is not None else None,
-        "runner_version": runner_version,
-        "statistics": dict(statistics) if statistics is not None else None,
-    }
-    raw |= {k: v for k, v in optional.items() if v is not None}
+    raw |= _given(
+        baseline=baseline,
+        reference=reference,
+        scenarios=[dict(s) for s in scenarios] if scenarios is not None else None,
+        runner_version=runner_version,
+        statistics=statistics,
+        sequential=sequential,
+    )
     sweep = resolve_sweep(validate_config(raw), base_dir=_folder(base_dir))
     run_dir, cache = _optional_path(out), _optional_path(cache_dir)
     return run_sweep(sweep, run_dir=run_dir, progress=progress, fresh=fresh, cache_dir=cache)

@@ -14,6 +14,7 @@ from counterfact.orchestrator.drivers.provenance import (
     open_cache,
     provenance,
 )
+from counterfact.orchestrator.drivers.sequential import WavesOutcome, execute_waves
 from counterfact.orchestrator.engine.events import get_logger, warn_caller
 from counterfact.orchestrator.engine.executors import Executor, ExecutorOptions, make_executor
 from counterfact.orchestrator.engine.interrupt import graceful_stop
@@ -31,6 +32,7 @@ from counterfact.verdicts.assess import ScenarioAssessment, assess_tally
 from counterfact.verdicts.family import StatisticsSettings, judge_family, pooled
 from counterfact.verdicts.records import ScenarioSummary, SweepSummary, VerdictRecord
 from counterfact.verdicts.report import render_table
+from counterfact.verdicts.stopped import sequential_rows
 
 
 @dataclass(frozen=True)
@@ -120,18 +122,22 @@ def run_sweep(
     tallies = _tallies(sweep)
     fingerprint = fingerprint_of(sweep)
     sink = _sink(tallies)
+    waves: WavesOutcome | None = None
     with RunStore(run_dir, fresh=fresh, fingerprint=fingerprint, sink=sink) as store:
         _report_store(store, log)
         ex = executor or executor_for(sweep)
         source = RunSource(sweep.runner, store, ex, open_cache(sweep, cache_dir), log)
         try:
-            _execute(sweep, plan, source, progress or NoProgress(), log)
+            if sweep.config.sequential is not None:
+                waves = execute_waves(sweep, tallies, source, progress or NoProgress(), log)
+            else:
+                _execute(sweep, plan, source, progress or NoProgress(), log)
         finally:
             if executor is None:
                 ex.close()
     if ex.stop_requested:
-        _interrupted(sweep, plan, store, source, started)
-    return _judge(sweep, tallies, store, source, started, log)
+        _interrupted(sweep, plan, store, source, started, sequential=waves is not None)
+    return _judge(sweep, tallies, store, source, started, log, waves)
 
 
 def statistics_of(sweep: ResolvedSweep) -> StatisticsSettings:
@@ -143,9 +149,17 @@ def statistics_of(sweep: ResolvedSweep) -> StatisticsSettings:
 
 
 def _tallies(sweep: ResolvedSweep) -> dict[str, ScenarioTally]:
+    seq = sweep.config.sequential
+    capacity = seq.max_samples if seq is not None else None
     return {
         sc.id: ScenarioTally(
-            sc, sweep.arms, sweep.baseline, sweep.config.samples, sweep.comparator, sweep.similarity
+            sc,
+            sweep.arms,
+            sweep.baseline,
+            sweep.config.samples,
+            sweep.comparator,
+            sweep.similarity,
+            capacity,
         )
         for sc in sweep.scenarios
     }
@@ -200,11 +214,16 @@ def _interrupted(
     store: RunStore,
     source: RunSource,
     started: str,
+    *,
+    sequential: bool = False,
 ) -> None:
     missing = sum(not store.has(c.scenario.id, c.arm.id, c.seed) for c in plan)
     store.write_summary(_summary(sweep, store, source, started, [], status="interrupted"))
+    of = "" if sequential else f" of {len(plan)}"
+    recorded = store.reused + source.runner_calls + source.from_cache if sequential else None
     msg = (
-        f"interrupted: {len(plan) - missing} of {len(plan)} runs recorded"
+        f"interrupted: {recorded if recorded is not None else len(plan) - missing}{of} runs "
+        "recorded"
         + (f" in {store.run_dir}" if store.run_dir else "")
         + "; run the same command again to resume"
     )
@@ -258,6 +277,7 @@ def _judge(
     source: RunSource,
     started: str,
     log: Any,
+    waves: WavesOutcome | None = None,
 ) -> SweepResult:
     rows: list[VerdictRecord] = []
     scenarios = []
@@ -267,10 +287,16 @@ def _judge(
         _warn_degenerate(assessed, sc.id, log)
         rows.extend(assessed.verdicts)
         scenarios.append(assessed.summary)
+    if waves is not None:
+        rows = sequential_rows(rows, waves.looks, waves.waves.max_samples)
     rows = judge_family(rows, settings)
-    summary = _summary(sweep, store, source, started, scenarios).model_copy(
-        update={"statistics": settings.record(), "pooled": pooled(rows, settings)}
-    )
+    update = {
+        "statistics": settings.record(),
+        # rule 18's pooled test is a fixed-sample test: not valid on sequentially sampled seeds
+        "pooled": pooled(rows, settings) if waves is None else [],
+        "sequential": waves.summary(rows, tallies) if waves is not None else None,
+    }
+    summary = _summary(sweep, store, source, started, scenarios).model_copy(update=update)
     store.write_verdicts(rows)
     store.write_summary(summary)
     log.info("sweep.done", runs=source.runner_calls, failed=summary.runs_failed)

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from counterfact.orchestrator.engine.executors import Executor
+from counterfact.orchestrator.engine.feed import RunFeed
 from counterfact.orchestrator.engine.loader import RunnerRef
 from counterfact.orchestrator.storage.cache import RunCache
 from counterfact.orchestrator.storage.rundir import RunStore
@@ -40,6 +41,8 @@ class RunSource:
         """Runner calls made (retries included)."""
         self.from_cache = 0
         """Records taken from the run cache."""
+        self._planned: dict[tuple[str, str, int], Planned] = {}
+        """Queued runs' contexts and specs, for the cache."""
 
     def split(self, planned: Sequence[Planned]) -> tuple[list[RunRecord], list[Planned]]:
         """Records already had (read back, or from the cache: appended now), and runs to execute.
@@ -66,17 +69,27 @@ class RunSource:
                 known.append(cached)
         return known, todo
 
-    def execute(self, todo: Sequence[Planned]) -> Iterator[RunRecord]:
-        """Run ``todo`` on the executor; yield each record once it is stored (and cached)."""
-        planned: dict[tuple[str, str, int], Planned] = {}
+    def enqueue(self, feed: RunFeed, todo: Sequence[Planned]) -> None:
+        """Queue runs to execute on ``feed`` (remembering each arm's spec for the cache)."""
         if self.cache is not None:  # the cache keys on the arm's spec: keep it per run
-            planned = {(c.scenario.id, c.arm.id, c.seed): (c, a) for c, a in todo}
-        for record in self.executor.run(self.runner, [c for c, _ in todo]):
+            self._planned.update(((c.scenario.id, c.arm.id, c.seed), (c, a)) for c, a in todo)
+        feed.put(c for c, _ in todo)
+
+    def execute(self, todo: Sequence[Planned] | RunFeed) -> Iterator[RunRecord]:
+        """Run ``todo`` (or what is fed to it, queued with :meth:`enqueue`) on the executor;
+        yield each record once it is stored (and cached).
+        """
+        if isinstance(todo, RunFeed):
+            feed = todo
+        else:
+            feed = RunFeed()
+            self.enqueue(feed, todo)
+        for record in self.executor.run(self.runner, feed):
             self.store.append(record)
             self.runner_calls += record.attempts
-            if self.cache is not None:
-                ctx, arm = planned[(record.scenario, record.arm, record.seed)]
-                self.cache.put(ctx, arm, record)
+            spec = self._planned.pop((record.scenario, record.arm, record.seed), None)
+            if self.cache is not None and spec is not None:
+                self.cache.put(spec[0], spec[1], record)
             self.log.debug("run.done", scenario=record.scenario, arm=record.arm, seed=record.seed)
             if record.error is not None:
                 self.log.warning(

@@ -75,3 +75,31 @@ def test_closure_runner_from_python_runs_on_ray() -> None:
     )
     assert result.row("loud").verdict == "confirmed"
     assert result.row("base").flips == 0
+
+
+def test_sequential_waves_on_ray_match_in_process(tmp_path: Path) -> None:
+    arms = [
+        {"id": "base", "facets": {"rate": 0.05}},
+        {"id": "strong", "facets": {"rate": 0.9}},
+        {"id": "same", "facets": {"rate": 0.05, "v": 2}},
+    ]
+    kwargs: dict[str, object] = {
+        "samples": 4,
+        "reference": "A",
+        "comparator": "exact",
+        "base_dir": TESTS,
+        "runner_version": "v1",
+        "sequential": {"max_samples": 40, "wave": 4},
+    }
+    on_ray = compare_arms(
+        arms, "runners.py:flip_rate", executor="ray", out=tmp_path / "r", **kwargs
+    )  # type: ignore[arg-type]
+    local = compare_arms(arms, "runners.py:flip_rate", executor="local", **kwargs)  # type: ignore[arg-type]
+    assert [r.model_dump(exclude={"runs_from_cache"}) for r in on_ray.rows] == [
+        r.model_dump(exclude={"runs_from_cache"}) for r in local.rows
+    ]
+    lines = (tmp_path / "r" / "runs.jsonl").read_text().splitlines()
+    keys = [(d["arm"], d["seed"]) for d in map(json.loads, lines)]
+    assert len(keys) == len(set(keys))  # run-ahead and cancellation never run a seed twice
+    strong = on_ray.row("strong").sequential
+    assert strong is not None and strong.stopped_for == "significant"

@@ -7,6 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from types import TracebackType
 
+from counterfact.orchestrator.engine.feed import RunFeed
 from counterfact.orchestrator.engine.loader import RunnerRef
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
@@ -28,8 +29,13 @@ class Executor(ABC):
         return self._stop.is_set()
 
     @abstractmethod
-    def run(self, runner: RunnerRef, contexts: Sequence[RunContext]) -> Iterator[RunRecord]:
-        """Execute every context once; yield records in completion order."""
+    def run(
+        self, runner: RunnerRef, contexts: Sequence[RunContext] | RunFeed
+    ) -> Iterator[RunRecord]:
+        """Execute every context once; yield records in completion order. With a
+        :class:`~counterfact.orchestrator.engine.feed.RunFeed`, take runs from it as slots free
+        up (the driver may add or cancel runs between records) until it stays empty.
+        """
 
     def start(self) -> None:
         """Acquire what the executor needs (start or join Ray) before the first run is timed."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from counterfact.orchestrator.engine.executors.base import Executor
+from counterfact.orchestrator.engine.feed import RunFeed, as_feed
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
 from counterfact.orchestrator.engine.worker import NO_RETRY, RetryPolicy, execute_run
 from counterfact.probes.records import RunRecord
@@ -21,10 +22,15 @@ class LocalExecutor(Executor):
         super().__init__()
         self.policy = policy
 
-    def run(self, runner: RunnerRef, contexts: Sequence[RunContext]) -> Iterator[RunRecord]:
+    def run(
+        self, runner: RunnerRef, contexts: Sequence[RunContext] | RunFeed
+    ) -> Iterator[RunRecord]:
         """Run each context in order in this process; stop early when asked."""
         fn = resolve_runner(runner)
-        for ctx in contexts:
-            if self.stop_requested:
+        feed = as_feed(contexts)
+        while not self.stop_requested:
+            feed.top_up(1)
+            taken = feed.take(1)
+            if not taken:
                 return
-            yield execute_run(fn, ctx, self.policy, LOCAL_NODE)
+            yield execute_run(fn, taken[0], self.policy, LOCAL_NODE)

@@ -42,6 +42,7 @@ from counterfact.orchestrator.engine.executors.ray_address import (
     join_error,
 )
 from counterfact.orchestrator.engine.executors.ray_ship import init_runtime_env, shipped
+from counterfact.orchestrator.engine.feed import RunFeed, as_feed
 from counterfact.orchestrator.engine.loader import RunnerRef
 from counterfact.orchestrator.engine.worker import (
     NO_RETRY,
@@ -181,7 +182,9 @@ class RayExecutor(Executor):
         self._owned = True
         return ray
 
-    def run(self, runner: RunnerRef, contexts: Sequence[RunContext]) -> Iterator[RunRecord]:
+    def run(
+        self, runner: RunnerRef, contexts: Sequence[RunContext] | RunFeed
+    ) -> Iterator[RunRecord]:
         """Fan the contexts out as batched Ray tasks; yield records as tasks finish."""
         ray = self._ray()
         # Retries of lost work are ours (not Ray's max_retries) so records can say so.
@@ -192,39 +195,33 @@ class RayExecutor(Executor):
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         solo_only = self.timeout_s is not None
         max_tasks = workers if solo_only else self.max_in_flight
-        queue: deque[Queued] = deque((c, solo_only, 0, None) for c in contexts)
+        feed = as_feed(contexts)
+        queue: deque[Queued] = deque()  # runs split out of a failed batch: first in line
         retries: deque[_Task] = deque()  # lost tasks: first in line, but only into a free slot
         pending: dict[Any, _Task] = {}
         in_flight = 0
         mean_run_s: float | None = None
         stop_at: float | None = None
-        while queue or pending or retries:
+        while True:
             if self.stop_requested and stop_at is None:
                 stop_at = time.monotonic() + self.stop_grace_s
                 queue.clear()
+                feed.clear()
                 retries.clear()  # not recorded: a resume runs them
+            if stop_at is None and len(pending) < workers:
+                feed.top_up(workers - len(pending))
+            if not (queue or feed or pending or retries):
+                return
             while retries and len(pending) < max_tasks:
                 item = retries.popleft()
                 item.submitted = time.monotonic()
                 pending[task.remote(runner_ref, item.batch, self.policy)] = item
                 in_flight += len(item.batch)
-            while queue and in_flight < self.max_in_flight and len(pending) < max_tasks:
+            while (queue or feed) and in_flight < self.max_in_flight and len(pending) < max_tasks:
                 if mean_run_s is None and len(pending) >= 2 * workers:
                     break
-                if queue[0][1]:
-                    ctx, _, lost, reason = queue.popleft()
-                    item = _Task([ctx], True, time.monotonic(), lost, reason)
-                else:
-                    size = batch_size(
-                        mean_run_s,
-                        len(queue),
-                        workers,
-                        self.max_in_flight - in_flight,
-                        target_task_s=self.target_task_s,
-                        max_batch=self.max_batch,
-                    )
-                    taken = [queue.popleft()[0] for _ in range(size)]
-                    item = _Task(taken, False, time.monotonic())
+                room = self.max_in_flight - in_flight
+                item = self._next_task(queue, feed, solo_only, mean_run_s, workers, room)
                 pending[task.remote(runner_ref, item.batch, self.policy)] = item
                 in_flight += len(item.batch)
             if not pending:
@@ -260,6 +257,33 @@ class RayExecutor(Executor):
                 for ref in pending:
                     ray.cancel(ref, force=True)
                 return
+
+    def _next_task(
+        self,
+        queue: deque[Queued],
+        feed: RunFeed,
+        solo_only: bool,
+        mean_run_s: float | None,
+        workers: int,
+        room: int,
+    ) -> _Task:
+        """The next task: a run split out of a failed batch first, else from the feed (alone
+        under ``timeout_s``, else a batch sized by :func:`batch_size`).
+        """
+        if queue:
+            ctx, _, lost, reason = queue.popleft()
+            return _Task([ctx], True, time.monotonic(), lost, reason)
+        if solo_only:
+            return _Task(feed.take(1), True, time.monotonic())
+        size = batch_size(
+            mean_run_s,
+            len(feed),
+            workers,
+            room,
+            target_task_s=self.target_task_s,
+            max_batch=self.max_batch,
+        )
+        return _Task(feed.take(size), False, time.monotonic())
 
     def _lost(
         self,

@@ -1,0 +1,113 @@
+"""Executing a sequential sweep: the wave scheduler feeds the executor while records stream in.
+
+The sweep driver (:mod:`counterfact.orchestrator.drivers.sweep`) calls :func:`execute_waves`
+instead of executing a fixed plan when the config has a ``sequential:`` section, then judges the
+tallies as always and lets :func:`counterfact.verdicts.stopped.sequential_rows` put the stopping
+records on the rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from counterfact.exceptions import ExecutorError
+from counterfact.orchestrator.config.resolve import ResolvedSweep
+from counterfact.orchestrator.drivers.waves import Waves, WaveScheduler
+from counterfact.orchestrator.engine.interrupt import graceful_stop
+from counterfact.orchestrator.engine.progress import Progress
+from counterfact.orchestrator.engine.source import RunSource
+from counterfact.probes.tally import ScenarioTally
+from counterfact.verdicts.records import SequentialSummary, VerdictRecord
+from counterfact.verdicts.sequential import Look, stop_threshold
+from counterfact.verdicts.stopped import stopped_counts
+
+
+@dataclass(frozen=True)
+class WavesOutcome:
+    """What the scheduler decided, for the judging step."""
+
+    waves: Waves
+    looks: dict[tuple[str, str], Look]
+    cancelled: int
+    """Queued runs withdrawn when their arm was decided."""
+
+    def summary(
+        self, rows: list[VerdictRecord], tallies: dict[str, ScenarioTally]
+    ) -> SequentialSummary:
+        """The ``sequential`` part of ``summary.json``."""
+        arms = sum(len(t.arms) for t in tallies.values())
+        at_cap = arms * self.waves.max_samples
+        recorded = sum(
+            int(a.seen.sum()) + len(a.parked) for t in tallies.values() for a in t.arms.values()
+        )
+        return SequentialSummary(
+            max_samples=self.waves.max_samples,
+            wave=self.waves.wave,
+            runs_at_max_samples=at_cap,
+            runs_recorded=recorded,
+            runs_saved=at_cap - recorded,
+            runs_cancelled=self.cancelled,
+            stopped=stopped_counts(rows),
+        )
+
+
+def waves_of(sweep: ResolvedSweep) -> Waves:
+    """The ``sequential:`` section resolved; the stop threshold covers the whole family."""
+    seq = sweep.config.sequential
+    if seq is None:
+        msg = "waves_of needs a sweep with a 'sequential:' section"
+        raise ValueError(msg)
+    stats = sweep.config.statistics
+    challengers = len(sweep.arms) - 1
+    family = challengers * (len(sweep.scenarios) if stats.family == "sweep" else 1)
+    samples = sweep.config.samples
+    return Waves(
+        samples=samples,
+        wave=seq.wave or samples,
+        max_samples=seq.max_samples,
+        alpha=float(stats.alpha),
+        threshold=stop_threshold(float(stats.alpha), stats.adjust, family),
+    )
+
+
+def execute_waves(
+    sweep: ResolvedSweep,
+    tallies: dict[str, ScenarioTally],
+    source: RunSource,
+    progress: Progress,
+    log: Any,
+) -> WavesOutcome:
+    """Run waves until every challenger stopped (or a stop was requested).
+
+    Raises:
+        ExecutorError: the executor ended while arms were still undecided (not a stop request).
+    """
+    waves = waves_of(sweep)
+    scheduler = WaveScheduler(
+        sweep.scenarios, sweep.arms, sweep.baseline_arm(), tallies, source, waves
+    )
+    if source.store.reused:
+        log.info("sweep.resume", read_back=source.store.reused)
+    scheduler.start()
+    upper = len(sweep.arms) * len(sweep.scenarios) * waves.max_samples - source.store.reused
+    where = str(source.store.run_dir) if source.store.run_dir else None
+    log.info("sweep.start", sequential=True, runs_at_most=upper, run_dir=where)
+    source.executor.start()
+    progress.start(max(upper, 0))
+    try:
+        with graceful_stop(source.executor):
+            for record in source.execute(scheduler.feed):
+                progress.advance(record.ok)
+                scheduler.advance(record.scenario)
+    finally:
+        progress.finish()
+    left = scheduler.undecided()
+    if left and not source.executor.stop_requested:
+        msg = f"the executor ended with {len(left)} arm(s) still sampling, e.g. {left[0]}"
+        raise ExecutorError(msg)
+    for (scenario, arm), found in scheduler.looks().items():
+        log.info(
+            "arm.stopped", scenario=scenario, arm=arm, why=found.stopped_for, seeds=found.seeds
+        )
+    return WavesOutcome(waves, scheduler.looks(), scheduler.feed.cancelled)

@@ -1,0 +1,208 @@
+"""Sequential sweeps end to end (DESIGN rule 19): waves, stopping, cancellation, resume."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from counterfact import compare_arms
+from counterfact.exceptions import SweepInterrupted
+from counterfact.orchestrator.config.loading import validate_config
+from counterfact.orchestrator.config.resolve import resolve_sweep
+from counterfact.orchestrator.drivers.sweep import SweepResult, run_sweep
+from counterfact.orchestrator.engine.executors.local import LocalExecutor
+from counterfact.orchestrator.engine.feed import RunFeed, as_feed
+from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
+from counterfact.orchestrator.engine.worker import NO_RETRY, execute_run
+from counterfact.probes.records import RunRecord
+from counterfact.probes.runner import RunContext
+
+from ..conftest import TESTS, scripted
+
+ARMS = [
+    {"id": "base", "facets": {"rate": 0.05}},
+    {"id": "strong", "facets": {"rate": 0.9}},
+    {"id": "same", "facets": {"rate": 0.05, "v": 2}},
+    {"id": "mid", "facets": {"rate": 0.5}},
+]
+
+
+def _config(max_samples: int = 60, **extra: Any) -> dict[str, Any]:
+    return {
+        "name": "seq",
+        "runner": "runners.py:flip_rate",
+        "runner_version": "v1",
+        "samples": 4,
+        "reference": "A",
+        "comparator": {"kind": "exact"},
+        "executor": {"kind": "local"},
+        "arms": ARMS,
+        "sequential": {"max_samples": max_samples, "wave": 4},
+        **extra,
+    }
+
+
+def _sweep(out: Path | None, executor: LocalExecutor | None = None, **extra: Any) -> SweepResult:
+    sweep = resolve_sweep(validate_config(_config(**extra)), base_dir=TESTS)
+    return run_sweep(sweep, run_dir=out, executor=executor)
+
+
+def _stops(result: SweepResult) -> dict[str, tuple[str, int]]:
+    return {
+        r.arm: (r.sequential.stopped_for, r.sequential.seeds_used)
+        for r in result.rows
+        if r.sequential is not None
+    }
+
+
+def _keys(out: Path) -> list[tuple[str, str, int]]:
+    lines = (out / "runs.jsonl").read_text().splitlines()
+    return [(d["scenario"], d["arm"], d["seed"]) for d in map(json.loads, lines)]
+
+
+def test_constant_flipper_stops_exactly_at_the_threshold() -> None:
+    # The arm flips on every seed, the baseline never, reference declared (no seed-0 exclusion):
+    # one challenger under Holm, threshold 1/0.05 = 20; e(6,0) = 18.1 < 20 <= e(7,0) = 31.9.
+    runner = scripted({"base": "A", "alt": "B"})
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        runner,
+        samples=2,
+        reference="A",
+        comparator="exact",
+        executor="local",
+        sequential={"max_samples": 50, "wave": 1},
+    )
+    row = result.row("alt")
+    assert row.sequential is not None
+    assert (row.sequential.stopped_for, row.sequential.seeds_used) == ("significant", 7)
+    assert row.samples == 7 and row.samples_declared == 7
+    assert row.sequential.e_value == pytest.approx(31.875)
+    assert row.statistical_verdict == "significant"
+    assert row.test is not None and row.test.e_value == pytest.approx(31.875)
+    assert "stopped at 7 seeds (cap 50): the e-value 31.9 reached the threshold 20" in row.claim
+    assert result.row("base").samples == 7  # the baseline ran only as far as the arm needed
+    seq = result.summary.sequential
+    assert seq is not None and seq.runs_recorded == 14 and seq.runs_saved == 100 - 14
+
+
+def test_arm_with_no_effect_stops_as_futile() -> None:
+    # Neither side ever flips: e stays 1; with 6 seeds left e(6,0) = 18.1 < 20: futile at 44/50.
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        scripted({"base": "A", "alt": "A"}),
+        samples=2,
+        reference="A",
+        comparator="exact",
+        executor="local",
+        sequential={"max_samples": 50, "wave": 1},
+    )
+    row = result.row("alt")
+    assert row.sequential is not None
+    assert (row.sequential.stopped_for, row.sequential.seeds_used) == ("futile", 44)
+    assert "futile" in row.claim and row.statistical_verdict == "not-significant"
+
+
+def test_waves_decide_each_arm_and_save_runs(tmp_path: Path) -> None:
+    result = _sweep(tmp_path / "o")
+    stops = _stops(result)
+    assert stops["strong"][0] == "significant" and stops["strong"][1] <= 20
+    assert stops["same"][0] in ("futile", "max-samples")
+    assert all(n % 4 == 0 for _, n in stops.values())  # looks fall on wave boundaries
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    seq = summary["sequential"]
+    assert seq["runs_at_max_samples"] == 4 * 60
+    assert seq["runs_saved"] == 240 - seq["runs_recorded"] > 0
+    assert sum(seq["stopped"].values()) == 3
+    keys = _keys(tmp_path / "o")
+    assert len(keys) == len(set(keys)) == seq["runs_recorded"]
+    # every arm's seeds are 0..k-1 and the baseline ran as far as the furthest arm
+    for arm, (_, used) in stops.items():
+        assert sorted(s for _, a, s in keys if a == arm) == list(range(used))
+    assert sorted(s for _, a, s in keys if a == "base") == list(
+        range(max(n for _, n in stops.values()))
+    )
+
+
+def test_without_sequential_nothing_changes() -> None:
+    config = _config()
+    del config["sequential"]
+    result = run_sweep(resolve_sweep(validate_config(config), base_dir=TESTS), run_dir=None)
+    assert all(r.samples_declared == 4 and r.sequential is None for r in result.rows)
+    assert result.summary.sequential is None
+
+
+class _StopAfter(LocalExecutor):
+    """Requests a stop (as Ctrl-C does) after ``n`` records."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.n = n
+
+    def run(
+        self, runner: RunnerRef, contexts: Sequence[RunContext] | RunFeed
+    ) -> Iterator[RunRecord]:
+        for i, record in enumerate(super().run(runner, contexts)):
+            yield record
+            if i + 1 >= self.n:
+                self.request_stop()
+
+
+def test_resume_mid_sweep_replays_the_same_decisions(tmp_path: Path) -> None:
+    whole = _sweep(tmp_path / "whole")
+    with pytest.raises(SweepInterrupted, match="runs recorded"):
+        _sweep(tmp_path / "cut", executor=_StopAfter(37))
+    assert len(_keys(tmp_path / "cut")) == 37
+    resumed = _sweep(tmp_path / "cut")
+    assert _stops(resumed) == _stops(whole)
+    assert [r.model_dump(exclude={"claim"}) for r in resumed.rows] == [
+        r.model_dump(exclude={"claim"}) for r in whole.rows
+    ]
+    keys = _keys(tmp_path / "cut")
+    assert len(keys) == len(set(keys))  # no run executed twice
+    assert resumed.summary.runs_reused == 37
+    assert resumed.summary.runs_used == len(keys) - 37
+
+
+def test_raising_max_samples_on_resume_continues_undecided_arms(tmp_path: Path) -> None:
+    first = _sweep(tmp_path / "o", max_samples=12)
+    capped = [a for a, (why, _) in _stops(first).items() if why == "max-samples"]
+    assert capped, _stops(first)
+    before = len(_keys(tmp_path / "o"))
+    more = _sweep(tmp_path / "o", max_samples=60)
+    assert more.summary.runs_reused == before
+    stops = _stops(more)
+    assert all(stops[a][1] > 12 for a in capped)
+    assert stops == _stops(_sweep(tmp_path / "fresh", max_samples=60))
+
+
+class _Greedy(LocalExecutor):
+    """Asks the feed for run-ahead work before every run, like a pool with idle workers."""
+
+    def run(
+        self, runner: RunnerRef, contexts: Sequence[RunContext] | RunFeed
+    ) -> Iterator[RunRecord]:
+        fn, feed = resolve_runner(runner), as_feed(contexts)
+        while True:
+            feed.top_up(50)
+            taken = feed.take(1)
+            if not taken:
+                return
+            yield execute_run(fn, taken[0], NO_RETRY, "local")
+
+
+def test_decided_arms_queued_runs_are_cancelled(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    result = _sweep(out, executor=_Greedy())
+    seq = result.summary.sequential
+    assert seq is not None and seq.runs_cancelled > 0
+    stops = _stops(result)
+    used = stops["strong"][1]
+    strong = sorted(s for _, a, s in _keys(out) if a == "strong")
+    # run-ahead seeds of the decided arm were withdrawn, not run: at most one wave past its stop
+    assert strong[:used] == list(range(used)) and len(strong) < used + 4
+    assert _stops(_sweep(tmp_path / "plain")) == stops  # run-ahead never changes a decision

@@ -1,0 +1,144 @@
+"""Sequential sampling (DESIGN rule 19): an always-valid test, looked at after every wave.
+
+The unit is the discordant seed pair of an arm and its baseline (as in the fixed-sample test):
+``n10`` pairs where the arm flipped and the baseline held, ``n01`` the reverse. Under the null
+(the arm does not make flips more likely) a discordant pair goes either way with probability
+1/2, so ``n10`` among ``n10 + n01`` is Binomial(., 1/2).
+
+Evidence is a beta-binomial mixture e-process: the likelihood ratio of ``p`` against 1/2,
+averaged over a uniform prior on ``p`` in [1/2, 1] (the one-sided alternative),
+
+    E = 2 ** (n10 + n01 + 1) * integral_{1/2}^{1} p ** n10 * (1 - p) ** n01 dp
+      = 2 ** (n10 + n01 + 1) * B(n10 + 1, n01 + 1) * I_{1/2}(n01 + 1, n10 + 1)
+
+(``I`` the regularized incomplete beta function, ``scipy.special.betainc``). A mixture of
+likelihood ratios is a nonnegative martingale with mean 1 under the null, so by Ville's
+inequality ``P(sup_n E_n >= 1/a) <= a``: the test keeps its error rate however often it is
+looked at, and ``E`` at the stopping time is an e-value. Concordant pairs leave ``E`` unchanged.
+Reference: Ramdas, Grünwald, Vovk and Shafer (2023), Game-theoretic statistics and safe anytime-
+valid inference, Statistical Science 38(4); the mixture is Robbins' (1970) method of mixtures.
+
+With ``pairing: none`` (runs independent whatever the seed), pairs are formed by seed index: two
+independent runs with the same flip rate make both discordant orders equally likely, so the same
+e-process is valid; it is simply less powerful than a paired design.
+
+Family control: ``p = min(1, 1/E)`` is a valid p-value (Markov), so the family's adjustment
+(Holm, or BH on ``1/E`` which is the e-BH procedure of Wang and Ramdas (2022), valid under any
+dependence) applies to it unchanged. An arm stops as ``significant`` once ``E`` reaches
+:func:`stop_threshold` — the point at which the adjustment declares it significant whatever the
+other arms show — and as ``futile`` once no outcome of its remaining seeds up to ``max_samples``
+could lift ``E`` to ``1/alpha``, the least any adjustment asks.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from scipy.special import betainc, betaln
+
+StoppedFor = Literal["significant", "futile", "max-samples", "untestable"]
+"""Why an arm stopped: its e-value reached the threshold; it could no longer reach it by
+``max_samples``; it reached ``max_samples``; or it has no test (no reference to score against)."""
+
+METHOD = "beta-binomial mixture e-process (one-sided, anytime-valid)"
+
+
+def log_e_value(n10: int, n01: int) -> float:
+    """The natural log of :func:`e_value` (finite for any counts)."""
+    n = n10 + n01
+    tail = float(betainc(n01 + 1, n10 + 1, 0.5))
+    return (n + 1) * math.log(2) + float(betaln(n10 + 1, n01 + 1)) + math.log(tail)
+
+
+def e_value(n10: int, n01: int) -> float:
+    """The mixture e-value after ``n10`` and ``n01`` discordant pairs (1.0 with none)."""
+    return math.exp(min(log_e_value(n10, n01), 700.0))
+
+
+def stop_threshold(alpha: float, adjust: str, family_size: int) -> float:
+    """The e-value at which an arm is significant whatever the rest of its family shows:
+    ``K / alpha`` for a family of ``K`` tests under Holm or BH (``1/E <= alpha/K`` is rejected by
+    both), times the harmonic number ``H_K`` under BY, ``1/alpha`` without adjustment.
+    """
+    k = max(family_size, 1)
+    if adjust == "none":
+        return 1 / alpha
+    if adjust == "by":
+        return k * sum(1 / i for i in range(1, k + 1)) / alpha
+    return k / alpha
+
+
+def reachable(n10: int, n01: int, remaining: int) -> float:
+    """The largest e-value ``remaining`` more pairs could give (every one discordant the arm's
+    way: ``E`` grows with ``n10``).
+    """
+    return e_value(n10 + max(remaining, 0), n01)
+
+
+@dataclass(frozen=True)
+class Look:
+    """One look at an arm after a wave: the evidence and what it decides."""
+
+    seeds: int
+    """Seeds ``0..seeds-1`` of the arm and the baseline are in."""
+    n10: int
+    n01: int
+    e_value: float
+    threshold: float
+    stopped_for: StoppedFor | None
+    """None: keep sampling."""
+
+
+def look(
+    n10: int,
+    n01: int,
+    *,
+    seeds: int,
+    max_samples: int,
+    alpha: float,
+    threshold: float,
+) -> Look:
+    """Decide after a wave that brought the arm to ``seeds`` seeds.
+
+    Args:
+        n10: discordant pairs the arm's way so far.
+        n01: discordant pairs the baseline's way so far.
+        seeds: seeds looked at (the arm's and the baseline's ``0..seeds-1``).
+        max_samples: the cap; the pairs still possible are ``max_samples - seeds``.
+        alpha: the level; ``1/alpha`` is the least e-value any adjustment could accept.
+        threshold: :func:`stop_threshold` for the arm's family.
+    """
+    e = e_value(n10, n01)
+    stopped: StoppedFor | None = None
+    if e >= threshold:
+        stopped = "significant"
+    elif seeds >= max_samples:
+        stopped = "max-samples"
+    elif reachable(n10, n01, max_samples - seeds) < 1 / alpha:
+        stopped = "futile"
+    return Look(seeds, n10, n01, e, threshold, stopped)
+
+
+def pairs_needed(alpha: float, factor: float = 1.0) -> int:
+    """The fewest pairs at which the e-value can reach ``factor / alpha`` (all discordant)."""
+    n = 1
+    while e_value(n, 0) < factor / alpha:
+        n += 1
+    return n
+
+
+def boundaries(samples: int, wave: int, max_samples: int) -> list[int]:
+    """Seed counts at which an arm is looked at: ``samples``, then every ``wave`` more, and
+    ``max_samples`` last.
+    """
+    out = list(range(samples, max_samples, wave))
+    return [*out, max_samples] if not out or out[-1] != max_samples else out
+
+
+def next_boundary(seeds: int, samples: int, wave: int, max_samples: int) -> int:
+    """The first look after ``seeds`` seeds (``samples`` when none were looked at)."""
+    if seeds < samples:
+        return samples
+    return min(samples + ((seeds - samples) // wave + 1) * wave, max_samples)

@@ -1,0 +1,83 @@
+"""A sequential sweep's rows: each challenger's test becomes the e-process it stopped on, and its
+record and claim say why and where it stopped (DESIGN rule 19).
+
+The tier is untouched: it was computed, as always, on the seeds the arm used. The family's
+adjustment (:func:`~counterfact.verdicts.family.judge_family`) runs afterwards on
+``p = min(1, 1/e)``, which is a valid p-value at any stopping time.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from counterfact.verdicts.records import SequentialRecord, TestRecord, VerdictRecord
+from counterfact.verdicts.sequential import METHOD, Look, e_value
+
+UNPAIRED_NOTE = " over runs paired by seed index"
+
+
+def e_test(test: TestRecord, look: Look) -> TestRecord:
+    """The row's fixed-sample test replaced by the e-process at the arm's stopping point."""
+    method = METHOD + (UNPAIRED_NOTE if test.pairing == "none" else "")
+    return test.model_copy(
+        update={
+            "method": method,
+            "n10": look.n10,
+            "n01": look.n01,
+            "p_value": min(1.0, 1 / look.e_value),
+            "e_value": look.e_value,
+            "min_attainable_p": min(1.0, 1 / e_value(test.pairs, 0)),
+        }
+    )
+
+
+def stop_sentence(record: SequentialRecord) -> str:
+    """Why the arm stopped, in plain words."""
+    at = f"Sequential sampling stopped at {record.seeds_used} seeds (cap {record.max_samples})"
+    e, t = f"{record.e_value:.3g}", f"{record.threshold:.3g}"
+    if record.stopped_for == "significant":
+        return f"{at}: the e-value {e} reached the threshold {t}."
+    if record.stopped_for == "futile":
+        return (
+            f"{at}: futile — even if every remaining seed up to {record.max_samples} went the "
+            f"arm's way, the e-value (now {e}) could not reach the level any adjustment accepts."
+        )
+    if record.stopped_for == "untestable":
+        return f"{at}: there is no reference to test against."
+    return f"{at}: it reached the cap with the e-value at {e} (threshold {t})."
+
+
+def sequential_rows(
+    rows: Sequence[VerdictRecord], looks: Mapping[tuple[str, str], Look], max_samples: int
+) -> list[VerdictRecord]:
+    """Every row; challengers gain their ``sequential`` record, the e-process test (when they
+    are tested) and the stopping sentence in their claim.
+    """
+    out: list[VerdictRecord] = []
+    for row in rows:
+        look = looks.get((row.scenario, row.arm))
+        if row.is_baseline or look is None or look.stopped_for is None:
+            out.append(row)
+            continue
+        record = SequentialRecord(
+            stopped_for=look.stopped_for,
+            seeds_used=look.seeds,
+            max_samples=max_samples,
+            e_value=look.e_value,
+            threshold=look.threshold,
+            n10=look.n10,
+            n01=look.n01,
+        )
+        update = {
+            "sequential": record,
+            "claim": f"{row.claim} {stop_sentence(record)}",
+            "test": None if row.test is None else e_test(row.test, look),
+        }
+        out.append(row.model_copy(update=update))
+    return out
+
+
+def stopped_counts(rows: Sequence[VerdictRecord]) -> dict[str, int]:
+    """Challengers by why they stopped."""
+    return dict(Counter(r.sequential.stopped_for for r in rows if r.sequential is not None))

@@ -110,9 +110,11 @@ class ArmTally:
         """Seeds of the successful runs, ascending."""
         return [int(s) for s in np.flatnonzero(self.ok)]
 
-    def stats(self, *, scored: bool) -> ProbeStats:
-        """The probe's statistics; ``scored`` False counts successful seeds only (no reference)."""
-        seeds = np.flatnonzero(self.ok)
+    def stats(self, *, scored: bool, upto: int | None = None) -> ProbeStats:
+        """The probe's statistics; ``scored`` False counts successful seeds only (no reference);
+        ``upto`` keeps seeds below it (a sequential challenger's share of its baseline).
+        """
+        seeds = np.flatnonzero(self.ok[:upto])
         sims = self.similarity[seeds] if scored else np.ones(len(seeds))
         flipped = seeds[self.flipped[seeds]] if scored else seeds[:0]
         costs = {k: col[seeds][~np.isnan(col[seeds])].tolist() for k, col in self.costs.items()}
@@ -206,11 +208,13 @@ class ScenarioTally:
             raise self._error
         return self
 
-    def stats(self, arm: str) -> ProbeStats | None:
-        """The arm's statistics, or None when there is no reference to score against."""
+    def stats(self, arm: str, upto: int | None = None) -> ProbeStats | None:
+        """The arm's statistics (seeds below ``upto``), or None when there is no reference to
+        score against.
+        """
         if self.reference.text is None:
             return None
-        return self.arms[arm].stats(scored=True)
+        return self.arms[arm].stats(scored=True, upto=upto)
 
 
 def tally_runs(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from counterfact.defaults import COST_KEY
@@ -120,38 +120,30 @@ def assess_tally(
     adjusts it over its family and completes the statistical verdict and the claim.
     """
     settings = statistics or StatisticsSettings()
-    baseline, samples = tally.baseline, tally.arms[tally.baseline].samples
+    baseline = tally.baseline
     base_tally = tally.arms[baseline]
-    base_stats = tally.stats(baseline)
-    band: NullBand | None = None
-    stable: bool | None = None
-    if base_stats is not None:
-        stable = base_stats.stable
-        gates = tally.comparator.kind == "similarity"
-        band = build_null_band(_band_similarities(base_stats, tally), gates=gates)
-    ctx = ScenarioContext(
-        scenario=tally.scenario.id,
-        baseline=baseline,
-        baseline_stats=base_stats or base_tally.stats(scored=False),
-        baseline_stable=bool(stable),
-        band=band,
-        comparator=tally.comparator.describe(),
-        samples=samples,
-        baseline_application=base_tally.application(),
-        reference_is_seed0=tally.reference.source == "baseline-arm",
-    )
+    contexts: dict[int, ScenarioContext] = {}
+
+    def context(samples: int) -> ScenarioContext:
+        if samples not in contexts:
+            contexts[samples] = _context(tally, samples)
+        return contexts[samples]
+
+    ctx = context(base_tally.samples)
     ordered = sorted(tally.arms.values(), key=lambda a: a.arm.id != baseline)
     judged = [
-        _judge(arm, tally.stats(arm.arm.id), base_tally.arm, replace(ctx, samples=arm.samples))
+        _judge(arm, tally.stats(arm.arm.id), base_tally.arm, context(arm.samples))
         for arm in ordered
     ]
-    readings = _cost_readings(judged, base_stats, cost_key)
+    readings = _cost_readings(judged, tally.stats(baseline), cost_key)  # the whole baseline
     records = [
-        _record(j, replace(ctx, samples=j.tally.samples), j.tally.samples, readings).model_copy(
+        _record(j, context(j.tally.samples), j.tally.samples, readings).model_copy(
             update=_tested(tally, j, base_tally, settings)
         )
         for j in judged
     ]
+    base_stats = tally.stats(baseline)
+    stable = base_stats.stable if base_stats is not None else None
     summary = ScenarioSummary(
         id=tally.scenario.id,
         reference=ReferenceRecord.model_validate(
@@ -159,10 +151,33 @@ def assess_tally(
         ),
         baseline=baseline,
         baseline_stable=stable,
-        null_band=_band_record(band),
+        null_band=_band_record(ctx.band),
         arms=[a.arm.id for a in ordered],
     )
     return ScenarioAssessment(summary=summary, verdicts=tuple(records))
+
+
+def _context(tally: ScenarioTally, samples: int) -> ScenarioContext:
+    """What every arm is judged against, on the baseline's seeds ``0..samples-1``: the arm's own
+    seeds (a sequential challenger may have used fewer than its baseline).
+    """
+    base_tally = tally.arms[tally.baseline]
+    base_stats = tally.stats(tally.baseline, samples)
+    band: NullBand | None = None
+    if base_stats is not None:
+        gates = tally.comparator.kind == "similarity"
+        band = build_null_band(_band_similarities(base_stats, tally), gates=gates)
+    return ScenarioContext(
+        scenario=tally.scenario.id,
+        baseline=tally.baseline,
+        baseline_stats=base_stats or base_tally.stats(scored=False, upto=samples),
+        baseline_stable=bool(base_stats is not None and base_stats.stable),
+        band=band,
+        comparator=tally.comparator.describe(),
+        samples=samples,
+        baseline_application=base_tally.application(),
+        reference_is_seed0=tally.reference.source == "baseline-arm",
+    )
 
 
 def _band_similarities(base: ProbeStats, tally: ScenarioTally) -> list[float]:

@@ -17,6 +17,7 @@ from counterfact.orchestrator.cli.common import (
     fresh_opt,
     out_opt,
     resume_command,
+    sequential_line,
     set_opt,
 )
 
@@ -69,6 +70,8 @@ def run(
         )
     click.echo(result.table())
     click.echo("")
+    if summary.sequential is not None:
+        click.echo(sequential_line(summary.sequential))
     quiet = 0
     for row in result.rows:
         if row.is_baseline:

@@ -66,14 +66,20 @@ def _sweep_ok(sweep: ResolvedSweep, run_dir: Path) -> None:
     for skipped in sweep.skipped:
         click.echo(f"note: grid combination {skipped!r} equals a declared arm; skipped")
     seen = outlook(sweep, run_dir)
+    seq = sweep.config.sequential
+    most = "at most " if seq is not None else ""
     if seen.recorded:
         click.echo(
             f"note: {run_dir}/ holds {seen.recorded} recorded runs; run would resume them and "
-            f"execute {seen.to_run} more"
+            f"execute {most}{seen.to_run} more"
             + (" (a torn last line would be dropped)" if seen.torn else "")
         )
+    samples = f"{sweep.config.samples} samples"
+    if seq is not None:
+        wave = seq.wave or sweep.config.samples
+        samples += f" then waves of {wave} up to {seq.max_samples} (sequential)"
     click.echo(
         f"ok: sweep {sweep.config.name!r}: {len(sweep.arms)} arms (baseline {sweep.baseline!r}), "
-        f"{len(sweep.scenarios)} scenario(s), {sweep.config.samples} samples -> {seen.planned} "
+        f"{len(sweep.scenarios)} scenario(s), {samples} -> {most}{seen.planned} "
         f"runs on executor {sweep.config.executor.kind!r}; records would go to {run_dir}/"
     )

@@ -79,8 +79,10 @@ class Outlook:
 
 
 def outlook(sweep: ResolvedSweep, run_dir: Path) -> Outlook:
-    """Read ``runs.jsonl`` (streamed) against the plan."""
-    plan = build_plan(sweep.scenarios, sweep.arms, sweep.config.samples)
+    """Read ``runs.jsonl`` (streamed) against the plan (a sequential sweep's plan at its cap)."""
+    seq = sweep.config.sequential
+    samples = seq.max_samples if seq is not None else sweep.config.samples
+    plan = build_plan(sweep.scenarios, sweep.arms, samples)
     reader, done = RunLogReader(run_dir / RUNS_FILE), DoneIndex()
     for r in reader:
         done.add((r.scenario, r.arm, r.seed))

@@ -206,3 +206,23 @@ def test_decided_arms_queued_runs_are_cancelled(tmp_path: Path) -> None:
     # run-ahead seeds of the decided arm were withdrawn, not run: at most one wave past its stop
     assert strong[:used] == list(range(used)) and len(strong) < used + 4
     assert _stops(_sweep(tmp_path / "plain")) == stops  # run-ahead never changes a decision
+
+
+def test_tier_judges_the_arm_on_its_own_seeds_of_the_baseline() -> None:
+    # The baseline flips once, at seed 30, which only the long-running null arm reaches. The
+    # strong arm stopped at 8 seeds (two challengers: threshold 40; e(7,0) = 31.9 < 40 <=
+    # e(8,0) = 56.9), so its tier sees a baseline that held on seeds 0..7: confirmed.
+    runner = scripted({"base": lambda c: "B" if c.seed == 30 else "A", "alt": "B", "same": "A"})
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}, {"id": "same", "facets": {"x": 2}}],
+        runner,
+        samples=2,
+        reference="A",
+        comparator="exact",
+        executor="local",
+        sequential={"max_samples": 50, "wave": 1},
+    )
+    alt, base = result.row("alt"), result.row("base")
+    assert alt.sequential is not None and alt.sequential.seeds_used == 8
+    assert (alt.verdict, alt.reason) == ("confirmed", "majority-flip")
+    assert base.samples > 30 and base.flips == 1  # the baseline row covers all its seeds

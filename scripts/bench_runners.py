@@ -26,3 +26,23 @@ def jittery(ctx: RunContext) -> str:
     """Sleeps 10-40 ms (seeded); answers by the arm's ``answer`` facet."""
     time.sleep(0.01 + 0.03 * ((ctx.seed * 7919) % 100) / 100)
     return str(ctx.arm.facets.get("answer", "yes"))
+
+
+def rate_sleeper(ctx: RunContext) -> str:
+    """Sleeps 20 ms; answers 'B' (a flip against reference 'A') with probability facets.rate,
+    decided by (scenario, arm, seed) so every worker agrees."""
+    import random
+
+    time.sleep(0.02)
+    rate = float(ctx.arm.facets.get("rate", 0.05))
+    draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
+    return "B" if draw < rate else "A"
+
+
+def rate_sleeper_fast(ctx: RunContext) -> str:
+    """:func:`rate_sleeper` without the sleep."""
+    import random
+
+    rate = float(ctx.arm.facets.get("rate", 0.05))
+    draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
+    return "B" if draw < rate else "A"

@@ -250,6 +250,18 @@ def power_section(sweeps: int) -> list[str]:
     return lines
 
 
+def _kept_sections(path: Path) -> str:
+    """Sections other scripts own (``bench_sequential.py``'s), carried over unchanged."""
+    if not path.exists():
+        return ""
+    old = path.read_text(encoding="utf-8")
+    start = old.find("<!-- sequential:start -->")
+    end = old.find("<!-- sequential:end -->")
+    if start < 0 or end < 0:
+        return ""
+    return "\n" + old[start : end + len("<!-- sequential:end -->")] + "\n"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sweeps", type=int, default=2000)
@@ -265,7 +277,7 @@ def main() -> int:
         power="\n".join(power),
         verdict="every cell passed" if not failures else "FAILED: " + "; ".join(failures),
     )
-    args.out.write_text(text, encoding="utf-8")
+    args.out.write_text(text + _kept_sections(args.out), encoding="utf-8")
     print(f"wrote {args.out}; A/A check: {failures or 'ok'}")
     return 1 if failures else 0
 

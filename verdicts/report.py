@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from counterfact.probes.stats import baseline_stable
-from counterfact.verdicts.records import VerdictRecord
+from counterfact.verdicts.records import SequentialSummary, VerdictRecord
 
 _HEADERS = ("scenario", "arm", "verdict", "flips", "mean sim", "reason", "test", "cost class")
 _CLASS = len(_HEADERS) - 1
@@ -63,3 +63,12 @@ def render_table(records: Sequence[VerdictRecord]) -> str:
         "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows
     )
     return "\n".join(lines)
+
+
+def sequential_line(seq: SequentialSummary) -> str:
+    """One line on a sequential sweep: runs recorded against the cap, and why arms stopped."""
+    why = ", ".join(f"{n} {k}" for k, n in sorted(seq.stopped.items()))
+    return (
+        f"sequential: {seq.runs_recorded} runs recorded of {seq.runs_at_max_samples} at "
+        f"max_samples={seq.max_samples} ({seq.runs_saved} saved); arms stopped: {why or 'none'}"
+    )

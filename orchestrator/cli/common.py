@@ -5,15 +5,11 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from counterfact.exceptions import ConfigError, CounterfactError, RunDirectoryError
 from counterfact.orchestrator.engine.executors import EXECUTORS
-
-if TYPE_CHECKING:
-    from counterfact.verdicts.records import SequentialSummary
 
 
 def fail(exc: CounterfactError) -> None:
@@ -57,12 +53,3 @@ set_opt = click.option(
     metavar="KEY=VALUE",
     help="Override a config key by dotted path (repeatable), e.g. --set samples=5.",
 )
-
-
-def sequential_line(seq: SequentialSummary) -> str:
-    """One line on a sequential sweep: runs recorded against the cap, and why arms stopped."""
-    why = ", ".join(f"{n} {k}" for k, n in sorted(seq.stopped.items()))
-    return (
-        f"sequential: {seq.runs_recorded} runs recorded of {seq.runs_at_max_samples} at "
-        f"max_samples={seq.max_samples} ({seq.runs_saved} saved); arms stopped: {why or 'none'}"
-    )

@@ -17,7 +17,6 @@ from counterfact.orchestrator.cli.common import (
     fresh_opt,
     out_opt,
     resume_command,
-    sequential_line,
     set_opt,
 )
 
@@ -70,8 +69,9 @@ def run(
         )
     click.echo(result.table())
     click.echo("")
-    if summary.sequential is not None:
-        click.echo(sequential_line(summary.sequential))
+    note = result.sequential_note()
+    if note is not None:
+        click.echo(note)
     quiet = 0
     for row in result.rows:
         if row.is_baseline:

@@ -31,7 +31,7 @@ from counterfact.probes.tally import ScenarioTally
 from counterfact.verdicts.assess import ScenarioAssessment, assess_tally
 from counterfact.verdicts.family import StatisticsSettings, judge_family, pooled
 from counterfact.verdicts.records import ScenarioSummary, SweepSummary, VerdictRecord
-from counterfact.verdicts.report import render_table
+from counterfact.verdicts.report import render_table, sequential_line
 from counterfact.verdicts.stopped import sequential_rows
 
 
@@ -57,6 +57,11 @@ class SweepResult:
     def table(self) -> str:
         """The verdict table as text."""
         return render_table(self.rows)
+
+    def sequential_note(self) -> str | None:
+        """One line on a sequential sweep (runs saved, why arms stopped); None otherwise."""
+        seq = self.summary.sequential
+        return sequential_line(seq) if seq is not None else None
 
     def row(self, arm: str, scenario: str | None = None) -> VerdictRecord:
         """The row of ``arm`` (on ``scenario``, needed when the sweep has several).

@@ -226,3 +226,55 @@ def test_tier_judges_the_arm_on_its_own_seeds_of_the_baseline() -> None:
     assert alt.sequential is not None and alt.sequential.seeds_used == 8
     assert (alt.verdict, alt.reason) == ("confirmed", "majority-flip")
     assert base.samples > 30 and base.flips == 1  # the baseline row covers all its seeds
+
+
+def test_example_config_runs_from_the_cli(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from counterfact.orchestrator.cli import main
+
+    example = TESTS.parent / "configs" / "sequential.yaml"
+    out = tmp_path / "o"
+    args = ["run", str(example), "--executor", "local", "--out", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "sequential: " in result.stdout and " saved); arms stopped: " in result.stdout
+    rows = {d["arm"]: d for d in map(json.loads, (out / "verdicts.jsonl").read_text().splitlines())}
+    assert rows["stale-index"]["sequential"]["stopped_for"] == "significant"
+    assert rows["aa"]["statistical_verdict"] == "not-significant"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["schema_version"] == 3 and summary["sequential"]["runs_saved"] > 0
+
+
+def test_no_reference_stops_every_arm_as_untestable() -> None:
+    # No declared reference and the baseline's seed 0 fails: nothing to score against, so the
+    # arms stop at the first look instead of sampling to the cap.
+    base: list[object] = [RuntimeError("down")] + ["A"] * 99
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        scripted({"base": base, "alt": "B"}),
+        samples=3,
+        comparator="exact",
+        executor="local",
+        sequential={"max_samples": 60},
+    )
+    row = result.row("alt")
+    assert row.sequential is not None
+    assert (row.sequential.stopped_for, row.sequential.seeds_used) == ("untestable", 3)
+    assert "no reference to test against" in row.claim
+
+
+def test_unpaired_sequential_test_says_how_it_pairs() -> None:
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        scripted({"base": "A", "alt": "B"}),
+        samples=2,
+        reference="A",
+        comparator="exact",
+        executor="local",
+        statistics={"pairing": "none"},
+        sequential={"max_samples": 30, "wave": 2},
+    )
+    test = result.row("alt").test
+    assert test is not None and test.pairing == "none"
+    assert test.method.endswith("over runs paired by seed index") and test.e_value is not None

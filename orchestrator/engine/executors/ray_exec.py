@@ -208,8 +208,8 @@ class RayExecutor(Executor):
                 queue.clear()
                 feed.clear()
                 retries.clear()  # not recorded: a resume runs them
-            if stop_at is None and len(pending) < workers:
-                feed.top_up(workers - len(pending))
+            if stop_at is None and len(pending) < 2 * workers:
+                feed.top_up(2 * workers - len(pending))
             if not (queue or feed or pending or retries):
                 return
             while retries and len(pending) < max_tasks:

@@ -1,17 +1,19 @@
 """The runner-side seam of ablations and restorations: filter your own lists by the arm.
 
 counterfact cannot reach into your program; the runner applies the arm. This helper keeps that
-short and strict::
+short and strict, one call per kind of thing (each checks only the ids of its own namespace)::
 
     def run(ctx):
         tools = apply_ablations(ALL_TOOLS, ctx.arm, key=lambda t: f"tool:{t.name}",
                                 restorable=OPTIONAL_TOOLS)
+        facts = apply_ablations(FACTS, ctx.arm, key=lambda f: f"fact:{f.id}")
         ...
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from difflib import get_close_matches
 from typing import TypeVar
 
 from counterfact.probes.runner import ArmView
@@ -40,28 +42,48 @@ def apply_ablations(
             (default ``str(item)``).
         restorable: things normally absent that a restoration may add back.
         strict: raise when the arm names an id that matches nothing (a typo would otherwise make
-            an ablation silently remove nothing, and its verdict would be about nothing).
+            an ablation silently remove nothing, and its verdict would be about nothing). The
+            check is scoped to this call's namespaces — the text before the first ``:`` of
+            its items' ids — so one call for ``tool:`` ids and another for ``fact:`` ids compose:
+            each checks its own and leaves the other's alone.
 
     Raises:
-        ValueError: with ``strict``, an ablation or restoration id matches no item.
+        ValueError: with ``strict``, an ablation or restoration id in this call's namespace
+            matches no item (the message suggests the closest known id).
     """
     present = list(items)
     optional = list(restorable)
     removed = set(arm.ablations)
     restored = set(arm.restorations)
     if strict:
-        _check_known("ablation", removed, {key(i) for i in present})
-        _check_known("restoration", restored, {key(i) for i in optional})
+        keys = {key(i) for i in present} | {key(i) for i in optional}
+        spaces = {namespace(k) for k in keys}
+        _check_known("ablation", _ours(removed, spaces), {key(i) for i in present})
+        _check_known("restoration", _ours(restored, spaces), {key(i) for i in optional})
     kept = [i for i in present if key(i) not in removed]
     kept.extend(i for i in optional if key(i) in restored and key(i) not in removed)
     return kept
 
 
+def namespace(item_id: str) -> str:
+    """The text before the first ``:`` (``tool`` for ``tool:search``); empty without one."""
+    return item_id.split(":", 1)[0] if ":" in item_id else ""
+
+
+def _ours(wanted: set[str], spaces: set[str]) -> set[str]:
+    """The ids in this call's namespaces; the others belong to other calls (tools, facts, ...)."""
+    return {w for w in wanted if namespace(w) in spaces}
+
+
 def _check_known(what: str, wanted: set[str], known: set[str]) -> None:
     unknown: Sequence[str] = sorted(wanted - known)
     if unknown:
+        first = unknown[0]
+        close = get_close_matches(first, sorted(known), n=1)
+        hint = f"did you mean {close[0]!r} for {first!r}? " if close else ""
         msg = (
-            f"{what} id(s) {unknown} match no item; known ids: {sorted(known)[:20]} "
+            f"{what} id(s) {list(unknown)} match no item in this call's namespace "
+            f"({namespace(first) or 'no prefix'!r}); {hint}known ids: {sorted(known)[:20]} "
             "(pass key= to map items to ids, or strict=False to ignore)"
         )
         raise ValueError(msg)

@@ -12,7 +12,15 @@ Builtins:
 - ``numeric``: the first number in each text is compared; flipped iff
   ``abs(output - reference) > tolerance`` or the output holds no number.
 - ``similarity`` (the default): flipped iff ``similarity < threshold`` (strict; default 0.8).
+- ``contains``: flipped iff the normalized reference does not occur in the normalized output
+  (``Canberra`` is in ``The capital is Canberra.``).
+- ``regex``: ``pattern`` extracts the first match (group 1 when the pattern has a group) from
+  the reference and from the output; flipped iff they differ once normalized, or the output has
+  no match.
 - ``custom``: a user callable ``target(reference, output) -> bool``, True meaning *flipped*.
+
+``numeric``, ``contains``, ``regex`` and ``custom`` judge the *answer* (``answer_level``); the
+others compare whole outputs, so claims then say the *output* changed.
 """
 
 from __future__ import annotations
@@ -44,12 +52,18 @@ class Comparator(Protocol):
         """True when ``output`` flipped; ``similarity`` is its score against ``reference``."""
         ...
 
+    @property
+    def answer_level(self) -> bool:
+        """True when it judges the answer (a number, a phrase, a match), not the whole text."""
+        ...
+
 
 @dataclass(frozen=True)
 class ExactComparator:
     """Flipped iff the output differs from the reference at all."""
 
     kind: str = "exact"
+    answer_level: bool = False
 
     def describe(self) -> str:
         """``exact match``."""
@@ -77,6 +91,7 @@ class NormalizedComparator:
     """
 
     kind: str = "normalized"
+    answer_level: bool = False
 
     def describe(self) -> str:
         """``normalized text match``."""
@@ -104,6 +119,7 @@ class NumericComparator:
 
     tolerance: float = NUMERIC_TOLERANCE
     kind: str = "numeric"
+    answer_level: bool = True
 
     def describe(self) -> str:
         """``numeric within ±tolerance``."""
@@ -128,6 +144,7 @@ class SimilarityComparator:
 
     threshold: float = SIMILARITY_THRESHOLD
     kind: str = "similarity"
+    answer_level: bool = False
 
     def describe(self) -> str:
         """``similarity < threshold``."""
@@ -136,6 +153,55 @@ class SimilarityComparator:
     def flipped(self, reference: str, output: str, similarity: float) -> bool:
         """True iff ``similarity < threshold`` (strict)."""
         return similarity < self.threshold
+
+
+@dataclass(frozen=True)
+class ContainsComparator:
+    """Flipped iff the normalized reference does not occur in the normalized output."""
+
+    kind: str = "contains"
+    answer_level: bool = True
+
+    def describe(self) -> str:
+        """``output contains the reference``."""
+        return "output contains the reference"
+
+    def flipped(self, reference: str, output: str, similarity: float) -> bool:
+        """True iff the normalized reference is not a substring of the normalized output."""
+        return normalize_text(reference) not in normalize_text(output)
+
+
+def extract(pattern: re.Pattern[str], text: str) -> str | None:
+    """The first match of ``pattern`` in ``text`` (group 1 when the pattern has groups)."""
+    match = pattern.search(text)
+    if match is None:
+        return None
+    return match.group(1) if pattern.groups else match.group(0)
+
+
+@dataclass(frozen=True)
+class RegexComparator:
+    """Flipped iff the extracted answers differ once normalized (or the output has none)."""
+
+    pattern: re.Pattern[str]
+    kind: str = "regex"
+    answer_level: bool = True
+
+    def describe(self) -> str:
+        """``answer extracted by /pattern/``."""
+        return f"answer extracted by /{self.pattern.pattern}/"
+
+    def flipped(self, reference: str, output: str, similarity: float) -> bool:
+        """True iff the output's extracted answer is missing or differs from the reference's."""
+        expected = extract(self.pattern, reference)
+        if expected is None:
+            msg = (
+                f"regex comparator: the pattern /{self.pattern.pattern}/ matches nothing in the "
+                f"reference ({reference!r:.80}); fix the pattern or the reference"
+            )
+            raise ScoringError(msg)
+        observed = extract(self.pattern, output)
+        return observed is None or normalize_text(observed) != normalize_text(expected)
 
 
 def _numpy_bool(value: object) -> bool:
@@ -151,6 +217,7 @@ class CustomComparator:
 
     target: Callable[[str, str], bool]
     kind: str = "custom"
+    answer_level: bool = True
 
     def describe(self) -> str:
         """``custom comparator <qualname>``."""
@@ -178,11 +245,17 @@ def _numeric(options: Mapping[str, Any]) -> Comparator:
     return NumericComparator(tolerance=float(options.get("tolerance", NUMERIC_TOLERANCE)))
 
 
+def _regex(options: Mapping[str, Any]) -> Comparator:
+    return RegexComparator(pattern=re.compile(str(options["pattern"])))
+
+
 COMPARATORS: Mapping[str, Kind[Comparator]] = {
     "similarity": Kind(_similarity, takes=frozenset({"threshold"})),
     "exact": Kind(lambda _: ExactComparator()),
     "normalized": Kind(lambda _: NormalizedComparator()),
     "numeric": Kind(_numeric, takes=frozenset({"tolerance"})),
+    "contains": Kind(lambda _: ContainsComparator()),
+    "regex": Kind(_regex, takes=frozenset({"pattern"}), needs=frozenset({"pattern"})),
     "custom": Kind(
         lambda o: CustomComparator(o["target"]),
         takes=frozenset({"target"}),

@@ -26,6 +26,12 @@ class Kind(Generic[T]):
     """Option names this kind requires."""
 
 
+_EXAMPLES = {
+    "target": "package.module:callable",
+    "pattern": "<regular expression; group 1, if any, is the answer>",
+}
+
+
 def option_problem(
     registry: Mapping[str, Kind[Any]], kind: str, given: Mapping[str, Any]
 ) -> str | None:
@@ -34,7 +40,8 @@ def option_problem(
         return None  # the kind field itself reports an unknown name
     entry = registry[kind]
     for name in sorted(entry.needs - set(given)):
-        return f"kind {kind!r} needs '{name}: package.module:callable'"
+        example = _EXAMPLES.get(name, "...")
+        return f"kind {kind!r} needs '{name}: {example}'"
     for name in sorted(set(given) - entry.takes):
         owners = sorted(k for k, v in registry.items() if name in v.takes)
         which = " or ".join(repr(o) for o in owners)

@@ -5,14 +5,19 @@ Builtin ``text``: rapidfuzz's normalized Indel similarity,
 ``1 - indel_distance / (len(reference) + len(output))`` (insertions and deletions only; the same
 number as ``rapidfuzz.fuzz.ratio / 100``). It compares the raw strings: case, whitespace and
 punctuation count. Two empty strings have similarity 1.
+
+``embedding``: the cosine similarity of embeddings, clipped to [0, 1], from a user embedder
+``embedder(texts: list[str]) -> vectors`` (one vector per text; a list of lists or a 2-D array),
+or a sentence-transformers model named in the config (the resolver builds that embedder). The
+reference is embedded once per reference text; outputs are embedded a batch at a time.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from rapidfuzz.distance import Indel
 
@@ -76,12 +81,68 @@ class CustomSimilarity:
         return checked
 
 
+Embedder = Callable[[list[str]], Any]
+"""Texts -> one vector per text (a list of lists of floats, or a 2-D numpy array)."""
+
+
+@dataclass(frozen=True)
+class EmbeddingSimilarity:
+    """Cosine similarity of embeddings, clipped to [0, 1]."""
+
+    embedder: Embedder
+    name: str = "embedding"
+    _references: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Reference text -> its unit vector (each reference is embedded once)."""
+
+    def score(self, reference: str, outputs: Sequence[str]) -> list[float]:
+        """Cosine of each output's embedding with the reference's, clipped to [0, 1]."""
+        if not outputs:
+            return []
+        if reference not in self._references:
+            self._references[reference] = self._unit([reference])[0]
+        vectors = self._unit(list(outputs))
+        if vectors.shape[1] != self._references[reference].shape[0]:
+            msg = (
+                f"embedder returned vectors of size {vectors.shape[1]} for outputs but "
+                f"{self._references[reference].shape[0]} for the reference; it must embed "
+                "every text into the same space"
+            )
+            raise ScoringError(msg)
+        cosine = vectors @ self._references[reference]
+        return [min(max(float(c), 0.0), 1.0) for c in cosine]
+
+    def _unit(self, texts: list[str]) -> Any:
+        """The embedder's vectors for ``texts``, checked and scaled to length 1."""
+        import numpy as np
+
+        try:
+            vectors = np.asarray(self.embedder(texts), dtype=float)
+        except Exception as exc:
+            msg = f"embedder {self.embedder!r} raised {type(exc).__name__}: {exc}"
+            raise ScoringError(msg) from exc
+        if vectors.ndim != 2 or vectors.shape[0] != len(texts):
+            msg = (
+                f"embedder returned shape {vectors.shape} for {len(texts)} texts; return one "
+                "vector per text (a list of lists, or a 2-D array)"
+            )
+            raise ScoringError(msg)
+        norms = np.linalg.norm(vectors, axis=1)
+        if not np.all(np.isfinite(vectors)) or np.any(norms == 0):
+            msg = "embedder returned a zero or non-finite vector; cosine similarity is undefined"
+            raise ScoringError(msg)
+        return vectors / norms[:, None]
+
+
 SIMILARITIES: Mapping[str, Kind[Similarity]] = {
     "text": Kind(lambda _: TextSimilarity()),
     "custom": Kind(
         lambda o: CustomSimilarity(o["target"]),
         takes=frozenset({"target"}),
         needs=frozenset({"target"}),
+    ),
+    "embedding": Kind(
+        lambda o: EmbeddingSimilarity(o["embedder"]),
+        takes=frozenset({"embedder", "model"}),
     ),
 }
 """Similarity kinds by name: the config schema and the resolver read this one table."""

@@ -108,6 +108,19 @@ CASES: list[Case] = [
     ),
     Case("unknown bisection decision rule", BASE + "bisect: {suspects: [t1], decide: vote}\n"),
     Case("threshold out of range", BASE + "comparator: {threshold: 1.5}\n"),
+    Case("regex comparator without a pattern", BASE + "comparator: {kind: regex}\n"),
+    Case(
+        "regex pattern that does not compile", BASE + "comparator: {kind: regex, pattern: '(a'}\n"
+    ),
+    Case(
+        "regex pattern that matches nothing in the reference",
+        BASE + "reference: Canberra\ncomparator: {kind: regex, pattern: 'Answer: (\\w+)'}\n",
+    ),
+    Case("embedding similarity with neither embedder nor model", BASE + "similarity: embedding\n"),
+    Case(
+        "embedding model without the embeddings extra",
+        BASE + "similarity: {kind: embedding, model: all-MiniLM-L6-v2}\n",
+    ),
     Case("custom comparator without target", BASE + "comparator: {kind: custom}\n"),
     Case(
         "tolerance on a non-numeric comparator", BASE + "comparator: {kind: exact, tolerance: 1}\n"

@@ -177,6 +177,7 @@ def _context(tally: ScenarioTally, samples: int) -> ScenarioContext:
         samples=samples,
         baseline_application=base_tally.application(),
         reference_is_seed0=tally.reference.source == "baseline-arm",
+        answer_level=tally.comparator.answer_level,
     )
 
 

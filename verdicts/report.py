@@ -44,8 +44,10 @@ def _test(rec: VerdictRecord) -> str:
     return f"{rec.statistical_verdict} p={p:.2g}"
 
 
-def render_table(records: Sequence[VerdictRecord]) -> str:
-    """A plain-text table, one row per (scenario, arm); the scenario column only when >1."""
+def render_table(records: Sequence[VerdictRecord], similarity: str | None = None) -> str:
+    """A plain-text table, one row per (scenario, arm); the scenario column only when >1.
+    ``similarity`` names the measure the "mean sim" column shows (``text``, ``embedding``, ...).
+    """
     if not records:
         return "(no verdicts)"
     rows = [_row(r) for r in records]
@@ -54,7 +56,8 @@ def render_table(records: Sequence[VerdictRecord]) -> str:
     with_test = any(r.statistical_verdict for r in records)
     shown = {0: multi, _CLASS - 1: with_test, _CLASS: with_class}
     keep = [i for i in range(len(_HEADERS)) if shown.get(i, True)]
-    headers = tuple(_HEADERS[i] for i in keep)
+    label = f"mean sim ({similarity})" if similarity else "mean sim"
+    headers = tuple(label if _HEADERS[i] == "mean sim" else _HEADERS[i] for i in keep)
     rows = [tuple(r[i] for i in keep) for r in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]

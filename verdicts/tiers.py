@@ -61,6 +61,14 @@ class ScenarioContext:
     baseline_application: Application | None = None
     """The baseline's own manifest check (DESIGN rule 6): not applied -> every verdict that
     depends on it is inconclusive (``baseline-not-applied``)."""
+    answer_level: bool = False
+    """The comparator judges the answer (numeric, contains, regex, custom): claims say the
+    *answer* changed; otherwise they say the *output* changed."""
+
+    @property
+    def noun(self) -> str:
+        """``answer`` or ``output``: what a flip changed, as far as the comparator can tell."""
+        return "answer" if self.answer_level else "output"
 
 
 @dataclass(frozen=True)
@@ -137,11 +145,21 @@ def _gates(ev: ArmEvidence, ctx: ScenarioContext, doing: str) -> Decision | None
             f"on scenario '{ctx.scenario}'; failed runs are not samples, so no verdict is drawn "
             "for this arm. See the errors in runs.jsonl. " + _bounds(ctx, s.samples),
         )
+    if not ctx.baseline_stable and base.samples and base.flips == base.samples:
+        return Decision(
+            "inconclusive",
+            "unstable-baseline",
+            f"Inconclusive: the baseline '{ctx.baseline}' differs from the reference on every "
+            f"one of its {base.samples} seeds, so the reference may not match what the baseline "
+            "answers (a typo, another format); check the scenario's reference, or leave it out "
+            "to use the baseline's seed-0 output. No arm can be judged against it. "
+            + _bounds(ctx, s.samples),
+        )
     if not ctx.baseline_stable:
         return Decision(
             "inconclusive",
             "unstable-baseline",
-            f"Inconclusive: the baseline '{ctx.baseline}' itself changed its answer on "
+            f"Inconclusive: the baseline '{ctx.baseline}' itself changed its {ctx.noun} on "
             f"{base.flips} of {base.samples} seeds (seeds {seed_list(base.flipped_seeds)}), so the "
             f"effect of {doing} cannot be told apart from the scenario's own instability. "
             + _bounds(ctx, s.samples),
@@ -172,10 +190,10 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
         return Decision(
             "inconclusive",
             "inside-null-band",
-            f"Inconclusive: {doing} flipped the answer on {s.flips} of {s.samples} seeds, but its "
-            f"mean similarity to the reference ({mean}) is not below the baseline's own floor "
-            f"({band.floor:.3f}); the change is within the baseline's seed-to-seed noise. Raise "
-            "samples or use a domain comparator. " + _bounds(ctx, s.samples),
+            f"Inconclusive: {doing} flipped the {ctx.noun} on {s.flips} of {s.samples} seeds, "
+            f"but its mean similarity to the reference ({mean}) is not below the baseline's own "
+            f"floor ({band.floor:.3f}); the change is within the baseline's seed-to-seed noise. "
+            "Raise samples or use a domain comparator. " + _bounds(ctx, s.samples),
         )
     if s.flipped:
         band_note = (
@@ -188,7 +206,7 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
         return Decision(
             "confirmed",
             "majority-flip",
-            f"Confirmed: {what} changed the answer on "
+            f"Confirmed: {what} changed the {ctx.noun} on "
             f"{s.flips} of {s.samples} seeds (seeds {seed_list(s.flipped_seeds)}; mean similarity "
             f"{mean}{band_note}) while the baseline held on all {base.samples}. "
             + _bounds(ctx, s.samples),
@@ -197,14 +215,14 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
         return Decision(
             "inconclusive",
             "minority-flip",
-            f"Inconclusive: {doing} changed the answer on only {s.flips} of {s.samples} "
+            f"Inconclusive: {doing} changed the {ctx.noun} on only {s.flips} of {s.samples} "
             f"seeds (seeds {seed_list(s.flipped_seeds)}), not a majority. Raise samples to "
             "settle it. " + _bounds(ctx, s.samples),
         )
     return Decision(
         "not-confirmed",
         "no-flip",
-        f"Not confirmed: {doing} left the reference answer in place on all {s.samples} seeds "
+        f"Not confirmed: {doing} left the reference {ctx.noun} in place on all {s.samples} seeds "
         f"(mean similarity {mean}); on this scenario it is not distinguishable from "
         f"'{ctx.baseline}'. "
         "This says nothing about other scenarios. " + _bounds(ctx, s.samples),

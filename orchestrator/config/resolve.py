@@ -12,6 +12,7 @@ from counterfact.exceptions import ConfigError, RefusalError
 from counterfact.orchestrator.config.expand import expand_arms
 from counterfact.orchestrator.config.schema import BisectConfig, SweepConfig
 from counterfact.orchestrator.config.targets import parse_target
+from counterfact.orchestrator.engine.embedders import sentence_transformer
 from counterfact.orchestrator.engine.loader import (
     RunnerRef,
     describe_target,
@@ -19,7 +20,14 @@ from counterfact.orchestrator.engine.loader import (
     runner_identity,
 )
 from counterfact.probes.arms import ArmSpec, check_arms, check_baseline, check_not_ablated
-from counterfact.probes.comparators import COMPARATORS, Comparator, NumericComparator, first_number
+from counterfact.probes.comparators import (
+    COMPARATORS,
+    Comparator,
+    NumericComparator,
+    RegexComparator,
+    extract,
+    first_number,
+)
 from counterfact.probes.ids import check_ids
 from counterfact.probes.registry import Kind
 from counterfact.probes.scenarios import ScenarioSpec
@@ -85,8 +93,11 @@ def _build(registry: Mapping[str, Kind[T]], config: Any, section: str, base_dir:
         for name in registry[config.kind].takes
         if getattr(config, name) is not None
     }
-    if "target" in options:
-        options["target"] = _callable(options["target"], base_dir, f"{section}.target")
+    for name in ("target", "embedder"):
+        if name in options:
+            options[name] = _callable(options[name], base_dir, f"{section}.{name}")
+    if "model" in options:
+        options["embedder"] = sentence_transformer(options.pop("model"), f"{section}.model")
     return registry[config.kind].build(options)
 
 
@@ -101,13 +112,27 @@ def _scenarios(config: SweepConfig) -> tuple[ScenarioSpec, ...]:
     return tuple(specs)
 
 
-def _numeric_references(config: SweepConfig, scenarios: tuple[ScenarioSpec, ...]) -> None:
+def _answer_references(
+    config: SweepConfig, scenarios: tuple[ScenarioSpec, ...], comparator: Comparator
+) -> None:
+    """Numeric and regex comparators need an answer in every declared reference."""
     for i, sc in enumerate(scenarios):
-        if sc.reference is not None and first_number(sc.reference) is None:
-            where = "reference" if config.scenarios is None else f"scenarios[{i}].reference"
+        if sc.reference is None:
+            continue
+        where = "reference" if config.scenarios is None else f"scenarios[{i}].reference"
+        if isinstance(comparator, NumericComparator) and first_number(sc.reference) is None:
             msg = (
                 f"the numeric comparator needs a number in the reference, got "
                 f"{sc.reference!r}; write the expected number, or choose another comparator"
+            )
+            raise RefusalError(msg, field=where)
+        if (
+            isinstance(comparator, RegexComparator)
+            and extract(comparator.pattern, sc.reference) is None
+        ):
+            msg = (
+                f"the regex comparator's pattern /{comparator.pattern.pattern}/ matches nothing "
+                f"in the reference {sc.reference!r}; fix comparator.pattern or the reference"
             )
             raise RefusalError(msg, field=where)
 
@@ -136,8 +161,7 @@ def _resolve(
     check(expanded.arms, baseline, expanded.origins)
     scenarios = _scenarios(config)
     comparator = _build(COMPARATORS, config.comparator, "comparator", base_dir)
-    if isinstance(comparator, NumericComparator):
-        _numeric_references(config, scenarios)
+    _answer_references(config, scenarios, comparator)
     return ResolvedSweep(
         config=config,
         arms=expanded.arms,

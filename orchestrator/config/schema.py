@@ -5,6 +5,7 @@ This is a contract other tools read; see the README's "Config keys" section.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -82,6 +83,17 @@ def _check_kind(registry: Mapping[str, Kind[Any]], model: Any, options: tuple[st
         raise ValueError(problem)
 
 
+def _shorthand(data: Any) -> Any:
+    """``exact`` means ``{kind: exact}``; ``module:attr`` / ``file.py:attr`` means
+    ``{kind: custom, target: ...}``; a callable (Python API) means a custom one too.
+    """
+    if isinstance(data, str):
+        return {"kind": "custom", "target": data} if ":" in data else {"kind": data}
+    if callable(data):
+        return {"kind": "custom", "target": data}
+    return data
+
+
 def _known(registry: Mapping[str, Any], kind: str, what: str) -> str:
     if kind not in registry:
         msg = f"unknown {what} {kind!r}; known: {', '.join(sorted(registry))}"
@@ -100,15 +112,34 @@ class ComparatorConfig(_Model):
     """numeric only: flip iff |output - reference| > tolerance (default 0)."""
     target: Target | None = None
     """custom only: ``callable(reference, output) -> bool`` (True means flipped)."""
+    pattern: StrictStr | None = None
+    """regex only: a Python regular expression; its first match (group 1 if it has a group) is
+    the answer compared."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expand(cls, data: Any) -> Any:
+        return _shorthand(data)
 
     @field_validator("kind")
     @classmethod
     def _known_kind(cls, value: str) -> str:
         return _known(COMPARATORS, value, "comparator kind")
 
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                msg = f"'pattern' is not a valid regular expression ({exc}): {value!r}"
+                raise ValueError(msg) from exc
+        return value
+
     @model_validator(mode="after")
     def _fields_match_kind(self) -> ComparatorConfig:
-        _check_kind(COMPARATORS, self, ("threshold", "tolerance", "target"))
+        _check_kind(COMPARATORS, self, ("threshold", "tolerance", "target", "pattern"))
         if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:
             msg = f"'threshold' must lie in [0, 1], got {self.threshold}"
             raise ValueError(msg)
@@ -125,6 +156,16 @@ class SimilarityConfig(_Model):
     """A name in :data:`counterfact.probes.similarity.SIMILARITIES`."""
     target: Target | None = None
     """custom only: ``callable(reference, outputs: list[str]) -> list of floats in [0, 1]``."""
+    embedder: Target | None = None
+    """embedding only: ``callable(texts: list[str]) -> one vector per text``."""
+    model: StrictStr | None = None
+    """embedding only: a sentence-transformers model name or local path (``pip install
+    'counterfact[embeddings]'``), instead of ``embedder``."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expand(cls, data: Any) -> Any:
+        return _shorthand(data)
 
     @field_validator("kind")
     @classmethod
@@ -133,12 +174,23 @@ class SimilarityConfig(_Model):
 
     @model_validator(mode="after")
     def _target_matches_kind(self) -> SimilarityConfig:
-        _check_kind(SIMILARITIES, self, ("target",))
+        _check_kind(SIMILARITIES, self, ("target", "embedder", "model"))
+        if self.kind == "embedding" and (self.embedder is None) == (self.model is None):
+            msg = (
+                "kind 'embedding' needs one of 'embedder: package.module:callable' (texts -> "
+                "vectors) or 'model: <sentence-transformers name or path>'"
+            )
+            raise ValueError(msg)
         return self
 
 
 class ExecutorConfig(_Model):
-    """Where runs execute."""
+    """Where runs execute (``executor: local`` is short for ``{kind: local}``)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expand(cls, data: Any) -> Any:
+        return {"kind": data} if isinstance(data, str) else data
 
     kind: StrictStr = EXECUTOR
     """A name in :data:`counterfact.orchestrator.engine.executors.EXECUTORS`: ``ray`` (default) or

@@ -22,12 +22,11 @@ from counterfact.orchestrator.drivers.sweep import SweepResult, run_sweep
 from counterfact.orchestrator.engine.progress import Progress
 
 
-def _component(value: str | Mapping[str, Any] | Callable[..., Any]) -> dict[str, Any]:
-    if isinstance(value, str):
-        return {"kind": value}
-    if isinstance(value, Mapping):
-        return dict(value)
-    return {"kind": "custom", "target": value}
+def _component(value: str | Mapping[str, Any] | Callable[..., Any]) -> Any:
+    """A comparator / similarity as the config takes it (strings and callables are shorthands
+    the schema expands, the same as in a sweep file).
+    """
+    return dict(value) if isinstance(value, Mapping) else value
 
 
 def _folder(base_dir: str | Path | None) -> Path:

@@ -55,8 +55,9 @@ class SweepResult:
         return tuple(RunLogReader(self.run_dir / RUNS_FILE))
 
     def table(self) -> str:
-        """The verdict table as text."""
-        return render_table(self.rows)
+        """The verdict table as text (the similarity column says which measure it shows)."""
+        measure = self.summary.config.get("similarity", {}).get("kind")
+        return render_table(self.rows, similarity=measure)
 
     def sequential_note(self) -> str | None:
         """One line on a sequential sweep (runs saved, why arms stopped); None otherwise."""

@@ -109,7 +109,7 @@ def test_ablation_sweep_verdicts_and_cost_classes() -> None:
         "confirmed",
         "content-bug",
     )
-    assert bad.claim.startswith("Confirmed: removing 'fact:bad' changed the answer on 3 of 3")
+    assert bad.claim.startswith("Confirmed: removing 'fact:bad' changed the output on 3 of 3")
     slow = rows["without:fact:slow"]
     assert (slow.verdict, slow.cost_class) == ("not-confirmed", "cost-cause")
     assert slow.cost_reading is not None and slow.cost_reading.saved == {"loops": 4.0}

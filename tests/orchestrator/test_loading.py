@@ -69,7 +69,7 @@ def test_top_level_reference_is_single_scenario_shorthand(tmp_path: Path) -> Non
         ),
         (
             "comparator: {kind: fuzzy}\n",
-            r"comparator\.kind: unknown comparator kind 'fuzzy'; known: custom, exact, normalized, numeric, similarity",
+            r"comparator\.kind: unknown comparator kind 'fuzzy'; known: contains, custom, exact, normalized, numeric, regex, similarity",
         ),
         (
             "comparator: {kind: exact, threshold: 0.5}\n",
@@ -79,8 +79,8 @@ def test_top_level_reference_is_single_scenario_shorthand(tmp_path: Path) -> Non
         ("comparator: {kind: custom}\n", "kind 'custom' needs 'target"),
         ("comparator: {kind: numeric, tolerance: -1}\n", "'tolerance' must be >= 0"),
         (
-            "similarity: {kind: embedding}\n",
-            r"similarity\.kind: unknown similarity kind 'embedding'; known: custom, text",
+            "similarity: {kind: semantic}\n",
+            r"similarity\.kind: unknown similarity kind 'semantic'; known: custom, embedding, text",
         ),
         ("executor: {kind: local, address: auto}\n", "'address' applies only to kind 'ray'"),
         (
@@ -220,3 +220,16 @@ def test_custom_comparator_target_is_loaded_before_running(tmp_path: Path) -> No
         RunnerImportError, match=r"comparator\.target: .* has no attribute 'missing'"
     ):
         load_sweep(write_config(tmp_path, text))
+
+
+def test_plain_string_shorthands(tmp_path: Path) -> None:
+    # The YAML accepts what the Python API accepts: a kind name, or a module:attr target.
+    (tmp_path / "checks.py").write_text(
+        "def same(reference, output):\n    return reference != output\n", encoding="utf-8"
+    )
+    text = GOOD + "comparator: exact\nsimilarity: text\nexecutor: local\n"
+    sweep = load_sweep(write_config(tmp_path, text))
+    assert sweep.comparator.kind == "exact" and sweep.config.executor.kind == "local"
+    custom = load_sweep(write_config(tmp_path, GOOD + "comparator: checks.py:same\n", "c.yaml"))
+    assert custom.comparator.kind == "custom"
+    assert custom.comparator.flipped("a", "b", 1.0)

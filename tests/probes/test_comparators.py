@@ -5,6 +5,7 @@ import pytest
 
 from counterfact import ScoringError
 from counterfact.probes.comparators import (
+    COMPARATORS,
     CustomComparator,
     ExactComparator,
     NormalizedComparator,
@@ -68,3 +69,36 @@ def test_custom_exception_becomes_scoring_error() -> None:
 
     with pytest.raises(ScoringError, match="raised ValueError: nope"):
         CustomComparator(boom).flipped("a", "b", 1.0)
+
+
+def test_contains_judges_the_answer_not_the_wording() -> None:
+    # The issue's own case: a prompt change rewords the answer but keeps it.
+    contains = COMPARATORS["contains"].build({})
+    assert not contains.flipped("Canberra", "The capital is Canberra.", 0.1)
+    assert not contains.flipped("canberra!", "Answer: CANBERRA", 0.1)  # normalized both sides
+    assert contains.flipped("Canberra", "It is Sydney.", 0.9)
+    assert contains.answer_level
+
+
+def test_regex_extracts_group_one_and_compares_normalized() -> None:
+    regex = COMPARATORS["regex"].build({"pattern": r"[Aa]nswer:\s*(\w+)"})
+    assert not regex.flipped("Answer: Canberra.", "answer: canberra", 1.0)
+    assert regex.flipped("Answer: Canberra.", "Answer: Sydney", 1.0)
+    assert regex.flipped("Answer: Canberra.", "Canberra, obviously", 1.0)  # no match: flipped
+
+
+def test_regex_without_group_uses_the_whole_match() -> None:
+    regex = COMPARATORS["regex"].build({"pattern": r"\d+ km"})
+    assert not regex.flipped("It is 300 km away", "about 300 km.", 1.0)
+    assert regex.flipped("It is 300 km away", "about 310 km", 1.0)
+
+
+def test_regex_on_a_reference_without_a_match_is_a_scoring_error() -> None:
+    regex = COMPARATORS["regex"].build({"pattern": r"Answer: (\w+)"})
+    with pytest.raises(ScoringError, match="matches nothing in the reference"):
+        regex.flipped("Canberra", "Answer: Canberra", 1.0)
+
+
+def test_text_level_comparators_are_not_answer_level() -> None:
+    assert not any(COMPARATORS[k].build({}).answer_level for k in ("exact", "normalized"))
+    assert not COMPARATORS["similarity"].build({}).answer_level

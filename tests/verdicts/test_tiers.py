@@ -151,7 +151,7 @@ def test_ablation_skips_the_band_tier() -> None:
     assert decide(arm)[1] == "inside-null-band"
     verdict, reason, claim = decide(arm, kind=REMOVE)
     assert (verdict, reason) == ("confirmed", "majority-flip")
-    assert claim.startswith("Confirmed: removing 'tool:search' changed the answer on 2 of 3")
+    assert claim.startswith("Confirmed: removing 'tool:search' changed the output on 2 of 3")
     assert "null-band" not in claim
 
 
@@ -168,7 +168,7 @@ def test_ablation_keeps_runs_failed_and_unstable_baseline() -> None:
 @pytest.mark.parametrize(
     ("kind", "text"),
     [
-        (REMOVE, "removing 'tool:search' left the reference answer in place"),
+        (REMOVE, "removing 'tool:search' left the reference output in place"),
         (Intervention("restoration", "restoring 'fact:7'"), "restoring 'fact:7' left"),
     ],
 )
@@ -178,4 +178,4 @@ def test_not_confirmed_names_the_intervention(kind: Intervention, text: str) -> 
 
 def test_minority_names_the_intervention() -> None:
     claim = decide(probe([True, False, False]), kind=REMOVE)[2]
-    assert "removing 'tool:search' changed the answer on only 1 of 3" in claim
+    assert "removing 'tool:search' changed the output on only 1 of 3" in claim

@@ -155,7 +155,7 @@ class ScenarioTally:
         """The reference question is settled (declared, taken, or seed 0 failed)."""
         self._queue: list[tuple[str, int, str]] = []
         """(arm, seed, output) accepted but not yet scored."""
-        self._expected = len(self.arms) * samples
+        self._expected = sum(a.capacity for a in self.arms.values())
         self._accepted = 0
         self._error: ScoringError | None = None
         """A scoring failure, raised by :meth:`finish` (after every record is stored)."""
@@ -188,6 +188,11 @@ class ScenarioTally:
                 self.arms[arm].score(seed, self.comparator.flipped(reference, output, sim), sim)
         except ScoringError as exc:
             self._error = exc
+
+    @property
+    def scoring_failed(self) -> bool:
+        """A comparator or similarity measure failed (raised by :meth:`finish`)."""
+        return self._error is not None
 
     def widen(self, arm: str, samples: int) -> None:
         """Admit ``arm``'s seeds up to ``samples``, adding the records that were parked."""

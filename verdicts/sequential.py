@@ -11,8 +11,8 @@ averaged over a uniform prior on ``p`` in [1/2, 1] (the one-sided alternative),
     E = 2 ** (n10 + n01 + 1) * integral_{1/2}^{1} p ** n10 * (1 - p) ** n01 dp
       = 2 ** (n10 + n01 + 1) * B(n10 + 1, n01 + 1) * I_{1/2}(n01 + 1, n10 + 1)
 
-(``I`` the regularized incomplete beta function, ``scipy.special.betainc``). A mixture of
-likelihood ratios is a nonnegative martingale with mean 1 under the null, so by Ville's
+(``I`` the regularized incomplete beta function; a binomial tail in log space when it underflows).
+A mixture of likelihood ratios is a nonnegative martingale with mean 1 under the null, so by Ville's
 inequality ``P(sup_n E_n >= 1/a) <= a``: the test keeps its error rate however often it is
 looked at, and ``E`` at the stopping time is an e-value. Concordant pairs leave ``E`` unchanged.
 Reference: Ramdas, Grünwald, Vovk and Shafer (2023), Game-theoretic statistics and safe anytime-
@@ -36,7 +36,8 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from scipy.special import betainc, betaln
+import numpy as np
+from scipy.special import betainc, betaln, gammaln, logsumexp
 
 StoppedFor = Literal["significant", "futile", "max-samples", "untestable"]
 """Why an arm stopped: its e-value reached the threshold; it could no longer reach it by
@@ -46,10 +47,19 @@ METHOD = "beta-binomial mixture e-process (one-sided, anytime-valid)"
 
 
 def log_e_value(n10: int, n01: int) -> float:
-    """The natural log of :func:`e_value` (finite for any counts)."""
-    n = n10 + n01
+    """The natural log of :func:`e_value`, finite for any counts.
+
+    ``2 ** (n + 1) * I_{1/2}(n01 + 1, n10 + 1)`` is the binomial tail ``sum_{j > n01} C(n+1, j)``,
+    summed in log space (``scipy.special.logsumexp``) so that it does not underflow when the
+    baseline's discordant pairs number in the thousands.
+    """
+    m = n10 + n01 + 1
     tail = float(betainc(n01 + 1, n10 + 1, 0.5))
-    return (n + 1) * math.log(2) + float(betaln(n10 + 1, n01 + 1)) + math.log(tail)
+    if tail > 1e-250:  # the closed form is exact here and much faster
+        return m * math.log(2) + float(betaln(n10 + 1, n01 + 1)) + math.log(tail)
+    j = np.arange(n01 + 1, m + 1)
+    log_binom = gammaln(m + 1) - gammaln(j + 1) - gammaln(m - j + 1)
+    return float(betaln(n10 + 1, n01 + 1)) + float(logsumexp(log_binom))
 
 
 def e_value(n10: int, n01: int) -> float:

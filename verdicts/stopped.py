@@ -32,9 +32,15 @@ def e_test(test: TestRecord, look: Look) -> TestRecord:
     )
 
 
-def stop_sentence(record: SequentialRecord) -> str:
-    """Why the arm stopped, in plain words."""
+FIXED_SAMPLE = " (fixed-sample figure: not adjusted for sequential stopping)"
+"""Said of the effect interval and the similarity test, which assume the seeds were fixed."""
+
+
+def stop_sentence(record: SequentialRecord, *, withheld: bool = False) -> str:
+    """Why the arm stopped, in plain words (without the evidence when its test is withheld)."""
     at = f"Sequential sampling stopped at {record.seeds_used} seeds (cap {record.max_samples})"
+    if withheld:
+        return f"{at}; its test is withheld, so the stopping evidence is not evidence about it."
     e, t = f"{record.e_value:.3g}", f"{record.threshold:.3g}"
     if record.stopped_for == "significant":
         return f"{at}: the e-value {e} reached the threshold {t}."
@@ -69,11 +75,16 @@ def sequential_rows(
             n10=look.n10,
             n01=look.n01,
         )
-        update = {
+        withheld = row.statistical_verdict_withheld is not None
+        update: dict[str, object] = {
             "sequential": record,
-            "claim": f"{row.claim} {stop_sentence(record)}",
+            "claim": f"{row.claim} {stop_sentence(record, withheld=withheld)}",
             "test": None if row.test is None else e_test(row.test, look),
         }
+        for name in ("effect", "similarity_test"):
+            part = getattr(row, name)
+            if part is not None:
+                update[name] = part.model_copy(update={"method": part.method + FIXED_SAMPLE})
         out.append(row.model_copy(update=update))
     return out
 

@@ -76,7 +76,7 @@ def _sweep_ok(sweep: ResolvedSweep, run_dir: Path) -> None:
         )
     samples = f"{sweep.config.samples} samples"
     if seq is not None:
-        wave = seq.wave or sweep.config.samples
+        wave = seq.wave_size(sweep.config.samples)
         samples += f" then waves of {wave} up to {seq.max_samples} (sequential)"
     click.echo(
         f"ok: sweep {sweep.config.name!r}: {len(sweep.arms)} arms (baseline {sweep.baseline!r}), "

@@ -270,6 +270,10 @@ class SequentialConfig(_Model):
     wave: StrictInt | None = None
     """Seeds added per round to an undecided arm (at least 1); default ``samples``."""
 
+    def wave_size(self, samples: int) -> int:
+        """Seeds per round: ``wave``, or ``samples`` when not given."""
+        return self.wave or samples
+
     @field_validator("wave")
     @classmethod
     def _positive_wave(cls, value: int | None) -> int | None:

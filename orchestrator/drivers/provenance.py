@@ -32,7 +32,24 @@ def fingerprint_of(sweep: ResolvedSweep, arms: Sequence[ArmSpec] | None = None) 
     from counterfact.orchestrator.storage.fingerprints import fingerprint
 
     chosen = list(arms) if arms is not None else list(sweep.arms)
-    return fingerprint(sweep.runner_identity, chosen, sweep.scenarios)
+    return fingerprint(sweep.runner_identity, chosen, sweep.scenarios, _design(sweep))
+
+
+def _design(sweep: ResolvedSweep) -> dict[str, Any] | None:
+    """What a sequential sweep's decisions depend on, besides the seeds and the cap."""
+    seq = sweep.config.sequential
+    if seq is None:
+        return None
+    stats = sweep.config.statistics
+    return {
+        "samples": sweep.config.samples,
+        "wave": seq.wave_size(sweep.config.samples),
+        "alpha": stats.alpha,
+        "adjust": stats.adjust,
+        "family": stats.family,
+        "pairing": stats.pairing,
+        "arms": sorted(a.id for a in sweep.arms),
+    }
 
 
 def open_cache(sweep: ResolvedSweep, cache_dir: Path | None) -> RunCache | None:

@@ -64,7 +64,7 @@ def waves_of(sweep: ResolvedSweep) -> Waves:
     samples = sweep.config.samples
     return Waves(
         samples=samples,
-        wave=seq.wave or samples,
+        wave=seq.wave_size(samples),
         max_samples=seq.max_samples,
         alpha=float(stats.alpha),
         threshold=stop_threshold(float(stats.alpha), stats.adjust, family),
@@ -99,7 +99,8 @@ def execute_waves(
         with graceful_stop(source.executor):
             for record in source.execute(scheduler.feed):
                 progress.advance(record.ok)
-                scheduler.advance(record.scenario)
+                if not source.executor.stop_requested:  # stopping: queue nothing new
+                    scheduler.advance(record.scenario)
     finally:
         progress.finish()
     left = scheduler.undecided()

@@ -226,7 +226,7 @@ def _interrupted(
     missing = sum(not store.has(c.scenario.id, c.arm.id, c.seed) for c in plan)
     store.write_summary(_summary(sweep, store, source, started, [], status="interrupted"))
     of = "" if sequential else f" of {len(plan)}"
-    recorded = store.reused + source.runner_calls + source.from_cache if sequential else None
+    recorded = store.done.count if sequential else None
     msg = (
         f"interrupted: {recorded if recorded is not None else len(plan) - missing}{of} runs "
         "recorded"

@@ -144,7 +144,7 @@ class WaveScheduler:
 
     def _look(self, tally: ScenarioTally, state: _Arm) -> Look:
         w = self.waves
-        if tally.reference.text is None:
+        if tally.reference.text is None or tally.scoring_failed:
             return Look(state.window, 0, 0, 1.0, w.threshold, "untestable")
         seed0 = tally.reference.source == "baseline-arm"
         pairs = pairs_of(
@@ -194,6 +194,8 @@ class WaveScheduler:
         for state in sorted(ahead, key=lambda s: s.scheduled):
             if len(self.feed) >= n:
                 return
+            if state.decided or state.scheduled > state.window:  # changed by an earlier refill
+                continue
             self._schedule(state, self.waves.after(state.window))
             self.advance(state.scenario.id)
 

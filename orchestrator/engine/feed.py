@@ -13,7 +13,7 @@ so the feed needs no lock.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from counterfact.probes.runner import RunContext
 
@@ -29,13 +29,21 @@ class RunFeed:
         self._refill = refill
         self.cancelled = 0
         """Runs withdrawn before they started."""
+        self.closed = False
+        """A stop was requested: nothing more is queued (a resume runs what is missing)."""
 
     def __len__(self) -> int:
         return len(self._queue)
 
+    def __iter__(self) -> Iterator[RunContext]:
+        """Drain the feed (for executors that loop over their runs; refills are not asked)."""
+        while self._queue:
+            yield self._queue.popleft()
+
     def put(self, contexts: Iterable[RunContext]) -> None:
-        """Queue runs behind those already queued."""
-        self._queue.extend(contexts)
+        """Queue runs behind those already queued (ignored once the feed is closed)."""
+        if not self.closed:
+            self._queue.extend(contexts)
 
     def take(self, n: int) -> list[RunContext]:
         """Up to ``n`` runs, oldest first."""
@@ -43,7 +51,7 @@ class RunFeed:
 
     def top_up(self, n: int) -> None:
         """Ask the driver for more work when fewer than ``n`` runs are queued."""
-        if self._refill is not None and len(self._queue) < n:
+        if self._refill is not None and not self.closed and len(self._queue) < n:
             self._refill(n - len(self._queue))
 
     def cancel(self, drop: Callable[[RunContext], bool]) -> int:
@@ -54,8 +62,11 @@ class RunFeed:
         self.cancelled += gone
         return gone
 
-    def clear(self) -> None:
-        """Withdraw everything (a stop was requested: a resume runs these)."""
+    def close(self) -> None:
+        """Withdraw everything and accept nothing more (a stop was requested: a resume runs
+        these).
+        """
+        self.closed = True
         self._queue.clear()
 
 

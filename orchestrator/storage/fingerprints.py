@@ -21,14 +21,21 @@ def canonical_json(value: Any) -> str:
 
 
 def fingerprint(
-    runner_identity: str, arms: Sequence[ArmSpec], scenarios: Sequence[ScenarioSpec]
+    runner_identity: str,
+    arms: Sequence[ArmSpec],
+    scenarios: Sequence[ScenarioSpec],
+    design: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """What the records of a run directory mean: runner, arms' configurations, scenarios' inputs."""
-    return {
+    """What the records of a run directory mean: runner, arms' configurations, scenarios' inputs,
+    and for a sequential sweep its ``design`` (what its stopping decisions depend on, the cap
+    excepted: raising ``max_samples`` on resume is how undecided arms continue).
+    """
+    found = {
         "runner": runner_identity,
         "arms": {a.id: json.loads(a.canonical()) for a in arms},
         "scenarios": {s.id: json.loads(canonical_json(dict(s.inputs))) for s in scenarios},
     }
+    return found | ({"sequential": design} if design is not None else {})
 
 
 def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
@@ -36,6 +43,16 @@ def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     found: list[str] = []
     if old.get("runner") != new.get("runner"):
         found.append(f"runner: was {old.get('runner')!r}, now {new.get('runner')!r}")
+    before, after = old.get("sequential"), new.get("sequential")
+    if before is not None and after is not None and before != after:
+        changed = [
+            f"{k}: {before.get(k)!r} -> {after.get(k)!r}"
+            for k in sorted(set(before) | set(after))
+            if before.get(k) != after.get(k)
+        ]
+        found.append(
+            "sequential design (its stopping decisions depend on it): " + ", ".join(changed)
+        )
     for section, label in (("arms", "arm"), ("scenarios", "scenario inputs of")):
         before, after = old.get(section, {}), new.get(section, {})
         for key in sorted(set(before) & set(after)):
@@ -49,8 +66,9 @@ def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """The union of two compatible fingerprints (removed arms stay protected)."""
+    design = new.get("sequential", old.get("sequential"))
     return {
         "runner": new["runner"],
         "arms": {**old.get("arms", {}), **new["arms"]},
         "scenarios": {**old.get("scenarios", {}), **new["scenarios"]},
-    }
+    } | ({"sequential": design} if design is not None else {})

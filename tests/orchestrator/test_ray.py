@@ -103,3 +103,49 @@ def test_sequential_waves_on_ray_match_in_process(tmp_path: Path) -> None:
     assert len(keys) == len(set(keys))  # run-ahead and cancellation never run a seed twice
     strong = on_ray.row("strong").sequential
     assert strong is not None and strong.stopped_for == "significant"
+
+
+def test_sequential_stop_on_ray_then_resume(tmp_path: Path) -> None:
+    from collections.abc import Iterator, Sequence
+
+    from counterfact.exceptions import SweepInterrupted
+    from counterfact.orchestrator.engine.feed import RunFeed
+    from counterfact.probes.records import RunRecord
+
+    class StopAfter(RayExecutor):
+        def run(
+            self, runner: object, contexts: Sequence[RunContext] | RunFeed
+        ) -> Iterator[RunRecord]:
+            for i, record in enumerate(super().run(runner, contexts)):  # type: ignore[arg-type]
+                yield record
+                if i == 14:
+                    self.request_stop()
+
+    arms = [
+        {"id": "base", "facets": {"rate": 0.05}},
+        {"id": "same", "facets": {"rate": 0.05, "v": 2}},
+    ]
+    kwargs: dict[str, object] = {
+        "samples": 4,
+        "reference": "A",
+        "comparator": "exact",
+        "base_dir": TESTS,
+        "runner_version": "v1",
+        "sequential": {"max_samples": 40, "wave": 4},
+    }
+    from counterfact.orchestrator.config.loading import validate_config
+    from counterfact.orchestrator.config.resolve import resolve_sweep
+    from counterfact.orchestrator.drivers.sweep import run_sweep
+
+    raw = {"name": "stop", "runner": "runners.py:flip_rate", "arms": arms, "executor": "ray"}
+    raw |= {k: v for k, v in kwargs.items() if k != "base_dir"}
+    sweep = resolve_sweep(validate_config(raw), base_dir=TESTS)
+    out = tmp_path / "o"
+    with pytest.raises(SweepInterrupted), StopAfter(max_in_flight=4) as ex:
+        run_sweep(sweep, run_dir=out, executor=ex)
+    lines = (out / "runs.jsonl").read_text().splitlines()
+    keys = [(d["arm"], d["seed"]) for d in map(json.loads, lines)]
+    assert len(keys) == len(set(keys)) and 15 <= len(keys) < 80  # nothing queued after the stop
+    resumed = compare_arms(arms, "runners.py:flip_rate", executor="local", out=out, **kwargs)  # type: ignore[arg-type]
+    whole = compare_arms(arms, "runners.py:flip_rate", executor="local", **kwargs)  # type: ignore[arg-type]
+    assert resumed.row("same").sequential == whole.row("same").sequential

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy.integrate import quad
@@ -10,6 +12,7 @@ from scipy.stats import beta as beta_dist
 from counterfact.verdicts.sequential import (
     boundaries,
     e_value,
+    log_e_value,
     look,
     next_boundary,
     pairs_needed,
@@ -150,3 +153,27 @@ def test_small_aa_calibration_with_fixed_seeds() -> None:
                 break
     low = beta_dist.ppf(0.025, hits, sweeps - hits + 1) if hits else 0.0
     assert hits / sweeps <= 0.05 or low <= 0.05
+
+
+def test_e_value_stays_finite_with_thousands_of_pairs() -> None:
+    # The closed form through scipy.special.betainc underflows near n01 = 1075; the log-space
+    # tail does not. Reference by hand: with every pair the arm's way (n01 = 0) the integral is
+    # 2**(n+1) * (1 - 2**-(n+1)) / (n+1), so log E = (n+1) log 2 - log(n+1) to 1e-600.
+    for n01 in (1100, 5000):
+        got = log_e_value(0, n01)
+        assert math.isfinite(got) and got < 0
+    n = 2000
+    assert log_e_value(n, 0) == pytest.approx((n + 1) * math.log(2) - math.log(n + 1), rel=1e-12)
+
+
+def test_log_space_tail_agrees_with_the_closed_form() -> None:
+    # Where both are computable the two forms agree (the switch is at a tail of 1e-250).
+    from scipy.special import betaln, gammaln, logsumexp
+
+    for n10, n01 in ((3, 900), (50, 1000), (0, 820)):
+        m = n10 + n01 + 1
+        j = np.arange(n01 + 1, m + 1)
+        direct = betaln(n10 + 1, n01 + 1) + logsumexp(
+            gammaln(m + 1) - gammaln(j + 1) - gammaln(m - j + 1)
+        )
+        assert log_e_value(n10, n01) == pytest.approx(direct, rel=1e-10)

@@ -34,3 +34,4 @@ class LocalExecutor(Executor):
             if not taken:
                 return
             yield execute_run(fn, taken[0], self.policy, LOCAL_NODE)
+        feed.close()

@@ -206,7 +206,7 @@ class RayExecutor(Executor):
             if self.stop_requested and stop_at is None:
                 stop_at = time.monotonic() + self.stop_grace_s
                 queue.clear()
-                feed.clear()
+                feed.close()
                 retries.clear()  # not recorded: a resume runs them
             if stop_at is None and len(pending) < 2 * workers:
                 feed.top_up(2 * workers - len(pending))
@@ -217,7 +217,12 @@ class RayExecutor(Executor):
                 item.submitted = time.monotonic()
                 pending[task.remote(runner_ref, item.batch, self.policy)] = item
                 in_flight += len(item.batch)
-            while (queue or feed) and in_flight < self.max_in_flight and len(pending) < max_tasks:
+            while (
+                stop_at is None
+                and (queue or feed)
+                and in_flight < self.max_in_flight
+                and len(pending) < max_tasks
+            ):
                 if mean_run_s is None and len(pending) >= 2 * workers:
                     break
                 room = self.max_in_flight - in_flight

@@ -11,7 +11,9 @@ Hierarchy::
     ├── RunnerReturnError            a runner returned something that is not a run result
     ├── ScoringError                 a comparator or similarity measure failed or misbehaved
     ├── ExecutorError                the executor could not run the plan (Ray failed to start ...)
-    └── SweepInterrupted             Ctrl-C stopped the sweep; what finished is recorded
+    ├── SweepInterrupted             Ctrl-C stopped the sweep; what finished is recorded
+    └── RunsFailed                   every run failed, or the runner broke its contract early;
+                                     what ran is recorded; exit code 1
 
     CounterfactWarning               a result is valid but weak (never raised, only warned)
     └── DegenerateBandWarning        the baseline never varied, so its null band has no width
@@ -78,6 +80,19 @@ class SweepInterrupted(CounterfactError):
     def __init__(self, message: str, *, recorded: int, planned: int) -> None:
         self.recorded = recorded
         self.planned = planned
+        super().__init__(message)
+
+
+class RunsFailed(CounterfactError):
+    """No run produced evidence: every run failed, or the first runs showed the runner cannot
+    work (a return value the contract refuses, the same exception on every arm) and scheduling
+    stopped. What ran is recorded; ``summary.json`` (or ``bisect.json``) says ``failed``.
+    """
+
+    def __init__(self, message: str, *, recorded: int, result: object = None) -> None:
+        self.recorded = recorded
+        self.result = result
+        """The sweep's or bisection's result when its records were judged (else None)."""
         super().__init__(message)
 
 

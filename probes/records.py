@@ -6,8 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-RUN_SCHEMA_VERSION: Literal[2] = 2
-"""2 added ``node``, ``infra_retries`` and ``infra_error``; version-1 lines still load."""
+RUN_SCHEMA_VERSION: Literal[3] = 3
+"""2 added ``node``, ``infra_retries`` and ``infra_error``; 3 added ``error.traceback``; older
+lines still load."""
 
 
 class RunError(BaseModel):
@@ -19,6 +20,9 @@ class RunError(BaseModel):
     """The exception class name (``RunnerReturnError`` for a broken return value)."""
     message: str
     """The exception message."""
+    traceback: str | None = None
+    """The traceback's last frames (at most 4 KB), where the run raised; null for failures that
+    have none (a lost worker, a timeout)."""
 
 
 class RunRecord(BaseModel):
@@ -26,7 +30,7 @@ class RunRecord(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    schema_version: Literal[1, 2] = RUN_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3] = RUN_SCHEMA_VERSION
     """Version of this record's layout."""
     scenario: str
     """Scenario id."""

@@ -22,8 +22,9 @@ Every row was produced by running the input for real (`python scripts/gen_errors
 `tests/test_errors_doc.py` reruns each one and fails if this file is out of date. Config and CLI
 errors print one line on stderr and exit with code 2 before any run is spent, creating no run
 directory (a misused option gets click's usage message, of which the table shows the last
-line). A bad runner *return* does not stop a sweep: the run is recorded as failed, with the
-error, in `runs.jsonl` (failed runs are not samples).
+line). A bad runner *return* is recorded as a failed run, with the error and its traceback, in
+`runs.jsonl`; since it would be the same on every run, scheduling stops once the first run of
+every arm failed alike (or after 3 such runs), what ran is kept, and the command exits 1.
 
 `runner:` names code that counterfact imports and executes, exactly as `import` would: only point
 it at code you trust. YAML is read with `yaml.safe_load` (no object construction).

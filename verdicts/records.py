@@ -349,8 +349,12 @@ class SweepSummary(_Provenance):
     """``summary.json``: provenance and per-scenario facts of one sweep."""
 
     schema_version: Literal[1, 2, 3] = SUMMARY_SCHEMA_VERSION
-    status: Literal["complete", "interrupted"] = "complete"
-    """``interrupted`` when Ctrl-C stopped the sweep; then there are no verdicts yet."""
+    status: Literal["complete", "interrupted", "failed"] = "complete"
+    """``interrupted`` when Ctrl-C stopped the sweep (then there are no verdicts yet);
+    ``failed`` when every run failed, or scheduling stopped because the runner evidently cannot
+    work (``failure`` says why)."""
+    failure: str | None = None
+    """Why the sweep failed, in words; null unless ``status`` is ``failed``."""
     runs_used: int
     """Runner calls made by this invocation, retries included (runs read back or taken from the
     cache excluded)."""
@@ -370,8 +374,9 @@ class SweepSummary(_Provenance):
     """Sequential sweeps: the settings, how the arms stopped, and the runs saved."""
 
 
-BISECT_SCHEMA_VERSION: Literal[2] = 2
-"""2 added ``decide``, ``confirmations`` and each probe's ``p_value``."""
+BISECT_SCHEMA_VERSION: Literal[3] = 3
+"""2 added ``decide``, ``confirmations`` and each probe's ``p_value``; 3 added ``status`` and
+``failure``."""
 
 
 class BisectProbeRecord(_Record):
@@ -413,7 +418,10 @@ class ConfirmationRecord(_Record):
 class BisectRecord(_Provenance):
     """``bisect.json``: the culprit search and its evidence."""
 
-    schema_version: Literal[1, 2] = BISECT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3] = BISECT_SCHEMA_VERSION
+    status: Literal["complete", "interrupted", "failed"] = "complete"
+    """``failed`` when every run failed or the runner evidently cannot work (``failure``)."""
+    failure: str | None = None
     decide: Literal["majority", "test"] = "majority"
     """How probes were decided (rule 10 majority, or rule 20 test)."""
     confirmations: list[ConfirmationRecord] = Field(default_factory=list)

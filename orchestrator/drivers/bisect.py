@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from counterfact.exceptions import SweepInterrupted
+from counterfact.exceptions import CounterfactError, RunsFailed, SweepInterrupted
 from counterfact.orchestrator.config.resolve import ResolvedBisect
 from counterfact.orchestrator.drivers.probing import ProbeRunner
 from counterfact.orchestrator.drivers.provenance import (
@@ -17,6 +17,7 @@ from counterfact.orchestrator.drivers.provenance import (
 from counterfact.orchestrator.drivers.sweep import executor_for
 from counterfact.orchestrator.engine.events import get_logger
 from counterfact.orchestrator.engine.executors import Executor
+from counterfact.orchestrator.engine.failwatch import FailureWatch
 from counterfact.orchestrator.engine.interrupt import graceful_stop
 from counterfact.orchestrator.engine.source import RunSource
 from counterfact.orchestrator.engine.worker import now_iso
@@ -95,6 +96,7 @@ def run_bisect(
     with RunStore(run_dir, fresh=fresh, fingerprint=fingerprint, keep=True) as store:
         ex = executor or executor_for(sweep)
         source = RunSource(sweep.runner, store, ex, open_cache(sweep, cache_dir), log)
+        source.watch = FailureWatch([bisect_plan.base.id])
         probes = ProbeRunner(bisect_plan, source, log)
         try:
             outcome, interrupted, wall = _search(bisect_plan, probes, ex)
@@ -102,11 +104,31 @@ def run_bisect(
             if executor is None:
                 ex.close()
     record = _record(bisect_plan, outcome, probes, store, started, wall)
+    failed = _failure(interrupted, store, source)
+    if failed is not None:
+        record = record.model_copy(update={"status": "failed", "failure": str(failed)})
+    elif interrupted is not None:
+        record = record.model_copy(update={"status": "interrupted"})
     store.write_record(BISECT_FILE, record.model_dump(mode="json", by_alias=True))
+    if failed is not None:
+        raise failed
     if interrupted is not None:
         raise interrupted
     log.info("bisect.done", verdict=record.verdict, culprits=record.culprits)
     return BisectResult(record=record, runs=tuple(store.records), run_dir=run_dir)
+
+
+def _failure(
+    interrupted: CounterfactError | None, store: RunStore, source: RunSource
+) -> RunsFailed | None:
+    """Why the bisection failed (the watch stopped it, or every run failed), or None."""
+    if isinstance(interrupted, RunsFailed):
+        return interrupted
+    if interrupted is None and store.done.count and store.failed == store.done.count:
+        first = source.watch.first_error if source.watch is not None else None
+        msg = f"every one of the {store.done.count} runs failed (first: {first})"
+        return RunsFailed(msg, recorded=store.done.count)
+    return None
 
 
 def _require_bisect_plan(value: object) -> None:
@@ -121,7 +143,7 @@ def _require_bisect_plan(value: object) -> None:
 
 def _search(
     plan: ResolvedBisect, probes: ProbeRunner, ex: Executor
-) -> tuple[BisectOutcome, SweepInterrupted | None, float]:
+) -> tuple[BisectOutcome, SweepInterrupted | RunsFailed | None, float]:
     """Run the search; a Ctrl-C becomes the interrupted outcome (and is returned to re-raise)."""
     settings = plan.settings
     decide = Decide(
@@ -142,7 +164,7 @@ def _search(
                 speculative=settings.speculative,
                 decide=decide,
             )
-    except SweepInterrupted as exc:
+    except (SweepInterrupted, RunsFailed) as exc:
         return interrupted_outcome(probes.done, decide), exc, time.perf_counter() - t0
     return outcome, None, time.perf_counter() - t0
 

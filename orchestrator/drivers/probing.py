@@ -8,7 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from counterfact.exceptions import SweepInterrupted
+from counterfact.exceptions import RunsFailed, SweepInterrupted
 from counterfact.orchestrator.config.resolve import ResolvedBisect
 from counterfact.orchestrator.engine.source import Planned, RunSource
 from counterfact.probes.arms import ArmSpec
@@ -64,6 +64,9 @@ class ProbeRunner:
         by_arm: dict[str, list[RunRecord]] = {a.id: [] for a in arms}
         for record in [*known, *self.source.execute(todo)]:
             by_arm[record.arm].append(record)
+        if self.source.aborted is not None:
+            msg = f"stopped after {self.source.store.done.count} runs: {self.source.aborted}"
+            raise RunsFailed(msg, recorded=self.source.store.done.count)
         if self.source.executor.stop_requested:
             recorded = self.source.store.done.count
             raise SweepInterrupted(

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from counterfact.exceptions import DegenerateBandWarning, SweepInterrupted
+from counterfact.exceptions import DegenerateBandWarning, RunsFailed, SweepInterrupted
 from counterfact.orchestrator.config.resolve import ResolvedSweep
 from counterfact.orchestrator.drivers.provenance import (
     fingerprint_of,
@@ -17,6 +17,7 @@ from counterfact.orchestrator.drivers.provenance import (
 from counterfact.orchestrator.drivers.sequential import WavesOutcome, execute_waves
 from counterfact.orchestrator.engine.events import get_logger, warn_caller
 from counterfact.orchestrator.engine.executors import Executor, ExecutorOptions, make_executor
+from counterfact.orchestrator.engine.failwatch import FailureWatch
 from counterfact.orchestrator.engine.interrupt import graceful_stop
 from counterfact.orchestrator.engine.loader import RunnerRef, TargetRef
 from counterfact.orchestrator.engine.plan import build_plan
@@ -133,6 +134,7 @@ def run_sweep(
         _report_store(store, log)
         ex = executor or executor_for(sweep)
         source = RunSource(sweep.runner, store, ex, open_cache(sweep, cache_dir), log)
+        source.watch = FailureWatch(a.id for a in sweep.arms)
         try:
             if sweep.config.sequential is not None:
                 waves = execute_waves(sweep, tallies, source, progress or NoProgress(), log)
@@ -141,9 +143,40 @@ def run_sweep(
         finally:
             if executor is None:
                 ex.close()
+    if source.aborted is not None:
+        _stopped_early(sweep, store, source, started, source.aborted)
     if ex.stop_requested:
         _interrupted(sweep, plan, store, source, started, sequential=waves is not None)
-    return _judge(sweep, tallies, store, source, started, log, waves)
+    result = _judge(sweep, tallies, store, source, started, log, waves)
+    if store.done.count and store.failed == store.done.count:
+        _all_failed(result, store, source)
+    return result
+
+
+def _stopped_early(
+    sweep: ResolvedSweep, store: RunStore, source: RunSource, started: str, reason: str
+) -> None:
+    """The watch stopped scheduling: record a ``failed`` summary and raise."""
+    summary = _summary(sweep, store, source, started, [], status="failed")
+    store.write_summary(summary.model_copy(update={"failure": reason}))
+    where = f" in {store.run_dir}/runs.jsonl" if store.run_dir else ""
+    msg = (
+        f"stopped after {store.done.count} runs: {reason}. The runs are kept{where}, each with "
+        "its traceback; fix the runner, then run again with --fresh (failed runs are finished "
+        "runs: a plain resume would not retry them)"
+    )
+    raise RunsFailed(msg, recorded=store.done.count)
+
+
+def _all_failed(result: SweepResult, store: RunStore, source: RunSource) -> None:
+    """Every run failed: the records are written; mark the summary ``failed`` and raise."""
+    first = source.watch.first_error if source.watch is not None else None
+    reason = f"every one of the {store.done.count} runs failed (first: {first})"
+    summary = result.summary.model_copy(update={"status": "failed", "failure": reason})
+    store.write_summary(summary)
+    where = f"; see {store.run_dir}/runs.jsonl" if store.run_dir else ""
+    failed = SweepResult(result.rows, summary, result.kept, result.run_dir)
+    raise RunsFailed(reason + where, recorded=store.done.count, result=failed)
 
 
 def statistics_of(sweep: ResolvedSweep) -> StatisticsSettings:

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from counterfact.orchestrator.engine.executors import Executor
+from counterfact.orchestrator.engine.failwatch import FailureWatch
 from counterfact.orchestrator.engine.feed import RunFeed
 from counterfact.orchestrator.engine.loader import RunnerRef
 from counterfact.orchestrator.storage.cache import RunCache
@@ -43,6 +44,10 @@ class RunSource:
         """Records taken from the run cache."""
         self._planned: dict[tuple[str, str, int], Planned] = {}
         """Queued runs' contexts and specs, for the cache."""
+        self.watch: FailureWatch | None = None
+        """Set by a driver: stops scheduling when the runner evidently cannot work."""
+        self.aborted: str | None = None
+        """Why the watch stopped scheduling (then the executor was asked to stop)."""
 
     def split(self, planned: Sequence[Planned]) -> tuple[list[RunRecord], list[Planned]]:
         """Records already had (read back, or from the cache: appended now), and runs to execute.
@@ -69,6 +74,15 @@ class RunSource:
                 known.append(cached)
         return known, todo
 
+    def _watch(self, record: RunRecord) -> None:
+        if self.watch is None or self.aborted is not None:
+            return
+        reason = self.watch.see(record)
+        if reason is not None:
+            self.aborted = reason
+            self.log.error("runs.stopped", reason=reason, runs=self.watch.runs)
+            self.executor.request_stop()
+
     def enqueue(self, feed: RunFeed, todo: Sequence[Planned]) -> None:
         """Queue runs to execute on ``feed`` (remembering each arm's spec for the cache)."""
         if self.cache is not None:  # the cache keys on the arm's spec: keep it per run
@@ -87,6 +101,7 @@ class RunSource:
         for record in self.executor.run(self.runner, feed):
             self.store.append(record)
             self.runner_calls += record.attempts
+            self._watch(record)
             spec = self._planned.pop((record.scenario, record.arm, record.seed), None)
             if self.cache is not None and spec is not None:
                 self.cache.put(spec[0], spec[1], record)

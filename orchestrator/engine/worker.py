@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -18,8 +19,26 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+TRACEBACK_MAX = 4096
+"""Characters of traceback kept per failed run (the last frames)."""
+
+
+def short_traceback(exc: BaseException) -> str:
+    """The traceback of ``exc``, cut to its last :data:`TRACEBACK_MAX` characters at a line."""
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    if len(text) <= TRACEBACK_MAX:
+        return text
+    tail = text[-(TRACEBACK_MAX - 40) :]
+    return "... (earlier frames cut)\n" + tail[tail.find("\n") + 1 :]
+
+
 def failed_record(
-    ctx: RunContext, error_type: str, message: str, duration: float, node: str | None = None
+    ctx: RunContext,
+    error_type: str,
+    message: str,
+    duration: float,
+    node: str | None = None,
+    trace: str | None = None,
 ) -> RunRecord:
     """A record for a run that produced no result."""
     return RunRecord(
@@ -29,7 +48,7 @@ def failed_record(
         output=None,
         manifest=None,
         cost=None,
-        error=RunError(type=error_type, message=message),
+        error=RunError(type=error_type, message=message, traceback=trace),
         duration_s=duration,
         finished_at=now_iso(),
         node=node,
@@ -70,7 +89,8 @@ def execute_run(
             if policy.allows(exc, attempt):
                 continue
             elapsed = time.perf_counter() - start
-            record = failed_record(ctx, type(exc).__name__, str(exc), elapsed, node)
+            trace = short_traceback(exc)
+            record = failed_record(ctx, type(exc).__name__, str(exc), elapsed, node, trace)
             return record.model_copy(update={"attempts": attempt})
     try:
         return RunRecord(

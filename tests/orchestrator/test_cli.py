@@ -187,7 +187,11 @@ def test_failed_runs_are_recorded_and_reported(tmp_path: Path) -> None:
     runs = [json.loads(x) for x in (tmp_path / "o" / "runs.jsonl").read_text().splitlines()]
     failed = [r for r in runs if r["error"]]
     assert {(r["arm"], r["seed"]) for r in failed} == {("a", 1), ("b", 1)}
-    assert failed[0]["error"] == {"type": "RuntimeError", "message": "seed 1 failed"}
+    error = failed[0]["error"]
+    assert (error["type"], error["message"]) == ("RuntimeError", "seed 1 failed")
+    # the traceback ends where the runner raised, and is bounded
+    assert "fails_on_odd_seeds" in error["traceback"] and len(error["traceback"]) <= 4096
+    assert error["traceback"].rstrip().endswith("RuntimeError: seed 1 failed")
     assert failed[0]["output"] is None
 
 
@@ -198,10 +202,18 @@ def test_runner_return_error_is_recorded(tmp_path: Path) -> None:
         "executor: {kind: local}\narms: [{id: a}, {id: b, facets: {x: 1}}]\n",
     )
     code, _, err = invoke("run", str(cfg), "--out", str(tmp_path / "o"))
-    assert code == 0, err
-    first = json.loads((tmp_path / "o" / "runs.jsonl").read_text().splitlines()[0])
+    # a contract error is the same on every run: scheduling stops after 3, which are kept
+    assert code == 1, err
+    # (two arms: their first runs failed alike, so it stopped after 2)
+    assert "stopped after 2 runs: the first run of every arm (2) failed with the same" in err
+    assert "RunnerReturnError" in err and "--fresh" in err
+    lines = (tmp_path / "o" / "runs.jsonl").read_text().splitlines()
+    assert len(lines) == 2
+    first = json.loads(lines[0])
     assert first["error"]["type"] == "RunnerReturnError"
     assert "runner returned int" in first["error"]["message"]
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["status"] == "failed" and "same error" in summary["failure"]
 
 
 def test_validate_reports_what_a_resume_would_do(tmp_path: Path) -> None:

@@ -252,3 +252,72 @@ def test_ctrl_c_during_bisect_records_and_resumes(tmp_path: Path) -> None:
     assert (final["verdict"], final["culprits"]) == ("confirmed", [["f13"]])
     assert final["runs_reused"] == len(stopped)
     assert not calls(log, "2") & {(a, s) for _, a, s in stopped}
+
+
+def test_watch_stops_on_three_contract_errors_with_one_arm_left() -> None:
+    from counterfact.orchestrator.engine.failwatch import FailureWatch
+    from counterfact.probes.records import RunError, RunRecord
+
+    def record(arm: str, seed: int, error: tuple[str, str] | None) -> RunRecord:
+        return RunRecord(
+            scenario="s",
+            arm=arm,
+            seed=seed,
+            output=None if error else "ok",
+            manifest=None,
+            cost=None,
+            error=RunError(type=error[0], message=error[1]) if error else None,
+            duration_s=0.0,
+            finished_at="2026-11-30T00:00:00Z",
+        )
+
+    contract = ("RunnerReturnError", "runner returned int")
+    watch = FailureWatch(["a", "b", "c"])
+    # different messages per arm: not "the same error", but the return contract broke 3 times
+    assert watch.see(record("a", 0, contract)) is None
+    assert watch.see(record("a", 1, contract)) is None
+    reason = watch.see(record("a", 2, contract))
+    assert reason is not None and "broke the contract on the first 3 runs" in reason
+    # one success disarms it: later failures are evidence about arms
+    calm = FailureWatch(["a", "b"])
+    assert calm.see(record("a", 0, None)) is None
+    assert all(calm.see(record("b", s, contract)) is None for s in range(5))
+    # different errors on each arm's first run: keep going
+    mixed = FailureWatch(["a", "b"])
+    assert mixed.see(record("a", 0, ("KeyError", "x"))) is None
+    assert mixed.see(record("b", 0, ("KeyError", "y"))) is None
+
+
+def test_every_run_failing_fails_the_sweep(tmp_path: Path) -> None:
+    from counterfact import RunContext, compare_arms
+    from counterfact.exceptions import RunsFailed
+
+    def flaky(ctx: RunContext) -> str:
+        raise RuntimeError(f"seed {ctx.seed} on {ctx.arm.id}")  # differs per run: no early stop
+
+    with pytest.raises(RunsFailed, match="every one of the 6 runs failed") as caught:
+        compare_arms(
+            [{"id": "a"}, {"id": "b", "facets": {"x": 1}}],
+            flaky,
+            out=tmp_path / "o",
+            executor="local",
+        )
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["status"] == "failed" and summary["failure"].startswith("every one of the 6")
+    assert (tmp_path / "o" / "verdicts.jsonl").exists()  # judged and written before failing
+    assert caught.value.result is not None
+
+
+def test_bisection_where_every_run_fails_is_failed(tmp_path: Path) -> None:
+    from counterfact import RunContext, find_culprits
+    from counterfact.exceptions import RunsFailed
+
+    def broken(ctx: RunContext) -> str:
+        raise RuntimeError(f"seed {ctx.seed}")
+
+    with pytest.raises(RunsFailed, match="every one of the"):
+        find_culprits(
+            ["tool:a", "tool:b"], broken, reference="x", executor="local", out=tmp_path / "b"
+        )
+    data = json.loads((tmp_path / "b" / "bisect.json").read_text())
+    assert data["status"] == "failed" and data["failure"].startswith("every one of the")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from counterfact import ResumeConflictError, RunContext, RunDirectoryError, compare_arms
+from counterfact.exceptions import RunsFailed
 from counterfact.orchestrator.config.loading import validate_config
 from counterfact.orchestrator.config.resolve import resolve_sweep
 from counterfact.orchestrator.drivers.sweep import run_sweep
@@ -207,13 +208,16 @@ def test_unlisted_exceptions_are_not_retried() -> None:
         calls.append(ctx.seed)
         raise ValueError("deterministic")
 
-    result = compare_arms(
-        ARMS,
-        runner,
-        reference="yes",
-        executor={"kind": "local", "retries": 3, "retry_on": ["ConnectionError"]},
-    )
-    assert len(calls) == 6 and all(r.attempts == 1 for r in result.runs)
+    with pytest.raises(RunsFailed, match="the first run of every arm") as caught:
+        compare_arms(
+            ARMS,
+            runner,
+            reference="yes",
+            executor={"kind": "local", "retries": 3, "retry_on": ["ConnectionError"]},
+        )
+    # one attempt each (ValueError is not listed), and the sweep stopped once every arm's first
+    # run had failed the same way
+    assert len(calls) == 2 and caught.value.recorded == 2
 
 
 def test_bad_complete_last_line_is_corruption_not_a_torn_write(tmp_path: Path) -> None:

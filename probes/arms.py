@@ -125,6 +125,18 @@ def _canonical_value(value: Any) -> Any:
     return value
 
 
+def facets_diff(base: ArmSpec, arm: ArmSpec) -> dict[str, list[Any]]:
+    """``{dotted.path: [baseline value, arm value]}`` for every facet leaf that differs (null
+    where one side does not declare it), sorted by path.
+    """
+    paths = sorted(set(base.facets) | set(arm.facets))
+    return {
+        p: [base.facets.get(p), arm.facets.get(p)]
+        for p in paths
+        if _canonical_value(base.facets.get(p)) != _canonical_value(arm.facets.get(p))
+    }
+
+
 def check_baseline(arms: Sequence[ArmSpec], baseline: str) -> ArmSpec:
     """The baseline's spec.
 

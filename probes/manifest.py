@@ -49,6 +49,8 @@ class Application:
     mismatches_omitted: int = 0
     """Further distinct mismatches, counted but not kept (a manifest value that differs per run
     would otherwise grow the record with every seed)."""
+    manifests_mismatched: int = 0
+    """Runs whose manifest showed at least one mismatch."""
 
 
 def _same(declared: Any, observed: Any) -> bool:
@@ -116,6 +118,8 @@ class ManifestLog:
         self.declared = declared
         self.seen = 0
         self.omitted = 0
+        self.mismatched = 0
+        """Manifests (runs) with at least one mismatch."""
         self._found: dict[tuple[str, str], tuple[int, Mismatch]] = {}
 
     def add(self, seed: int, manifest: Mapping[str, Any] | None) -> None:
@@ -125,7 +129,9 @@ class ManifestLog:
         self.seen += 1
         if not self.declared:
             return
-        for mismatch in check_manifest(self.declared, manifest):
+        found = check_manifest(self.declared, manifest)
+        self.mismatched += bool(found)
+        for mismatch in found:
             key = _key(mismatch)
             known = self._found.get(key)
             if known is not None:
@@ -142,7 +148,9 @@ class ManifestLog:
             return Application(False, None, self.seen, ())
         ordered = sorted(self._found.items(), key=lambda kv: (kv[1][0], kv[0]))
         mismatches = tuple(m for _, (_, m) in ordered)
-        return Application(True, not mismatches, self.seen, mismatches, self.omitted)
+        return Application(
+            True, not mismatches, self.seen, mismatches, self.omitted, self.mismatched
+        )
 
 
 def check_application(

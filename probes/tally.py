@@ -35,6 +35,12 @@ from counterfact.probes.stats import ProbeStats, SimilarityStats, summarize_valu
 
 SCORE_BATCH = 256
 """Outputs per similarity call."""
+FLIPPED_OUTPUTS = 100
+"""Distinct flipped outputs counted per arm (more are counted together as ``other``)."""
+OUTPUT_CHARS = 500
+"""Characters of a flipped output kept (longer ones are cut, with an ellipsis)."""
+SEEDS_PER_OUTPUT = 20
+"""Seeds listed per distinct flipped output."""
 
 
 class ArmTally:
@@ -61,6 +67,8 @@ class ArmTally:
         self.from_cache = 0
         """Successful runs taken from the run cache."""
         self.manifests = ManifestLog(arm.facets)
+        self.flipped_outputs: dict[str, list[int]] = {}
+        """Distinct flipped output (cut) -> ``[count, seed, seed, ...]`` (seeds capped)."""
 
     def accepts(self, record: RunRecord) -> bool:
         """True for the first record of an admitted seed (later duplicates are ignored)."""
@@ -99,11 +107,29 @@ class ArmTally:
             column[seed] = value
         self.manifests.add(seed, record.manifest)
 
-    def score(self, seed: int, flipped: bool, similarity: float) -> None:
-        """Record one successful run's comparison with the reference."""
+    def score(self, seed: int, flipped: bool, similarity: float, output: str = "") -> None:
+        """Record one successful run's comparison with the reference (and a flipped output)."""
         self.scored[seed] = True
         self.flipped[seed] = flipped
         self.similarity[seed] = similarity
+        if flipped:
+            self._count_flipped(seed, output)
+
+    def _count_flipped(self, seed: int, output: str) -> None:
+        text = output if len(output) <= OUTPUT_CHARS else output[: OUTPUT_CHARS - 1] + "…"
+        if text not in self.flipped_outputs and len(self.flipped_outputs) >= FLIPPED_OUTPUTS:
+            return
+        entry = self.flipped_outputs.setdefault(text, [0])
+        entry[0] += 1
+        if len(entry) <= SEEDS_PER_OUTPUT:
+            entry.append(seed)
+
+    def changed_to(self, top: int = 3) -> list[tuple[str, int, list[int]]]:
+        """The ``top`` most common flipped outputs: (output, count, first seeds), most common
+        first (ties by lowest seed).
+        """
+        ranked = sorted(self.flipped_outputs.items(), key=lambda kv: (-kv[1][0], min(kv[1][1:])))
+        return [(text, entry[0], sorted(entry[1:])) for text, entry in ranked[:top]]
 
     @property
     def seeds(self) -> list[int]:
@@ -185,7 +211,8 @@ class ScenarioTally:
         try:
             sims = self.similarity.score(reference, [output for _, _, output in queued])
             for (arm, seed, output), sim in zip(queued, sims, strict=True):
-                self.arms[arm].score(seed, self.comparator.flipped(reference, output, sim), sim)
+                flipped = self.comparator.flipped(reference, output, sim)
+                self.arms[arm].score(seed, flipped, sim, output)
         except ScoringError as exc:
             self._error = exc
 

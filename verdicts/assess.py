@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from counterfact.defaults import COST_KEY
-from counterfact.probes.arms import ArmSpec, Intervention, intervention
+from counterfact.probes.arms import ArmSpec, Intervention, facets_diff, intervention
 from counterfact.probes.comparators import Comparator
 from counterfact.probes.manifest import Application
 from counterfact.probes.null_band import NullBand, build_null_band
@@ -22,6 +22,7 @@ from counterfact.verdicts.family import StatisticsSettings
 from counterfact.verdicts.intervals import flip_rate_interval
 from counterfact.verdicts.records import (
     ApplicationRecord,
+    ChangedToRecord,
     CostReadingRecord,
     CostRecord,
     EffectRecord,
@@ -75,6 +76,7 @@ def _app_record(app: Application) -> ApplicationRecord:
         manifests_seen=app.manifests_seen,
         mismatches=mismatches,
         mismatches_omitted=app.mismatches_omitted,
+        manifests_mismatched=app.manifests_mismatched,
     )
 
 
@@ -138,7 +140,7 @@ def assess_tally(
     readings = _cost_readings(judged, tally.stats(baseline), cost_key)  # the whole baseline
     records = [
         _record(j, context(j.tally.samples), j.tally.samples, readings).model_copy(
-            update=_tested(tally, j, base_tally, settings)
+            update=_tested(tally, j, base_tally, settings) | _explained(j, base_tally)
         )
         for j in judged
     ]
@@ -271,6 +273,19 @@ def _tested(
     }
 
 
+def _explained(j: _Judged, base: ArmTally) -> dict[str, Any]:
+    """What a challenger's answer changed to, and how its facets differ from the baseline's."""
+    if j.tally is base:
+        return {}
+    changed = None
+    if j.stats is not None:
+        changed = [
+            ChangedToRecord(output=text, count=count, seeds=seeds)
+            for text, count, seeds in j.tally.changed_to()
+        ]
+    return {"changed_to": changed, "facets_diff": facets_diff(base.arm, j.tally.arm)}
+
+
 def _seed_sets(seeds: list[int], stats: ProbeStats | None, samples: int) -> dict[str, Any]:
     """The record's seed sets: lists, or bitmaps above SEED_LIST_MAX declared seeds."""
     present = set(seeds)
@@ -366,7 +381,7 @@ def _record(
         runs_from_cache=j.tally.from_cache,
         cost_reading=_reading_record(readings.get(j.tally.arm.id), stats),
         cost_class=None
-        if not is_ablation or withheld
+        if not is_ablation or withheld or not seeds  # no successful run: nothing to classify
         else cost_class(confirmed, readings.get(j.tally.arm.id)),
         cost_class_withheld=withheld,
         flip_rate_ci=None

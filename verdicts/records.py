@@ -61,6 +61,8 @@ class ApplicationRecord(_Record):
     order of the lowest seed that showed each; at most 50 (see ``mismatches_omitted``)."""
     mismatches_omitted: int = 0
     """Further distinct mismatches, counted but not listed."""
+    manifests_mismatched: int | None = None
+    """How many of the manifests showed at least one mismatch (null in older records)."""
 
 
 class IntervalRecord(_Record):
@@ -99,6 +101,17 @@ class AdjustmentRecord(_Record):
     family: Family
     family_size: int
     """Tests in the family (every (scenario, challenger) of the sweep, or of the scenario)."""
+
+
+class ChangedToRecord(_Record):
+    """One output a flipped run gave instead of the reference."""
+
+    output: str
+    """The output (cut to 500 characters)."""
+    count: int
+    """Flipped runs that gave it."""
+    seeds: list[int]
+    """Their seeds (the first 20)."""
 
 
 class TestRecord(_Record):
@@ -193,6 +206,21 @@ class SequentialSummary(_Record):
     """Challengers by why they stopped."""
 
 
+class RollupRecord(_Record):
+    """One challenger across every scenario of the sweep (``summary.json`` ``rollup``)."""
+
+    arm: str
+    scenarios: int
+    verdicts: dict[str, int]
+    """Scenarios by tier: ``{"confirmed": 2, "inconclusive": 1}``."""
+    significant: int
+    """Scenarios where its test was significant (after adjustment)."""
+    tested: int
+    """Scenarios where it had a test (not withheld, a reference to score against)."""
+    summary: str
+    """The line the table prints: ``prompt=v2: confirmed on 2 of 2 scenarios; ...``."""
+
+
 class StatisticsRecord(_Record):
     """The ``statistics`` settings a sweep was judged with."""
 
@@ -279,6 +307,12 @@ class VerdictRecord(_Record):
     sequential: SequentialRecord | None = None
     """Sequential sweeps: why and where this challenger stopped; ``samples`` counts the seeds it
     used."""
+    changed_to: list[ChangedToRecord] | None = None
+    """Challengers: the (up to 3) most common outputs of flipped runs, with their seeds; null
+    for the baseline and with no reference."""
+    facets_diff: dict[str, list[Any]] | None = None
+    """Challengers: ``{facet.path: [baseline value, arm value]}`` for every leaf that differs
+    (null where one side does not declare it)."""
 
     def seed_list(self) -> list[int]:
         """``seeds``, from the list or the bitmap."""
@@ -372,6 +406,8 @@ class SweepSummary(_Provenance):
     """Per challenger, one test across scenarios (rule 18); empty with a single scenario."""
     sequential: SequentialSummary | None = None
     """Sequential sweeps: the settings, how the arms stopped, and the runs saved."""
+    rollup: list[RollupRecord] = Field(default_factory=list)
+    """Each challenger across scenarios (every sweep; most useful with several scenarios)."""
 
 
 BISECT_SCHEMA_VERSION: Literal[3] = 3

@@ -105,15 +105,17 @@ facets, and its band is the baseline's own)."""
 
 
 def _mismatch(who: str, app: Application) -> str:
-    """``arm 'x' declared k='v', but its run manifests reported 'w' (n mismatch(es) over m
-    manifests).`` — the first mismatch, by lowest seed.
+    """``arm 'x' declared k='v', but its run manifests reported 'w' (in 5 of 5 manifests).``
+    — the first mismatch, by lowest seed; counted per run.
     """
     first = app.mismatches[0]
     seen = repr(first.observed) if first.observed_present else "nothing (the key is absent)"
-    count = len(app.mismatches) + app.mismatches_omitted
+    distinct = len(app.mismatches) + app.mismatches_omitted
+    other = f"; {distinct} distinct mismatches" if distinct > 1 else ""
     return (
         f"{who} declared {first.facet}={first.declared!r}, but its run manifests reported "
-        f"{seen} ({count} mismatch(es) over {app.manifests_seen} manifests)."
+        f"{seen} (mismatched in {app.manifests_mismatched} of {app.manifests_seen} "
+        f"manifests{other})."
     )
 
 

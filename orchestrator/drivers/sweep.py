@@ -33,6 +33,7 @@ from counterfact.verdicts.assess import ScenarioAssessment, assess_tally
 from counterfact.verdicts.family import StatisticsSettings, judge_family, pooled
 from counterfact.verdicts.records import ScenarioSummary, SweepSummary, VerdictRecord
 from counterfact.verdicts.report import render_table, sequential_line
+from counterfact.verdicts.rollup import render_rollup, rollup
 from counterfact.verdicts.stopped import sequential_rows
 
 
@@ -58,7 +59,10 @@ class SweepResult:
     def table(self) -> str:
         """The verdict table as text (the similarity column says which measure it shows)."""
         measure = self.summary.config.get("similarity", {}).get("kind")
-        return render_table(self.rows, similarity=measure)
+        table = render_table(self.rows, similarity=measure)
+        if len(self.summary.scenarios) > 1 and self.summary.rollup:
+            table += "\n\n" + render_rollup(self.summary.rollup)
+        return table
 
     def sequential_note(self) -> str | None:
         """One line on a sequential sweep (runs saved, why arms stopped); None otherwise."""
@@ -334,6 +338,7 @@ def _judge(
         # rule 18's pooled test is a fixed-sample test: not valid on sequentially sampled seeds
         "pooled": pooled(rows, settings) if waves is None else [],
         "sequential": waves.summary(rows, tallies) if waves is not None else None,
+        "rollup": rollup(rows),
     }
     summary = _summary(sweep, store, source, started, scenarios).model_copy(update=update)
     store.write_verdicts(rows)

@@ -1,0 +1,50 @@
+"""Each arm across scenarios: one line a person reads first (``prompt=v2: confirmed on 2 of 2
+scenarios``), and its record for ``summary.json``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+from counterfact.verdicts.records import RollupRecord, VerdictRecord
+
+_ORDER = ("confirmed", "inconclusive", "not-confirmed")
+
+
+def rollup(rows: Sequence[VerdictRecord]) -> list[RollupRecord]:
+    """One record per challenger, in first-appearance order."""
+    by_arm: dict[str, list[VerdictRecord]] = defaultdict(list)
+    for row in rows:
+        if not row.is_baseline:
+            by_arm[row.arm].append(row)
+    out = []
+    for arm, mine in by_arm.items():
+        tiers = Counter(str(r.verdict) for r in mine)
+        significant = sum(r.statistical_verdict == "significant" for r in mine)
+        tested = sum(r.statistical_verdict is not None for r in mine)
+        out.append(
+            RollupRecord(
+                arm=arm,
+                scenarios=len(mine),
+                verdicts=dict(tiers),
+                significant=significant,
+                tested=tested,
+                summary=_line(arm, len(mine), tiers, significant, tested),
+            )
+        )
+    return out
+
+
+def _line(arm: str, n: int, tiers: Counter[str], significant: int, tested: int) -> str:
+    parts = [f"{tiers[t]} {t}" for t in _ORDER if tiers[t]]
+    tier_text = (
+        f"{next(iter(tiers))} on {n} of {n} scenarios" if len(tiers) == 1 else ", ".join(parts)
+    )
+    test = f"; significant on {significant} of {tested} tested" if tested else ""
+    return f"{arm}: {tier_text}{test}"
+
+
+def render_rollup(records: Sequence[RollupRecord]) -> str:
+    """The roll-up section of the table: one line per arm."""
+    return "\n".join(["across scenarios:", *(f"  {r.summary}" for r in records)])

@@ -28,11 +28,15 @@ def package_version() -> str:
 
 
 def fingerprint_of(sweep: ResolvedSweep, arms: Sequence[ArmSpec] | None = None) -> dict[str, Any]:
-    """What a run directory of this sweep means (``arms`` default: every arm of the sweep)."""
+    """What a run directory of this sweep means (``arms`` default: every arm of the sweep, and
+    the directory holds a sweep; given ``arms``, a bisection).
+    """
     from counterfact.orchestrator.storage.fingerprints import fingerprint
 
     chosen = list(arms) if arms is not None else list(sweep.arms)
-    return fingerprint(sweep.runner_identity, chosen, sweep.scenarios, _design(sweep))
+    kind = "sweep" if arms is None else "bisection"
+    found = fingerprint(sweep.runner_identity, chosen, sweep.scenarios, _design(sweep))
+    return found | {"kind": kind, "name": sweep.config.name}
 
 
 def _design(sweep: ResolvedSweep) -> dict[str, Any] | None:

@@ -44,6 +44,9 @@ class RunSource:
         """Records taken from the run cache."""
         self._planned: dict[tuple[str, str, int], Planned] = {}
         """Queued runs' contexts and specs, for the cache."""
+        if cache is not None and store.moved_to is not None:
+            adopted = cache.adopt(store.moved_to)
+            log.info("cache.adopted", runs=adopted, moved_to=str(store.moved_to))
         self.watch: FailureWatch | None = None
         """Set by a driver: stops scheduling when the runner evidently cannot work."""
         self.aborted: str | None = None

@@ -19,9 +19,15 @@ from pydantic import ValidationError
 
 from counterfact.orchestrator.storage.atomic import write_atomic
 from counterfact.orchestrator.storage.fingerprints import canonical_json
+from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
+
+
+def _key(runner: object, inputs: object, arm: object, seed: int) -> str:
+    payload = {"runner": runner, "inputs": inputs, "arm": arm, "seed": seed}
+    return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
 
 
 class RunCache:
@@ -33,13 +39,30 @@ class RunCache:
 
     def key(self, ctx: RunContext, arm: ArmSpec) -> str:
         """The entry's SHA-256: runner identity, scenario inputs, arm configuration, seed."""
-        payload = {
-            "runner": self.runner_identity,
-            "inputs": json.loads(canonical_json(dict(ctx.scenario.inputs))),
-            "arm": json.loads(arm.canonical()),
-            "seed": ctx.seed,
-        }
-        return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
+        inputs = json.loads(canonical_json(dict(ctx.scenario.inputs)))
+        return _key(self.runner_identity, inputs, json.loads(arm.canonical()), ctx.seed)
+
+    def adopt(self, run_dir: Path) -> int:
+        """Store the successful runs of another run directory (one moved aside by ``--fresh``),
+        keyed by what its ``sweep.json`` says they mean; runs of another runner identity never
+        match this sweep's keys. Returns how many were stored.
+        """
+        meaning = run_dir / "sweep.json"
+        if not meaning.is_file():
+            return 0
+        old = json.loads(meaning.read_text(encoding="utf-8"))
+        arms, scenarios = old.get("arms", {}), old.get("scenarios", {})
+        stored = 0
+        for record in RunLogReader(run_dir / RUNS_FILE):
+            if not record.ok or record.arm not in arms or record.scenario not in scenarios:
+                continue
+            key = _key(old.get("runner"), scenarios[record.scenario], arms[record.arm], record.seed)
+            path = self._path(key)
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(path, record.model_dump_json())
+                stored += 1
+        return stored
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"

@@ -38,8 +38,36 @@ def fingerprint(
     return found | ({"sequential": design} if design is not None else {})
 
 
+def owner_conflict(old: dict[str, Any], new: dict[str, Any]) -> str | None:
+    """A directory that holds another sweep, or a bisection when a sweep comes (or the reverse):
+    its records must not be mixed in. None when the same (or an older directory without it).
+    """
+    before = (old.get("kind"), old.get("name"))
+    after = (new.get("kind"), new.get("name"))
+    if None in before or None in after or before == after:
+        return None
+    return (
+        f"it holds the {before[0]} {before[1]!r}, not the {after[0]} {after[1]!r}; "
+        "pass --out NEW_DIR (or --fresh to move it aside)"
+    )
+
+
+def leaf_changes(path: str, before: Any, after: Any) -> list[str]:
+    """``path.to.leaf: old → new`` for each leaf that differs (lists compared whole)."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        out: list[str] = []
+        for key in sorted(set(before) | set(after), key=str):
+            out += leaf_changes(f"{path}.{key}", before.get(key), after.get(key))
+        return out
+    if canonical_json(before) == canonical_json(after):
+        return []
+    return [f"{path}: {canonical_json(before)} → {canonical_json(after)}"]
+
+
 def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """Changes that would make old runs mean something else (added arms/scenarios are fine)."""
+    """Changes that would make old runs mean something else (added arms/scenarios are fine),
+    each as compact as ``arms[dense].facets.k: 2 → 3``.
+    """
     found: list[str] = []
     if old.get("runner") != new.get("runner"):
         found.append(f"runner: was {old.get('runner')!r}, now {new.get('runner')!r}")
@@ -53,22 +81,24 @@ def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         found.append(
             "sequential design (its stopping decisions depend on it): " + ", ".join(changed)
         )
-    for section, label in (("arms", "arm"), ("scenarios", "scenario inputs of")):
+    for section, label in (("arms", "arms"), ("scenarios", "scenarios")):
         before, after = old.get(section, {}), new.get(section, {})
         for key in sorted(set(before) & set(after)):
-            if canonical_json(before[key]) != canonical_json(after[key]):
-                found.append(
-                    f"{label} {key!r}: was {canonical_json(before[key])}, "
-                    f"now {canonical_json(after[key])}"
-                )
+            where = f"{label}[{key}]" + (".inputs" if section == "scenarios" else "")
+            found += leaf_changes(where, before[key], after[key])
     return found
 
 
 def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """The union of two compatible fingerprints (removed arms stay protected)."""
     design = new.get("sequential", old.get("sequential"))
-    return {
-        "runner": new["runner"],
-        "arms": {**old.get("arms", {}), **new["arms"]},
-        "scenarios": {**old.get("scenarios", {}), **new["scenarios"]},
-    } | ({"sequential": design} if design is not None else {})
+    owner = {k: new[k] for k in ("kind", "name") if k in new}
+    return (
+        owner
+        | {
+            "runner": new["runner"],
+            "arms": {**old.get("arms", {}), **new["arms"]},
+            "scenarios": {**old.get("scenarios", {}), **new["scenarios"]},
+        }
+        | ({"sequential": design} if design is not None else {})
+    )

@@ -23,7 +23,7 @@ import numpy as np
 
 from counterfact.exceptions import ResumeConflictError, RunDirectoryError
 from counterfact.orchestrator.storage.atomic import write_atomic
-from counterfact.orchestrator.storage.fingerprints import differences, merged
+from counterfact.orchestrator.storage.fingerprints import differences, merged, owner_conflict
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
 from counterfact.probes.records import RunRecord
 
@@ -79,12 +79,18 @@ def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: b
         raise RunDirectoryError(msg)
     if fingerprint is None:
         return
-    changes = differences(json.loads(stored.read_text(encoding="utf-8")), fingerprint)
+    old = json.loads(stored.read_text(encoding="utf-8"))
+    owner = owner_conflict(old, fingerprint)
+    if owner is not None:
+        msg = f"cannot use run directory {str(run_dir)!r}: {owner}"
+        raise RunDirectoryError(msg)
+    changes = differences(old, fingerprint)
     if changes:
         msg = (
-            f"cannot resume {str(run_dir)!r}: this would change what recorded runs mean: "
+            f"cannot resume {str(run_dir)!r}: this changes what recorded runs mean: "
             + "; ".join(changes)
-            + ". Undo the change, pass --out NEW_DIR, or --fresh to move the old directory aside"
+            + ". Undo the change; or pass --out NEW_DIR; or --fresh --cache DIR, which moves "
+            "the old directory aside and reuses its unchanged runs through the run cache DIR"
         )
         raise ResumeConflictError(msg)
 

@@ -117,7 +117,8 @@ def test_changed_arm_refuses_resume_and_keeps_records(tmp_path: Path) -> None:
     )
     assert code == 2 and out == "" and "Traceback" not in err
     assert err.startswith("error: cannot resume")
-    assert "arm 'large-model': was " in err and '"model":"huge"' in err
+    assert 'arms[large-model].facets.model: "large" → "huge"' in err
+    assert "--fresh --cache DIR" in err and "--out NEW_DIR" in err
     assert (out_dir / "runs.jsonl").read_bytes() == before
 
 

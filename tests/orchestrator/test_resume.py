@@ -62,15 +62,13 @@ def test_adding_an_arm_reuses_every_finished_run(tmp_path: Path) -> None:
 def test_changed_facets_are_refused_with_the_difference(tmp_path: Path) -> None:
     sweep(Counting(), tmp_path / "o")
     changed = [{"id": "base"}, {"id": "alt", "facets": {"answer": "other"}}]
-    with pytest.raises(ResumeConflictError, match=r"""arm 'alt': was .*"nope".*now .*"other\""""):
+    with pytest.raises(ResumeConflictError, match=r'arms\[alt\]\.facets\.answer: "nope" → "other"'):
         sweep(Counting(), tmp_path / "o", arms=changed)
 
 
 def test_changed_inputs_are_refused(tmp_path: Path) -> None:
     sweep(Counting(), tmp_path / "o", scenarios=[{"id": "s", "inputs": {"q": 1}}], reference=None)
-    with pytest.raises(
-        ResumeConflictError, match=r"scenario inputs of 's': was \{\"q\":1\}, now \{\"q\":2\}"
-    ):
+    with pytest.raises(ResumeConflictError, match=r"scenarios\[s\]\.inputs\.q: 1 → 2"):
         sweep(
             Counting(), tmp_path / "o", scenarios=[{"id": "s", "inputs": {"q": 2}}], reference=None
         )
@@ -259,3 +257,51 @@ def test_a_scoring_error_records_every_run_first(tmp_path: Path) -> None:
             out=tmp_path / "o",
         )
     assert len(lines(tmp_path / "o")) == 600  # every run executed is on disk
+
+
+def test_another_sweep_or_a_bisection_is_refused_in_one_line(tmp_path: Path) -> None:
+    from counterfact import find_culprits
+
+    find_culprits(
+        ["tool:a"],
+        Counting(),
+        reference="yes",
+        executor="local",
+        out=tmp_path / "b",
+        runner_version="v1",
+    )
+    with pytest.raises(RunDirectoryError) as caught:
+        sweep(Counting(), tmp_path / "b", runner_version="v1")
+    msg = str(caught.value)
+    assert "holds the bisection 'find-culprits', not the sweep 'compare-arms'" in msg
+    assert "\n" not in msg and "--out NEW_DIR" in msg
+    sweep(Counting(), tmp_path / "s", runner_version="v1")
+    with pytest.raises(
+        RunDirectoryError, match="holds the sweep 'compare-arms', not the sweep 'other'"
+    ):
+        sweep(Counting(), tmp_path / "s", runner_version="v1", name="other")
+
+
+def test_fresh_with_a_cache_reruns_only_the_changed_arm(tmp_path: Path) -> None:
+    arms = [{"id": "base"}, *({"id": f"a{i}", "facets": {"answer": f"v{i}"}} for i in range(4))]
+    first = Counting()
+    sweep(first, tmp_path / "o", arms=arms, samples=4, runner_version="v1")
+    assert len(first.calls) == 20
+    changed = [*arms[:-1], {"id": "a3", "facets": {"answer": "changed"}}]
+    with pytest.raises(
+        ResumeConflictError, match=r"arms\[a3\]\.facets\.answer: \"v3\" → \"changed\""
+    ):
+        sweep(Counting(), tmp_path / "o", arms=changed, samples=4, runner_version="v1")
+    again = Counting()
+    result = sweep(
+        again,
+        tmp_path / "o",
+        arms=changed,
+        samples=4,
+        runner_version="v1",
+        fresh=True,
+        cache_dir=tmp_path / "cache",
+    )
+    # the 16 unchanged runs came from the moved-aside directory through the cache
+    assert sorted({arm for _, arm, _ in again.calls}) == ["a3"] and len(again.calls) == 4
+    assert result.summary.runs_from_cache == 16  # type: ignore[attr-defined]

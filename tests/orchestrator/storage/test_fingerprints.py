@@ -30,8 +30,8 @@ def test_added_arms_are_no_difference_changed_ones_are() -> None:
     assert differences(old, grown) == []
     changed = {"runner": "r", "arms": {"a": {"x": 2}}, "scenarios": {"s": {"q": 1}}}
     assert differences(old, changed) == [
-        'arm \'a\': was {"x":1}, now {"x":2}',
-        "scenario inputs of 's': was {}, now {\"q\":1}",
+        "arms[a].x: 1 → 2",
+        "scenarios[s].inputs.q: null → 1",
     ]
 
 

@@ -15,6 +15,7 @@ from counterfact.orchestrator.cli.common import (
     executor_opt,
     fail,
     fresh_opt,
+    notes,
     resume_command,
     set_opt,
 )
@@ -47,6 +48,7 @@ def bisect_command(
 
     try:
         plan, run_dir = preflight_bisect(config, overrides, executor, address, out, fresh=fresh)
+        notes(plan.sweep.notes)
         result = run_bisect(
             plan,
             run_dir=run_dir,

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
 from counterfact.exceptions import ConfigError, CounterfactError, RunDirectoryError
 from counterfact.orchestrator.engine.executors import EXECUTORS
+
+
+def notes(lines: Sequence[str]) -> None:
+    """Print what a resolved sweep noted (not errors) as ``note:`` lines on stderr."""
+    for line in lines:
+        click.echo(f"note: {line}", err=True)
 
 
 def fail(exc: CounterfactError) -> None:

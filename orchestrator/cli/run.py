@@ -15,6 +15,7 @@ from counterfact.orchestrator.cli.common import (
     executor_opt,
     fail,
     fresh_opt,
+    notes,
     out_opt,
     resume_command,
     set_opt,
@@ -45,6 +46,7 @@ def run(
 
     try:
         sweep, run_dir = preflight_sweep(config, overrides, executor, address, out, fresh=fresh)
+        notes(sweep.notes)
         progress: Progress = TerminalProgress() if sys.stderr.isatty() else LogProgress()
         result = run_sweep(
             sweep,

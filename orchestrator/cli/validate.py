@@ -28,6 +28,12 @@ if TYPE_CHECKING:
 @out_opt
 @set_opt
 @click.option("--bisect", "for_bisect", is_flag=True, help="Validate for 'counterfact bisect'.")
+@click.option(
+    "--smoke",
+    is_flag=True,
+    help="Also run seed 0 of each arm once, in this process (nothing written), to check the "
+    "runner contract before a sweep spends anything.",
+)
 def validate(
     config: str,
     executor: str | None,
@@ -35,19 +41,43 @@ def validate(
     out: str | None,
     overrides: tuple[str, ...],
     for_bisect: bool,
+    smoke: bool,
 ) -> None:
-    """Check CONFIG (schema, refusals, runner import, run directory) without running anything."""
+    """Check CONFIG (schema, refusals, runner import, run directory) without running anything
+    (with --smoke: one run per arm, in this process).
+    """
     from counterfact.orchestrator.drivers.preflight import preflight_bisect, preflight_sweep
 
     try:
         if for_bisect:
             plan, run_dir = preflight_bisect(config, overrides, executor, address, out)
             _bisect_ok(plan, run_dir)
+            sweep = plan.sweep
         else:
             sweep, run_dir = preflight_sweep(config, overrides, executor, address, out)
             _sweep_ok(sweep, run_dir)
     except CounterfactError as exc:
         fail(exc)
+        return
+    if smoke:
+        _smoke(sweep)
+
+
+def _smoke(sweep: ResolvedSweep) -> None:
+    """Run seed 0 of every arm on the first scenario; exit 1 if any run failed."""
+    from counterfact.orchestrator.drivers.preflight import smoke_runs
+
+    failed = 0
+    for record in smoke_runs(sweep):
+        if record.error is None:
+            output = (record.output or "")[:60]
+            click.echo(f"smoke: arm {record.arm!r}: ok ({record.duration_s:.2f} s): {output!r}")
+            continue
+        failed += 1
+        click.echo(f"smoke: arm {record.arm!r}: {record.error.type}: {record.error.message}")
+    if failed:
+        click.echo(f"error: --smoke: {failed} arm(s) failed their run; see above", err=True)
+        raise SystemExit(1)
 
 
 def _bisect_ok(plan: ResolvedBisect, run_dir: Path) -> None:
@@ -65,6 +95,8 @@ def _sweep_ok(sweep: ResolvedSweep, run_dir: Path) -> None:
 
     for skipped in sweep.skipped:
         click.echo(f"note: grid combination {skipped!r} equals a declared arm; skipped")
+    for line in sweep.notes:
+        click.echo(f"note: {line}")
     seen = outlook(sweep, run_dir)
     seq = sweep.config.sequential
     most = "at most " if seq is not None else ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,20 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
+
+
+def _yaml_where(exc: yaml.YAMLError) -> str:
+    """Where and what, with PyYAML's context (``while parsing a flow sequence ... line 2``)."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    problem = getattr(exc, "problem", None) or str(exc)
+    context = getattr(exc, "context", None)
+    context_mark = getattr(exc, "context_mark", None)
+    started = ""
+    if context:
+        at = f" started at line {context_mark.line + 1}" if context_mark else ""
+        started = f" ({context}{at})"
+    return f"{where}: {problem}{started}"
 
 
 def read_raw(path: Path) -> dict[str, Any]:
@@ -52,10 +67,7 @@ def read_raw(path: Path) -> dict[str, Any]:
             msg = f"config file {path.name!r} must end in .yaml, .yml or .toml"
             raise ConfigError(msg)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        msg = f"{path.name}: YAML syntax error{where}: {problem}"
+        msg = f"{path.name}: YAML syntax error{_yaml_where(exc)}"
         raise ConfigError(msg) from exc
     except tomllib.TOMLDecodeError as exc:
         msg = f"{path.name}: TOML syntax error: {exc}"
@@ -97,21 +109,41 @@ def validate_config(raw: dict[str, Any]) -> SweepConfig:
 
 def _read(
     path: str | Path, overrides: Sequence[str], executor: str | None, address: str | None
-) -> tuple[SweepConfig, Path, tuple[str, ...]]:
-    """The validated config, its absolute path, and every override applied (flags included)."""
+) -> tuple[SweepConfig, Path, tuple[str, ...], tuple[str, ...]]:
+    """The validated config, its absolute path, every override applied (flags included), and
+    notes on what the flags changed.
+    """
     source = Path(path).resolve()
     raw = read_raw(source)
     applied = list(overrides)
     raw = apply_overrides(raw, applied)
     flags = {"kind": executor, "address": address}
+    notes: list[str] = []
     for key, value in flags.items():
         if value is None:
             continue
         section = raw.setdefault("executor", {})
+        if isinstance(section, str):
+            section = raw["executor"] = {"kind": section}
         if isinstance(section, dict):
             section[key] = value
+            if key == "kind" and value != "ray":
+                notes += _drop_ray_only(section, value)
         applied.append(f"--{'executor' if key == 'kind' else key} {value}")
-    return validate_config(raw), source, tuple(applied)
+    return validate_config(raw), source, tuple(applied), tuple(notes)
+
+
+RAY_ONLY = ("address", "num_cpus", "timeout_s")
+"""Executor keys only the Ray executor takes (refused for another kind in a file)."""
+
+
+def _drop_ray_only(section: dict[str, Any], kind: str) -> list[str]:
+    """``--executor local`` on a file written for Ray: drop its Ray-only keys, saying so."""
+    dropped = [k for k in RAY_ONLY if section.pop(k, None) is not None]
+    if not dropped:
+        return []
+    keys = ", ".join(f"executor.{k}" for k in dropped)
+    return [f"--executor {kind}: ignoring {keys} (ray only)"]
 
 
 def load_sweep(
@@ -122,8 +154,9 @@ def load_sweep(
     address: str | None = None,
 ) -> ResolvedSweep:
     """Load, override, validate and resolve a sweep file. Runs nothing, writes nothing."""
-    config, source, applied = _read(path, overrides, executor, address)
-    return resolve_sweep(config, base_dir=source.parent, source=source, overrides=applied)
+    config, source, applied, notes = _read(path, overrides, executor, address)
+    sweep = resolve_sweep(config, base_dir=source.parent, source=source, overrides=applied)
+    return replace(sweep, notes=notes + sweep.notes)
 
 
 def load_bisect(
@@ -134,5 +167,6 @@ def load_bisect(
     address: str | None = None,
 ) -> ResolvedBisect:
     """Load, override, validate and resolve a sweep file for ``counterfact bisect``."""
-    config, source, applied = _read(path, overrides, executor, address)
-    return resolve_bisect(config, base_dir=source.parent, source=source, overrides=applied)
+    config, source, applied, notes = _read(path, overrides, executor, address)
+    plan = resolve_bisect(config, base_dir=source.parent, source=source, overrides=applied)
+    return replace(plan, sweep=replace(plan.sweep, notes=notes + plan.sweep.notes))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -52,6 +53,9 @@ class ResolvedSweep:
     overrides: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
     """Grid combinations skipped because an identical arm was already declared."""
+    notes: tuple[str, ...] = ()
+    """Things worth a look that are not errors (a facet the baseline does not declare, keys
+    dropped by ``--executor local``); the CLI prints them as ``note:`` lines."""
 
     @cached_property
     def runner_identity(self) -> str:
@@ -174,7 +178,30 @@ def _resolve(
         source=source,
         overrides=overrides,
         skipped=expanded.skipped,
+        notes=_unknown_facets(expanded.arms, baseline, expanded.origins),
     )
+
+
+def _unknown_facets(
+    arms: tuple[ArmSpec, ...], baseline: str, origins: tuple[str, ...]
+) -> tuple[str, ...]:
+    """Facet paths a challenger declares that the baseline does not (a typo such as ``modle``
+    makes an arm that changes nothing the runner reads), with the closest known path.
+    """
+    base = next((a for a in arms if a.id == baseline), None)
+    if base is None or not base.facets:
+        return ()
+    known = sorted(base.facets)
+    notes = []
+    for arm, origin in zip(arms, origins, strict=True):
+        for path in sorted(set(arm.facets) - set(base.facets)):
+            close = difflib.get_close_matches(path, known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            notes.append(
+                f"{origin} (arm {arm.id!r}) sets facet {path!r}, which the baseline "
+                f"{baseline!r} does not declare{hint}"
+            )
+    return tuple(notes)
 
 
 def resolve_sweep(

@@ -13,9 +13,13 @@ from pathlib import Path
 from counterfact.orchestrator.config.loading import load_bisect, load_sweep
 from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
 from counterfact.orchestrator.drivers.provenance import fingerprint_of
+from counterfact.orchestrator.engine.loader import resolve_runner
 from counterfact.orchestrator.engine.plan import build_plan
+from counterfact.orchestrator.engine.worker import execute_run
 from counterfact.orchestrator.storage.rundir import DoneIndex, check_run_dir
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
+from counterfact.probes.records import RunRecord
+from counterfact.probes.runner import RunContext
 
 
 def run_dir_for(sweep: ResolvedSweep, out: str | None, suffix: str = "") -> Path:
@@ -63,6 +67,15 @@ def preflight_bisect(
     run_dir = run_dir_for(plan.sweep, out, "-bisect")
     check_run_dir(run_dir, fingerprint_of(plan.sweep, [plan.base]), fresh=fresh)
     return plan, run_dir
+
+
+def smoke_runs(sweep: ResolvedSweep) -> list[RunRecord]:
+    """Seed 0 of every arm on the first scenario, run once in this process; nothing is written
+    (``validate --smoke``: the runner contract checked before a sweep spends anything).
+    """
+    fn = resolve_runner(sweep.runner)
+    scenario = sweep.scenarios[0].view()
+    return [execute_run(fn, RunContext(scenario, arm.view(), 0)) for arm in sweep.arms]
 
 
 @dataclass(frozen=True)

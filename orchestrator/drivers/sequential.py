@@ -90,6 +90,9 @@ def execute_waves(
     if source.store.reused:
         log.info("sweep.resume", read_back=source.store.reused)
     scheduler.start()
+    if not scheduler.undecided() and not len(scheduler.feed):
+        log.info("sweep.start", sequential=True, runs_at_most=0)
+        return WavesOutcome(waves, scheduler.looks(), 0)  # replayed: nothing to run
     upper = len(sweep.arms) * len(sweep.scenarios) * waves.max_samples - source.store.reused
     where = str(source.store.run_dir) if source.store.run_dir else None
     log.info("sweep.start", sequential=True, runs_at_most=upper, run_dir=where)

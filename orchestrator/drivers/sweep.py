@@ -241,6 +241,8 @@ def _execute(
         log.info("sweep.resume", read_back=reused, to_run=len(todo))
     where = str(source.store.run_dir) if source.store.run_dir else None
     log.info("sweep.start", runs=len(todo), planned=len(plan), run_dir=where)
+    if not todo:
+        return  # everything is recorded (or cached): no executor, no Ray instance to start
     source.executor.start()
     progress.start(len(todo))
     try:

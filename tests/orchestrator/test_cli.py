@@ -247,3 +247,72 @@ def test_a_degenerate_band_is_one_json_log_event_not_a_raw_warning(tmp_path: Pat
     events = [json.loads(line) for line in done.stderr.splitlines()]  # every line is JSON
     (band,) = [e for e in events if e["event"] == "band.degenerate"]
     assert band["category"] == "DegenerateBandWarning" and band["level"] == "warning"
+
+
+def test_validate_notes_a_facet_the_baseline_does_not_declare(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path,
+        f"name: g\nrunner: {TESTS / 'runners.py'}:echo_arm\nexecutor: local\n"
+        "arms: [{id: base, facets: {model: small}}]\ngrid: {modle: [large]}\n",
+    )
+    code, out, err = invoke("validate", str(cfg), "--out", str(tmp_path / "o"))
+    assert code == 0, err
+    assert (
+        "sets facet 'modle', which the baseline 'base' does not declare; did you mean 'model'?"
+        in out
+    )
+
+
+def test_executor_local_flag_drops_ray_only_keys_with_a_note(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path,
+        f"name: g\nrunner: {TESTS / 'runners.py'}:echo_arm\nreference: 'yes'\n"
+        "executor: {kind: ray, num_cpus: 4, timeout_s: 5}\n"
+        "arms: [{id: base}, {id: alt, facets: {answer: 'no'}}]\n",
+    )
+    code, _, err = invoke("run", str(cfg), "--executor", "local", "--out", str(tmp_path / "o"))
+    assert code == 0, err
+    assert (
+        "note: --executor local: ignoring executor.num_cpus, executor.timeout_s (ray only)" in err
+    )
+
+
+def test_validate_smoke_runs_one_seed_per_arm_and_fails_on_a_broken_runner(tmp_path: Path) -> None:
+    good = write_config(
+        tmp_path,
+        f"name: g\nrunner: {TESTS / 'runners.py'}:echo_arm\n"
+        "arms: [{id: base}, {id: alt, facets: {answer: 'no'}}]\n",
+    )
+    code, out, err = invoke("validate", str(good), "--smoke", "--out", str(tmp_path / "o"))
+    assert code == 0, err
+    assert "smoke: arm 'base': ok" in out and "smoke: arm 'alt': ok" in out and "'no'" in out
+    assert not (tmp_path / "o").exists()  # nothing written
+    bad = write_config(
+        tmp_path,
+        f"name: b\nrunner: {TESTS / 'runners.py'}:not_a_string\n"
+        "arms: [{id: base}, {id: alt, facets: {x: 1}}]\n",
+        "bad.yaml",
+    )
+    code, out, err = invoke("validate", str(bad), "--smoke", "--out", str(tmp_path / "b"))
+    assert code == 1
+    assert "smoke: arm 'base': RunnerReturnError: runner returned int" in out
+    assert "2 arm(s) failed" in err
+
+
+def test_nothing_left_to_run_starts_no_ray(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = f"""
+import sys
+from counterfact import compare_arms
+arms = [{{"id": "base"}}, {{"id": "alt", "facets": {{"answer": "no"}}}}]
+kw = dict(reference="yes", out={str(tmp_path / "o")!r}, base_dir={str(TESTS)!r})
+compare_arms(arms, "runners.py:echo_arm", executor="local", **kw)
+compare_arms(arms, "runners.py:echo_arm", executor="ray", **kw)  # all recorded: a resume
+print("ray" in sys.modules and sys.modules["ray"].is_initialized())
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "False", done.stderr

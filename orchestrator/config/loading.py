@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -114,12 +115,18 @@ def _read(
     notes on what the flags changed.
     """
     source = Path(path).resolve()
-    raw = read_raw(source)
-    applied = list(overrides)
-    raw = apply_overrides(raw, applied)
-    flags = {"kind": executor, "address": address}
+    raw = apply_overrides(read_raw(source), list(overrides))
+    applied, notes = _apply_flags(raw, executor, address)
+    return validate_config(raw), source, (*overrides, *applied), notes
+
+
+def _apply_flags(
+    raw: dict[str, Any], executor: str | None, address: str | None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``--executor`` / ``--address`` written into ``raw``: the flags as applied, and notes."""
+    applied: list[str] = []
     notes: list[str] = []
-    for key, value in flags.items():
+    for key, value in (("kind", executor), ("address", address)):
         if value is None:
             continue
         section = raw.setdefault("executor", {})
@@ -130,7 +137,7 @@ def _read(
             if key == "kind" and value != "ray":
                 notes += _drop_ray_only(section, value)
         applied.append(f"--{'executor' if key == 'kind' else key} {value}")
-    return validate_config(raw), source, tuple(applied), tuple(notes)
+    return tuple(applied), tuple(notes)
 
 
 RAY_ONLY = ("address", "num_cpus", "timeout_s")
@@ -147,13 +154,25 @@ def _drop_ray_only(section: dict[str, Any], kind: str) -> list[str]:
 
 
 def load_sweep(
-    path: str | Path,
+    path: str | Path | Mapping[str, Any],
     *,
     overrides: Sequence[str] = (),
     executor: str | None = None,
     address: str | None = None,
+    base_dir: str | Path | None = None,
 ) -> ResolvedSweep:
-    """Load, override, validate and resolve a sweep file. Runs nothing, writes nothing."""
+    """Load, override, validate and resolve a sweep file — or a mapping holding what a file
+    would (relative targets then resolve against ``base_dir``, default the working directory).
+    Runs nothing, writes nothing.
+    """
+    if isinstance(path, Mapping):
+        raw = apply_overrides(copy.deepcopy(dict(path)), list(overrides))
+        applied, notes = _apply_flags(raw, executor, address)
+        folder = Path(base_dir).resolve() if base_dir is not None else Path.cwd()
+        sweep = resolve_sweep(
+            validate_config(raw), base_dir=folder, overrides=(*overrides, *applied)
+        )
+        return replace(sweep, notes=notes + sweep.notes)
     config, source, applied, notes = _read(path, overrides, executor, address)
     sweep = resolve_sweep(config, base_dir=source.parent, source=source, overrides=applied)
     return replace(sweep, notes=notes + sweep.notes)

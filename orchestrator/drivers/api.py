@@ -63,6 +63,7 @@ def compare_arms(
     runner_version: str | None = None,
     statistics: Mapping[str, Any] | None = None,
     sequential: Mapping[str, Any] | None = None,
+    **config: Any,
 ) -> SweepResult:
     """Rerun every arm ``samples`` times per scenario and judge each against the baseline.
 
@@ -75,11 +76,10 @@ def compare_arms(
         reference: the expected answer for the single default scenario; None uses the baseline's
             seed-0 output.
         scenarios: ``[{"id": ..., "inputs": {...}, "reference": ...}]`` instead of ``reference``.
-        comparator: ``"similarity"`` (default, threshold 0.8), ``"exact"``, ``"normalized"``,
-            ``"numeric"``, a mapping such as ``{"kind": "similarity", "threshold": 0.9}``, or a
-            callable ``(reference, output) -> bool`` returning True when the output flipped.
-        similarity: ``"text"`` (default), a mapping, or a callable
-            ``(reference, outputs) -> list of floats in [0, 1]``.
+        comparator: a kind (``"similarity"``, the default; ``"exact"``, ``"contains"``, ...), a
+            mapping, a ``"module:attr"`` target or a callable ``(reference, output) -> bool``
+            (True: flipped).
+        similarity: the same forms (``"text"``, the default; ``"embedding"``, ...).
         executor: ``"ray"`` (default: a local Ray instance started and stopped for the call),
             ``"local"`` (in-process), or a mapping such as ``{"kind": "ray", "address": "auto"}``.
         baseline: the baseline arm id (default the first arm).
@@ -94,6 +94,8 @@ def compare_arms(
             seed).
         sequential: ``{"max_samples": N, "wave": W}``: ``samples`` is the first wave, then
             ``W`` seeds at a time until each arm's anytime-valid test decides (at most ``N``).
+        **config: any other sweep-file key (``grid``, ``ablate_each``, ``cost_key``, ...),
+            validated exactly as in a file (an unknown key is refused with a did-you-mean).
 
     Returns:
         A :class:`SweepResult` with one row per (scenario, arm), baseline first.
@@ -102,22 +104,21 @@ def compare_arms(
         ConfigError: the declaration is refused; nothing has run.
         RunDirectoryError: ``out`` already holds records.
     """
-    raw: dict[str, Any] = {
-        "name": name,
-        "runner": runner,
-        "samples": samples,
-        "arms": [dict(a) for a in arms],
-        "comparator": _component(comparator),
-        "similarity": _component(similarity),
-        "executor": _component(executor),
-    }
-    raw |= _given(
+    raw = _given(
+        name=name,
+        runner=runner,
+        samples=samples,
+        arms=[dict(a) for a in arms],
+        comparator=_component(comparator),
+        similarity=_component(similarity),
+        executor=_component(executor),
         baseline=baseline,
         reference=reference,
         scenarios=[dict(s) for s in scenarios] if scenarios is not None else None,
         runner_version=runner_version,
         statistics=statistics,
         sequential=sequential,
+        **config,
     )
     sweep = resolve_sweep(validate_config(raw), base_dir=_folder(base_dir))
     run_dir, cache = _optional_path(out), _optional_path(cache_dir)

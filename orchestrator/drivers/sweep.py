@@ -39,10 +39,22 @@ from counterfact.verdicts.stopped import sequential_rows
 
 @dataclass(frozen=True)
 class SweepResult:
-    """What a sweep produced: one verdict row per (scenario, arm), baseline first per scenario."""
+    """What a sweep produced.
+
+    - ``rows``: one :class:`~counterfact.verdicts.records.VerdictRecord` per (scenario, arm),
+      baseline first per scenario — the lines of ``verdicts.jsonl``;
+    - ``summary``: the :class:`~counterfact.verdicts.records.SweepSummary` of ``summary.json``
+      (provenance, run counts, per-scenario facts, statistics, roll-up);
+    - ``runs``: every :class:`~counterfact.probes.records.RunRecord` (read from ``runs.jsonl``
+      when there is a run directory);
+    - ``to_frame()``: the rows as a pandas DataFrame; ``table()``: the text table;
+      ``row(arm, scenario)``: one row.
+    """
 
     rows: tuple[VerdictRecord, ...]
+    """One verdict record per (scenario, arm), baseline first per scenario."""
     summary: SweepSummary
+    """The sweep's ``summary.json``."""
     kept: tuple[RunRecord, ...] = field(default=(), repr=False)
     """The run records, when the sweep kept them in memory (no run directory)."""
     run_dir: Path | None = None
@@ -55,6 +67,20 @@ class SweepResult:
         if self.run_dir is None:
             return self.kept
         return tuple(RunLogReader(self.run_dir / RUNS_FILE))
+
+    def to_frame(self) -> Any:
+        """The rows as a pandas DataFrame: one row per (scenario, arm), nested fields flattened
+        into dotted columns (``test.p_value``, ``sequential.seeds_used``); lists stay lists.
+
+        Raises:
+            ImportError: pandas is not installed (``pip install 'counterfact[data]'``).
+        """
+        try:
+            import pandas as pd
+        except ImportError as exc:
+            msg = "SweepResult.to_frame needs pandas: pip install 'counterfact[data]'"
+            raise ImportError(msg) from exc
+        return pd.json_normalize([r.model_dump(mode="json") for r in self.rows], sep=".")
 
     def table(self) -> str:
         """The verdict table as text (the similarity column says which measure it shows)."""

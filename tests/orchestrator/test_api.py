@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from counterfact import ConfigError, RunContext, compare_arms
+from counterfact import ConfigError, RunContext, RunResult, compare_arms, load_sweep
 
 from ..conftest import TESTS, scripted
 
@@ -116,3 +116,60 @@ def test_unstable_baseline_makes_everything_inconclusive() -> None:
         "unstable-baseline",
     )
     assert result.summary.scenarios[0].baseline_stable is False
+
+
+def test_compare_arms_takes_any_file_key_and_file_targets(tmp_path: Path) -> None:
+    (tmp_path / "checks.py").write_text(
+        "def flipped(reference, output):\n    return output != reference\n", encoding="utf-8"
+    )
+    result = compare_arms(
+        [{"id": "base", "facets": {"model": "small"}}],
+        scripted_by_model,
+        reference="small answer",
+        comparator="checks.py:flipped",
+        grid={"model": ["small", "large"]},
+        cost_key="tokens",
+        base_dir=tmp_path,
+        executor="local",
+    )
+    assert [r.arm for r in result.rows] == ["base", "model=large"]
+    assert result.row("model=large").verdict == "confirmed"
+    assert result.summary.config["cost_key"] == "tokens"
+    with pytest.raises(ConfigError, match="did you mean 'ablate_each'"):
+        compare_arms([{"id": "base"}], scripted_by_model, ablate_eachh=["tool:x"])
+
+
+def test_load_sweep_accepts_a_mapping(tmp_path: Path) -> None:
+    sweep = load_sweep(
+        {
+            "name": "m",
+            "runner": "runners.py:echo_arm",
+            "arms": [{"id": "a"}, {"id": "b", "facets": {"x": 1}}],
+        },
+        base_dir=TESTS,
+        overrides=["samples=4"],
+        executor="local",
+    )
+    assert sweep.config.samples == 4 and sweep.config.executor.kind == "local"
+    assert sweep.overrides == ("samples=4", "--executor local")
+
+
+def test_to_frame_flattens_rows() -> None:
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"answer": "no"}}],
+        "runners.py:echo_arm",
+        samples=5,
+        reference="yes",
+        comparator="exact",
+        base_dir=TESTS,
+        executor="local",
+    )
+    frame = result.to_frame()
+    assert list(frame["arm"]) == ["base", "alt"] and len(frame) == len(result.rows)
+    alt = frame.set_index("arm").loc["alt"]
+    assert alt["test.p_value"] == pytest.approx(result.row("alt").test.p_value)  # type: ignore[union-attr]
+    assert alt["facets_diff.answer"] == [None, "no"]
+
+
+def scripted_by_model(ctx: RunContext) -> RunResult:
+    return RunResult(output=f"{ctx.arm.facets.get('model', 'small')} answer", cost={"tokens": 1.0})

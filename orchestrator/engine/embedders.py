@@ -29,7 +29,7 @@ def sentence_transformer(model: str, field: str) -> Callable[[list[str]], Any]:
             f"{EXTRA} (or give 'embedder: module:callable' instead)"
         )
         raise ConfigError(msg, field=field)
-    from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found]
+    from sentence_transformers import SentenceTransformer
 
     try:
         encoder = SentenceTransformer(model)

@@ -12,6 +12,7 @@ import click
 from counterfact.exceptions import CounterfactWarning
 from counterfact.orchestrator.cli.bisect import bisect_command
 from counterfact.orchestrator.cli.logs import configure_logging
+from counterfact.orchestrator.cli.report import report
 from counterfact.orchestrator.cli.run import run
 from counterfact.orchestrator.cli.validate import validate
 from counterfact.orchestrator.drivers.provenance import package_version
@@ -31,3 +32,4 @@ def main(verbose: bool) -> None:
 main.add_command(run)
 main.add_command(bisect_command)
 main.add_command(validate)
+main.add_command(report)

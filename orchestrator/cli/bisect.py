@@ -7,15 +7,18 @@ from pathlib import Path
 
 import click
 
-from counterfact.exceptions import CounterfactError, SweepInterrupted
+from counterfact.exceptions import CounterfactError, RunsFailed, SweepInterrupted
 from counterfact.orchestrator.cli.common import (
     address_opt,
     cache_opt,
     config_arg,
     executor_opt,
     fail,
+    fail_on_opt,
+    finish,
     fresh_opt,
     notes,
+    report_opt,
     resume_command,
     set_opt,
 )
@@ -33,6 +36,8 @@ from counterfact.orchestrator.cli.common import (
 @set_opt
 @fresh_opt
 @cache_opt
+@report_opt
+@fail_on_opt
 def bisect_command(
     config: str,
     executor: str | None,
@@ -41,9 +46,14 @@ def bisect_command(
     overrides: tuple[str, ...],
     fresh: bool,
     cache_dir: str | None,
+    no_report: bool,
+    fail_on: tuple[str, ...],
 ) -> None:
-    """Find minimal culprit sets among the bisect.suspects of CONFIG (resuming its directory)."""
+    """Find minimal culprit sets among the bisect.suspects of CONFIG (resuming its directory)
+    and write report.html beside its records.
+    """
     from counterfact.orchestrator.drivers.bisect import run_bisect
+    from counterfact.orchestrator.drivers.gate import bisect_hits
     from counterfact.orchestrator.drivers.preflight import preflight_bisect
 
     try:
@@ -56,10 +66,16 @@ def bisect_command(
             cache_dir=Path(cache_dir) if cache_dir else None,
         )
     except SweepInterrupted as exc:
+        finish(run_dir, not no_report, [])
         click.echo(f"{exc}: {resume_command(run_dir)}", err=True)
         sys.exit(130)
+    except RunsFailed as exc:
+        finish(run_dir, not no_report, [])
+        fail(exc)
+        return
     except CounterfactError as exc:
         fail(exc)
         return
     click.echo(result.report())
     click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, bisect.json)")
+    finish(run_dir, not no_report, bisect_hits(result.record, fail_on))

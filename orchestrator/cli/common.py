@@ -14,9 +14,11 @@ from counterfact.orchestrator.engine.executors import EXECUTORS
 
 
 def notes(lines: Sequence[str]) -> None:
-    """Print what a resolved sweep noted (not errors) as ``note:`` lines on stderr."""
+    """Print what a resolved sweep noted (not errors) as ``note:`` lines (on stdout: stderr is
+    the log stream, JSON lines off a terminal).
+    """
     for line in lines:
-        click.echo(f"note: {line}", err=True)
+        click.echo(f"note: {line}")
 
 
 def fail(exc: CounterfactError) -> None:
@@ -34,7 +36,48 @@ def resume_command(run_dir: Path) -> str:
     return " ".join(shlex.quote(a) for a in ["counterfact", *args])
 
 
+GATE_EXIT = 3
+"""Exit code when a ``--fail-on`` state was reached (after every record was written)."""
+
+
+def finish(run_dir: Path, report: bool, hits: Sequence[str]) -> None:
+    """Write ``report.html`` (a failure to draw it is a warning: the records stand), then apply
+    ``--fail-on``: exit 3 naming what matched.
+    """
+    if report:
+        write_report_or_warn(run_dir)
+    if hits:
+        shown = "; ".join(hits[:10]) + (f"; and {len(hits) - 10} more" if len(hits) > 10 else "")
+        click.echo(f"fail-on: {len(hits)} match(es): {shown}", err=True)
+        sys.exit(GATE_EXIT)
+
+
+def write_report_or_warn(run_dir: Path) -> None:
+    """``report.html`` into ``run_dir`` when it holds records; its path on stderr."""
+    from counterfact.orchestrator.drivers.report import write_report
+
+    if not run_dir.is_dir():
+        return
+    try:
+        path = write_report(run_dir)
+    except CounterfactError as exc:
+        click.echo(f"warning: report.html not written: {exc}", err=True)
+        return
+    click.echo(f"report: {path}")  # stdout: stderr is the (JSON, off a terminal) log stream
+
+
 config_arg = click.argument("config", type=click.Path(dir_okay=False, path_type=str))
+report_opt = click.option(
+    "--no-report", "no_report", is_flag=True, help="Do not write report.html."
+)
+fail_on_opt = click.option(
+    "--fail-on",
+    "fail_on",
+    multiple=True,
+    type=click.Choice(["confirmed", "significant", "inconclusive"]),
+    help="Exit 3 (after writing every record) when any challenger — or the bisection — ends in "
+    "this state. Repeatable.",
+)
 executor_opt = click.option(
     "--executor", type=click.Choice(sorted(EXECUTORS)), help="Override executor.kind."
 )

@@ -7,16 +7,19 @@ from pathlib import Path
 
 import click
 
-from counterfact.exceptions import CounterfactError, SweepInterrupted
+from counterfact.exceptions import CounterfactError, RunsFailed, SweepInterrupted
 from counterfact.orchestrator.cli.common import (
     address_opt,
     cache_opt,
     config_arg,
     executor_opt,
     fail,
+    fail_on_opt,
+    finish,
     fresh_opt,
     notes,
     out_opt,
+    report_opt,
     resume_command,
     set_opt,
 )
@@ -30,6 +33,8 @@ from counterfact.orchestrator.cli.common import (
 @set_opt
 @fresh_opt
 @cache_opt
+@report_opt
+@fail_on_opt
 def run(
     config: str,
     executor: str | None,
@@ -38,8 +43,13 @@ def run(
     overrides: tuple[str, ...],
     fresh: bool,
     cache_dir: str | None,
+    no_report: bool,
+    fail_on: tuple[str, ...],
 ) -> None:
-    """Run the sweep in CONFIG (resuming its run directory) and print its verdict table."""
+    """Run the sweep in CONFIG (resuming its run directory), print its verdict table and write
+    report.html beside its records.
+    """
+    from counterfact.orchestrator.drivers.gate import sweep_hits
     from counterfact.orchestrator.drivers.preflight import preflight_sweep
     from counterfact.orchestrator.drivers.sweep import run_sweep
     from counterfact.orchestrator.engine.progress import LogProgress, Progress, TerminalProgress
@@ -56,8 +66,13 @@ def run(
             cache_dir=Path(cache_dir) if cache_dir else None,
         )
     except SweepInterrupted as exc:
+        finish(run_dir, not no_report, [])
         click.echo(f"{exc}: {resume_command(run_dir)}", err=True)
         sys.exit(130)
+    except RunsFailed as exc:
+        finish(run_dir, not no_report, [])
+        fail(exc)
+        return
     except CounterfactError as exc:
         fail(exc)
         return
@@ -85,3 +100,4 @@ def run(
     if quiet:
         click.echo(f"- {quiet} arm(s) not confirmed (no flip); every claim is in verdicts.jsonl")
     click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, verdicts.jsonl, summary.json)")
+    finish(run_dir, not no_report, sweep_hits(result.rows, fail_on))

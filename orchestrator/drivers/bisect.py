@@ -17,11 +17,11 @@ from counterfact.orchestrator.drivers.provenance import (
 from counterfact.orchestrator.drivers.sweep import executor_for
 from counterfact.orchestrator.engine.events import get_logger
 from counterfact.orchestrator.engine.executors import Executor
-from counterfact.orchestrator.engine.failwatch import FailureWatch
+from counterfact.orchestrator.engine.failwatch import FailureWatch, all_failed_message
 from counterfact.orchestrator.engine.interrupt import graceful_stop
 from counterfact.orchestrator.engine.source import RunSource
 from counterfact.orchestrator.engine.worker import now_iso
-from counterfact.orchestrator.storage.rundir import RunStore
+from counterfact.orchestrator.storage.rundir import BISECT_FILE, RunStore
 from counterfact.probes.records import RunRecord
 from counterfact.verdicts.assess import similarity_record
 from counterfact.verdicts.bisection import (
@@ -37,8 +37,6 @@ from counterfact.verdicts.records import (
     ConfirmationRecord,
     ReferenceRecord,
 )
-
-BISECT_FILE = "bisect.json"
 
 
 @dataclass(frozen=True)
@@ -96,7 +94,8 @@ def run_bisect(
     with RunStore(run_dir, fresh=fresh, fingerprint=fingerprint, keep=True) as store:
         ex = executor or executor_for(sweep)
         source = RunSource(sweep.runner, store, ex, open_cache(sweep, cache_dir), log)
-        source.watch = FailureWatch([bisect_plan.base.id])
+        base = bisect_plan.base.id
+        source.watch = FailureWatch([bisect_plan.scenario.id], [base], base)
         probes = ProbeRunner(bisect_plan, source, log)
         try:
             outcome, interrupted, wall = _search(bisect_plan, probes, ex)
@@ -126,8 +125,7 @@ def _failure(
         return interrupted
     if interrupted is None and store.done.count and store.failed == store.done.count:
         first = source.watch.first_error if source.watch is not None else None
-        msg = f"every one of the {store.done.count} runs failed (first: {first})"
-        return RunsFailed(msg, recorded=store.done.count)
+        return RunsFailed(all_failed_message(store.done.count, first), recorded=store.done.count)
     return None
 
 

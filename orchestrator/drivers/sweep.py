@@ -17,7 +17,7 @@ from counterfact.orchestrator.drivers.provenance import (
 from counterfact.orchestrator.drivers.sequential import WavesOutcome, execute_waves
 from counterfact.orchestrator.engine.events import get_logger, warn_caller
 from counterfact.orchestrator.engine.executors import Executor, ExecutorOptions, make_executor
-from counterfact.orchestrator.engine.failwatch import FailureWatch
+from counterfact.orchestrator.engine.failwatch import FailureWatch, all_failed_message
 from counterfact.orchestrator.engine.interrupt import graceful_stop
 from counterfact.orchestrator.engine.loader import RunnerRef, TargetRef
 from counterfact.orchestrator.engine.plan import build_plan
@@ -164,7 +164,9 @@ def run_sweep(
         _report_store(store, log)
         ex = executor or executor_for(sweep)
         source = RunSource(sweep.runner, store, ex, open_cache(sweep, cache_dir), log)
-        source.watch = FailureWatch(a.id for a in sweep.arms)
+        source.watch = FailureWatch(
+            (s.id for s in sweep.scenarios), (a.id for a in sweep.arms), sweep.baseline
+        )
         try:
             if sweep.config.sequential is not None:
                 waves = execute_waves(sweep, tallies, source, progress or NoProgress(), log)
@@ -201,7 +203,7 @@ def _stopped_early(
 def _all_failed(result: SweepResult, store: RunStore, source: RunSource) -> None:
     """Every run failed: the records are written; mark the summary ``failed`` and raise."""
     first = source.watch.first_error if source.watch is not None else None
-    reason = f"every one of the {store.done.count} runs failed (first: {first})"
+    reason = all_failed_message(store.done.count, first)
     summary = result.summary.model_copy(update={"status": "failed", "failure": reason})
     store.write_summary(summary)
     where = f"; see {store.run_dir}/runs.jsonl" if store.run_dir else ""

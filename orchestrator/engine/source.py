@@ -80,6 +80,8 @@ class RunSource:
     def _watch(self, record: RunRecord) -> None:
         if self.watch is None or self.aborted is not None:
             return
+        if self.store.done.count > self.store.failed:  # a success recorded: read back or cached
+            self.watch.succeeded = True
         reason = self.watch.see(record)
         if reason is not None:
             self.aborted = reason

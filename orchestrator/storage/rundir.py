@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # only annotations: validate stays free of the judging path's
 VERDICTS_FILE = "verdicts.jsonl"
 SUMMARY_FILE = "summary.json"
 FINGERPRINT_FILE = "sweep.json"
+BISECT_FILE = "bisect.json"
 LOCK_FILE = ".lock"
 SYNC_EVERY_S = 2.0
 """``runs.jsonl`` is fsynced at most this often while runs stream in, and when the store closes."""

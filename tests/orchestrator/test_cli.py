@@ -206,7 +206,7 @@ def test_runner_return_error_is_recorded(tmp_path: Path) -> None:
     # a contract error is the same on every run: scheduling stops after 3, which are kept
     assert code == 1, err
     # (two arms: their first runs failed alike, so it stopped after 2)
-    assert "stopped after 2 runs: the first run of every arm (2) failed with the same" in err
+    assert "stopped after 2 runs: the first run of every arm on every scenario (2) failed" in err
     assert "RunnerReturnError" in err and "--fresh" in err
     lines = (tmp_path / "o" / "runs.jsonl").read_text().splitlines()
     assert len(lines) == 2
@@ -270,10 +270,10 @@ def test_executor_local_flag_drops_ray_only_keys_with_a_note(tmp_path: Path) -> 
         "executor: {kind: ray, num_cpus: 4, timeout_s: 5}\n"
         "arms: [{id: base}, {id: alt, facets: {answer: 'no'}}]\n",
     )
-    code, _, err = invoke("run", str(cfg), "--executor", "local", "--out", str(tmp_path / "o"))
+    code, out, err = invoke("run", str(cfg), "--executor", "local", "--out", str(tmp_path / "o"))
     assert code == 0, err
     assert (
-        "note: --executor local: ignoring executor.num_cpus, executor.timeout_s (ray only)" in err
+        "note: --executor local: ignoring executor.num_cpus, executor.timeout_s (ray only)" in out
     )
 
 

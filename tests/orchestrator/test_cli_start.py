@@ -18,7 +18,7 @@ from counterfact.orchestrator.cli import main
 try:
     main(sys.argv[1:], standalone_mode=False)
 finally:
-    heavy = sorted({m.split(".")[0] for m in sys.modules} & {"ray", "scipy"})
+    heavy = sorted({m.split(".")[0] for m in sys.modules} & {"ray", "scipy", "matplotlib", "pandas"})
     print(json.dumps(heavy), file=sys.stderr)
 """
 

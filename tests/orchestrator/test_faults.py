@@ -272,20 +272,56 @@ def test_watch_stops_on_three_contract_errors_with_one_arm_left() -> None:
         )
 
     contract = ("RunnerReturnError", "runner returned int")
-    watch = FailureWatch(["a", "b", "c"])
-    # different messages per arm: not "the same error", but the return contract broke 3 times
+    watch = FailureWatch(["s"], ["a", "b", "c"], "a")
+    # the baseline's return value broke the contract 3 times: stop
     assert watch.see(record("a", 0, contract)) is None
     assert watch.see(record("a", 1, contract)) is None
     reason = watch.see(record("a", 2, contract))
-    assert reason is not None and "broke the contract on the first 3 runs" in reason
+    assert (
+        reason is not None and "broke the contract on 3 runs, the baseline's among them" in reason
+    )
+    # challengers that break the contract while the baseline has not reported: keep going
+    arms = FailureWatch(["s"], ["bad1", "bad2", "bad3", "base"], "base")
+    assert all(arms.see(record(a, 0, contract)) is None for a in ("bad1", "bad2", "bad3"))
     # one success disarms it: later failures are evidence about arms
-    calm = FailureWatch(["a", "b"])
+    calm = FailureWatch(["s"], ["a", "b"], "a")
     assert calm.see(record("a", 0, None)) is None
     assert all(calm.see(record("b", s, contract)) is None for s in range(5))
     # different errors on each arm's first run: keep going
-    mixed = FailureWatch(["a", "b"])
+    mixed = FailureWatch(["s"], ["a", "b"], "a")
     assert mixed.see(record("a", 0, ("KeyError", "x"))) is None
     assert mixed.see(record("b", 0, ("KeyError", "y"))) is None
+
+
+def test_one_broken_scenario_does_not_stop_the_others() -> None:
+    from counterfact import RunContext, compare_arms
+
+    def runner(ctx: RunContext) -> str:
+        return str(ctx.scenario.inputs["q"])  # scenario s1 lacks 'q': KeyError on every arm
+
+    result = compare_arms(
+        [{"id": "a"}, {"id": "b", "facets": {"x": 1}}],
+        runner,
+        scenarios=[
+            {"id": "s1", "reference": "yes"},
+            {"id": "s2", "inputs": {"q": "yes"}, "reference": "yes"},
+        ],
+        executor="local",
+    )
+    assert result.summary.runs_failed == 6 and result.summary.status == "complete"
+
+
+def test_a_resumed_sweep_with_a_broken_new_arm_is_not_stopped(tmp_path: Path) -> None:
+    from counterfact import RunContext, compare_arms
+
+    def runner(ctx: RunContext) -> object:
+        return 42 if ctx.arm.id == "new" else "yes"  # the new arm breaks the contract
+
+    arms = [{"id": "a"}, {"id": "b", "facets": {"x": 1}}]
+    kw = {"reference": "yes", "executor": "local", "out": tmp_path / "o", "runner_version": "v"}
+    compare_arms(arms, runner, **kw)  # type: ignore[arg-type]
+    result = compare_arms([*arms, {"id": "new", "facets": {"x": 2}}], runner, **kw)  # type: ignore[arg-type]
+    assert result.row("new").reason == "runs-failed" and result.summary.runs_failed == 3
 
 
 def test_every_run_failing_fails_the_sweep(tmp_path: Path) -> None:

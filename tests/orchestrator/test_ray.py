@@ -146,6 +146,13 @@ def test_sequential_stop_on_ray_then_resume(tmp_path: Path) -> None:
     lines = (out / "runs.jsonl").read_text().splitlines()
     keys = [(d["arm"], d["seed"]) for d in map(json.loads, lines)]
     assert len(keys) == len(set(keys)) and 15 <= len(keys) < 80  # nothing queued after the stop
-    resumed = compare_arms(arms, "runners.py:flip_rate", executor="local", out=out, **kwargs)  # type: ignore[arg-type]
+    resumed = compare_arms(
+        arms,
+        "runners.py:flip_rate",
+        executor="local",
+        out=out,
+        name="stop",
+        **kwargs,  # type: ignore[arg-type]
+    )
     whole = compare_arms(arms, "runners.py:flip_rate", executor="local", **kwargs)  # type: ignore[arg-type]
     assert resumed.row("same").sequential == whole.row("same").sequential

@@ -1,0 +1,93 @@
+"""Reading a run directory's written records back: ``summary.json``, ``verdicts.jsonl``,
+``bisect.json``, and the failed runs of ``runs.jsonl`` — for the report and the exports.
+
+A folder without records, a file that is not JSON, or a line that is not a record gives a
+:class:`~counterfact.exceptions.RunDirectoryError` naming the file (and line), never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from counterfact.exceptions import RunDirectoryError
+from counterfact.orchestrator.storage.rundir import BISECT_FILE, SUMMARY_FILE, VERDICTS_FILE
+from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
+from counterfact.probes.records import RunRecord
+from counterfact.verdicts.records import BisectRecord, SweepSummary, VerdictRecord
+
+
+def require_records(run_dir: Path) -> None:
+    """Refuse a folder that holds no records at all."""
+    if not run_dir.is_dir():
+        msg = f"{str(run_dir)!r} is not a directory; give a run directory (e.g. runs/<name>)"
+        raise RunDirectoryError(msg)
+    if not any((run_dir / f).is_file() for f in (SUMMARY_FILE, BISECT_FILE, RUNS_FILE)):
+        msg = (
+            f"{str(run_dir)!r} holds no records (no {SUMMARY_FILE}, {BISECT_FILE} or "
+            f"{RUNS_FILE}); point at a directory written by 'counterfact run' or 'bisect'"
+        )
+        raise RunDirectoryError(msg)
+
+
+def _load(path: Path, model: type[BaseModel]) -> Any:
+    try:
+        return model.model_validate_json(path.read_bytes())
+    except (ValidationError, ValueError) as exc:
+        first = str(exc).splitlines()[0][:200]
+        msg = f"{path} is not a valid {model.__name__} record: {first}"
+        raise RunDirectoryError(msg) from exc
+
+
+def read_summary(run_dir: Path) -> SweepSummary | None:
+    """``summary.json``, or None when there is none (a bisection)."""
+    path = run_dir / SUMMARY_FILE
+    return _load(path, SweepSummary) if path.is_file() else None
+
+
+def read_bisect(run_dir: Path) -> BisectRecord | None:
+    """``bisect.json``, or None when there is none (a sweep)."""
+    path = run_dir / BISECT_FILE
+    return _load(path, BisectRecord) if path.is_file() else None
+
+
+def read_verdicts(run_dir: Path) -> list[VerdictRecord]:
+    """Every line of ``verdicts.jsonl`` (empty when the file is missing: an interrupted sweep)."""
+    path = run_dir / VERDICTS_FILE
+    if not path.is_file():
+        return []
+    rows = []
+    for number, data in enumerate(json_lines(path), 1):
+        try:
+            rows.append(VerdictRecord.model_validate(data))
+        except ValidationError as exc:
+            first = str(exc).splitlines()[0][:200]
+            msg = f"{path} record {number} is not a verdict record: {first}"
+            raise RunDirectoryError(msg) from exc
+    return rows
+
+
+def json_lines(path: Path) -> Iterator[dict[str, Any]]:
+    """Each line of a JSON-lines file as a mapping; a bad line names its number."""
+    with path.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
+                msg = f"{path} line {number} is not JSON ({exc.msg}); the file is damaged"
+                raise RunDirectoryError(msg) from exc
+            if not isinstance(data, dict):
+                msg = f"{path} line {number} is not a JSON object; the file is damaged"
+                raise RunDirectoryError(msg)
+            yield data
+
+
+def runs(run_dir: Path) -> Iterator[RunRecord]:
+    """The run records of ``runs.jsonl``, streamed."""
+    yield from RunLogReader(run_dir / RUNS_FILE)

@@ -1,0 +1,168 @@
+"""report.html (issue 12): written by run and bisect, rebuilt by `counterfact report`, checked in
+a real headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from counterfact.orchestrator.cli import main
+
+from ..conftest import TESTS, write_config
+
+QUICKSTART = TESTS.parent / "configs" / "quickstart.yaml"
+CHROMIUM = next(
+    (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None
+)
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture(scope="module")
+def quickstart(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("qs") / "run"
+    code, stdout, err = invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(out))
+    assert code == 0, err
+    assert f"report: {out / 'report.html'}" in stdout
+    return out
+
+
+class _Dom(HTMLParser):
+    """Figures with their arm, and every element that could load something."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.figures: list[dict[str, str | None]] = []
+        self.svgs_in_figures = 0
+        self.table_arms: list[str] = []
+        self.loads: list[str] = []
+        self._in_figure = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "figure":
+            self.figures.append(found)
+            self._in_figure += 1
+        if tag == "svg" and self._in_figure:
+            self.svgs_in_figures += 1
+        if tag == "tr" and found.get("data-arm"):
+            self.table_arms.append(str(found["data-arm"]))
+        if tag in {"script", "link", "img", "iframe"} or any(
+            k in {"src", "href"} and v and re.match(r"https?:", v) for k, v in attrs
+        ):
+            self.loads.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "figure":
+            self._in_figure -= 1
+
+
+def test_report_is_self_contained(quickstart: Path) -> None:
+    text = (quickstart / "report.html").read_text(encoding="utf-8")
+    dom = _Dom()
+    dom.feed(text)
+    assert dom.loads == []  # no script, stylesheet, image or frame to fetch: opens offline
+    assert "@media print" in text
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (.ci/run installs it)")
+def test_quickstart_report_renders_in_headless_chromium(quickstart: Path, tmp_path: Path) -> None:
+    page = (quickstart / "report.html").as_uri()
+    base = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+    dom_text = subprocess.run(
+        [*base, "--dump-dom", page], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
+    dom = _Dom()
+    dom.feed(dom_text)
+    rows = [json.loads(x) for x in (quickstart / "verdicts.jsonl").read_text().splitlines()]
+    challengers = [r["arm"] for r in rows if not r["is_baseline"]]
+    assert dom.table_arms == [r["arm"] for r in rows]  # every arm, in the verdict table
+    assert [f.get("data-arm") for f in dom.figures] == challengers
+    assert dom.svgs_in_figures == len(challengers)  # a plot per challenger row
+    shot = tmp_path / "report.png"
+    subprocess.run(
+        [*base, f"--screenshot={shot}", "--window-size=1200,2400", page],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    assert shot.stat().st_size > 10_000
+
+
+def test_report_command_rebuilds_from_records_alone(quickstart: Path) -> None:
+    before = (quickstart / "report.html").read_text(encoding="utf-8")
+    (quickstart / "report.html").unlink()
+    code, out, err = invoke("report", str(quickstart))
+    assert code == 0, err
+    assert out.strip() == str(quickstart / "report.html")
+    assert (quickstart / "report.html").read_text(encoding="utf-8") == before  # deterministic
+
+
+def test_report_on_a_folder_without_records_is_one_line(tmp_path: Path) -> None:
+    code, out, err = invoke("report", str(tmp_path))
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and "holds no records" in err and err.count("\n") == 1
+
+
+def test_report_on_a_damaged_verdict_line_names_it(quickstart: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(quickstart, copy)
+    with (copy / "verdicts.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write("{not json\n")
+    code, _, err = invoke("report", str(copy))
+    assert code == 2 and "verdicts.jsonl line 5 is not JSON" in err
+    assert not list(copy.glob(".report.html.*.tmp"))  # nothing half-written
+
+
+def test_no_report_flag(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    code, _, err = invoke(
+        "run", str(QUICKSTART), "--executor", "local", "--out", str(out), "--no-report"
+    )
+    assert code == 0, err
+    assert not (out / "report.html").exists()
+
+
+def test_fail_on_confirmed_exits_3_after_writing_everything(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    code, _, err = invoke(
+        "run", str(QUICKSTART), "--executor", "local", "--out", str(out), "--fail-on", "confirmed"
+    )
+    assert code == 3
+    assert "fail-on: 1 match(es): default/stale-index: confirmed" in err
+    assert (out / "verdicts.jsonl").exists() and (out / "report.html").exists()
+
+
+def test_fail_on_passes_when_nothing_matches(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path,
+        f"name: calm\nrunner: {TESTS / 'runners.py'}:echo_arm\nreference: 'yes'\n"
+        "executor: local\narms: [{id: base}, {id: alt, facets: {model: large}}]\n",
+    )
+    args = ["--fail-on", "confirmed", "--fail-on", "significant"]
+    code, _, err = invoke("run", str(cfg), "--out", str(tmp_path / "o"), *args)
+    assert code == 0, err
+
+
+def test_bisection_report_shows_the_probes(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path,
+        f"name: b\nrunner: {TESTS / 'runners.py'}:needs_two_removed\nreference: wrong\n"
+        "comparator: exact\nexecutor: local\nbisect: {suspects: [p, x, q, y], max_probes: 12}\n",
+    )
+    out = tmp_path / "b"
+    code, _, err = invoke("bisect", str(cfg), "--out", str(out), "--fail-on", "confirmed")
+    assert code == 3, err
+    text = (out / "report.html").read_text(encoding="utf-8")
+    assert "Bisection: confirmed" in text and "Probes, in order" in text and "<svg" in text
+    assert "<li>x, y</li>" in text  # the culprit set

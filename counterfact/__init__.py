@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         RunDirectoryError,
         RunnerImportError,
         RunnerReturnError,
+        RunsFailed,
         ScoringError,
         SweepInterrupted,
     )
@@ -42,6 +43,10 @@ if TYPE_CHECKING:
     from counterfact.orchestrator.drivers.bisect import (
         BisectResult,
         run_bisect,
+    )
+    from counterfact.orchestrator.drivers.export import (
+        load_runs,
+        load_verdicts,
     )
     from counterfact.orchestrator.drivers.provenance import (
         package_version,
@@ -82,6 +87,9 @@ _WHERE: dict[str, str] = {
     "RunnerReturnError": "counterfact.exceptions",
     "ScoringError": "counterfact.exceptions",
     "SweepInterrupted": "counterfact.exceptions",
+    "RunsFailed": "counterfact.exceptions",
+    "load_runs": "counterfact.orchestrator.drivers.export",
+    "load_verdicts": "counterfact.orchestrator.drivers.export",
     "compare_arms": "counterfact.orchestrator.drivers.api",
     "find_culprits": "counterfact.orchestrator.drivers.api",
     "BisectResult": "counterfact.orchestrator.drivers.bisect",
@@ -146,6 +154,7 @@ __all__ = [
     "Runner",
     "RunnerImportError",
     "RunnerReturnError",
+    "RunsFailed",
     "ScenarioView",
     "ScoringError",
     "SweepConfig",
@@ -158,7 +167,9 @@ __all__ = [
     "compare_arms",
     "find_culprits",
     "load_bisect",
+    "load_runs",
     "load_sweep",
+    "load_verdicts",
     "package_version",
     "run_bisect",
     "run_sweep",

@@ -12,7 +12,9 @@ short and strict, one call per kind of thing (each checks only the ids of its ow
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from difflib import get_close_matches
 from typing import TypeVar
 
@@ -55,14 +57,59 @@ def apply_ablations(
     optional = list(restorable)
     removed = set(arm.ablations)
     restored = set(arm.restorations)
+    claims = _CLAIMS.get()
     if strict:
         keys = {key(i) for i in present} | {key(i) for i in optional}
         spaces = {namespace(k) for k in keys}
+        if claims is not None:
+            claims.update(spaces)
         _check_known("ablation", _ours(removed, spaces), {key(i) for i in present})
         _check_known("restoration", _ours(restored, spaces), {key(i) for i in optional})
+    elif claims is not None:
+        claims.add(ANY)  # not strict: the runner takes responsibility for every id
     kept = [i for i in present if key(i) not in removed]
     kept.extend(i for i in optional if key(i) in restored and key(i) not in removed)
     return kept
+
+
+ANY = "*"
+"""A claim on every namespace (a non-strict call)."""
+_CLAIMS: ContextVar[set[str] | None] = ContextVar("counterfact_ablation_claims", default=None)
+
+
+@contextmanager
+def claiming() -> Iterator[set[str]]:
+    """Collect, during one run, the namespaces its ``apply_ablations`` calls checked."""
+    token = _CLAIMS.set(set())
+    try:
+        claimed = _CLAIMS.get()
+        assert claimed is not None
+        yield claimed
+    finally:
+        _CLAIMS.reset(token)
+
+
+def unclaimed(arm: ArmView, claimed: set[str]) -> str | None:
+    """Why some of the arm's ids were checked by no ``apply_ablations`` call of the run (a typo
+    in the namespace: ``tols:search``), or None. A run that never called it applies the arm its
+    own way, so nothing is said then.
+    """
+    if not claimed or ANY in claimed:
+        return None
+    left = sorted(i for i in (*arm.ablations, *arm.restorations) if namespace(i) not in claimed)
+    if not left:
+        return None
+    first = left[0]
+    close = get_close_matches(namespace(first), sorted(claimed), n=1)
+    hint = ""
+    if close:
+        rest = first.split(":", 1)[1] if ":" in first else first
+        hint = f"; did you mean {close[0] + ':' + rest if close[0] else rest!r}?"
+    spaces = ", ".join(repr(s) if s else "no prefix" for s in sorted(claimed))
+    return (
+        f"id(s) {left} belong to no apply_ablations call of this run (namespaces checked: "
+        f"{spaces}){hint} An unchecked id removes nothing, so the arm would test nothing."
+    )
 
 
 def namespace(item_id: str) -> str:
@@ -81,6 +128,8 @@ def _check_known(what: str, wanted: set[str], known: set[str]) -> None:
         first = unknown[0]
         close = get_close_matches(first, sorted(known), n=1)
         hint = f"did you mean {close[0]!r} for {first!r}? " if close else ""
+        if not namespace(first):
+            hint += "(give ids a prefix per kind — tool:x, fact:y — so each call checks its own) "
         msg = (
             f"{what} id(s) {list(unknown)} match no item in this call's namespace "
             f"({namespace(first) or 'no prefix'!r}); {hint}known ids: {sorted(known)[:20]} "

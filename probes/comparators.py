@@ -167,16 +167,34 @@ class ContainsComparator:
         return "output contains the reference"
 
     def flipped(self, reference: str, output: str, similarity: float) -> bool:
-        """True iff the normalized reference is not a substring of the normalized output."""
-        return normalize_text(reference) not in normalize_text(output)
+        """True iff the normalized reference does not occur, as whole words, in the normalized
+        output (``no`` is not found in ``i do not know``).
+        """
+        expected = normalize_text(reference)
+        if not expected:
+            msg = (
+                f"contains comparator: the reference {reference!r:.80} is empty once normalized "
+                "(punctuation and spaces only); give the answer it should contain"
+            )
+            raise ScoringError(msg)
+        return not contained(expected, normalize_text(output))
+
+
+def contained(needle: str, text: str) -> bool:
+    """``needle`` occurs in ``text`` on word boundaries (both already normalized)."""
+    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", text) is not None
 
 
 def extract(pattern: re.Pattern[str], text: str) -> str | None:
-    """The first match of ``pattern`` in ``text`` (group 1 when the pattern has groups)."""
+    """The first match of ``pattern`` in ``text`` — its first group that took part, when the
+    pattern has groups — or None when nothing matched or what matched is empty.
+    """
     match = pattern.search(text)
     if match is None:
         return None
-    return match.group(1) if pattern.groups else match.group(0)
+    found = next((g for g in match.groups() if g is not None), None)
+    answer = found if pattern.groups else match.group(0)
+    return answer if answer and answer.strip() else None
 
 
 @dataclass(frozen=True)
@@ -196,8 +214,9 @@ class RegexComparator:
         expected = extract(self.pattern, reference)
         if expected is None:
             msg = (
-                f"regex comparator: the pattern /{self.pattern.pattern}/ matches nothing in the "
-                f"reference ({reference!r:.80}); fix the pattern or the reference"
+                f"regex comparator: the pattern /{self.pattern.pattern}/ extracts nothing (or "
+                f"only blanks) from the reference ({reference!r:.80}); fix the pattern or the "
+                "reference"
             )
             raise ScoringError(msg)
         observed = extract(self.pattern, output)

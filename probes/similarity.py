@@ -118,7 +118,15 @@ class EmbeddingSimilarity:
         try:
             vectors = np.asarray(self.embedder(texts), dtype=float)
         except Exception as exc:
-            msg = f"embedder {self.embedder!r} raised {type(exc).__name__}: {exc}"
+            name = (
+                getattr(self.embedder, "__module__", "?")
+                + ":"
+                + getattr(self.embedder, "__qualname__", type(self.embedder).__name__)
+            )
+            msg = (
+                f"embedder {name} raised {type(exc).__name__}: {exc} (while embedding "
+                f"{len(texts)} text(s); every run is recorded — fix the embedder and resume)"
+            )
             raise ScoringError(msg) from exc
         if vectors.ndim != 2 or vectors.shape[0] != len(texts):
             msg = (

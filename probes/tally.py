@@ -25,7 +25,7 @@ import numpy as np
 
 from counterfact.exceptions import ScoringError
 from counterfact.probes.arms import ArmSpec
-from counterfact.probes.comparators import Comparator
+from counterfact.probes.comparators import Comparator, normalize_text
 from counterfact.probes.manifest import Application, ManifestLog
 from counterfact.probes.records import RunRecord
 from counterfact.probes.reference import Reference, resolve_reference
@@ -36,7 +36,8 @@ from counterfact.probes.stats import ProbeStats, SimilarityStats, summarize_valu
 SCORE_BATCH = 256
 """Outputs per similarity call."""
 FLIPPED_OUTPUTS = 100
-"""Distinct flipped outputs counted per arm (more are counted together as ``other``)."""
+"""Distinct flipped outputs (after normalization) counted per arm; flips with an output beyond
+these are counted in :attr:`ArmTally.flipped_other`."""
 OUTPUT_CHARS = 500
 """Characters of a flipped output kept (longer ones are cut, with an ellipsis)."""
 SEEDS_PER_OUTPUT = 20
@@ -68,7 +69,11 @@ class ArmTally:
         """Successful runs taken from the run cache."""
         self.manifests = ManifestLog(arm.facets)
         self.flipped_outputs: dict[str, list[int]] = {}
-        """Distinct flipped output (cut) -> ``[count, seed, seed, ...]`` (seeds capped)."""
+        """Normalized flipped output -> ``[count, seed, seed, ...]`` (seeds capped)."""
+        self.flipped_text: dict[str, str] = {}
+        """Normalized flipped output -> the first output seen with it (cut), as shown."""
+        self.flipped_other = 0
+        """Flips whose output was not among the :data:`FLIPPED_OUTPUTS` distinct ones kept."""
 
     def accepts(self, record: RunRecord) -> bool:
         """True for the first record of an admitted seed (later duplicates are ignored)."""
@@ -117,19 +122,22 @@ class ArmTally:
 
     def _count_flipped(self, seed: int, output: str) -> None:
         text = output if len(output) <= OUTPUT_CHARS else output[: OUTPUT_CHARS - 1] + "…"
-        if text not in self.flipped_outputs and len(self.flipped_outputs) >= FLIPPED_OUTPUTS:
+        key = normalize_text(text)
+        if key not in self.flipped_outputs and len(self.flipped_outputs) >= FLIPPED_OUTPUTS:
+            self.flipped_other += 1
             return
-        entry = self.flipped_outputs.setdefault(text, [0])
+        self.flipped_text.setdefault(key, text)
+        entry = self.flipped_outputs.setdefault(key, [0])
         entry[0] += 1
         if len(entry) <= SEEDS_PER_OUTPUT:
             entry.append(seed)
 
     def changed_to(self, top: int = 3) -> list[tuple[str, int, list[int]]]:
-        """The ``top`` most common flipped outputs: (output, count, first seeds), most common
-        first (ties by lowest seed).
+        """The ``top`` most common flipped outputs, the same once normalized counted together:
+        (output as first seen, count, first seeds), most common first (ties by lowest seed).
         """
         ranked = sorted(self.flipped_outputs.items(), key=lambda kv: (-kv[1][0], min(kv[1][1:])))
-        return [(text, entry[0], sorted(entry[1:])) for text, entry in ranked[:top]]
+        return [(self.flipped_text[k], e[0], sorted(e[1:])) for k, e in ranked[:top]]
 
     @property
     def seeds(self) -> list[int]:

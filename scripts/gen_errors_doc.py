@@ -42,12 +42,19 @@ def _input(case: Case) -> str:
         return f"runner returns `{case.returns}`"
     if case.raw is not None:
         return f"a file holding the bytes `{case.raw!r}`"
-    if case.group == "cli":
-        return (
+    if case.group in {"cli", "records"}:
+        command = (
             "`counterfact "
-            + " ".join(case.args).replace("{cfg}", "sweep.yaml").replace("{dir}/", "")
+            + " ".join(case.args)
+            .replace("{cfg}", "sweep.yaml")
+            .replace("{dir}/", "")
+            .replace("{dir}", "DIR")
             + "`"
         )
+        if case.group == "records" and case.config != BASE:
+            changed = _input(Case(case.what, case.config))
+            return f"{command} with {changed}"
+        return command
     if case.suffix != ".yaml":
         return f"the base config saved as `sweep{case.suffix}`"
     if case.config == BASE:

@@ -23,6 +23,12 @@ RUNNER = 3
 
 def returns(ctx):
     return RETURN
+
+def broken(ctx):
+    raise RuntimeError(f"{ctx.arm.id} seed {ctx.seed}: the service is down")
+
+def contract(ctx):
+    return 42
 """
 
 BASE = """\
@@ -158,6 +164,22 @@ CASES: list[Case] = [
     Case("--set that breaks a rule", args=("validate", "{cfg}", "--set", "samples=0"), group="cli"),
     Case("unknown --executor", args=("run", "{cfg}", "--executor", "slurm"), group="cli"),
     Case("config file missing", args=("validate", "{dir}/nope.yaml"), group="cli"),
+    Case("report on a folder without records", args=("report", "{dir}"), group="records"),
+    Case("export on a path that is not a folder", args=("export", "{dir}/nope"), group="records"),
+    Case(
+        "every run fails (each with its own message)",
+        _replace("agent.py:run", "agent.py:broken"),
+        args=("run", "{cfg}", "--out", "{dir}/out", "--no-report"),
+        expect_code=1,
+        group="records",
+    ),
+    Case(
+        "the runner breaks the return contract on every arm's first run",
+        _replace("agent.py:run", "agent.py:contract"),
+        args=("run", "{cfg}", "--out", "{dir}/out", "--no-report"),
+        expect_code=1,
+        group="records",
+    ),
     Case("runner returns an int", returns="42", group="return", expect_code=1),
     Case(
         "runner returns a mapping without output",

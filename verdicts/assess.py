@@ -277,13 +277,18 @@ def _explained(j: _Judged, base: ArmTally) -> dict[str, Any]:
     """What a challenger's answer changed to, and how its facets differ from the baseline's."""
     if j.tally is base:
         return {}
-    changed = None
-    if j.stats is not None:
+    changed, others = None, None
+    if j.stats is not None and j.stats.samples:
         changed = [
             ChangedToRecord(output=text, count=count, seeds=seeds)
             for text, count, seeds in j.tally.changed_to()
         ]
-    return {"changed_to": changed, "facets_diff": facets_diff(base.arm, j.tally.arm)}
+        others = j.stats.flips - sum(c.count for c in changed)
+    return {
+        "changed_to": changed,
+        "changed_to_others": others,
+        "facets_diff": facets_diff(base.arm, j.tally.arm),
+    }
 
 
 def _seed_sets(seeds: list[int], stats: ProbeStats | None, samples: int) -> dict[str, Any]:

@@ -339,9 +339,17 @@ def _names(ids: Sequence[str]) -> str:
 
 
 def bisect_claim(
-    outcome: BisectOutcome, *, scenario: str, comparator: str, samples: int, max_probes: int
+    outcome: BisectOutcome,
+    *,
+    scenario: str,
+    comparator: str,
+    samples: int,
+    max_probes: int,
+    noun: str = "answer",
 ) -> str:
-    """The search's result in words, with its bounds."""
+    """The search's result in words, with its bounds (``noun``: ``answer`` when the comparator
+    judges the answer, ``output`` when it can only tell the text changed).
+    """
     bounds = (
         f"Bounded by scenario '{scenario}', comparator '{comparator}' and {samples} seeded reruns "
         "per probe."
@@ -349,7 +357,7 @@ def bisect_claim(
     if outcome.reason == "unstable-baseline":
         base = outcome.probes[0].stats
         return (
-            f"Inconclusive: with nothing ablated the answer already changed on {base.flips} of "
+            f"Inconclusive: with nothing ablated the {noun} already changed on {base.flips} of "
             f"{base.samples} seeds (seeds {seed_list(base.flipped_seeds)}); the scenario is "
             "unstable, so no ablation can be blamed. " + bounds
         )
@@ -379,7 +387,7 @@ def bisect_claim(
             else "on a majority of seeds"
         )
         return (
-            f"Not reproducible: ablating every suspect together did not change the answer {how}"
+            f"Not reproducible: ablating every suspect together did not change the {noun} {how}"
             f"{detail}; the cause is not among the suspects, or is not removable by them. " + bounds
         )
     if outcome.reason == "unconfirmed":
@@ -401,6 +409,6 @@ def bisect_claim(
         )
     return (
         f"Confirmed: {len(outcome.culprits)} culprit set(s) found by counterfactual reruns: "
-        f"{sets}. Ablating each set on its own changed the answer on a majority of seeds; "
+        f"{sets}. Ablating each set on its own changed the {noun} on a majority of seeds; "
         "each is minimal as two-way ddmin finds it (no half of it flipped on its own). " + bounds
     )

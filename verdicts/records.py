@@ -308,8 +308,11 @@ class VerdictRecord(_Record):
     """Sequential sweeps: why and where this challenger stopped; ``samples`` counts the seeds it
     used."""
     changed_to: list[ChangedToRecord] | None = None
-    """Challengers: the (up to 3) most common outputs of flipped runs, with their seeds; null
-    for the baseline and with no reference."""
+    """Challengers: the (up to 3) most common outputs of flipped runs (the same once
+    normalized counted together), with their seeds; null for the baseline, with no reference
+    or no successful run."""
+    changed_to_others: int | None = None
+    """Flipped runs whose output is not among those listed in ``changed_to``."""
     facets_diff: dict[str, list[Any]] | None = None
     """Challengers: ``{facet.path: [baseline value, arm value]}`` for every leaf that differs
     (null where one side does not declare it)."""

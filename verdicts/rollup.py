@@ -22,7 +22,7 @@ def rollup(rows: Sequence[VerdictRecord]) -> list[RollupRecord]:
     for arm, mine in by_arm.items():
         tiers = Counter(str(r.verdict) for r in mine)
         significant = sum(r.statistical_verdict == "significant" for r in mine)
-        tested = sum(r.statistical_verdict is not None for r in mine)
+        tested = sum(r.statistical_verdict in ("significant", "not-significant") for r in mine)
         out.append(
             RollupRecord(
                 arm=arm,

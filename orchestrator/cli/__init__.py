@@ -11,9 +11,11 @@ import click
 
 from counterfact.exceptions import CounterfactWarning
 from counterfact.orchestrator.cli.bisect import bisect_command
+from counterfact.orchestrator.cli.export import export
 from counterfact.orchestrator.cli.logs import configure_logging
 from counterfact.orchestrator.cli.report import report
 from counterfact.orchestrator.cli.run import run
+from counterfact.orchestrator.cli.schema import schema
 from counterfact.orchestrator.cli.validate import validate
 from counterfact.orchestrator.drivers.provenance import package_version
 
@@ -33,3 +35,5 @@ main.add_command(run)
 main.add_command(bisect_command)
 main.add_command(validate)
 main.add_command(report)
+main.add_command(schema)
+main.add_command(export)

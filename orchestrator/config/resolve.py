@@ -24,10 +24,12 @@ from counterfact.probes.arms import ArmSpec, check_arms, check_baseline, check_n
 from counterfact.probes.comparators import (
     COMPARATORS,
     Comparator,
+    ContainsComparator,
     NumericComparator,
     RegexComparator,
     extract,
     first_number,
+    normalize_text,
 )
 from counterfact.probes.ids import check_ids
 from counterfact.probes.registry import Kind
@@ -135,8 +137,14 @@ def _answer_references(
             and extract(comparator.pattern, sc.reference) is None
         ):
             msg = (
-                f"the regex comparator's pattern /{comparator.pattern.pattern}/ matches nothing "
-                f"in the reference {sc.reference!r}; fix comparator.pattern or the reference"
+                f"the regex comparator's pattern /{comparator.pattern.pattern}/ extracts nothing "
+                f"from the reference {sc.reference!r}; fix comparator.pattern or the reference"
+            )
+            raise RefusalError(msg, field=where)
+        if isinstance(comparator, ContainsComparator) and not normalize_text(sc.reference):
+            msg = (
+                f"the contains comparator needs an answer in the reference, got "
+                f"{sc.reference!r} (empty once punctuation and spaces are dropped)"
             )
             raise RefusalError(msg, field=where)
 
@@ -191,11 +199,14 @@ def _unknown_facets(
     base = next((a for a in arms if a.id == baseline), None)
     if base is None or not base.facets:
         return ()
-    known = sorted(base.facets)
+    everyone = {k for a in arms for k in a.facets}
     notes = []
     for arm, origin in zip(arms, origins, strict=True):
         for path in sorted(set(arm.facets) - set(base.facets)):
-            close = difflib.get_close_matches(path, known, n=1)
+            others = sorted(everyone - {path})  # the baseline's keys and the other arms'
+            close = difflib.get_close_matches(path, sorted(base.facets), n=1) or (
+                difflib.get_close_matches(path, others, n=1)
+            )
             hint = f"; did you mean {close[0]!r}?" if close else ""
             notes.append(
                 f"{origin} (arm {arm.id!r}) sets facet {path!r}, which the baseline "

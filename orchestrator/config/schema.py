@@ -48,7 +48,9 @@ Target = StrictStr | Callable[..., Any]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, arbitrary_types_allowed=True, use_attribute_docstrings=True
+    )
 
 
 class ArmConfig(_Model):
@@ -175,7 +177,10 @@ class SimilarityConfig(_Model):
     @model_validator(mode="after")
     def _target_matches_kind(self) -> SimilarityConfig:
         _check_kind(SIMILARITIES, self, ("target", "embedder", "model"))
-        if self.kind == "embedding" and (self.embedder is None) == (self.model is None):
+        if self.kind == "embedding" and self.embedder is not None and self.model is not None:
+            msg = "kind 'embedding' takes 'embedder' or 'model', not both; give only one"
+            raise ValueError(msg)
+        if self.kind == "embedding" and self.embedder is None and self.model is None:
             msg = (
                 "kind 'embedding' needs one of 'embedder: package.module:callable' (texts -> "
                 "vectors) or 'model: <sentence-transformers name or path>'"

@@ -15,10 +15,12 @@ from counterfact.defaults import (
     SAMPLES,
     SIMILARITY,
 )
+from counterfact.exceptions import ConfigError, CounterfactWarning
 from counterfact.orchestrator.config.loading import validate_config
-from counterfact.orchestrator.config.resolve import resolve_bisect, resolve_sweep
+from counterfact.orchestrator.config.resolve import ResolvedSweep, resolve_bisect, resolve_sweep
 from counterfact.orchestrator.drivers.bisect import BisectResult, run_bisect
 from counterfact.orchestrator.drivers.sweep import SweepResult, run_sweep
+from counterfact.orchestrator.engine.events import warn_caller
 from counterfact.orchestrator.engine.progress import Progress
 
 
@@ -41,6 +43,20 @@ def _optional_path(value: str | Path | None) -> Path | None:
 def _given(**values: Any) -> dict[str, Any]:
     """The config keys the caller gave (mappings copied), leaving out those left at None."""
     return {k: dict(v) if isinstance(v, Mapping) else v for k, v in values.items() if v is not None}
+
+
+_ELSEWHERE = {
+    "output_dir": "pass out= (the run directory itself)",
+    "bisect": "call find_culprits(...) for a culprit search",
+}
+"""File keys compare_arms cannot honour, and what to do instead."""
+
+
+def _refuse_unusable(config: Mapping[str, Any]) -> None:
+    for key, instead in _ELSEWHERE.items():
+        if key in config:
+            msg = f"compare_arms does not use {key!r}; {instead}"
+            raise ConfigError(msg, field=key)
 
 
 def compare_arms(
@@ -120,7 +136,21 @@ def compare_arms(
         sequential=sequential,
         **config,
     )
+    _refuse_unusable(config)
     sweep = resolve_sweep(validate_config(raw), base_dir=_folder(base_dir))
+    return _run(sweep, out, cache_dir, progress, fresh)
+
+
+def _run(
+    sweep: ResolvedSweep,
+    out: str | Path | None,
+    cache_dir: str | Path | None,
+    progress: Progress | None,
+    fresh: bool,
+) -> SweepResult:
+    """Warn about the sweep's notes (as the CLI prints them), then run it."""
+    for note in sweep.notes:
+        warn_caller(note, CounterfactWarning)
     run_dir, cache = _optional_path(out), _optional_path(cache_dir)
     return run_sweep(sweep, run_dir=run_dir, progress=progress, fresh=fresh, cache_dir=cache)
 

@@ -149,8 +149,7 @@ def _search(
         alpha=float(plan.sweep.config.statistics.alpha),
         exclude_seed0=plan.scenario.reference is None,
     )
-    ex.start()
-    t0 = time.perf_counter()
+    t0 = time.perf_counter()  # the executor starts on its first run (none on a finished resume)
     try:
         with graceful_stop(ex):
             outcome = bisect(
@@ -188,6 +187,7 @@ def _record(
             comparator=comparator,
             samples=samples,
             max_probes=settings.max_probes,
+            noun="answer" if sweep.comparator.answer_level else "output",
         ),
         culprits=[list(c) for c in outcome.culprits],
         suspects=list(settings.suspects),

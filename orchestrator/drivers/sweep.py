@@ -80,7 +80,9 @@ class SweepResult:
         except ImportError as exc:
             msg = "SweepResult.to_frame needs pandas: pip install 'counterfact[data]'"
             raise ImportError(msg) from exc
-        return pd.json_normalize([r.model_dump(mode="json") for r in self.rows], sep=".")
+        frame = pd.json_normalize([r.model_dump(mode="json") for r in self.rows], sep=".")
+        parents = {c.rsplit(".", 1)[0] for c in frame.columns if "." in c}
+        return frame.drop(columns=[c for c in frame.columns if c in parents])  # all-null parents
 
     def table(self) -> str:
         """The verdict table as text (the similarity column says which measure it shows)."""

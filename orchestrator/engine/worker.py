@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
+from counterfact.probes.ablation import claiming, unclaimed
 from counterfact.probes.records import RunError, RunRecord
 from counterfact.probes.runner import RunContext, coerce_result
 
@@ -83,7 +84,13 @@ def execute_run(
         attempt += 1
         start = time.perf_counter()
         try:
-            result = coerce_result(runner(ctx))
+            with claiming() as claimed:
+                result = coerce_result(runner(ctx))
+            problem = unclaimed(ctx.arm, claimed)
+            if problem is not None:
+                elapsed = time.perf_counter() - start
+                record = failed_record(ctx, "AblationNotApplied", problem, elapsed, node)
+                return record.model_copy(update={"attempts": attempt})
             break
         except (Exception, SystemExit) as exc:
             if policy.allows(exc, attempt):

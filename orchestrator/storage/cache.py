@@ -51,6 +51,8 @@ class RunCache:
         if not meaning.is_file():
             return 0
         old = json.loads(meaning.read_text(encoding="utf-8"))
+        if old.get("runner") != self.runner_identity:
+            return 0  # another runner's results: this sweep could never use them
         arms, scenarios = old.get("arms", {}), old.get("scenarios", {})
         stored = 0
         for record in RunLogReader(run_dir / RUNS_FILE):

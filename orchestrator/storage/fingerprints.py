@@ -92,7 +92,7 @@ def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """The union of two compatible fingerprints (removed arms stay protected)."""
     design = new.get("sequential", old.get("sequential"))
-    owner = {k: new[k] for k in ("kind", "name") if k in new}
+    owner = {k: old.get(k, new.get(k)) for k in ("kind", "name") if k in old or k in new}
     return (
         owner
         | {

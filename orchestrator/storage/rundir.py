@@ -80,7 +80,7 @@ def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: b
         raise RunDirectoryError(msg)
     if fingerprint is None:
         return
-    old = json.loads(stored.read_text(encoding="utf-8"))
+    old = _with_owner(run_dir, json.loads(stored.read_text(encoding="utf-8")))
     owner = owner_conflict(old, fingerprint)
     if owner is not None:
         msg = f"cannot use run directory {str(run_dir)!r}: {owner}"
@@ -94,6 +94,23 @@ def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: b
             "the old directory aside and reuses its unchanged runs through the run cache DIR"
         )
         raise ResumeConflictError(msg)
+
+
+def _with_owner(run_dir: Path, stored: dict[str, Any]) -> dict[str, Any]:
+    """``sweep.json`` with its kind and name; directories written before they were recorded
+    say it through their records (``bisect.json`` or ``summary.json``).
+    """
+    if "kind" in stored:
+        return stored
+    for name, kind in ((BISECT_FILE, "bisection"), (SUMMARY_FILE, "sweep")):
+        path = run_dir / name
+        if path.is_file():
+            try:
+                owner = json.loads(path.read_text(encoding="utf-8")).get("name")
+            except (ValueError, AttributeError):
+                owner = None
+            return stored | {"kind": kind, "name": owner}
+    return stored
 
 
 def _ends_without_newline(path: Path) -> bool:

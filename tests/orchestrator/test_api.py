@@ -173,3 +173,13 @@ def test_to_frame_flattens_rows() -> None:
 
 def scripted_by_model(ctx: RunContext) -> RunResult:
     return RunResult(output=f"{ctx.arm.facets.get('model', 'small')} answer", cost={"tokens": 1.0})
+
+
+def test_api_warns_on_notes_and_refuses_keys_it_cannot_use() -> None:
+    from counterfact.exceptions import CounterfactWarning
+
+    arms = [{"id": "base", "facets": {"model": "small"}}, {"id": "b", "facets": {"modle": "x"}}]
+    with pytest.warns(CounterfactWarning, match="did you mean 'model'"):
+        compare_arms(arms, scripted_by_model, reference="small answer", executor="local")
+    with pytest.raises(ConfigError, match="output_dir: compare_arms does not use"):
+        compare_arms(arms, scripted_by_model, executor="local", output_dir="x")

@@ -53,3 +53,24 @@ def test_a_typo_in_the_namespace_of_the_call_still_raises_with_a_suggestion() ->
     arm = ArmView("a", {}, ablations=("tool:serch", "fact:f1"))
     with pytest.raises(ValueError, match=r"did you mean 'tool:search' for 'tool:serch'"):
         apply_ablations(["tool:search", "tool:calc"], arm)
+
+
+def test_an_id_no_call_checks_fails_the_run() -> None:
+    # 'tols:search' belongs to neither the tool: nor the fact: call: it would remove nothing
+    from counterfact.orchestrator.engine.worker import execute_run
+    from counterfact.probes.runner import RunContext, ScenarioView
+
+    def run(ctx: RunContext) -> str:
+        apply_ablations(["tool:search"], ctx.arm)
+        apply_ablations(["fact:f1"], ctx.arm)
+        return "ok"
+
+    arm = ArmView("a", {}, ablations=("tols:search",))
+    record = execute_run(run, RunContext(ScenarioView("s", {}), arm, 0))
+    assert record.error is not None and record.error.type == "AblationNotApplied"
+    assert "did you mean 'tool:search'?" in record.error.message
+
+    def own_way(ctx: RunContext) -> str:  # never calls apply_ablations: not second-guessed
+        return "ok"
+
+    assert execute_run(own_way, RunContext(ScenarioView("s", {}), arm, 0)).ok

@@ -305,3 +305,22 @@ def test_fresh_with_a_cache_reruns_only_the_changed_arm(tmp_path: Path) -> None:
     # the 16 unchanged runs came from the moved-aside directory through the cache
     assert sorted({arm for _, arm, _ in again.calls}) == ["a3"] and len(again.calls) == 4
     assert result.summary.runs_from_cache == 16  # type: ignore[attr-defined]
+
+
+def test_an_old_bisection_directory_without_kind_refuses_a_sweep(tmp_path: Path) -> None:
+    from counterfact import find_culprits
+
+    find_culprits(["tool:a"], Counting(), reference="yes", executor="local", out=tmp_path / "b")
+    meaning = tmp_path / "b" / "sweep.json"
+    legacy = {k: v for k, v in json.loads(meaning.read_text()).items() if k not in ("kind", "name")}
+    meaning.write_text(json.dumps(legacy))  # as written before kind and name were recorded
+    with pytest.raises(RunDirectoryError, match="holds the bisection 'find-culprits'"):
+        sweep(Counting(), tmp_path / "b")
+
+
+def test_fresh_cache_adopts_nothing_from_another_runner(tmp_path: Path) -> None:
+    sweep(Counting(), tmp_path / "o", runner_version="v1")
+    again = Counting()
+    sweep(again, tmp_path / "o", runner_version="v2", fresh=True, cache_dir=tmp_path / "c")
+    assert len(again.calls) == 6  # nothing reused: the runner changed
+    assert len(list((tmp_path / "c").rglob("*.json"))) == 6  # only v2's own runs were cached

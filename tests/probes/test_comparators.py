@@ -95,10 +95,28 @@ def test_regex_without_group_uses_the_whole_match() -> None:
 
 def test_regex_on_a_reference_without_a_match_is_a_scoring_error() -> None:
     regex = COMPARATORS["regex"].build({"pattern": r"Answer: (\w+)"})
-    with pytest.raises(ScoringError, match="matches nothing in the reference"):
+    with pytest.raises(ScoringError, match="extracts nothing"):
         regex.flipped("Canberra", "Answer: Canberra", 1.0)
 
 
 def test_text_level_comparators_are_not_answer_level() -> None:
     assert not any(COMPARATORS[k].build({}).answer_level for k in ("exact", "normalized"))
     assert not COMPARATORS["similarity"].build({}).answer_level
+
+
+def test_contains_matches_whole_words_and_refuses_an_empty_reference() -> None:
+    contains = COMPARATORS["contains"].build({})
+    assert contains.flipped("no", "I do not know", 1.0)  # 'no' is not a word of the output
+    assert not contains.flipped("no", "No, it is not.", 1.0)
+    with pytest.raises(ScoringError, match="empty once normalized"):
+        contains.flipped(".", "anything", 1.0)
+
+
+def test_regex_takes_the_group_that_matched_and_ignores_empty_answers() -> None:
+    regex = COMPARATORS["regex"].build({"pattern": r"(yes)|(no)"})
+    assert not regex.flipped("no", "no way", 1.0)  # group 2 took part: 'no' == 'no'
+    assert regex.flipped("no", "yes", 1.0)
+    empty = COMPARATORS["regex"].build({"pattern": r"Answer:\s*(\w*)"})
+    assert empty.flipped("Answer: Canberra", "Answer:", 1.0)  # an empty capture is no answer
+    with pytest.raises(ScoringError, match="extracts nothing"):
+        empty.flipped("Answer: ", "Answer: x", 1.0)

@@ -185,7 +185,13 @@ class RayExecutor(Executor):
     def run(
         self, runner: RunnerRef, contexts: Sequence[RunContext] | RunFeed
     ) -> Iterator[RunRecord]:
-        """Fan the contexts out as batched Ray tasks; yield records as tasks finish."""
+        """Fan the contexts out as batched Ray tasks; yield records as tasks finish (Ray is
+        started or joined only when there is something to run).
+        """
+        feed = as_feed(contexts)
+        feed.top_up(1)
+        if not feed:
+            return
         ray = self._ray()
         # Retries of lost work are ours (not Ray's max_retries) so records can say so.
         task = ray.remote(num_cpus=1, max_retries=0)(ray_batch)
@@ -195,7 +201,6 @@ class RayExecutor(Executor):
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         solo_only = self.timeout_s is not None
         max_tasks = workers if solo_only else self.max_in_flight
-        feed = as_feed(contexts)
         queue: deque[Queued] = deque()  # runs split out of a failed batch: first in line
         retries: deque[_Task] = deque()  # lost tasks: first in line, but only into a free slot
         pending: dict[Any, _Task] = {}
@@ -234,23 +239,11 @@ class RayExecutor(Executor):
             done, _ = ray.wait(list(pending), num_returns=1, timeout=_POLL_S)
             for ref in done:
                 item = pending.pop(ref)
-                try:
-                    records: list[RunRecord] = ray.get(ref)
-                except ray.exceptions.RayError as exc:
-                    retry = self._lost(exc, item, queue, stopping=stop_at is not None)
-                    if retry is not None:
-                        retries.append(retry)
-                        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
-                        max_tasks = workers if solo_only else self.max_in_flight
-                    records = (
-                        []
-                        if retry is not None or len(item.batch) > 1 or stop_at is not None
-                        else [
-                            failed_record(c, type(exc).__name__, _first_line(exc), 0.0)
-                            for c in item.batch
-                        ]
-                    )
-                records = _stamp(records, item)
+                records, retry = self._result(ray, ref, item, queue, stop_at is not None)
+                if retry is not None:
+                    retries.append(retry)
+                    workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+                    max_tasks = workers if solo_only else self.max_in_flight
                 durations = [r.duration_s for r in records if r.duration_s > 0]
                 if durations:
                     latest = sum(durations) / len(durations)
@@ -262,6 +255,25 @@ class RayExecutor(Executor):
                 for ref in pending:
                     ray.cancel(ref, force=True)
                 return
+
+    def _result(
+        self, ray: Any, ref: Any, item: _Task, queue: deque[Queued], stopping: bool
+    ) -> tuple[list[RunRecord], _Task | None]:
+        """A finished task's records (stamped with any losses), and the task to resubmit when
+        Ray lost it (see :meth:`_lost`); a lone run whose task failed is recorded as failed.
+        """
+        try:
+            records: list[RunRecord] = ray.get(ref)
+        except ray.exceptions.RayError as exc:
+            retry = self._lost(exc, item, queue, stopping=stopping)
+            lone = retry is None and len(item.batch) == 1 and not stopping
+            records = (
+                [failed_record(c, type(exc).__name__, _first_line(exc), 0.0) for c in item.batch]
+                if lone
+                else []
+            )
+            return _stamp(records, item), retry
+        return _stamp(records, item), None
 
     def _next_task(
         self,

@@ -1,0 +1,18 @@
+"""``counterfact schema [config|runs|verdicts|summary|bisect]``: print a JSON Schema."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from counterfact.orchestrator.drivers.schemas import SCHEMA_KINDS
+
+
+@click.command()
+@click.argument("kind", type=click.Choice(SCHEMA_KINDS), default="config")
+def schema(kind: str) -> None:
+    """Print the JSON Schema of KIND (default config): the sweep file, or a record kind."""
+    from counterfact.orchestrator.drivers.schemas import json_schema
+
+    click.echo(json.dumps(json_schema(kind), indent=2))

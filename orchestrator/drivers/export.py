@@ -1,0 +1,112 @@
+"""Records for other tools: pandas DataFrames, and Parquet or CSV files beside the records.
+
+One row per record line (``runs.jsonl``, ``verdicts.jsonl``), nested fields flattened into
+dotted column names (``error.type``, ``test.p_value``). In the written files, values that are
+still lists or mappings (seed lists, ``facets_diff`` entries) are JSON text, so every column
+has one type; the DataFrames keep them as Python objects. Needs the ``data`` extra (pandas and
+pyarrow): ``pip install 'counterfact[data]'``. Files are written to a temporary name and
+renamed, so nothing is ever half-written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from counterfact.exceptions import ConfigError
+from counterfact.orchestrator.storage.recordfiles import json_lines, require_records
+from counterfact.orchestrator.storage.rundir import VERDICTS_FILE
+from counterfact.orchestrator.storage.runlog import RUNS_FILE
+
+FORMATS = ("parquet", "csv")
+EXTRA = "pip install 'counterfact[data]'"
+
+
+def _pandas() -> Any:
+    try:
+        import pandas as pd
+    except ImportError as exc:
+        msg = f"this needs pandas, from the data extra: {EXTRA}"
+        raise ConfigError(msg) from exc
+    return pd
+
+
+def _frame(path: Path) -> Any:
+    pd = _pandas()
+    rows = list(json_lines(path)) if path.is_file() else []
+    frame = pd.json_normalize(rows, sep=".") if rows else pd.DataFrame()
+    parents = {c.rsplit(".", 1)[0] for c in frame.columns if "." in c}
+    return frame.drop(columns=[c for c in frame.columns if c in parents])
+
+
+def load_runs(run_dir: str | Path) -> Any:
+    """``runs.jsonl`` as a pandas DataFrame: one row per run, nested fields as dotted columns.
+
+    Raises:
+        RunDirectoryError: no records there, or a damaged line.
+        ConfigError: pandas is not installed (the ``data`` extra).
+    """
+    folder = Path(run_dir)
+    require_records(folder)
+    return _frame(folder / RUNS_FILE)
+
+
+def load_verdicts(run_dir: str | Path) -> Any:
+    """``verdicts.jsonl`` as a pandas DataFrame: one row per (scenario, arm).
+
+    Raises:
+        RunDirectoryError: no records there, or a damaged line.
+        ConfigError: pandas is not installed (the ``data`` extra).
+    """
+    folder = Path(run_dir)
+    require_records(folder)
+    return _frame(folder / VERDICTS_FILE)
+
+
+def _flat(frame: Any) -> Any:
+    """Lists and mappings as JSON text: one type per column, for Parquet and CSV."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object:
+            out[column] = [json.dumps(v) if isinstance(v, list | dict) else v for v in out[column]]
+    return out
+
+
+def export(run_dir: str | Path, fmt: str = "parquet") -> list[Path]:
+    """Write ``runs.<fmt>`` and ``verdicts.<fmt>`` into ``run_dir``; the paths written.
+
+    Raises:
+        RunDirectoryError: no records there, or a damaged line.
+        ConfigError: an unknown format, or the ``data`` extra is missing.
+    """
+    if fmt not in FORMATS:
+        msg = f"unknown export format {fmt!r}; known: {', '.join(FORMATS)}"
+        raise ConfigError(msg, field="--format")
+    folder = Path(run_dir)
+    written = []
+    for name, frame in (("runs", load_runs(folder)), ("verdicts", load_verdicts(folder))):
+        if frame.empty:
+            continue
+        path = folder / f"{name}.{fmt}"
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            _write(_flat(frame), tmp, fmt)
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        written.append(path)
+    return written
+
+
+def _write(frame: Any, path: Path, fmt: str) -> None:
+    if fmt == "csv":
+        frame.to_csv(path, index=False)
+        return
+    try:
+        frame.to_parquet(path, index=False)
+    except ImportError as exc:
+        msg = f"Parquet needs pyarrow, from the data extra: {EXTRA} (or use --format csv)"
+        raise ConfigError(msg) from exc

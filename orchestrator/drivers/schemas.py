@@ -1,0 +1,53 @@
+"""JSON Schemas of what counterfact reads and writes, generated from its pydantic models.
+
+``config`` is the sweep file (unknown keys are refused, as the loader refuses them; the string
+shorthands ``comparator: exact`` and ``executor: local`` are allowed); ``runs``, ``verdicts``,
+``summary`` and ``bisect`` are the records (one line of ``runs.jsonl`` / ``verdicts.jsonl``, and
+the ``summary.json`` / ``bisect.json`` files).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+SCHEMA_KINDS = ("config", "runs", "verdicts", "summary", "bisect")
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def json_schema(kind: str = "config") -> dict[str, Any]:
+    """The JSON Schema of ``kind`` (one of :data:`SCHEMA_KINDS`).
+
+    Raises:
+        ValueError: an unknown kind (the message lists the known ones).
+    """
+    from counterfact.orchestrator.config.schema import SweepConfig
+    from counterfact.probes.records import RunRecord
+    from counterfact.verdicts.records import BisectRecord, SweepSummary, VerdictRecord
+
+    models: dict[str, type[BaseModel]] = {
+        "config": SweepConfig,
+        "runs": RunRecord,
+        "verdicts": VerdictRecord,
+        "summary": SweepSummary,
+        "bisect": BisectRecord,
+    }
+    if kind not in models:
+        msg = f"unknown schema {kind!r}; known: {', '.join(SCHEMA_KINDS)}"
+        raise ValueError(msg)
+    schema = models[kind].model_json_schema(by_alias=True)
+    if kind == "config":
+        _allow_shorthands(schema)
+    return {"$schema": DIALECT, "$id": f"counterfact:{kind}", **schema}
+
+
+def _allow_shorthands(schema: dict[str, Any]) -> None:
+    """``comparator: exact``, ``similarity: text``, ``executor: local`` (or a target string)."""
+    for name in ("comparator", "similarity", "executor"):
+        prop = schema["properties"][name]
+        schema["properties"][name] = {
+            "anyOf": [{k: v for k, v in prop.items() if k != "default"}, {"type": "string"}],
+            "description": f"A mapping, or a string shorthand (a kind name; for {name}s other "
+            "than executor also a module:attr target).",
+        }

@@ -1,0 +1,105 @@
+"""Records for other tools (issue 12): export, DataFrames, JSON Schemas."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from counterfact import ConfigError, load_runs, load_verdicts
+from counterfact.orchestrator.cli import main
+
+from ..conftest import TESTS
+
+CONFIGS = sorted((TESTS.parent / "configs").glob("*.yaml"))
+QUICKSTART = TESTS.parent / "configs" / "quickstart.yaml"
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("exp") / "run"
+    code, _, err = invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(out))
+    assert code == 0, err
+    return out
+
+
+def _lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_export_round_trips_row_counts(run_dir: Path, fmt: str) -> None:
+    import pandas as pd
+
+    code, out, err = invoke("export", str(run_dir), "--format", fmt)
+    assert code == 0, err
+    assert out.split() == [str(run_dir / f"runs.{fmt}"), str(run_dir / f"verdicts.{fmt}")]
+    read = pd.read_parquet if fmt == "parquet" else pd.read_csv
+    runs, verdicts = read(run_dir / f"runs.{fmt}"), read(run_dir / f"verdicts.{fmt}")
+    assert len(runs) == _lines(run_dir / "runs.jsonl") == 32
+    assert len(verdicts) == _lines(run_dir / "verdicts.jsonl") == 4
+    assert {"scenario", "arm", "seed", "output", "duration_s"} <= set(runs.columns)
+    assert "test.p_value" in verdicts.columns and "test" not in verdicts.columns
+    stale = verdicts.set_index("arm").loc["stale-index"]
+    assert json.loads(stale["facets_diff.retrieval"]) == ["bm25", "stale-index"]  # JSON text
+
+
+def test_dataframes_keep_python_values(run_dir: Path) -> None:
+    verdicts = load_verdicts(run_dir)
+    assert list(verdicts["arm"]) == ["baseline", "stale-index", "large-model", "rerank"]
+    assert verdicts.set_index("arm").loc["stale-index", "facets_diff.retrieval"] == [
+        "bm25",
+        "stale-index",
+    ]
+    assert len(load_runs(run_dir)) == 32
+
+
+def test_export_without_records_or_with_a_damaged_line(tmp_path: Path, run_dir: Path) -> None:
+    code, _, err = invoke("export", str(tmp_path))
+    assert code == 2 and "holds no records" in err and err.count("\n") == 1
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    (damaged / "runs.jsonl").write_text((run_dir / "runs.jsonl").read_text() + "{oops\n")
+    code, _, err = invoke("export", str(damaged))
+    assert code == 2 and "runs.jsonl line 33 is not JSON" in err
+    assert list(damaged.iterdir()) == [damaged / "runs.jsonl"]  # nothing half-written
+
+
+def test_missing_extra_is_one_clear_error(monkeypatch: pytest.MonkeyPatch, run_dir: Path) -> None:
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ConfigError, match=r"counterfact\[data\]"):
+        load_runs(run_dir)
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.name)
+def test_config_schema_validates_the_shipped_configs(config: Path) -> None:
+    import jsonschema
+
+    code, out, err = invoke("schema")
+    assert code == 0, err
+    schema = json.loads(out)
+    jsonschema.validate(yaml.safe_load(config.read_text(encoding="utf-8")), schema)
+    with pytest.raises(jsonschema.ValidationError, match="sample"):  # unknown keys refused
+        jsonschema.validate({**yaml.safe_load(config.read_text()), "sample": 5}, schema)
+
+
+@pytest.mark.parametrize("kind", ["runs", "verdicts", "summary"])
+def test_record_schemas_validate_written_records(kind: str, run_dir: Path) -> None:
+    import jsonschema
+
+    schema = json.loads(invoke("schema", kind)[1])
+    if kind == "summary":
+        jsonschema.validate(json.loads((run_dir / "summary.json").read_text()), schema)
+        return
+    name = "runs.jsonl" if kind == "runs" else "verdicts.jsonl"
+    for line in (run_dir / name).read_text().splitlines():
+        jsonschema.validate(json.loads(line), schema)

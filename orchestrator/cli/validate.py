@@ -52,7 +52,6 @@ def validate(
         if for_bisect:
             plan, run_dir = preflight_bisect(config, overrides, executor, address, out)
             _bisect_ok(plan, run_dir)
-            sweep = plan.sweep
         else:
             sweep, run_dir = preflight_sweep(config, overrides, executor, address, out)
             _sweep_ok(sweep, run_dir)
@@ -60,15 +59,17 @@ def validate(
         fail(exc)
         return
     if smoke:
-        _smoke(sweep)
+        _smoke(plan if for_bisect else sweep)
 
 
-def _smoke(sweep: ResolvedSweep) -> None:
-    """Run seed 0 of every arm on the first scenario; exit 1 if any run failed."""
+def _smoke(target: ResolvedSweep | ResolvedBisect) -> None:
+    """Run seed 0 of every arm (of a bisection: its baseline and every suspect ablated at
+    once) on the first scenario; exit 1 if any run failed.
+    """
     from counterfact.orchestrator.drivers.preflight import smoke_runs
 
     failed = 0
-    for record in smoke_runs(sweep):
+    for record in smoke_runs(target):
         if record.error is None:
             output = (record.output or "")[:60]
             click.echo(f"smoke: arm {record.arm!r}: ok ({record.duration_s:.2f} s): {output!r}")

@@ -69,13 +69,21 @@ def preflight_bisect(
     return plan, run_dir
 
 
-def smoke_runs(sweep: ResolvedSweep) -> list[RunRecord]:
-    """Seed 0 of every arm on the first scenario, run once in this process; nothing is written
-    (``validate --smoke``: the runner contract checked before a sweep spends anything).
+def smoke_runs(target: ResolvedSweep | ResolvedBisect) -> list[RunRecord]:
+    """Seed 0 of every arm on the first scenario — for a bisection, its baseline and every
+    suspect ablated at once, the probe that touches most of the runner — run once in this
+    process; nothing is written (``validate --smoke``: the contract checked before a sweep
+    spends anything).
     """
+    from counterfact.orchestrator.drivers.probing import probe_arm
+
+    if isinstance(target, ResolvedBisect):
+        sweep, scenario = target.sweep, target.scenario.view()
+        arms = [target.base, probe_arm(target.base, target.settings.suspects)]
+    else:
+        sweep, scenario, arms = target, target.scenarios[0].view(), list(target.arms)
     fn = resolve_runner(sweep.runner)
-    scenario = sweep.scenarios[0].view()
-    return [execute_run(fn, RunContext(scenario, arm.view(), 0)) for arm in sweep.arms]
+    return [execute_run(fn, RunContext(scenario, arm.view(), 0)) for arm in arms]
 
 
 @dataclass(frozen=True)

@@ -316,3 +316,17 @@ print("ray" in sys.modules and sys.modules["ray"].is_initialized())
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
     )
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_validate_bisect_smoke_tries_every_suspect_ablated(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path,
+        f"name: b\nrunner: {TESTS / 'runners.py'}:needs_two_removed\nreference: wrong\n"
+        "executor: local\nbisect: {suspects: [x, y]}\n",
+    )
+    code, out, err = invoke(
+        "validate", str(cfg), "--bisect", "--smoke", "--out", str(tmp_path / "o")
+    )
+    assert code == 0, err
+    assert "smoke: arm 'baseline': ok" in out
+    assert """smoke: arm 'ablate:["x","y"]': ok""" in out and "'right'" in out

@@ -93,14 +93,21 @@ def _header(data: ReportData) -> str:
         ("finished", record.finished_at),
         ("runs used", record.runs_used),
         ("runs reused (resume)", record.runs_reused),
+        ("failure", getattr(record, "failure", None)),
+        ("runner version", record.config.get("runner_version")),
     ]
+    if data.bisect is not None:
+        b = data.bisect
+        items += [
+            ("probes", f"{b.probes_executed} of {b.max_probes} budget; decide: {b.decide}"),
+            ("speculative unused", b.speculative_unused or None),
+        ]
     if data.summary is not None:
         s = data.summary
         stats = s.statistics
         items += [
             ("runs from cache", s.runs_from_cache),
             ("runs failed", s.runs_failed),
-            ("failure", s.failure),
             ("statistics", None if stats is None else _stats_text(s)),
         ]
         if s.sequential is not None:

@@ -32,7 +32,13 @@ class Series:
     high: float | None
 
 
-STYLE: dict[Any, Any] = {"svg.fonttype": "none", "svg.hashsalt": "counterfact"}
+STYLE: dict[Any, Any] = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "counterfact",
+    "text.parse_math": False,  # an id like "price_$5_$" is text, not maths
+}
+LABEL_CHARS = 40
+"""Axis labels are cut to this many characters (ids of any length keep the layout)."""
 """Text stays text; ids are stable, so the same records give the same file. Applied with
 ``rc_context`` around each figure: the caller's own matplotlib settings are left alone."""
 
@@ -45,13 +51,28 @@ def _figure(width: float, height: float) -> Any:
 
 def to_svg(fig: Any) -> str:
     """The figure as an ``<svg>`` element (no XML prolog), ready to inline in HTML."""
-    from matplotlib import rc_context
-
     buffer = io.StringIO()
-    with rc_context(STYLE):
-        fig.savefig(buffer, format="svg", metadata={"Date": None})
+    fig.savefig(buffer, format="svg", metadata={"Date": None})
     text = buffer.getvalue()
     return text[text.find("<svg") :]
+
+
+def _label(text: str) -> str:
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+
+
+def styled(draw: Any) -> Any:
+    """Run ``draw`` under :data:`STYLE` (applied while text is created and while saving)."""
+    from functools import wraps
+
+    @wraps(draw)
+    def inner(*args: Any, **kwargs: Any) -> Any:
+        from matplotlib import rc_context
+
+        with rc_context(STYLE):
+            return draw(*args, **kwargs)
+
+    return inner
 
 
 def _jitter(n: int) -> list[float]:
@@ -59,6 +80,7 @@ def _jitter(n: int) -> list[float]:
     return [((i * 0.6180339887) % 1.0 - 0.5) * 0.4 for i in range(n)]
 
 
+@styled
 def arm_figure(base: Series, arm: Series, floor: float | None, title: str) -> str:
     """Two panels for one challenger: per-seed similarity of baseline and arm against the
     baseline's null-band floor (a strip plot), and both flip rates with their 95% intervals
@@ -73,7 +95,7 @@ def arm_figure(base: Series, arm: Series, floor: float | None, title: str) -> st
     if floor is not None and math.isfinite(floor):
         strip.axvline(floor, color=FLOOR_COLOUR, linestyle="--", linewidth=1)
         strip.text(floor, 1.45, f" null-band floor {floor:.3f}", color=FLOOR_COLOUR, fontsize=7)
-    labels = [base.label, arm.label]
+    labels = [_label(base.label), _label(arm.label)]
     for axis in (strip, forest):
         axis.set_yticks([0, 1], labels=labels, fontsize=8)
         axis.set_ylim(-0.6, 1.7)
@@ -82,7 +104,7 @@ def arm_figure(base: Series, arm: Series, floor: float | None, title: str) -> st
     strip.set_xlabel("similarity to the reference, per seed", fontsize=8)
     forest.set_xlim(-0.02, 1.02)
     forest.set_xlabel("flip rate, 95% interval", fontsize=8)
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle(_label(title) if len(title) > 2 * LABEL_CHARS else title, fontsize=9)
     return to_svg(fig)
 
 
@@ -107,6 +129,7 @@ class ProbeBar:
     speculative: bool
 
 
+@styled
 def probes_figure(probes: Sequence[ProbeBar]) -> str:
     """The bisection's probes in order: flips/samples per probe, flipped ones highlighted,
     cache hits hatched, speculative ones outlined.
@@ -124,7 +147,7 @@ def probes_figure(probes: Sequence[ProbeBar]) -> str:
             edgecolor="black" if probe.speculative else "none",
         )
         axis.text(share + 0.01, i, f"{probe.flips}/{probe.samples}", va="center", fontsize=7)
-    axis.set_yticks(range(len(probes)), labels=[p.label for p in probes], fontsize=7)
+    axis.set_yticks(range(len(probes)), labels=[_label(p.label) for p in probes], fontsize=7)
     axis.invert_yaxis()
     axis.set_xlim(0, 1.15)
     axis.set_xlabel("share of seeds flipped (red: the probe flipped; hatched: cache hit)")

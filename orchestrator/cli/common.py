@@ -60,8 +60,8 @@ def write_report_or_warn(run_dir: Path) -> None:
         return
     try:
         path = write_report(run_dir)
-    except CounterfactError as exc:
-        click.echo(f"warning: report.html not written: {exc}", err=True)
+    except Exception as exc:  # the records stand, and --fail-on must still decide the exit
+        click.echo(f"warning: report.html not written: {type(exc).__name__}: {exc}", err=True)
         return
     click.echo(f"report: {path}")  # stdout: stderr is the (JSON, off a terminal) log stream
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -66,8 +67,9 @@ def run(
             cache_dir=Path(cache_dir) if cache_dir else None,
         )
     except SweepInterrupted as exc:
-        finish(run_dir, not no_report, [])
         click.echo(f"{exc}: {resume_command(run_dir)}", err=True)
+        with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C skips the report
+            finish(run_dir, not no_report, [])
         sys.exit(130)
     except RunsFailed as exc:
         finish(run_dir, not no_report, [])

@@ -16,10 +16,8 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from counterfact.exceptions import ConfigError
-from counterfact.orchestrator.storage.recordfiles import json_lines, require_records
-from counterfact.orchestrator.storage.rundir import VERDICTS_FILE
-from counterfact.orchestrator.storage.runlog import RUNS_FILE
+from counterfact.exceptions import ConfigError, ExecutorError
+from counterfact.orchestrator.storage.recordfiles import read_verdicts, require_records, runs
 
 FORMATS = ("parquet", "csv")
 EXTRA = "pip install 'counterfact[data]'"
@@ -34,9 +32,8 @@ def _pandas() -> Any:
     return pd
 
 
-def _frame(path: Path) -> Any:
+def _frame(rows: list[dict[str, Any]]) -> Any:
     pd = _pandas()
-    rows = list(json_lines(path)) if path.is_file() else []
     frame = pd.json_normalize(rows, sep=".") if rows else pd.DataFrame()
     parents = {c.rsplit(".", 1)[0] for c in frame.columns if "." in c}
     return frame.drop(columns=[c for c in frame.columns if c in parents])
@@ -51,7 +48,8 @@ def load_runs(run_dir: str | Path) -> Any:
     """
     folder = Path(run_dir)
     require_records(folder)
-    return _frame(folder / RUNS_FILE)
+    _pandas()
+    return _frame([r.model_dump(mode="json") for r in runs(folder)])  # a torn last line dropped
 
 
 def load_verdicts(run_dir: str | Path) -> Any:
@@ -63,15 +61,21 @@ def load_verdicts(run_dir: str | Path) -> Any:
     """
     folder = Path(run_dir)
     require_records(folder)
-    return _frame(folder / VERDICTS_FILE)
+    _pandas()
+    return _frame([r.model_dump(mode="json", by_alias=True) for r in read_verdicts(folder)])
 
 
 def _flat(frame: Any) -> Any:
-    """Lists and mappings as JSON text: one type per column, for Parquet and CSV."""
+    """One type per column, for Parquet and CSV: a column holding lists, mappings or values of
+    several types (``0.7`` in one arm, ``"default"`` in another) becomes JSON text.
+    """
     out = frame.copy()
     for column in out.columns:
-        if out[column].dtype == object:
-            out[column] = [json.dumps(v) if isinstance(v, list | dict) else v for v in out[column]]
+        if out[column].dtype != object:
+            continue
+        kinds = {type(v) for v in out[column] if v is not None}
+        if len(kinds) > 1 or kinds & {list, dict}:
+            out[column] = [None if v is None else json.dumps(v) for v in out[column]]
     return out
 
 
@@ -110,3 +114,6 @@ def _write(frame: Any, path: Path, fmt: str) -> None:
     except ImportError as exc:
         msg = f"Parquet needs pyarrow, from the data extra: {EXTRA} (or use --format csv)"
         raise ConfigError(msg) from exc
+    except Exception as exc:  # pyarrow's own errors: one line, not a traceback
+        msg = f"could not write {path.name}: {type(exc).__name__}: {str(exc)[:200]}"
+        raise ExecutorError(msg) from exc

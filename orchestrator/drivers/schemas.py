@@ -48,6 +48,6 @@ def _allow_shorthands(schema: dict[str, Any]) -> None:
         prop = schema["properties"][name]
         schema["properties"][name] = {
             "anyOf": [{k: v for k, v in prop.items() if k != "default"}, {"type": "string"}],
-            "description": f"A mapping, or a string shorthand (a kind name; for {name}s other "
-            "than executor also a module:attr target).",
+            "description": "A mapping, or a string shorthand: a kind name"
+            + ("." if name == "executor" else ", or a module:attr target."),
         }

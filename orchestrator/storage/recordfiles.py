@@ -37,9 +37,13 @@ def require_records(run_dir: Path) -> None:
 def _load(path: Path, model: type[BaseModel]) -> Any:
     try:
         return model.model_validate_json(path.read_bytes())
-    except (ValidationError, ValueError) as exc:
-        first = str(exc).splitlines()[0][:200]
-        msg = f"{path} is not a valid {model.__name__} record: {first}"
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"]) or "(top level)"
+        msg = f"{path} is not a valid {model.__name__} record: {where}: {error['msg']}"
+        raise RunDirectoryError(msg) from exc
+    except ValueError as exc:
+        msg = f"{path} is not a valid {model.__name__} record: {str(exc)[:200]}"
         raise RunDirectoryError(msg) from exc
 
 
@@ -90,4 +94,4 @@ def json_lines(path: Path) -> Iterator[dict[str, Any]]:
 
 def runs(run_dir: Path) -> Iterator[RunRecord]:
     """The run records of ``runs.jsonl``, streamed."""
-    yield from RunLogReader(run_dir / RUNS_FILE)
+    yield from RunLogReader(run_dir / RUNS_FILE, advice="inspect or repair that line")

@@ -32,7 +32,9 @@ class RunLogReader:
     yielded) and :attr:`good_bytes` is the file's length up to the last complete line.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, advice: str | None = None) -> None:
+        self.advice = advice
+        """What the error for a damaged line suggests (default: resume advice)."""
         self.path = path
         self.torn = False
         self.good_bytes = 0
@@ -64,10 +66,13 @@ class RunLogReader:
             if not complete:
                 self.torn = True
                 return None
+            advice = self.advice or (
+                "inspect it, or pass --fresh to start anew (the old directory is moved aside, "
+                "not deleted)"
+            )
             msg = (
                 f"{self.path} line {number} is not a run record ({exc.errors()[0]['msg']}); the "
-                "file is corrupt beyond a torn last line — inspect it, or pass --fresh to start "
-                "anew (the old directory is moved aside, not deleted)"
+                f"file is corrupt beyond a torn last line — {advice}"
             )
             raise RunDirectoryError(msg) from exc
         self.good_bytes += len(line)  # a complete record without its newline is kept too

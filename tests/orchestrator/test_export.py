@@ -70,7 +70,7 @@ def test_export_without_records_or_with_a_damaged_line(tmp_path: Path, run_dir: 
     damaged.mkdir()
     (damaged / "runs.jsonl").write_text((run_dir / "runs.jsonl").read_text() + "{oops\n")
     code, _, err = invoke("export", str(damaged))
-    assert code == 2 and "runs.jsonl line 33 is not JSON" in err
+    assert code == 2 and "runs.jsonl line 33 is not a run record" in err and "--fresh" not in err
     assert list(damaged.iterdir()) == [damaged / "runs.jsonl"]  # nothing half-written
 
 
@@ -103,3 +103,27 @@ def test_record_schemas_validate_written_records(kind: str, run_dir: Path) -> No
     name = "runs.jsonl" if kind == "runs" else "verdicts.jsonl"
     for line in (run_dir / name).read_text().splitlines():
         jsonschema.validate(json.loads(line), schema)
+
+
+def test_parquet_export_with_mixed_value_types(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from counterfact import compare_arms
+
+    arms = [
+        {"id": "base", "facets": {"temperature": "default"}},
+        {"id": "warm", "facets": {"temperature": 0.7}},
+    ]
+    compare_arms(
+        arms,
+        "runners.py:echo_arm",
+        base_dir=TESTS,
+        reference="yes",
+        executor="local",
+        out=tmp_path / "o",
+    )
+    code, _, err = invoke("export", str(tmp_path / "o"))
+    assert code == 0, err
+    verdicts = pd.read_parquet(tmp_path / "o" / "verdicts.parquet")
+    warm = verdicts.set_index("arm").loc["warm"]
+    assert json.loads(warm["facets_diff.temperature"]) == ["default", 0.7]

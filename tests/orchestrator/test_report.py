@@ -166,3 +166,17 @@ def test_bisection_report_shows_the_probes(tmp_path: Path) -> None:
     text = (out / "report.html").read_text(encoding="utf-8")
     assert "Bisection: confirmed" in text and "Probes, in order" in text and "<svg" in text
     assert "<li>x, y</li>" in text  # the culprit set
+
+
+def test_ids_with_dollars_and_markup_are_text(tmp_path: Path) -> None:
+    # matplotlib would read "$...$" as maths; HTML would run "<script>": both are plain text
+    cfg = write_config(
+        tmp_path,
+        f"name: hostile\nrunner: {TESTS / 'runners.py'}:echo_arm\nreference: 'yes'\n"
+        "executor: local\narms:\n  - id: base\n  - id: 'price_$5_$<script>x</script>'\n"
+        "    facets: {answer: '<script>alert(1)</script>'}\n",
+    )
+    code, _, err = invoke("run", str(cfg), "--out", str(tmp_path / "o"), "--fail-on", "confirmed")
+    assert code == 3, err  # the report was drawn, then the gate decided
+    text = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
+    assert "<script" not in text and "price_$5_$&lt;script&gt;" in text

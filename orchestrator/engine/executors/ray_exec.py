@@ -108,6 +108,18 @@ def _stamp(records: list[RunRecord], item: _Task) -> list[RunRecord]:
     return [r.model_copy(update=update) for r in records]
 
 
+TASKS_PER_WORKER = 3
+"""Tasks kept submitted per worker: enough that none idles between tasks, few enough that runs
+queued meanwhile gather into full batches (a sequential sweep queues a few runs at a time)."""
+
+
+def _task_slots(workers: int, solo_only: bool, max_in_flight: int) -> int:
+    """How many tasks may be submitted and unfinished at once."""
+    if solo_only:
+        return workers  # under timeout_s a task must start when submitted
+    return max(1, min(max_in_flight, TASKS_PER_WORKER * workers))
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0][:500] if text else type(exc).__name__
@@ -200,7 +212,7 @@ class RayExecutor(Executor):
         runner_ref = ray.put(runner)
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         solo_only = self.timeout_s is not None
-        max_tasks = workers if solo_only else self.max_in_flight
+        max_tasks = _task_slots(workers, solo_only, self.max_in_flight)
         queue: deque[Queued] = deque()  # runs split out of a failed batch: first in line
         retries: deque[_Task] = deque()  # lost tasks: first in line, but only into a free slot
         pending: dict[Any, _Task] = {}
@@ -243,7 +255,7 @@ class RayExecutor(Executor):
                 if retry is not None:
                     retries.append(retry)
                     workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
-                    max_tasks = workers if solo_only else self.max_in_flight
+                    max_tasks = _task_slots(workers, solo_only, self.max_in_flight)
                 durations = [r.duration_s for r in records if r.duration_s > 0]
                 if durations:
                     latest = sum(durations) / len(durations)

@@ -187,6 +187,10 @@ class PooledRecord(_Record):
     p_value: float
     p_adjusted: float
     statistical_verdict: StatisticalVerdict
+    method: str = "McNemar stratified by scenario"
+    e_value: float | None = None
+    """Sequential sweeps: the product of the challenger's stopped e-values over its scenarios
+    (an e-value, the scenarios' runs being independent); ``p_value`` is ``min(1, 1/e_value)``."""
 
 
 class SequentialSummary(_Record):

@@ -8,10 +8,18 @@ adjustment (:func:`~counterfact.verdicts.family.judge_family`) runs afterwards o
 
 from __future__ import annotations
 
-from collections import Counter
+import math
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 
-from counterfact.verdicts.records import SequentialRecord, TestRecord, VerdictRecord
+from counterfact.verdicts.family import StatisticsSettings, verdict_of
+from counterfact.verdicts.multiplicity import adjust, best_factor
+from counterfact.verdicts.records import (
+    PooledRecord,
+    SequentialRecord,
+    TestRecord,
+    VerdictRecord,
+)
 from counterfact.verdicts.sequential import METHOD, Look, e_value
 
 UNPAIRED_NOTE = " over runs paired by seed index"
@@ -87,6 +95,39 @@ def sequential_rows(
                 update[name] = part.model_copy(update={"method": part.method + FIXED_SAMPLE})
         out.append(row.model_copy(update=update))
     return out
+
+
+def pooled_e(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> list[PooledRecord]:
+    """Rule 18 for a sequential sweep: per challenger, the product of its stopped e-values over
+    its scenarios (independent runs, each stopped on its own data, so the product is an
+    e-value), ``p = min(1, 1/product)`` adjusted over the challengers.
+    """
+    by_arm: dict[str, list[TestRecord]] = defaultdict(list)
+    for row in rows:
+        if row.test is not None and row.test.e_value is not None:
+            by_arm[row.arm].append(row.test)
+    if not by_arm or max(len(t) for t in by_arm.values()) < 2:
+        return []
+    arms = sorted(by_arm)
+    products = [math.exp(sum(math.log(t.e_value or 1.0) for t in by_arm[a])) for a in arms]
+    p = [min(1.0, 1 / e) if e > 0 else 1.0 for e in products]
+    p_adj = adjust(p, settings.adjust)
+    factor = best_factor(settings.adjust, len(arms))
+    return [
+        PooledRecord(
+            arm=a,
+            scenarios=len(by_arm[a]),
+            n10=sum(t.n10 for t in by_arm[a]),
+            n01=sum(t.n01 for t in by_arm[a]),
+            pairs=sum(t.pairs for t in by_arm[a]),
+            p_value=p[i],
+            p_adjusted=p_adj[i],
+            statistical_verdict=verdict_of(0.0, p_adj[i], settings.alpha, factor),
+            method="product of stopped e-values across scenarios",
+            e_value=products[i],
+        )
+        for i, a in enumerate(arms)
+    ]
 
 
 def stopped_counts(rows: Sequence[VerdictRecord]) -> dict[str, int]:

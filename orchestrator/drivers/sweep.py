@@ -34,7 +34,7 @@ from counterfact.verdicts.family import StatisticsSettings, judge_family, pooled
 from counterfact.verdicts.records import ScenarioSummary, SweepSummary, VerdictRecord
 from counterfact.verdicts.report import render_table, sequential_line
 from counterfact.verdicts.rollup import render_rollup, rollup
-from counterfact.verdicts.stopped import sequential_rows
+from counterfact.verdicts.stopped import pooled_e, sequential_rows
 
 
 @dataclass(frozen=True)
@@ -367,8 +367,8 @@ def _judge(
     rows = judge_family(rows, settings)
     update = {
         "statistics": settings.record(),
-        # rule 18's pooled test is a fixed-sample test: not valid on sequentially sampled seeds
-        "pooled": pooled(rows, settings) if waves is None else [],
+        # rule 18's McNemar is a fixed-sample test: a sequential sweep pools its e-values instead
+        "pooled": pooled(rows, settings) if waves is None else pooled_e(rows, settings),
         "sequential": waves.summary(rows, tallies) if waves is not None else None,
         "rollup": rollup(rows),
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -325,3 +326,21 @@ def test_changing_the_design_on_resume_is_refused(tmp_path: Path) -> None:
     _sweep(tmp_path / "o", max_samples=12)
     with pytest.raises(ResumeConflictError, match=r"sequential design .*wave: 4 -> 8"):
         _sweep(tmp_path / "o", sequential={"max_samples": 60, "wave": 8})
+
+
+def test_pooled_across_scenarios_multiplies_the_stopped_e_values() -> None:
+    # Two scenarios: per challenger the pooled e-value is the product of its rows' e-values
+    # (independent scenarios), and p = min(1, 1/product) before adjustment.
+    result = _sweep(
+        None,
+        reference=None,
+        scenarios=[{"id": "s1", "reference": "A"}, {"id": "s2", "reference": "A"}],
+    )
+    pooled = {p.arm: p for p in result.summary.pooled}
+    assert set(pooled) == {"strong", "same", "mid"}
+    for arm, record in pooled.items():
+        rows = [r for r in result.rows if r.arm == arm]
+        product = math.prod(r.sequential.e_value for r in rows)  # type: ignore[union-attr]
+        assert record.e_value == pytest.approx(product, rel=1e-9)
+        assert record.p_value == pytest.approx(min(1.0, 1 / product), rel=1e-9)
+    assert pooled["strong"].statistical_verdict == "significant"

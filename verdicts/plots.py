@@ -37,10 +37,10 @@ STYLE: dict[Any, Any] = {
     "svg.hashsalt": "counterfact",
     "text.parse_math": False,  # an id like "price_$5_$" is text, not maths
 }
-LABEL_CHARS = 40
-"""Axis labels are cut to this many characters (ids of any length keep the layout)."""
 """Text stays text; ids are stable, so the same records give the same file. Applied with
 ``rc_context`` around each figure: the caller's own matplotlib settings are left alone."""
+LABEL_CHARS = 40
+"""Axis labels are cut to this many characters (ids of any length keep the layout)."""
 
 
 def _figure(width: float, height: float) -> Any:

@@ -100,7 +100,8 @@ def sequential_rows(
 def pooled_e(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> list[PooledRecord]:
     """Rule 18 for a sequential sweep: per challenger, the product of its stopped e-values over
     its scenarios (independent runs, each stopped on its own data, so the product is an
-    e-value), ``p = min(1, 1/product)`` adjusted over the challengers.
+    e-value — provided the runner's randomness differs between scenarios, not only by seed),
+    ``p = min(1, 1/product)`` adjusted over the challengers.
     """
     by_arm: dict[str, list[TestRecord]] = defaultdict(list)
     for row in rows:
@@ -109,8 +110,9 @@ def pooled_e(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> lis
     if not by_arm or max(len(t) for t in by_arm.values()) < 2:
         return []
     arms = sorted(by_arm)
-    products = [math.exp(sum(math.log(t.e_value or 1.0) for t in by_arm[a])) for a in arms]
-    p = [min(1.0, 1 / e) if e > 0 else 1.0 for e in products]
+    logs = [sum(math.log(t.e_value) for t in by_arm[a] if t.e_value) for a in arms]
+    p = [min(1.0, math.exp(-log)) for log in logs]  # no overflow however many scenarios
+    products = [math.exp(min(log, 700.0)) for log in logs]
     p_adj = adjust(p, settings.adjust)
     factor = best_factor(settings.adjust, len(arms))
     return [

@@ -11,6 +11,7 @@ renamed, so nothing is ever half-written.
 from __future__ import annotations
 
 import json
+import math
 import os
 import secrets
 from pathlib import Path
@@ -65,6 +66,11 @@ def load_verdicts(run_dir: str | Path) -> Any:
     return _frame([r.model_dump(mode="json", by_alias=True) for r in read_verdicts(folder)])
 
 
+def _missing(value: Any) -> bool:
+    """None, or the NaN pandas fills absent keys with (lists and mappings are never missing)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def _flat(frame: Any) -> Any:
     """One type per column, for Parquet and CSV: a column holding lists, mappings or values of
     several types (``0.7`` in one arm, ``"default"`` in another) becomes JSON text.
@@ -73,9 +79,9 @@ def _flat(frame: Any) -> Any:
     for column in out.columns:
         if out[column].dtype != object:
             continue
-        kinds = {type(v) for v in out[column] if v is not None}
+        kinds = {type(v) for v in out[column] if not _missing(v)}
         if len(kinds) > 1 or kinds & {list, dict}:
-            out[column] = [None if v is None else json.dumps(v) for v in out[column]]
+            out[column] = [None if _missing(v) else json.dumps(v) for v in out[column]]
     return out
 
 

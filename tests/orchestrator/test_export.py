@@ -127,3 +127,27 @@ def test_parquet_export_with_mixed_value_types(tmp_path: Path) -> None:
     verdicts = pd.read_parquet(tmp_path / "o" / "verdicts.parquet")
     warm = verdicts.set_index("arm").loc["warm"]
     assert json.loads(warm["facets_diff.temperature"]) == ["default", 0.7]
+
+
+def test_missing_values_stay_missing_in_mixed_columns(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from counterfact import compare_arms
+
+    arms = [
+        {"id": "base", "facets": {"t": "default"}},
+        {"id": "warm", "facets": {"t": 0.7}},
+        {"id": "cold", "facets": {"t": "default", "k": 2}},
+    ]
+    compare_arms(
+        arms,
+        "runners.py:echo_arm",
+        base_dir=TESTS,
+        reference="yes",
+        executor="local",
+        out=tmp_path / "o",
+    )
+    assert invoke("export", str(tmp_path / "o"), "--format", "csv")[0] == 0
+    verdicts = pd.read_csv(tmp_path / "o" / "verdicts.csv").set_index("arm")
+    assert pd.isna(verdicts.loc["base", "facets_diff.t"])  # absent: empty, not the text "NaN"
+    assert json.loads(verdicts.loc["warm", "facets_diff.t"]) == ["default", 0.7]

@@ -177,3 +177,37 @@ def test_log_space_tail_agrees_with_the_closed_form() -> None:
             gammaln(m + 1) - gammaln(j + 1) - gammaln(m - j + 1)
         )
         assert log_e_value(n10, n01) == pytest.approx(direct, rel=1e-10)
+
+
+def test_pooled_e_values_do_not_overflow_with_many_scenarios() -> None:
+    # 300 scenarios each stopped at e = 630: the product is e**(300 ln 630), far past a float;
+    # p must come out as 0 (well, its float), not an OverflowError.
+    from counterfact.verdicts.family import StatisticsSettings
+    from counterfact.verdicts.records import TestRecord
+    from counterfact.verdicts.stopped import pooled_e
+
+    def row(scenario: int) -> object:
+        test = TestRecord(
+            method="e",
+            pairing="seed",
+            n10=12,
+            n01=0,
+            pairs=12,
+            pairs_excluded=0,
+            p_value=1 / 630,
+            alpha=0.05,
+            min_attainable_p=1 / 630,
+            e_value=630.0,
+        )
+        return _Row(f"s{scenario}", "arm", test)
+
+    (record,) = pooled_e([row(i) for i in range(300)], StatisticsSettings())  # type: ignore[arg-type]
+    assert record.p_value == 0.0 and record.statistical_verdict == "significant"
+    assert math.isfinite(record.e_value or math.inf)
+
+
+class _Row:
+    """The fields pooled_e reads from a verdict row."""
+
+    def __init__(self, scenario: str, arm: str, test: object) -> None:
+        self.scenario, self.arm, self.test, self.is_baseline = scenario, arm, test, False

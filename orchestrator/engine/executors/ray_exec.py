@@ -113,11 +113,35 @@ TASKS_PER_WORKER = 3
 queued meanwhile gather into full batches (a sequential sweep queues a few runs at a time)."""
 
 
-def _task_slots(workers: int, solo_only: bool, max_in_flight: int) -> int:
-    """How many tasks may be submitted and unfinished at once."""
-    if solo_only:
-        return workers  # under timeout_s a task must start when submitted
-    return max(1, min(max_in_flight, TASKS_PER_WORKER * workers))
+MIN_TASKS = 8
+"""Tasks kept submitted at least, whatever the CPU count: an autoscaling head that reports no
+CPUs still sees demand, and new nodes get work before the next count."""
+RECOUNT_S = 5.0
+"""How often the cluster's CPUs are counted again (nodes join and leave during a sweep)."""
+
+
+@dataclass
+class _Slots:
+    """The cluster's workers and how many tasks may be submitted and unfinished at once."""
+
+    solo_only: bool
+    max_in_flight: int
+    workers: int = 1
+    max_tasks: int = 1
+    counted: float = -math.inf
+
+    def refresh(self, ray: Any, *, force: bool = False) -> None:
+        """Count the cluster's CPUs again when :data:`RECOUNT_S` passed (or ``force``)."""
+        now = time.monotonic()
+        if not force and now - self.counted < RECOUNT_S:
+            return
+        self.counted = now
+        self.workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        if self.solo_only:
+            self.max_tasks = self.workers  # under timeout_s a task must start when submitted
+        else:
+            wanted = max(TASKS_PER_WORKER * self.workers, MIN_TASKS)
+            self.max_tasks = max(1, min(self.max_in_flight, wanted))
 
 
 def _first_line(exc: BaseException) -> str:
@@ -210,9 +234,8 @@ class RayExecutor(Executor):
         if self.address is not None:
             runner = shipped(runner, self.ship_dir, self._start_dir)
         runner_ref = ray.put(runner)
-        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         solo_only = self.timeout_s is not None
-        max_tasks = _task_slots(workers, solo_only, self.max_in_flight)
+        slots = _Slots(solo_only, self.max_in_flight)
         queue: deque[Queued] = deque()  # runs split out of a failed batch: first in line
         retries: deque[_Task] = deque()  # lost tasks: first in line, but only into a free slot
         pending: dict[Any, _Task] = {}
@@ -220,6 +243,8 @@ class RayExecutor(Executor):
         mean_run_s: float | None = None
         stop_at: float | None = None
         while True:
+            slots.refresh(ray)
+            workers, max_tasks = slots.workers, slots.max_tasks
             if self.stop_requested and stop_at is None:
                 stop_at = time.monotonic() + self.stop_grace_s
                 queue.clear()
@@ -254,8 +279,7 @@ class RayExecutor(Executor):
                 records, retry = self._result(ray, ref, item, queue, stop_at is not None)
                 if retry is not None:
                     retries.append(retry)
-                    workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
-                    max_tasks = _task_slots(workers, solo_only, self.max_in_flight)
+                    slots.refresh(ray, force=True)  # a node may be gone: count again
                 durations = [r.duration_s for r in records if r.duration_s > 0]
                 if durations:
                     latest = sum(durations) / len(durations)

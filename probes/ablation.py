@@ -80,10 +80,9 @@ _CLAIMS: ContextVar[set[str] | None] = ContextVar("counterfact_ablation_claims",
 @contextmanager
 def claiming() -> Iterator[set[str]]:
     """Collect, during one run, the namespaces its ``apply_ablations`` calls checked."""
-    token = _CLAIMS.set(set())
+    claimed: set[str] = set()
+    token = _CLAIMS.set(claimed)
     try:
-        claimed = _CLAIMS.get()
-        assert claimed is not None
         yield claimed
     finally:
         _CLAIMS.reset(token)

@@ -32,14 +32,14 @@ import re
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from benchlog import record
+from calibrate import Rate  # one Rate (with its Clopper-Pearson interval) for both scripts
 
 from counterfact import compare_arms
-from counterfact.verdicts.intervals import flip_rate_interval
 from counterfact.verdicts.sequential import boundaries, look, stop_threshold
 from counterfact.verdicts.significance import at_most, mcnemar_exact
 
@@ -50,23 +50,6 @@ ALPHA = 0.05
 BASE_RATE = 0.05
 EFFECTS = (0.05, 0.1, 0.2, 0.4, 0.6, 0.9)
 START, END = "<!-- sequential:start -->", "<!-- sequential:end -->"
-
-
-@dataclass(frozen=True)
-class Rate:
-    hits: int
-    n: int
-
-    def __str__(self) -> str:
-        ci = flip_rate_interval(self.hits, self.n)
-        assert ci is not None
-        return f"{self.hits / self.n:.3f} [{ci.low:.3f}, {ci.high:.3f}]"
-
-    @property
-    def low(self) -> float:
-        ci = flip_rate_interval(self.hits, self.n)
-        assert ci is not None
-        return ci.low
 
 
 def sequential_arm(arm: np.ndarray, base: np.ndarray, max_samples: int) -> tuple[int, bool]:
@@ -271,9 +254,6 @@ def main() -> int:
     print("\n".join(bench))
     if not args.no_record:
         write_statistics(section)
-        sys.path.insert(0, str(HERE))
-        from benchlog import record
-
         record("bench_sequential", bench)
     return 1 if failures else 0
 

@@ -12,6 +12,7 @@ import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import wraps
 from typing import Any
 
 BASE_COLOUR = "#4c72b0"
@@ -63,7 +64,6 @@ def _label(text: str) -> str:
 
 def styled(draw: Any) -> Any:
     """Run ``draw`` under :data:`STYLE` (applied while text is created and while saving)."""
-    from functools import wraps
 
     @wraps(draw)
     def inner(*args: Any, **kwargs: Any) -> Any:

@@ -2,25 +2,22 @@
 
 from __future__ import annotations
 
-import contextlib
-import sys
 from pathlib import Path
 
 import click
 
-from counterfact.exceptions import CounterfactError, RunsFailed, SweepInterrupted
+from counterfact.exceptions import CounterfactError
 from counterfact.orchestrator.cli.common import (
     address_opt,
     cache_opt,
     config_arg,
+    ended,
     executor_opt,
-    fail,
     fail_on_opt,
     finish,
     fresh_opt,
     notes,
     report_opt,
-    resume_command,
     set_opt,
 )
 
@@ -57,6 +54,7 @@ def bisect_command(
     from counterfact.orchestrator.drivers.gate import bisect_hits
     from counterfact.orchestrator.drivers.preflight import preflight_bisect
 
+    run_dir: Path | None = None
     try:
         plan, run_dir = preflight_bisect(config, overrides, executor, address, out, fresh=fresh)
         notes(plan.sweep.notes)
@@ -66,17 +64,8 @@ def bisect_command(
             fresh=fresh,
             cache_dir=Path(cache_dir) if cache_dir else None,
         )
-    except SweepInterrupted as exc:
-        click.echo(f"{exc}: {resume_command(run_dir)}", err=True)
-        with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C skips the report
-            finish(run_dir, not no_report, [])
-        sys.exit(130)
-    except RunsFailed as exc:
-        finish(run_dir, not no_report, [])
-        fail(exc)
-        return
     except CounterfactError as exc:
-        fail(exc)
+        ended(exc, run_dir, not no_report)
         return
     click.echo(result.report())
     click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, bisect.json)")

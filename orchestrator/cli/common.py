@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import sys
 from collections.abc import Sequence
@@ -9,7 +10,13 @@ from pathlib import Path
 
 import click
 
-from counterfact.exceptions import ConfigError, CounterfactError, RunDirectoryError
+from counterfact.exceptions import (
+    ConfigError,
+    CounterfactError,
+    RunDirectoryError,
+    RunsFailed,
+    SweepInterrupted,
+)
 from counterfact.orchestrator.engine.executors import EXECUTORS
 
 
@@ -50,6 +57,21 @@ def finish(run_dir: Path, report: bool, hits: Sequence[str]) -> None:
         shown = "; ".join(hits[:10]) + (f"; and {len(hits) - 10} more" if len(hits) > 10 else "")
         click.echo(f"fail-on: {len(hits)} match(es): {shown}", err=True)
         sys.exit(GATE_EXIT)
+
+
+def ended(exc: CounterfactError, run_dir: Path | None, report: bool) -> None:
+    """How ``run`` and ``bisect`` end on an error: Ctrl-C prints the resume command, then the
+    report (exit 130); a failed sweep writes its report, then exits 1; anything else is one
+    ``error:`` line (``run_dir`` is None when nothing got that far).
+    """
+    if isinstance(exc, SweepInterrupted) and run_dir is not None:
+        click.echo(f"{exc}: {resume_command(run_dir)}", err=True)
+        with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C skips the report
+            finish(run_dir, report, [])
+        sys.exit(130)
+    if isinstance(exc, RunsFailed) and run_dir is not None:
+        finish(run_dir, report, [])
+    fail(exc)
 
 
 def write_report_or_warn(run_dir: Path) -> None:

@@ -2,26 +2,24 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from pathlib import Path
 
 import click
 
-from counterfact.exceptions import CounterfactError, RunsFailed, SweepInterrupted
+from counterfact.exceptions import CounterfactError
 from counterfact.orchestrator.cli.common import (
     address_opt,
     cache_opt,
     config_arg,
+    ended,
     executor_opt,
-    fail,
     fail_on_opt,
     finish,
     fresh_opt,
     notes,
     out_opt,
     report_opt,
-    resume_command,
     set_opt,
 )
 
@@ -55,6 +53,7 @@ def run(
     from counterfact.orchestrator.drivers.sweep import run_sweep
     from counterfact.orchestrator.engine.progress import LogProgress, Progress, TerminalProgress
 
+    run_dir: Path | None = None
     try:
         sweep, run_dir = preflight_sweep(config, overrides, executor, address, out, fresh=fresh)
         notes(sweep.notes)
@@ -66,17 +65,8 @@ def run(
             fresh=fresh,
             cache_dir=Path(cache_dir) if cache_dir else None,
         )
-    except SweepInterrupted as exc:
-        click.echo(f"{exc}: {resume_command(run_dir)}", err=True)
-        with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C skips the report
-            finish(run_dir, not no_report, [])
-        sys.exit(130)
-    except RunsFailed as exc:
-        finish(run_dir, not no_report, [])
-        fail(exc)
-        return
     except CounterfactError as exc:
-        fail(exc)
+        ended(exc, run_dir, not no_report)
         return
     summary = result.summary
     if summary.runs_reused or summary.runs_from_cache:

@@ -14,8 +14,11 @@ import json
 import math
 import os
 import secrets
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel
 
 from counterfact.exceptions import ConfigError, ExecutorError
 from counterfact.orchestrator.storage.recordfiles import read_verdicts, require_records, runs
@@ -33,24 +36,32 @@ def _pandas() -> Any:
     return pd
 
 
-def _frame(rows: list[dict[str, Any]]) -> Any:
-    pd = _pandas()
+def dotted(pd: Any, records: Iterable[BaseModel]) -> Any:
+    """Records as a DataFrame, nested fields flattened into dotted columns (a parent column
+    left only where every row had null for it is dropped).
+    """
+    rows = [r.model_dump(mode="json", by_alias=True) for r in records]
     frame = pd.json_normalize(rows, sep=".") if rows else pd.DataFrame()
     parents = {c.rsplit(".", 1)[0] for c in frame.columns if "." in c}
     return frame.drop(columns=[c for c in frame.columns if c in parents])
 
 
+def _load(run_dir: str | Path, read: Callable[[Path], Iterable[BaseModel]]) -> Any:
+    pd = _pandas()
+    folder = Path(run_dir)
+    require_records(folder)
+    return dotted(pd, read(folder))
+
+
 def load_runs(run_dir: str | Path) -> Any:
-    """``runs.jsonl`` as a pandas DataFrame: one row per run, nested fields as dotted columns.
+    """``runs.jsonl`` as a pandas DataFrame: one row per run, nested fields as dotted columns
+    (a torn last line is dropped, as on resume).
 
     Raises:
         RunDirectoryError: no records there, or a damaged line.
         ConfigError: pandas is not installed (the ``data`` extra).
     """
-    folder = Path(run_dir)
-    require_records(folder)
-    _pandas()
-    return _frame([r.model_dump(mode="json") for r in runs(folder)])  # a torn last line dropped
+    return _load(run_dir, runs)
 
 
 def load_verdicts(run_dir: str | Path) -> Any:
@@ -60,10 +71,7 @@ def load_verdicts(run_dir: str | Path) -> Any:
         RunDirectoryError: no records there, or a damaged line.
         ConfigError: pandas is not installed (the ``data`` extra).
     """
-    folder = Path(run_dir)
-    require_records(folder)
-    _pandas()
-    return _frame([r.model_dump(mode="json", by_alias=True) for r in read_verdicts(folder)])
+    return _load(run_dir, read_verdicts)
 
 
 def _missing(value: Any) -> bool:

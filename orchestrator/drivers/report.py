@@ -16,20 +16,19 @@ from counterfact.orchestrator.storage.recordfiles import (
     require_records,
     runs,
 )
+from counterfact.verdicts.html import FailedRun, ReportData, render
 
 REPORT_FILE = "report.html"
 FAILED_LISTED = 50
 """Failed runs listed on the page (all are counted)."""
 
 
-def report_data(run_dir: Path) -> object:
+def report_data(run_dir: Path) -> ReportData:
     """What the page shows, read from ``run_dir``'s records.
 
     Raises:
         RunDirectoryError: no records there, or a record file is damaged.
     """
-    from counterfact.verdicts.html import FailedRun, ReportData
-
     require_records(run_dir)
     summary, bisect = read_summary(run_dir), read_bisect(run_dir)
     failed: list[FailedRun] = []
@@ -64,10 +63,6 @@ def write_report(run_dir: Path) -> Path:
     Raises:
         RunDirectoryError: no records there, or a record file is damaged.
     """
-    from counterfact.verdicts.html import ReportData, render
-
-    data = report_data(run_dir)
-    assert isinstance(data, ReportData)
     path = run_dir / REPORT_FILE
-    write_atomic(path, render(data))
+    write_atomic(path, render(report_data(run_dir)))
     return path

@@ -80,9 +80,9 @@ class SweepResult:
         except ImportError as exc:
             msg = "SweepResult.to_frame needs pandas: pip install 'counterfact[data]'"
             raise ImportError(msg) from exc
-        frame = pd.json_normalize([r.model_dump(mode="json") for r in self.rows], sep=".")
-        parents = {c.rsplit(".", 1)[0] for c in frame.columns if "." in c}
-        return frame.drop(columns=[c for c in frame.columns if c in parents])  # all-null parents
+        from counterfact.orchestrator.drivers.export import dotted
+
+        return dotted(pd, self.rows)
 
     def table(self) -> str:
         """The verdict table as text (the similarity column says which measure it shows)."""
@@ -294,11 +294,11 @@ def _interrupted(
 ) -> None:
     missing = sum(not store.has(c.scenario.id, c.arm.id, c.seed) for c in plan)
     store.write_summary(_summary(sweep, store, source, started, [], status="interrupted"))
+    # a sequential plan has no fixed size: count what the directory holds
+    recorded = store.done.count if sequential else len(plan) - missing
     of = "" if sequential else f" of {len(plan)}"
-    recorded = store.done.count if sequential else None
     msg = (
-        f"interrupted: {recorded if recorded is not None else len(plan) - missing}{of} runs "
-        "recorded"
+        f"interrupted: {recorded}{of} runs recorded"
         + (f" in {store.run_dir}" if store.run_dir else "")
         + "; run the same command again to resume"
     )

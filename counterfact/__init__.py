@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from counterfact.exceptions import (
+        BudgetExhausted,
         ConfigError,
         CounterfactError,
         CounterfactWarning,
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
         ResumeConflictError,
         RunDirectoryError,
         RunnerImportError,
+        RateLimited,
         RunnerReturnError,
         RunsFailed,
         ScoringError,
@@ -75,11 +77,13 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "BudgetExhausted": "counterfact.exceptions",
     "ConfigError": "counterfact.exceptions",
     "CounterfactError": "counterfact.exceptions",
     "CounterfactWarning": "counterfact.exceptions",
     "DegenerateBandWarning": "counterfact.exceptions",
     "ExecutorError": "counterfact.exceptions",
+    "RateLimited": "counterfact.exceptions",
     "RefusalError": "counterfact.exceptions",
     "ResumeConflictError": "counterfact.exceptions",
     "RunDirectoryError": "counterfact.exceptions",
@@ -140,11 +144,13 @@ __all__ = [
     "ArmView",
     "BisectRecord",
     "BisectResult",
+    "BudgetExhausted",
     "ConfigError",
     "CounterfactError",
     "CounterfactWarning",
     "DegenerateBandWarning",
     "ExecutorError",
+    "RateLimited",
     "RefusalError",
     "ResumeConflictError",
     "RunContext",

@@ -14,6 +14,11 @@ MAX_CULPRITS = 4
 """Independent culprit sets bisection searches for at most (DESIGN rule 10)."""
 MAX_IN_FLIGHT = 256
 """Ray executor: runs submitted and not yet finished, at most."""
+CONCURRENCY_ASYNC = 100
+"""Runs in flight at once across the sweep for an ``async def`` runner when ``executor.concurrency``
+is not set (a sync runner without it keeps one run per CPU)."""
+MAX_RATE_LIMIT_WAIT_S = 900.0
+"""Seconds one run may wait on rate limits in all before it is recorded as failed."""
 INFRA_RETRIES = 2
 """Ray executor: resubmissions of work lost to a dead worker or node."""
 COST_KEY = "loops"

@@ -11,7 +11,10 @@ Hierarchy::
     ├── RunnerReturnError            a runner returned something that is not a run result
     ├── ScoringError                 a comparator or similarity measure failed or misbehaved
     ├── ExecutorError                the executor could not run the plan (Ray failed to start ...)
-    ├── SweepInterrupted             Ctrl-C stopped the sweep; what finished is recorded
+    ├── SweepInterrupted             Ctrl-C or SIGTERM stopped the sweep; what finished is recorded
+    ├── BudgetExhausted              the spend budget stopped scheduling; what ran is judged;
+    │                                exit code 4
+    ├── RateLimited                  raised by a runner: the API said "slow down" (not a failure)
     └── RunsFailed                   every run failed, or the runner broke its contract early;
                                      what ran is recorded; exit code 1
 
@@ -80,6 +83,37 @@ class SweepInterrupted(CounterfactError):
     def __init__(self, message: str, *, recorded: int, planned: int) -> None:
         self.recorded = recorded
         self.planned = planned
+        super().__init__(message)
+
+
+class BudgetExhausted(CounterfactError):
+    """Scheduling stopped before the recorded spend plus the runs in flight would pass a
+    ``budget`` limit. What ran is recorded and judged (``summary.json`` says
+    ``budget-exhausted``); raising the limit and running again resumes with nothing run twice.
+    The CLI exits with :attr:`exit_code` 4.
+    """
+
+    exit_code = 4
+
+    def __init__(self, message: str, *, recorded: int, result: object = None) -> None:
+        self.recorded = recorded
+        self.result = result
+        """The sweep's or bisection's result, judged on the runs that were affordable."""
+        super().__init__(message)
+
+
+class RateLimited(CounterfactError):
+    """Raise from a runner when the API it calls refused for now (HTTP 429, "slow down").
+
+    The run is neither failed nor retried as a sample: it waits ``retry_after`` seconds (else an
+    exponential backoff with full jitter) and runs again, and the sweep's concurrency controller
+    lowers the number of runs in flight. HTTP 429 errors of httpx, requests, openai, anthropic
+    and aiohttp are recognised without raising this.
+    """
+
+    def __init__(self, message: str = "rate limited", *, retry_after: float | None = None) -> None:
+        self.retry_after = retry_after
+        """Seconds the API asked to wait (its ``Retry-After``); None: back off exponentially."""
         super().__init__(message)
 
 

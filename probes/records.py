@@ -6,9 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-RUN_SCHEMA_VERSION: Literal[3] = 3
-"""2 added ``node``, ``infra_retries`` and ``infra_error``; 3 added ``error.traceback``; older
-lines still load."""
+RUN_SCHEMA_VERSION: Literal[4] = 4
+"""2 added ``node``, ``infra_retries`` and ``infra_error``; 3 added ``error.traceback``; 4 added
+``rate_limited`` and ``rate_limited_s``; older lines still load."""
 
 
 class RunError(BaseModel):
@@ -30,7 +30,7 @@ class RunRecord(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    schema_version: Literal[1, 2, 3] = RUN_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4] = RUN_SCHEMA_VERSION
     """Version of this record's layout."""
     scenario: str
     """Scenario id."""
@@ -60,6 +60,11 @@ class RunRecord(BaseModel):
     record; not runner retries (``attempts``)."""
     infra_error: str | None = None
     """The error that lost the task last (``NodeDiedError``, ``WorkerCrashedError`` ...)."""
+    rate_limited: int = 0
+    """Times the API refused this run for now (HTTP 429 or ``counterfact.RateLimited``) and it
+    waited and ran again; these are neither failures nor ``attempts``."""
+    rate_limited_s: float = 0.0
+    """Seconds this run spent waiting on rate limits (``Retry-After`` or backoff)."""
     node: str | None = None
     """Where the run ran: the Ray node id, or ``local`` in-process. Null when unknown: records
     written before this field existed, and runs whose task was lost with its worker."""

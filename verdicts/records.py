@@ -20,8 +20,9 @@ Family = Literal["sweep", "scenario"]
 VERDICT_SCHEMA_VERSION: Literal[3] = 3
 """2 added the statistical test (``statistical_verdict``, ``test``, ``effect``,
 ``similarity_test``); 3 added ``sequential`` and ``test.e_value``; older lines still load."""
-SUMMARY_SCHEMA_VERSION: Literal[3] = 3
-"""2 added ``statistics`` and ``pooled``; 3 added ``sequential``; older files still load."""
+SUMMARY_SCHEMA_VERSION: Literal[4] = 4
+"""2 added ``statistics`` and ``pooled``; 3 added ``sequential``; 4 added ``concurrency``,
+``budget`` and status ``budget-exhausted``; older files still load."""
 
 
 class _Record(BaseModel):
@@ -386,14 +387,52 @@ class _Provenance(_Record):
     finished_at: str
 
 
+class ConcurrencyRecord(_Record):
+    """How the sweep's allowed concurrency moved (runs that overlapped: ``concurrency``, an
+    ``async def`` runner, or ``rate_limit``)."""
+
+    configured: int
+    """``executor.concurrency`` (or its default): the ceiling."""
+    final: int
+    """The limit when the sweep ended."""
+    lowest: int
+    """The lowest limit reached (429 episodes cut it by 0.8 each)."""
+    cuts: int
+    """429 episodes that cut the limit."""
+    refusals: int
+    """Calls the API refused (HTTP 429 or ``RateLimited``); each waited and ran again."""
+    requests_per_minute: float | None = None
+    """``rate_limit.requests_per_minute``, when set."""
+    moves: list[tuple[float, int, Literal["cut", "grow"]]] = Field(default_factory=list)
+    """Each change: seconds since the first run, the new limit, and why."""
+
+
+class BudgetRecord(_Record):
+    """The ``budget`` and what was spent against it."""
+
+    limits: dict[str, float]
+    """The configured limits per cost key."""
+    spent: dict[str, float]
+    """Recorded spend per cost key over every run of the directory (resumed ones included)."""
+    exhausted: list[str] = Field(default_factory=list)
+    """Cost keys whose limit stopped scheduling; empty when the sweep fit its budget."""
+    runs_not_started: int | None = None
+    """Planned runs left unstarted by the budget (null for a sequential sweep: no fixed plan)."""
+
+
 class SweepSummary(_Provenance):
     """``summary.json``: provenance and per-scenario facts of one sweep."""
 
-    schema_version: Literal[1, 2, 3] = SUMMARY_SCHEMA_VERSION
-    status: Literal["complete", "interrupted", "failed"] = "complete"
-    """``interrupted`` when Ctrl-C stopped the sweep (then there are no verdicts yet);
-    ``failed`` when every run failed, or scheduling stopped because the runner evidently cannot
-    work (``failure`` says why)."""
+    schema_version: Literal[1, 2, 3, 4] = SUMMARY_SCHEMA_VERSION
+    status: Literal["complete", "interrupted", "failed", "budget-exhausted"] = "complete"
+    """``interrupted`` when Ctrl-C or SIGTERM stopped the sweep (then there are no verdicts
+    yet); ``failed`` when every run failed, or scheduling stopped because the runner evidently
+    cannot work (``failure`` says why); ``budget-exhausted`` when the ``budget`` stopped
+    scheduling (the verdicts judge the runs that fit; raise it and resume to continue)."""
+    concurrency: ConcurrencyRecord | None = None
+    """How the allowed concurrency moved; null when runs did not overlap."""
+    budget: BudgetRecord | None = None
+    """The spend budget; null without ``budget``."""
     failure: str | None = None
     """Why the sweep failed, in words; null unless ``status`` is ``failed``."""
     runs_used: int

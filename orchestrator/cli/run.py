@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from counterfact.exceptions import CounterfactError
+from counterfact.exceptions import BudgetExhausted, CounterfactError
 from counterfact.orchestrator.cli.common import (
     address_opt,
     cache_opt,
@@ -22,6 +23,9 @@ from counterfact.orchestrator.cli.common import (
     report_opt,
     set_opt,
 )
+
+if TYPE_CHECKING:
+    from counterfact.orchestrator.drivers.sweep import SweepResult
 
 
 @click.command()
@@ -50,7 +54,7 @@ def run(
     """
     from counterfact.orchestrator.drivers.gate import sweep_hits
     from counterfact.orchestrator.drivers.preflight import preflight_sweep
-    from counterfact.orchestrator.drivers.sweep import run_sweep
+    from counterfact.orchestrator.drivers.sweep import SweepResult, run_sweep
     from counterfact.orchestrator.engine.progress import LogProgress, Progress, TerminalProgress
 
     run_dir: Path | None = None
@@ -65,9 +69,22 @@ def run(
             fresh=fresh,
             cache_dir=Path(cache_dir) if cache_dir else None,
         )
+    except BudgetExhausted as exc:
+        if isinstance(exc.result, SweepResult) and run_dir is not None:
+            _show(exc.result, run_dir)
+        click.echo(f"budget: {exc}", err=True)
+        if run_dir is not None:
+            finish(run_dir, not no_report, [])
+        sys.exit(BudgetExhausted.exit_code)
     except CounterfactError as exc:
         ended(exc, run_dir, not no_report)
         return
+    _show(result, run_dir)
+    finish(run_dir, not no_report, sweep_hits(result.rows, fail_on))
+
+
+def _show(result: SweepResult, run_dir: Path) -> None:
+    """The verdict table, the claims worth reading, and where the records are."""
     summary = result.summary
     if summary.runs_reused or summary.runs_from_cache:
         click.echo(
@@ -92,4 +109,3 @@ def run(
     if quiet:
         click.echo(f"- {quiet} arm(s) not confirmed (no flip); every claim is in verdicts.jsonl")
     click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, verdicts.jsonl, summary.json)")
-    finish(run_dir, not no_report, sweep_hits(result.rows, fail_on))

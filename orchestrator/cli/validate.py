@@ -19,6 +19,7 @@ from counterfact.orchestrator.cli.common import (
 
 if TYPE_CHECKING:
     from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
+    from counterfact.probes.records import RunRecord
 
 
 @click.command()
@@ -32,7 +33,8 @@ if TYPE_CHECKING:
     "--smoke",
     is_flag=True,
     help="Also run seed 0 of each arm once, in this process (nothing written), to check the "
-    "runner contract before a sweep spends anything.",
+    "runner contract before a sweep spends anything, and estimate the sweep's spend and wall "
+    "time from those runs.",
 )
 def validate(
     config: str,
@@ -59,17 +61,49 @@ def validate(
         fail(exc)
         return
     if smoke:
-        _smoke(plan if for_bisect else sweep)
+        records = _smoke(plan if for_bisect else sweep)
+        if not for_bisect:
+            _estimate(sweep, run_dir, records)
 
 
-def _smoke(target: ResolvedSweep | ResolvedBisect) -> None:
+def _estimate(sweep: ResolvedSweep, run_dir: Path, smoke: list[RunRecord]) -> None:
+    """The sweep's spend and wall time, judged from the smoke runs."""
+    from counterfact.orchestrator.drivers.preflight import estimate, outlook
+
+    seen = outlook(sweep, run_dir)
+    found = estimate(sweep, smoke, seen.to_run)
+    most = "at most " if sweep.config.sequential is not None else ""
+    spend = ", ".join(f"{k} {v:.4g}" for k, v in found.spend.items()) or "no cost reported"
+    click.echo(
+        f"estimate: {most}{found.runs} runs to go: {spend}; wall time ~{_duration(found.wall_s)} "
+        f"at {found.parallel} run(s) in flight (from {len(smoke)} smoke runs; rate limits "
+        "only lengthen it)"
+    )
+    for key, limit in sweep.config.budget.items():
+        if found.spend.get(key, 0.0) > limit:
+            click.echo(
+                f"note: budget.{key}={limit:g} is below the estimate "
+                f"({found.spend[key]:.4g}): the sweep would stop early (exit 4)"
+            )
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _smoke(target: ResolvedSweep | ResolvedBisect) -> list[RunRecord]:
     """Run seed 0 of every arm (of a bisection: its baseline and every suspect ablated at
     once) on the first scenario; exit 1 if any run failed.
     """
     from counterfact.orchestrator.drivers.preflight import smoke_runs
 
     failed = 0
-    for record in smoke_runs(target):
+    records = smoke_runs(target)
+    for record in records:
         if record.error is None:
             output = (record.output or "")[:60]
             click.echo(f"smoke: arm {record.arm!r}: ok ({record.duration_s:.2f} s): {output!r}")
@@ -79,6 +113,7 @@ def _smoke(target: ResolvedSweep | ResolvedBisect) -> None:
     if failed:
         click.echo(f"error: --smoke: {failed} arm(s) failed their run; see above", err=True)
         raise SystemExit(1)
+    return records
 
 
 def _bisect_ok(plan: ResolvedBisect, run_dir: Path) -> None:

@@ -141,12 +141,14 @@ def _apply_flags(
 
 
 RAY_ONLY = ("address", "num_cpus", "timeout_s")
-"""Executor keys only the Ray executor takes (refused for another kind in a file)."""
+"""Executor keys only the Ray executor takes (refused for another kind in a file); ``timeout_s``
+also applies in-process with ``concurrency``."""
 
 
 def _drop_ray_only(section: dict[str, Any], kind: str) -> list[str]:
     """``--executor local`` on a file written for Ray: drop its Ray-only keys, saying so."""
-    dropped = [k for k in RAY_ONLY if section.pop(k, None) is not None]
+    ray_only = [k for k in RAY_ONLY if not (k == "timeout_s" and section.get("concurrency"))]
+    dropped = [k for k in ray_only if section.pop(k, None) is not None]
     if not dropped:
         return []
     keys = ", ".join(f"executor.{k}" for k in dropped)

@@ -33,6 +33,7 @@ from counterfact.defaults import (
     MAX_CULPRITS,
     MAX_IN_FLIGHT,
     MAX_PROBES,
+    MAX_RATE_LIMIT_WAIT_S,
     OUTPUT_DIR,
     PAIRING,
     SAMPLES,
@@ -189,6 +190,19 @@ class SimilarityConfig(_Model):
         return self
 
 
+class RateLimitConfig(_Model):
+    """The ``executor.rate_limit`` section. A refused run waits (``Retry-After``, else
+    exponential backoff with full jitter) and runs again; it never counts as a failure.
+    """
+
+    requests_per_minute: StrictFloat | StrictInt | None = Field(default=None, gt=0)
+    """Requests the whole sweep may start per minute (a cluster-wide token bucket); default no
+    cap."""
+    max_wait_s: StrictFloat | StrictInt = Field(default=MAX_RATE_LIMIT_WAIT_S, gt=0)
+    """Seconds one run may spend waiting on rate limits in all before it is recorded as a
+    ``RateLimited`` failure (an API that never lets it through must not hang the sweep)."""
+
+
 class ExecutorConfig(_Model):
     """Where runs execute (``executor: local`` is short for ``{kind: local}``)."""
 
@@ -217,7 +231,14 @@ class ExecutorConfig(_Model):
     """ray only: how often Ray resubmits work lost to a dead worker or node."""
     num_cpus: StrictInt | None = Field(default=None, ge=1)
     """ray only, without ``address``: logical CPUs of the local Ray instance (default: the
-    machine's). Each run takes one, so raise it to overlap I/O-bound runners (API calls)."""
+    machine's). For I/O-bound runners (API calls) set ``concurrency`` instead."""
+    concurrency: StrictInt | None = Field(default=None, ge=1)
+    """Runs in flight at once across the whole sweep, independent of CPUs: a few long-lived
+    workers (about one per CPU; in-process with ``local``) each run many at once, ``async def``
+    runners on an event loop, sync runners on a thread pool. Default: one run per CPU for a sync
+    runner (CPU-bound work), 100 for an ``async def`` runner. Rate limits lower it on the fly."""
+    rate_limit: RateLimitConfig = Field(default_factory=lambda: RateLimitConfig())
+    """How runs that an API refuses (HTTP 429, ``counterfact.RateLimited``) are paced."""
 
     @field_validator("kind")
     @classmethod
@@ -232,10 +253,11 @@ class ExecutorConfig(_Model):
                 "class names to retry, e.g. retry_on: [TimeoutError, ConnectionError]"
             )
             raise ValueError(msg)
-        if self.timeout_s is not None and self.kind != "ray":
+        if self.timeout_s is not None and self.kind != "ray" and self.concurrency is None:
             msg = (
-                "'timeout_s' needs kind 'ray': a run inside this process cannot be cancelled; "
-                "use the ray executor or remove timeout_s"
+                "'timeout_s' needs kind 'ray' or 'concurrency': a run called in order inside "
+                "this process cannot be cancelled; use the ray executor, set concurrency (async "
+                "runs are then cancelled on the event loop), or remove timeout_s"
             )
             raise ValueError(msg)
         if self.address is not None and self.kind != "ray":
@@ -350,8 +372,24 @@ class SweepConfig(_Model):
     comparator: ComparatorConfig = Field(default_factory=ComparatorConfig)
     similarity: SimilarityConfig = Field(default_factory=SimilarityConfig)
     executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
+    budget: dict[StrictStr, StrictFloat | StrictInt] = Field(default_factory=dict)
+    """Spend limits over the ``cost`` runners report, e.g. ``{usd: 20}``: scheduling stops
+    before recorded spend plus the runs in flight would pass a limit (exit 4); raise it and run
+    again to continue. Not part of what a run directory means: a resume may change it."""
     output_dir: StrictStr = OUTPUT_DIR
     """Runs are written to ``<output_dir>/<name>/`` (``--out`` overrides)."""
+
+    @field_validator("budget")
+    @classmethod
+    def _positive_limits(cls, value: dict[str, float]) -> dict[str, float]:
+        for key, limit in value.items():
+            if not limit > 0 or limit != limit or limit == float("inf"):
+                msg = (
+                    f"budget.{key} must be a positive finite number (the most to spend on "
+                    f"cost key {key!r}), got {limit!r}"
+                )
+                raise ValueError(msg)
+        return value
 
     @field_validator("samples")
     @classmethod

@@ -107,7 +107,7 @@ def execute_waves(
     finally:
         progress.finish()
     left = scheduler.undecided()
-    if left and not source.executor.stop_requested:
+    if left and not source.executor.stop_requested and not source.budget_exhausted:
         msg = f"the executor ended with {len(left)} arm(s) still sampling, e.g. {left[0]}"
         raise ExecutorError(msg)
     for (scenario, arm), found in scheduler.looks().items():

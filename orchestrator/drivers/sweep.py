@@ -7,7 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from counterfact.exceptions import DegenerateBandWarning, RunsFailed, SweepInterrupted
+from counterfact.exceptions import (
+    BudgetExhausted,
+    DegenerateBandWarning,
+    RunsFailed,
+    SweepInterrupted,
+)
 from counterfact.orchestrator.config.resolve import ResolvedSweep
 from counterfact.orchestrator.drivers.provenance import (
     fingerprint_of,
@@ -15,8 +20,14 @@ from counterfact.orchestrator.drivers.provenance import (
     provenance,
 )
 from counterfact.orchestrator.drivers.sequential import WavesOutcome, execute_waves
+from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.events import get_logger, warn_caller
-from counterfact.orchestrator.engine.executors import Executor, ExecutorOptions, make_executor
+from counterfact.orchestrator.engine.executors import (
+    Executor,
+    ExecutorOptions,
+    PoolSettings,
+    make_executor,
+)
 from counterfact.orchestrator.engine.failwatch import FailureWatch, all_failed_message
 from counterfact.orchestrator.engine.interrupt import graceful_stop
 from counterfact.orchestrator.engine.loader import RunnerRef, TargetRef
@@ -31,7 +42,12 @@ from counterfact.probes.runner import RunContext
 from counterfact.probes.tally import ScenarioTally
 from counterfact.verdicts.assess import ScenarioAssessment, assess_tally
 from counterfact.verdicts.family import StatisticsSettings, judge_family, pooled
-from counterfact.verdicts.records import ScenarioSummary, SweepSummary, VerdictRecord
+from counterfact.verdicts.records import (
+    BudgetRecord,
+    ScenarioSummary,
+    SweepSummary,
+    VerdictRecord,
+)
 from counterfact.verdicts.report import render_table, sequential_line
 from counterfact.verdicts.rollup import render_rollup, rollup
 from counterfact.verdicts.stopped import pooled_e, sequential_rows
@@ -113,14 +129,22 @@ class SweepResult:
 def executor_for(sweep: ResolvedSweep) -> Executor:
     """The executor the sweep's ``executor:`` section names."""
     cfg = sweep.config.executor
+    rate = cfg.rate_limit
+    per_minute = rate.requests_per_minute
     options = ExecutorOptions(
-        policy=RetryPolicy(retries=cfg.retries, retry_on=frozenset(cfg.retry_on)),
+        policy=RetryPolicy(
+            retries=cfg.retries, retry_on=frozenset(cfg.retry_on), max_wait_s=rate.max_wait_s
+        ),
         address=cfg.address,
         max_in_flight=cfg.max_in_flight,
         num_cpus=cfg.num_cpus,
         timeout_s=None if cfg.timeout_s is None else float(cfg.timeout_s),
         infra_retries=cfg.infra_retries,
         ship_dir=_runner_folder(sweep.runner),
+        pool=PoolSettings(
+            concurrency=cfg.concurrency,
+            per_minute=None if per_minute is None else float(per_minute),
+        ),
     )
     return make_executor(cfg.kind, options)
 
@@ -160,12 +184,14 @@ def run_sweep(
     plan = build_plan(sweep.scenarios, sweep.arms, sweep.config.samples)
     tallies = _tallies(sweep)
     fingerprint = fingerprint_of(sweep)
-    sink = _sink(tallies)
+    budget = Budget(sweep.config.budget) if sweep.config.budget else None
+    sink = _sink(tallies, budget)
     waves: WavesOutcome | None = None
     with RunStore(run_dir, fresh=fresh, fingerprint=fingerprint, sink=sink) as store:
         _report_store(store, log)
         ex = executor or executor_for(sweep)
         source = RunSource(sweep.runner, store, ex, open_cache(sweep, cache_dir), log)
+        source.budget = budget
         source.watch = FailureWatch(
             (s.id for s in sweep.scenarios), (a.id for a in sweep.arms), sweep.baseline
         )
@@ -175,6 +201,7 @@ def run_sweep(
             else:
                 _execute(sweep, plan, source, progress or NoProgress(), log)
         finally:
+            source.throttle = ex.throttle_summary()  # before close: Ray's actors hold it
             if executor is None:
                 ex.close()
     if source.aborted is not None:
@@ -184,7 +211,36 @@ def run_sweep(
     result = _judge(sweep, tallies, store, source, started, log, waves)
     if store.done.count and store.failed == store.done.count:
         _all_failed(result, store, source)
+    if source.budget_exhausted:
+        _over_budget(result, store, source, None if waves is not None else len(plan))
     return result
+
+
+def _over_budget(
+    result: SweepResult, store: RunStore, source: RunSource, planned: int | None
+) -> None:
+    """The budget stopped scheduling: the verdicts judge what ran; mark the summary and raise."""
+    budget = source.budget
+    if budget is None:  # only called once it stopped scheduling
+        return
+    missing = None if planned is None else planned - store.done.count
+    record = budget.record() | {"runs_not_started": missing}
+    summary = result.summary.model_copy(
+        update={"status": "budget-exhausted", "budget": BudgetRecord.model_validate(record)}
+    )
+    store.write_summary(summary)
+    keys = ", ".join(
+        f"budget.{k} ({budget.spent[k]:g} of {budget.limits[k]:g} spent)" for k in budget.exhausted
+    )
+    left = "" if missing is None else f"; {missing} planned runs not started"
+    msg = (
+        f"budget reached: {keys}; {store.done.count} runs recorded and judged{left}. To "
+        f"continue, raise {'/'.join('budget.' + k for k in budget.exhausted)} (e.g. --set "
+        f"budget.{budget.exhausted[0]}=<more>) and run the same command again: recorded runs "
+        "are kept, nothing runs twice"
+    )
+    judged = SweepResult(result.rows, summary, result.kept, result.run_dir)
+    raise BudgetExhausted(msg, recorded=store.done.count, result=judged)
 
 
 def _stopped_early(
@@ -238,10 +294,14 @@ def _tallies(sweep: ResolvedSweep) -> dict[str, ScenarioTally]:
     }
 
 
-def _sink(tallies: dict[str, ScenarioTally]) -> Callable[[RunRecord], None]:
-    """Hands each record to its scenario's tally (records of removed scenarios are ignored)."""
+def _sink(tallies: dict[str, ScenarioTally], budget: Budget | None) -> Callable[[RunRecord], None]:
+    """Hands each record to its scenario's tally (records of removed scenarios are ignored) and
+    counts its spend against the budget.
+    """
 
     def take(record: RunRecord) -> None:
+        if budget is not None:
+            budget.observe(record)
         tally = tallies.get(record.scenario)
         if tally is not None:
             tally.add(record)
@@ -325,6 +385,8 @@ def _summary(
             "torn_line_dropped": store.torn,
             "runs_failed": store.failed,
             "scenarios": scenarios,
+            "concurrency": source.throttle,
+            "budget": None if source.budget is None else source.budget.record(),
         }
     )
 

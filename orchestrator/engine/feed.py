@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 
+from counterfact.orchestrator.engine.budget import Budget
 from counterfact.probes.runner import RunContext
 
 Refill = Callable[[int], None]
@@ -27,6 +28,8 @@ class RunFeed:
     def __init__(self, contexts: Iterable[RunContext] = (), refill: Refill | None = None) -> None:
         self._queue: deque[RunContext] = deque(contexts)
         self._refill = refill
+        self.budget: Budget | None = None
+        """Set by the run source: runs are handed out only while the budget has room."""
         self.cancelled = 0
         """Runs withdrawn before they started."""
         self.closed = False
@@ -46,8 +49,21 @@ class RunFeed:
             self._queue.extend(contexts)
 
     def take(self, n: int) -> list[RunContext]:
-        """Up to ``n`` runs, oldest first."""
-        return [self._queue.popleft() for _ in range(min(n, len(self._queue)))]
+        """Up to ``n`` runs, oldest first (fewer when the budget binds; at none, the feed
+        closes: scheduling stops and what is queued is not started).
+        """
+        if self.budget is not None and self._queue:
+            room = self.budget.room()
+            if room is not None and room < n:
+                n = room
+                if room == 0:
+                    self.budget.not_started += len(self._queue)
+                    self.close()
+                    return []
+        taken = [self._queue.popleft() for _ in range(min(n, len(self._queue)))]
+        if self.budget is not None:
+            self.budget.started(len(taken))
+        return taken
 
     def top_up(self, n: int) -> None:
         """Ask the driver for more work when fewer than ``n`` runs are queued."""

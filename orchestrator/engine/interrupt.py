@@ -1,5 +1,6 @@
-"""Ctrl-C during a sweep: the first stops scheduling and lets runs in flight finish; the second
-interrupts at once.
+"""Ctrl-C or SIGTERM during a sweep: the first stops scheduling (runs in flight finish, or are
+cancelled when they overlap: a resume runs them); the second interrupts at once. SIGTERM is what
+``kill``, ``ray job stop``, a batch scheduler's pre-emption and a CI timeout send.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from counterfact.orchestrator.engine.executors import Executor
 
 @contextmanager
 def graceful_stop(executor: Executor) -> Iterator[None]:
-    """While active, SIGINT asks ``executor`` to stop instead of raising KeyboardInterrupt.
+    """While active, SIGINT and SIGTERM ask ``executor`` to stop instead of ending the process.
 
     Only installed on the main thread (signal handlers can be set nowhere else); elsewhere this
     does nothing.
@@ -35,8 +36,9 @@ def graceful_stop(executor: Executor) -> Iterator[None]:
             note="no new runs; waiting briefly for runs in flight. Ctrl-C again to abort now.",
         )
 
-    previous = signal.signal(signal.SIGINT, handler)
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, old in previous.items():
+            signal.signal(sig, old)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.executors import Executor
 from counterfact.orchestrator.engine.failwatch import FailureWatch
 from counterfact.orchestrator.engine.feed import RunFeed
@@ -51,6 +52,15 @@ class RunSource:
         """Set by a driver: stops scheduling when the runner evidently cannot work."""
         self.aborted: str | None = None
         """Why the watch stopped scheduling (then the executor was asked to stop)."""
+        self.budget: Budget | None = None
+        """Set by a driver: runs start only while the spend budget has room."""
+        self.throttle: dict[str, object] | None = None
+        """How the executor's concurrency limit moved (read before it closes)."""
+
+    @property
+    def budget_exhausted(self) -> bool:
+        """True once the budget stopped scheduling."""
+        return self.budget is not None and bool(self.budget.exhausted)
 
     def split(self, planned: Sequence[Planned]) -> tuple[list[RunRecord], list[Planned]]:
         """Records already had (read back, or from the cache: appended now), and runs to execute.
@@ -103,7 +113,10 @@ class RunSource:
         else:
             feed = RunFeed()
             self.enqueue(feed, todo)
+        feed.budget = self.budget
         for record in self.executor.run(self.runner, feed):
+            if self.budget is not None:
+                self.budget.finished()
             self.store.append(record)
             self.runner_calls += record.attempts
             self._watch(record)

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
+import random
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from counterfact.defaults import MAX_RATE_LIMIT_WAIT_S
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
+from counterfact.orchestrator.engine.ratelimits import full_jitter, refusal_of, wait_for
 from counterfact.probes.ablation import claiming, unclaimed
 from counterfact.probes.records import RunError, RunRecord
-from counterfact.probes.runner import RunContext, coerce_result
+from counterfact.probes.runner import RunContext, RunResult, coerce_result
 
 
 def now_iso() -> str:
@@ -58,10 +63,13 @@ def failed_record(
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Which runner exceptions are retried, and how often."""
+    """Which runner exceptions are retried, how often, and how long a rate-limited run may wait."""
 
     retries: int = 0
     retry_on: frozenset[str] = frozenset()
+    max_wait_s: float = MAX_RATE_LIMIT_WAIT_S
+    """Seconds one run may spend waiting on rate limits in all; past it, it fails
+    ``RateLimited`` (an API that never lets it through must not hang the sweep)."""
 
     def allows(self, exc: BaseException, attempt: int) -> bool:
         """Retry after ``attempt`` attempts when the exception's class (or a base) is listed."""
@@ -72,33 +80,54 @@ class RetryPolicy:
 NO_RETRY = RetryPolicy()
 
 
-def execute_run(
-    runner: Callable[..., Any],
-    ctx: RunContext,
-    policy: RetryPolicy = NO_RETRY,
-    node: str | None = None,
+@dataclass
+class Attempts:
+    """One run's tries so far: runner calls, rate-limit refusals and the time they cost."""
+
+    policy: RetryPolicy
+    rng: random.Random
+    calls: int = 0
+    refused: int = 0
+    waited_s: float = 0.0
+
+    def after(self, exc: BaseException) -> float | None:
+        """Seconds to wait before trying again after ``exc``, or None: record it as failed.
+
+        A rate limit waits its ``Retry-After`` (else backoff) and is not an attempt; a listed
+        exception is retried after an exponential backoff with full jitter.
+        """
+        refusal = refusal_of(exc)
+        if refusal is not None:
+            self.calls -= 1  # a refused call is not an attempt
+            self.refused += 1
+            wait = wait_for(refusal, self.refused, self.rng)
+            if self.waited_s + wait > self.policy.max_wait_s:
+                return None
+            self.waited_s += wait
+            return wait
+        if self.policy.allows(exc, self.calls):
+            return full_jitter(self.calls, self.rng, base=RETRY_BASE_S)
+        return None
+
+    def stamp(self, record: RunRecord) -> RunRecord:
+        """``record`` with the counts of this run's tries."""
+        update: dict[str, float] = {"attempts": max(self.calls, 1)}
+        if self.refused:
+            update |= {"rate_limited": self.refused, "rate_limited_s": round(self.waited_s, 3)}
+        return record.model_copy(update=update)
+
+
+RETRY_BASE_S = 0.05
+"""First backoff ceiling of a ``retry_on`` retry (doubled per retry, capped at 30 s)."""
+
+
+def result_record(
+    ctx: RunContext, result: RunResult, claimed: set[str], elapsed: float, node: str | None
 ) -> RunRecord:
-    """Run once (plus allowed retries); an exception or broken return becomes ``error``."""
-    attempt = 0
-    while True:
-        attempt += 1
-        start = time.perf_counter()
-        try:
-            with claiming() as claimed:
-                result = coerce_result(runner(ctx))
-            problem = unclaimed(ctx.arm, claimed)
-            if problem is not None:
-                elapsed = time.perf_counter() - start
-                record = failed_record(ctx, "AblationNotApplied", problem, elapsed, node)
-                return record.model_copy(update={"attempts": attempt})
-            break
-        except (Exception, SystemExit) as exc:
-            if policy.allows(exc, attempt):
-                continue
-            elapsed = time.perf_counter() - start
-            trace = short_traceback(exc)
-            record = failed_record(ctx, type(exc).__name__, str(exc), elapsed, node, trace)
-            return record.model_copy(update={"attempts": attempt})
+    """The record of a call that returned: success, or the arm's ablations left unapplied."""
+    problem = unclaimed(ctx.arm, claimed)
+    if problem is not None:
+        return failed_record(ctx, "AblationNotApplied", problem, elapsed, node)
     try:
         return RunRecord(
             scenario=ctx.scenario.id,
@@ -108,16 +137,62 @@ def execute_run(
             manifest=dict(result.manifest) if result.manifest is not None else None,
             cost=dict(result.cost) if result.cost is not None else None,
             error=None,
-            duration_s=time.perf_counter() - start,
+            duration_s=elapsed,
             finished_at=now_iso(),
-            attempts=attempt,
             node=node,
         )
     except ValueError as exc:  # pydantic refused what coerce_result let through: still one run
         message = f"runner result cannot be recorded: {exc}".splitlines()[0]
-        elapsed = time.perf_counter() - start
-        record = failed_record(ctx, "RunnerReturnError", message, elapsed, node)
-        return record.model_copy(update={"attempts": attempt})
+        return failed_record(ctx, "RunnerReturnError", message, elapsed, node)
+
+
+def error_record(
+    ctx: RunContext, exc: BaseException, elapsed: float, node: str | None
+) -> RunRecord:
+    """The record of a call that raised (a rate limit that waited too long included)."""
+    message = str(exc)
+    if refusal_of(exc) is not None:
+        message = f"still rate-limited after waiting the most allowed (max_wait_s): {message}"
+    trace = short_traceback(exc)
+    return failed_record(ctx, type(exc).__name__, message, elapsed, node, trace)
+
+
+def call_sync(runner: Callable[..., Any], ctx: RunContext) -> tuple[RunResult, set[str]]:
+    """Call the runner in this thread; an ``async def`` runner runs on a private event loop."""
+    with claiming() as claimed:
+        value = runner(ctx)
+        if inspect.isawaitable(value):
+            value = asyncio.run(_awaited(value))
+        return coerce_result(value), claimed
+
+
+async def _awaited(value: Awaitable[Any]) -> Any:
+    return await value
+
+
+def execute_run(
+    runner: Callable[..., Any],
+    ctx: RunContext,
+    policy: RetryPolicy = NO_RETRY,
+    node: str | None = None,
+    rng: random.Random | None = None,
+) -> RunRecord:
+    """Run once (plus allowed retries and rate-limit waits); an exception or broken return
+    becomes ``error``. Waits block this thread (one run per worker on this path).
+    """
+    tries = Attempts(policy, rng or random.Random())
+    while True:
+        tries.calls += 1
+        start = time.perf_counter()
+        try:
+            result, claimed = call_sync(runner, ctx)
+        except (Exception, SystemExit) as exc:
+            wait = tries.after(exc)
+            if wait is None:
+                return tries.stamp(error_record(ctx, exc, time.perf_counter() - start, node))
+            time.sleep(wait)
+            continue
+        return tries.stamp(result_record(ctx, result, claimed, time.perf_counter() - start, node))
 
 
 def execute_batch(
@@ -128,4 +203,5 @@ def execute_batch(
 ) -> list[RunRecord]:
     """Run a batch in order in this process (the unit of work a Ray task carries)."""
     fn = resolve_runner(runner)
-    return [execute_run(fn, ctx, policy, node) for ctx in contexts]
+    rng = random.Random()
+    return [execute_run(fn, ctx, policy, node, rng) for ctx in contexts]

@@ -58,6 +58,8 @@ def test_quickstart_locally_shows_the_three_verdicts(tmp_path: Path) -> None:
         "from_cache",
         "infra_retries",
         "infra_error",
+        "rate_limited",
+        "rate_limited_s",
         "node",
     }
     assert {r["node"] for r in runs} == {"local"}
@@ -68,7 +70,7 @@ def test_quickstart_locally_shows_the_three_verdicts(tmp_path: Path) -> None:
         {"facet": "retrieval", "declared": "rerank", "observed": "bm25"}
     ]
     summary = json.loads((out_dir / "summary.json").read_text())
-    assert summary["schema_version"] == 3 and summary["runs_used"] == 32
+    assert summary["schema_version"] == 4 and summary["runs_used"] == 32
     assert summary["scenarios"][0]["reference"] == {
         "from": "prior-run",
         "text": "The capital of Australia is Canberra.",

@@ -13,6 +13,7 @@ from counterfact.defaults import INFRA_RETRIES, MAX_IN_FLIGHT
 from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.executors.local import LocalExecutor
+from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 from counterfact.orchestrator.engine.worker import RetryPolicy
 
 
@@ -28,6 +29,8 @@ class ExecutorOptions:
     infra_retries: int = INFRA_RETRIES
     ship_dir: str | None = None
     """A file runner's folder: shipped to every node when joining a cluster."""
+    pool: PoolSettings = field(default_factory=PoolSettings)
+    """Overlapping runs: ``concurrency`` and ``rate_limit``."""
 
 
 def _ray(options: ExecutorOptions) -> Executor:
@@ -41,11 +44,12 @@ def _ray(options: ExecutorOptions) -> Executor:
         timeout_s=options.timeout_s,
         infra_retries=options.infra_retries,
         ship_dir=options.ship_dir,
+        pool=options.pool,
     )
 
 
 def _local(options: ExecutorOptions) -> Executor:
-    return LocalExecutor(policy=options.policy)
+    return LocalExecutor(policy=options.policy, pool=options.pool, timeout_s=options.timeout_s)
 
 
 EXECUTORS: Mapping[str, Callable[[ExecutorOptions], Executor]] = {"ray": _ray, "local": _local}
@@ -66,4 +70,11 @@ def make_executor(kind: str, options: ExecutorOptions | None = None) -> Executor
     return factory(options or ExecutorOptions())
 
 
-__all__ = ["EXECUTORS", "Executor", "ExecutorOptions", "LocalExecutor", "make_executor"]
+__all__ = [
+    "EXECUTORS",
+    "Executor",
+    "ExecutorOptions",
+    "LocalExecutor",
+    "PoolSettings",
+    "make_executor",
+]

@@ -37,6 +37,10 @@ class Executor(ABC):
         up (the driver may add or cancel runs between records) until it stays empty.
         """
 
+    def throttle_summary(self) -> dict[str, object] | None:
+        """How the sweep's concurrency limit moved (None when runs did not overlap)."""
+        return None
+
     def start(self) -> None:
         """Acquire what the executor needs (start or join Ray) before the first run is timed."""
 

@@ -36,11 +36,13 @@ from typing import Any
 from counterfact.defaults import INFRA_RETRIES, MAX_IN_FLIGHT
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.engine.executors.base import Executor
+from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 from counterfact.orchestrator.engine.executors.ray_address import (
     CONNECT_TIMEOUT_S,
     check_reachable,
     join_error,
 )
+from counterfact.orchestrator.engine.executors.ray_pool import ActorPool, run_on_pool
 from counterfact.orchestrator.engine.executors.ray_ship import init_runtime_env, shipped
 from counterfact.orchestrator.engine.feed import RunFeed, as_feed
 from counterfact.orchestrator.engine.loader import RunnerRef
@@ -166,6 +168,7 @@ class RayExecutor(Executor):
         ship_dir: str | None = None,
         target_task_s: float = 0.1,
         max_batch: int = 256,
+        pool: PoolSettings | None = None,
     ) -> None:
         super().__init__()
         self.address = address
@@ -182,6 +185,9 @@ class RayExecutor(Executor):
         self.target_task_s = target_task_s
         self.max_batch = max_batch
         self._owned = False
+        self.pool = pool or PoolSettings()
+        self._actors: ActorPool | None = None
+        """Worker actors for overlapping runs, started by the first run that needs them."""
 
     def start(self) -> None:
         """Start a local Ray instance, or join ``address``."""
@@ -233,6 +239,41 @@ class RayExecutor(Executor):
         task = ray.remote(num_cpus=1, max_retries=0)(ray_batch)
         if self.address is not None:
             runner = shipped(runner, self.ship_dir, self._start_dir)
+        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        concurrency = self.pool.overlapping(runner, workers)
+        if concurrency is not None:
+            yield from run_on_pool(
+                self,
+                self._pool_for(ray, runner, concurrency, workers),
+                feed,
+                task,
+                self.infra_retries,
+            )
+            return
+        yield from self._run_tasks(ray, task, runner, feed)
+
+    def _pool_for(self, ray: Any, runner: RunnerRef, concurrency: int, workers: int) -> ActorPool:
+        """The worker actors (started once per executor: a bisection's probes share them)."""
+        if self._actors is None:
+            self._actors = ActorPool(
+                ray,
+                ray.put(runner),
+                self.policy,
+                concurrency=concurrency,
+                per_minute=self.pool.per_minute,
+                workers=workers,
+                timeout_s=self.timeout_s,
+            )
+        return self._actors
+
+    def throttle_summary(self) -> dict[str, object] | None:
+        """How the concurrency limit moved (None when runs did not overlap)."""
+        return None if self._actors is None else self._actors.summary()
+
+    def _run_tasks(
+        self, ray: Any, task: Any, runner: RunnerRef, feed: RunFeed
+    ) -> Iterator[RunRecord]:
+        """One run per CPU: batched tasks (see the module docstring)."""
         runner_ref = ray.put(runner)
         solo_only = self.timeout_s is not None
         slots = _Slots(solo_only, self.max_in_flight)
@@ -380,6 +421,9 @@ class RayExecutor(Executor):
 
     def close(self) -> None:
         """Shut down the Ray instance this executor started (a joined cluster is left running)."""
+        if self._actors is not None:
+            self._actors.close()
+            self._actors = None
         if self._owned:
             import ray
 

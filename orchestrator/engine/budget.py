@@ -1,0 +1,85 @@
+"""Spend budgets: stop scheduling before what is recorded plus what is in flight would pass a
+limit.
+
+A :class:`Budget` watches every record of the run directory (read back on a resume, or new;
+records taken from the run cache cost nothing this time and are not counted) and sums the
+``cost`` keys it limits. A run may start only while
+
+    spent + (in flight + 1) x (mean cost per recorded run) <= limit
+
+for every limited key, so the runs in flight are reserved at the running cost per run. Until a
+first run with a cost is recorded the mean is unknown and nothing is held back (at most
+``concurrency`` runs start blind). Once a run may not start, the feed is closed: what is in
+flight finishes and is recorded, nothing more starts, and the driver judges what ran.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from counterfact.probes.records import RunRecord
+
+
+class Budget:
+    """Limits per cost key, and the spend recorded against them."""
+
+    def __init__(self, limits: Mapping[str, float]) -> None:
+        self.limits = {k: float(v) for k, v in limits.items()}
+        self.spent = dict.fromkeys(self.limits, 0.0)
+        self.runs = 0
+        """Recorded runs counted (successful or not: a failed call may have cost too)."""
+        self.in_flight = 0
+        self.exhausted: list[str] = []
+        """Keys whose limit stopped scheduling."""
+        self.not_started = 0
+        """Queued runs withdrawn when the budget stopped scheduling."""
+
+    def observe(self, record: RunRecord) -> None:
+        """Count a record's spend (every record the run store takes)."""
+        if record.from_cache:
+            return
+        self.runs += 1
+        for key in self.limits:
+            self.spent[key] += (record.cost or {}).get(key, 0.0)
+
+    def started(self, n: int) -> None:
+        """``n`` runs were handed to the executor."""
+        self.in_flight += n
+
+    def finished(self) -> None:
+        """A run handed out came back as a record."""
+        self.in_flight = max(0, self.in_flight - 1)
+
+    def mean(self, key: str) -> float | None:
+        """Mean recorded cost per run of ``key``; None before any run cost something."""
+        if not self.runs or self.spent[key] <= 0:
+            return None
+        return self.spent[key] / self.runs
+
+    def room(self) -> int | None:
+        """How many more runs may start now (None: no limit yet binds)."""
+        rooms: dict[str, int] = {}
+        for key, limit in self.limits.items():
+            mean = self.mean(key)
+            if mean is None:
+                if self.spent[key] > limit:
+                    rooms[key] = 0
+                continue
+            rooms[key] = max(
+                0, math.floor((limit - self.spent[key]) / mean + 1e-9) - self.in_flight
+            )
+        if not rooms:
+            return None
+        least = min(rooms.values())
+        if least == 0 and not self.exhausted:
+            self.exhausted = sorted(k for k, r in rooms.items() if r == 0)
+        return least
+
+    def record(self) -> dict[str, object]:
+        """``summary.json``'s ``budget`` (without ``runs_not_started``, which the driver knows)."""
+        return {
+            "limits": self.limits,
+            "spent": {k: round(v, 6) for k, v in self.spent.items()},
+            "exhausted": self.exhausted,
+        }

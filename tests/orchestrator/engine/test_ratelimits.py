@@ -1,0 +1,116 @@
+"""Recognising 429s from real clients, Retry-After, backoff, and the throttle's moves."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
+
+import httpx
+import openai
+import pytest
+
+from counterfact import RateLimited
+from counterfact.orchestrator.engine.ratelimits import (
+    full_jitter,
+    parse_retry_after,
+    refusal_of,
+)
+from counterfact.orchestrator.engine.throttle import Throttle
+from tests.standin import StandIn
+
+
+def test_httpx_429_from_a_real_server_is_a_refusal_with_its_retry_after() -> None:
+    with StandIn(median_s=0.3, p95_s=0.4, max_in_flight=0, retry_after=2.5) as api:
+        response = httpx.post(f"{api.base_url}/chat/completions", json={"model": "m"})
+        with pytest.raises(httpx.HTTPStatusError) as caught:
+            response.raise_for_status()
+    found = refusal_of(caught.value)
+    assert found is not None and found.retry_after == 2.5
+
+
+def test_openai_rate_limit_error_from_the_real_client_is_a_refusal() -> None:
+    with StandIn(max_in_flight=0, retry_after=0.75) as api:
+        client = openai.OpenAI(base_url=api.base_url, api_key="none", max_retries=0)
+        with pytest.raises(openai.RateLimitError) as caught:
+            client.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])
+    found = refusal_of(caught.value)
+    assert found is not None and found.retry_after == 0.75
+
+
+def test_other_http_errors_and_plain_errors_are_not_refusals() -> None:
+    request = httpx.Request("GET", "http://127.0.0.1/")
+    server_error = httpx.HTTPStatusError(
+        "boom", request=request, response=httpx.Response(500, request=request)
+    )
+    assert refusal_of(server_error) is None
+    assert refusal_of(ValueError("429")) is None
+
+
+def test_rate_limited_exception_carries_its_hint_or_none() -> None:
+    assert refusal_of(RateLimited(retry_after=3)) is not None
+    assert refusal_of(RateLimited(retry_after=3)).retry_after == 3.0  # type: ignore[union-attr]
+    assert refusal_of(RateLimited()).retry_after is None  # type: ignore[union-attr]
+
+
+def test_retry_after_forms() -> None:
+    now = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+    when = format_datetime(now + timedelta(seconds=7), usegmt=True)
+    assert parse_retry_after(httpx.Headers({"Retry-After": when}), now) == 7.0
+    assert parse_retry_after(httpx.Headers({"retry-after-ms": "250"})) == 0.25
+    assert parse_retry_after(httpx.Headers({"Retry-After": "1e9"})) == 300.0  # clamped
+    assert parse_retry_after(httpx.Headers({"Retry-After": "soon"})) is None
+    assert parse_retry_after(httpx.Headers({})) is None
+
+
+def test_full_jitter_stays_under_its_doubling_ceiling() -> None:
+    rng = random.Random(1)
+    for attempt, ceiling in [(1, 0.5), (2, 1.0), (3, 2.0), (10, 30.0)]:
+        draws = [full_jitter(attempt, rng) for _ in range(2000)]
+        assert 0.0 <= min(draws) and max(draws) <= ceiling
+        # uniform on [0, ceiling]: the mean of 2,000 draws is within 5% of ceiling / 2
+        assert abs(sum(draws) / len(draws) - ceiling / 2) < 0.05 * ceiling
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_429_episode_cuts_by_a_fifth_once_per_cooldown() -> None:
+    clock = Clock()
+    throttle = Throttle(100, clock=clock, cooldown_s=1.0)
+    clock.now = 5.0
+    assert throttle.report(refused=3).limit == 80
+    clock.now = 5.5  # inside the cooldown: the same episode
+    assert throttle.report(refused=10).limit == 80
+    clock.now = 6.1
+    assert throttle.report(refused=1).limit == 64
+    assert throttle.summary()["cuts"] == 2 and throttle.summary()["lowest"] == 64
+
+
+def test_clean_rounds_grow_the_limit_back_to_the_ceiling_only() -> None:
+    clock = Clock()
+    throttle = Throttle(5, clock=clock)
+    clock.now = 2.0
+    throttle.report(refused=1)  # 5 -> 4
+    assert throttle.limit == 4
+    throttle.report(served=3)
+    assert throttle.limit == 4  # a round is as many served runs as the limit
+    throttle.report(served=1)
+    assert throttle.limit == 5
+    throttle.report(served=50)
+    assert throttle.limit == 5
+    assert [m[2] for m in throttle.summary()["moves"]] == ["cut", "grow"]  # type: ignore[attr-defined]
+
+
+def test_the_limit_never_falls_below_one() -> None:
+    clock = Clock()
+    throttle = Throttle(2, clock=clock, cooldown_s=0.0)
+    for step in range(10):
+        clock.now = float(step)
+        throttle.report(refused=1)
+    assert throttle.limit == 1

@@ -1,0 +1,173 @@
+"""API-bound runners: async and threaded runs overlap, 429s never fail a run, budgets stop a
+sweep — against a real HTTP server on loopback, through the real openai and httpx clients.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from counterfact import BudgetExhausted, RunsFailed, compare_arms
+
+from ..conftest import TESTS
+from ..standin import StandIn
+
+ARMS = [{"id": "base"}, {"id": "alt", "facets": {"model": "flaky-model"}}]
+
+
+def _scenarios(api: StandIn, **extra: Any) -> list[dict[str, Any]]:
+    return [{"id": "q", "inputs": {"base_url": api.base_url, **extra}, "reference": "Paris"}]
+
+
+def _runs(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.parametrize("runner", ["io_runners.py:ask_openai", "io_runners.py:ask_httpx"])
+def test_runs_overlap_in_process_and_the_verdicts_hold(runner: str, tmp_path: Path) -> None:
+    with StandIn(median_s=0.2, p95_s=0.3) as api:
+        started = time.monotonic()
+        result = compare_arms(
+            ARMS,
+            runner,
+            base_dir=TESTS,
+            samples=20,
+            scenarios=_scenarios(api),
+            comparator="contains",
+            executor={"kind": "local", "concurrency": 40},
+            out=tmp_path / "o",
+        )
+        wall = time.monotonic() - started
+    assert api.stats.served == 40 and api.stats.peak_in_flight >= 20
+    assert wall < 40 * 0.2 / 4  # far from one at a time (8 s of latency in all)
+    assert result.row("alt").flips == 10 and result.row("alt").verdict == "inconclusive"
+    assert all(r["error"] is None and r["node"] == "local" for r in _runs(tmp_path / "o"))
+
+
+def test_429s_are_waited_out_and_cut_the_concurrency(tmp_path: Path) -> None:
+    with StandIn(median_s=0.05, p95_s=0.1, max_in_flight=5, retry_after=0.05) as api:
+        result = compare_arms(
+            ARMS,
+            "io_runners.py:ask_openai",
+            base_dir=TESTS,
+            samples=60,
+            scenarios=_scenarios(api),
+            comparator="contains",
+            executor={"kind": "local", "concurrency": 30},
+            out=tmp_path / "o",
+        )
+    runs = _runs(tmp_path / "o")
+    assert len(runs) == 120 and all(r["error"] is None for r in runs)
+    assert all(r["attempts"] == 1 for r in runs)  # a refusal is not an attempt
+    assert sum(r["rate_limited"] for r in runs) == api.stats.refused > 0
+    moved = result.summary.concurrency
+    assert moved is not None and moved.configured == 30 and moved.cuts >= 1
+    assert moved.lowest < 30 and moved.refusals == api.stats.refused
+    assert result.summary.runs_failed == 0 and result.row("alt").flips == 30
+
+
+def test_rate_limited_raised_by_a_runner_is_retried_not_failed(tmp_path: Path) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        "io_runners.py:refuses_first",
+        base_dir=TESTS,
+        samples=4,
+        scenarios=[{"id": "q", "inputs": {"marks": str(marks)}, "reference": "yes"}],
+        executor="local",
+        out=tmp_path / "o",
+    )
+    runs = _runs(tmp_path / "o")
+    assert [r["rate_limited"] for r in runs] == [1] * 8 and result.summary.runs_failed == 0
+    assert all(0 < r["rate_limited_s"] < 1 for r in runs)
+
+
+def test_a_run_refused_past_max_wait_s_fails_naming_the_limit(tmp_path: Path) -> None:
+    with StandIn(max_in_flight=0, retry_after=0.05) as api, pytest.raises(RunsFailed) as caught:
+        compare_arms(
+            ARMS[:1] + [{"id": "alt", "facets": {"model": "x"}}],
+            "io_runners.py:ask_httpx",
+            base_dir=TESTS,
+            samples=2,
+            scenarios=_scenarios(api),
+            executor={"kind": "local", "concurrency": 4, "rate_limit": {"max_wait_s": 0.2}},
+            out=tmp_path / "o",
+        )
+    # every arm's first run failed the same way: the failure watch stops the sweep (exit 1)
+    assert "max_wait_s" in str(caught.value)
+    runs = _runs(tmp_path / "o")
+    assert runs and all(r["error"]["type"] == "HTTPStatusError" for r in runs)
+    assert all("max_wait_s" in r["error"]["message"] and r["rate_limited"] >= 4 for r in runs)
+
+
+def test_timeout_cancels_an_async_run_and_the_others_finish(tmp_path: Path) -> None:
+    started = time.monotonic()
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        "io_runners.py:sleepy",
+        base_dir=TESTS,
+        samples=5,
+        scenarios=[{"id": "q", "inputs": {"slow_s": 30}, "reference": "yes"}],
+        executor={"kind": "local", "concurrency": 10, "timeout_s": 0.5},
+        out=tmp_path / "o",
+    )
+    assert time.monotonic() - started < 15
+    failed = [r for r in _runs(tmp_path / "o") if r["error"] is not None]
+    assert [(r["arm"], r["seed"], r["error"]["type"]) for r in failed] == [("alt", 0, "RunTimeout")]
+    assert "cancelled" in failed[0]["error"]["message"]
+    assert result.summary.runs_failed == 1
+
+
+def test_requests_per_minute_paces_the_whole_sweep(tmp_path: Path) -> None:
+    with StandIn(median_s=0.01, p95_s=0.02) as api:
+        started = time.monotonic()
+        compare_arms(
+            ARMS,
+            "io_runners.py:ask_openai",
+            base_dir=TESTS,
+            samples=5,
+            scenarios=_scenarios(api),
+            comparator="contains",
+            executor={
+                "kind": "local",
+                "concurrency": 10,
+                "rate_limit": {"requests_per_minute": 120},
+            },
+            out=tmp_path / "o",
+        )
+        wall = time.monotonic() - started
+    # 120 per minute is 2 per second with a burst of 2 (one second's worth): the 10 requests
+    # start over at least (10 - 2) / 2 = 4 s although 10 may be in flight at once
+    assert api.stats.served == 10 and 3.8 <= wall < 15
+
+
+def test_a_budget_stops_the_sweep_and_a_raised_one_resumes_it(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    with StandIn(median_s=0.02, p95_s=0.04) as api:
+        kwargs: dict[str, Any] = {
+            "base_dir": TESTS,
+            "samples": 10,
+            "scenarios": _scenarios(api),
+            "comparator": "contains",
+            "executor": {"kind": "local", "concurrency": 4},
+            "out": out,
+        }
+        with pytest.raises(BudgetExhausted, match=r"budget\.usd") as caught:
+            compare_arms(ARMS, "io_runners.py:ask_httpx", budget={"usd": 0.1}, **kwargs)
+        first = _runs(out)
+        # each run costs 0.01: at most 10 runs fit; up to 4 may have started blind at once
+        assert 10 <= len(first) <= 10 + 4 - 1 and caught.value.recorded == len(first)
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["status"] == "budget-exhausted"
+        assert summary["budget"]["exhausted"] == ["usd"]
+        assert summary["budget"]["runs_not_started"] == 20 - len(first)
+        result = compare_arms(ARMS, "io_runners.py:ask_httpx", budget={"usd": 1.0}, **kwargs)
+    runs = _runs(out)
+    assert len(runs) == 20 == len({(r["arm"], r["seed"]) for r in runs})  # nothing ran twice
+    assert result.summary.status == "complete" and result.summary.runs_reused == len(first)
+    assert api.stats.served == 20

@@ -1,0 +1,138 @@
+"""A loopback stand-in for a chat-completions API: real HTTP (starlette on uvicorn), latency and
+429s configurable, the same answer and latency for the same request whatever client sends it.
+
+Used by the tests (with the real ``openai`` and ``httpx`` clients) and by
+``scripts/bench_io.py``. ``POST /v1/chat/completions`` takes an OpenAI-style body; the latency
+of a request is a lognormal draw seeded by the request's content (median ``median_s``, 95th
+percentile ``p95_s``), so every system measured gets the same requests with the same waits. With
+``max_in_flight``, a request beyond that many in flight is refused at once with HTTP 429 and
+``Retry-After: retry_after``. The answer is ``Paris`` unless the request's model is
+``flaky-model`` (then ``Lyon`` on odd seeds).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+
+@dataclass
+class StandInStats:
+    """What the server saw."""
+
+    served: int = 0
+    refused: int = 0
+    peak_in_flight: int = 0
+    served_latency_s: float = 0.0
+    in_flight: int = 0
+    started: list[float] = field(default_factory=list)
+
+
+def request_latency(body: dict[str, Any], median_s: float, p95_s: float) -> float:
+    """The latency of a request: lognormal, seeded by its content (same request, same wait)."""
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).digest()
+    rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+    sigma = math.log(p95_s / median_s) / 1.6448536269514722  # z of the 95th percentile
+    return float(rng.lognormal(math.log(median_s), sigma))
+
+
+class StandIn:
+    """The server, on ``127.0.0.1`` at a free port, in a thread of this process."""
+
+    def __init__(
+        self,
+        *,
+        median_s: float = 0.05,
+        p95_s: float = 0.15,
+        max_in_flight: int | None = None,
+        retry_after: float = 1.0,
+    ) -> None:
+        self.median_s = median_s
+        self.p95_s = p95_s
+        self.max_in_flight = max_in_flight
+        self.retry_after = retry_after
+        self.stats = StandInStats()
+        app = Starlette(routes=[Route("/v1/chat/completions", self._chat, methods=["POST"])])
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=0, log_level="error", lifespan="off", backlog=4096
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, daemon=True, name="stand-in")
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>/v1`` (what ``OPENAI_BASE_URL`` takes)."""
+        sockets = self._server.servers[0].sockets
+        port = sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}/v1"
+
+    def __enter__(self) -> StandIn:
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                msg = "the stand-in API did not start"
+                raise RuntimeError(msg)
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+
+    async def _chat(self, request: Request) -> JSONResponse:
+        body = await request.json()
+        stats = self.stats
+        if self.max_in_flight is not None and stats.in_flight >= self.max_in_flight:
+            stats.refused += 1
+            headers = {"Retry-After": f"{self.retry_after:g}"}
+            error = {"error": {"message": "rate limit", "type": "rate_limit_exceeded"}}
+            return JSONResponse(error, status_code=429, headers=headers)
+        stats.in_flight += 1
+        stats.peak_in_flight = max(stats.peak_in_flight, stats.in_flight)
+        wait = request_latency(body, self.median_s, self.p95_s)
+        try:
+            await asyncio.sleep(wait)
+        finally:
+            stats.in_flight -= 1
+        stats.served += 1
+        stats.served_latency_s += wait
+        return JSONResponse(_completion(body))
+
+
+def _completion(body: dict[str, Any]) -> dict[str, Any]:
+    model = str(body.get("model", "stand-in"))
+    seed = int(body.get("seed") or 0)
+    answer = "Lyon" if model == "flaky-model" and seed % 2 else "Paris"
+    prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
+    return {
+        "id": f"chatcmpl-{seed}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": answer},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": 1,
+            "total_tokens": prompt_tokens + 1,
+        },
+    }

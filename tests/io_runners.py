@@ -96,3 +96,15 @@ async def refuses_first(ctx: RunContext) -> str:
         marker.touch()
         raise RateLimited("slow down", retry_after=0.01)
     return "yes"
+
+
+async def async_culprit(ctx: RunContext) -> str:
+    """``async def``: wrong while ``inputs['culprit']`` is not ablated."""
+    await asyncio.sleep(0.01)
+    return "right" if ctx.scenario.inputs["culprit"] in ctx.arm.ablations else "wrong"
+
+
+async def async_answer(ctx: RunContext) -> str:
+    """``async def``: 'yes' for the baseline, 'no' for any other arm."""
+    await asyncio.sleep(0.005)
+    return "yes" if ctx.arm.id == "base" else "no"

@@ -42,8 +42,11 @@ class StandInStats:
 
 
 def request_latency(body: dict[str, Any], median_s: float, p95_s: float) -> float:
-    """The latency of a request: lognormal, seeded by its content (same request, same wait)."""
-    digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).digest()
+    """The latency of a request: lognormal, seeded by its messages and seed (the same request
+    waits the same whichever client sends it, whatever other parameters it adds).
+    """
+    key = {"messages": body.get("messages"), "seed": body.get("seed")}
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).digest()
     rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
     sigma = math.log(p95_s / median_s) / 1.6448536269514722  # z of the 95th percentile
     return float(rng.lognormal(math.log(median_s), sigma))
@@ -65,7 +68,12 @@ class StandIn:
         self.max_in_flight = max_in_flight
         self.retry_after = retry_after
         self.stats = StandInStats()
-        app = Starlette(routes=[Route("/v1/chat/completions", self._chat, methods=["POST"])])
+        app = Starlette(
+            routes=[
+                Route("/v1/chat/completions", self._chat, methods=["POST"]),
+                Route("/stats", self._stats, methods=["GET", "DELETE"]),
+            ]
+        )
         config = uvicorn.Config(
             app, host="127.0.0.1", port=0, log_level="error", lifespan="off", backlog=4096
         )
@@ -92,6 +100,19 @@ class StandIn:
     def __exit__(self, *exc: object) -> None:
         self._server.should_exit = True
         self._thread.join(timeout=10)
+
+    async def _stats(self, request: Request) -> JSONResponse:
+        if request.method == "DELETE":
+            self.stats = StandInStats()
+        s = self.stats
+        return JSONResponse(
+            {
+                "served": s.served,
+                "refused": s.refused,
+                "peak_in_flight": s.peak_in_flight,
+                "served_latency_s": s.served_latency_s,
+            }
+        )
 
     async def _chat(self, request: Request) -> JSONResponse:
         body = await request.json()
@@ -136,3 +157,30 @@ def _completion(body: dict[str, Any]) -> dict[str, Any]:
             "total_tokens": prompt_tokens + 1,
         },
     }
+
+
+def main() -> None:
+    """``python -m tests.standin --median-s 1 --p95-s 3 [--max-in-flight 20]``: serve until
+    killed; prints the base URL on its first line.
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--median-s", type=float, default=1.0)
+    parser.add_argument("--p95-s", type=float, default=3.0)
+    parser.add_argument("--max-in-flight", type=int, default=None)
+    parser.add_argument("--retry-after", type=float, default=1.0)
+    args = parser.parse_args()
+    with StandIn(
+        median_s=args.median_s,
+        p95_s=args.p95_s,
+        max_in_flight=args.max_in_flight,
+        retry_after=args.retry_after,
+    ) as api:
+        print(api.base_url, flush=True)
+        while True:
+            time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()

@@ -5,13 +5,13 @@ docs read them from here.
 from __future__ import annotations
 
 SAMPLES = 3
-"""Seeded reruns per (scenario, arm) (DESIGN rule 1: at least 2)."""
+"""Seeded reruns per (scenario, arm) (rule 1: at least 2)."""
 SIMILARITY_THRESHOLD = 0.8
 """The similarity comparator flips an output iff its similarity is below this (strict)."""
 MAX_PROBES = 24
-"""Bisection's probe budget, the baseline probe included (DESIGN rule 10)."""
+"""Bisection's probe budget, the baseline probe included (rule 10)."""
 MAX_CULPRITS = 4
-"""Independent culprit sets bisection searches for at most (DESIGN rule 10)."""
+"""Independent culprit sets bisection searches for at most (rule 10)."""
 MAX_IN_FLIGHT = 256
 """Ray executor: runs submitted and not yet finished, at most."""
 CONCURRENCY_ASYNC = 100
@@ -22,7 +22,7 @@ MAX_RATE_LIMIT_WAIT_S = 900.0
 INFRA_RETRIES = 2
 """Ray executor: resubmissions of work lost to a dead worker or node."""
 COST_KEY = "loops"
-"""The cost key DESIGN rule 11 judges."""
+"""The cost key rule 11 judges."""
 OUTPUT_DIR = "runs"
 """Run directories go to ``<output_dir>/<name>/``."""
 NUMERIC_TOLERANCE = 0.0

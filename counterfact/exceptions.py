@@ -4,11 +4,12 @@ Hierarchy::
 
     CounterfactError                 base of everything raised on purpose
     ├── ConfigError                  a sweep declaration is wrong (field path + fix); exit code 2
-    │   ├── RefusalError             DESIGN rule 8: refused before any run is spent
+    │   ├── RefusalError             rule 8: refused before any run is spent
     │   └── RunnerImportError        a ``module:attr`` / ``file.py:attr`` target cannot be loaded
     ├── RunDirectoryError            the run directory cannot be used as asked; exit code 2
     │   └── ResumeConflictError      resuming would change what recorded runs mean
     ├── RunnerReturnError            a runner returned something that is not a run result
+    ├── RunCancelled                 a runner's call was cancelled from inside the run
     ├── ScoringError                 a comparator or similarity measure failed or misbehaved
     ├── ExecutorError                the executor could not run the plan (Ray failed to start ...)
     ├── SweepInterrupted             Ctrl-C or SIGTERM stopped the sweep; what finished is recorded
@@ -45,7 +46,7 @@ class ConfigError(CounterfactError):
 
 
 class RefusalError(ConfigError):
-    """A declaration DESIGN rule 8 refuses before the first run (duplicate arms, ...)."""
+    """A declaration rule 8 refuses before the first run (duplicate arms, ...)."""
 
 
 class RunnerImportError(ConfigError):
@@ -64,6 +65,12 @@ class RunnerReturnError(CounterfactError):
     """A runner returned a value that is not a string, a mapping or a ``RunResult``.
 
     Raised inside the run and recorded as that run's error; it never ends a sweep.
+    """
+
+
+class RunCancelled(CounterfactError):
+    """An ``async def`` runner's call ended in ``asyncio.CancelledError`` that counterfact did
+    not ask for (a task the runner awaited was cancelled). Recorded as that run's error.
     """
 
 

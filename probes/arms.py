@@ -1,4 +1,4 @@
-"""Arm declarations: facets as leaves, canonical configurations, and the refusals of DESIGN rule 8.
+"""Arm declarations: facets as leaves, canonical configurations, and the refusals of rule 8.
 
 Facets may be written nested (``retrieval: {kind: rerank}``) or with dotted keys
 (``retrieval.kind: rerank``); both mean the same leaf. Internally an arm keeps its facets as a
@@ -83,7 +83,7 @@ class ArmSpec:
     ablations: tuple[str, ...] = ()
     restorations: tuple[str, ...] = ()
     placebo: bool = False
-    """An A/A rerun of the baseline's configuration under its own id (DESIGN rule 17)."""
+    """An A/A rerun of the baseline's configuration under its own id (rule 17)."""
 
     @property
     def declares_nothing(self) -> bool:
@@ -165,7 +165,7 @@ def check_not_ablated(ids: Sequence[str], base: ArmSpec, fields: Sequence[str]) 
 
 
 def check_arms(arms: Sequence[ArmSpec], baseline: str, fields: Sequence[str] | None = None) -> None:
-    """Apply the declaration refusals of DESIGN rule 8.
+    """Apply the declaration refusals of rule 8.
 
     ``fields`` names where each arm came from (``arms[2]``, ``ablate_each[0]``); default
     ``arms[i]``.
@@ -209,7 +209,7 @@ InterventionKind = Literal[
 
 @dataclass(frozen=True)
 class Intervention:
-    """What an arm changes relative to the baseline, and how a claim names it (DESIGN rule 9)."""
+    """What an arm changes relative to the baseline, and how a claim names it (rule 9)."""
 
     kind: InterventionKind
     """``substitution`` when facets differ from the baseline's; otherwise ``ablation``,

@@ -1,4 +1,4 @@
-"""Did the arm take effect? The run manifests against the arm's declared facets (DESIGN rule 6).
+"""Did the arm take effect? The run manifests against the arm's declared facets (rule 6).
 
 Only declared facets are compared, as dotted paths into each manifest. A path the manifest does
 not hold is a mismatch with no observed value, never a wildcard. Where a path reaches a list (of
@@ -107,7 +107,7 @@ MAX_MISMATCHES = 50
 
 
 class ManifestLog:
-    """The manifest check of one arm, fed one run at a time (DESIGN rule 6).
+    """The manifest check of one arm, fed one run at a time (rule 6).
 
     Mismatches are de-duplicated by (facet, observed); each keeps the lowest seed that showed it,
     so the result does not depend on the order runs arrive in. At most :data:`MAX_MISMATCHES`

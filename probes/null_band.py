@@ -1,4 +1,4 @@
-"""The null band: the baseline's own seed-to-seed spread of similarity (DESIGN rule 5)."""
+"""The null band: the baseline's own seed-to-seed spread of similarity (rule 5)."""
 
 from __future__ import annotations
 

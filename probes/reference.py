@@ -1,4 +1,4 @@
-"""DESIGN rule 4: which text the outputs of one scenario are compared with."""
+"""rule 4: which text the outputs of one scenario are compared with."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ class ScenarioSpec:
     id: str
     inputs: Mapping[str, Any]
     reference: str | None
-    """The answer the real run gave; None means the baseline's seed-0 output (DESIGN rule 4)."""
+    """The answer the real run gave; None means the baseline's seed-0 output (rule 4)."""
 
     def view(self) -> ScenarioView:
         """The scenario as the runner sees it."""

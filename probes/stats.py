@@ -1,4 +1,4 @@
-"""Per-probe statistics: samples, flips, similarity and cost summaries (DESIGN rule 2)."""
+"""Per-probe statistics: samples, flips, similarity and cost summaries (rule 2)."""
 
 from __future__ import annotations
 
@@ -67,12 +67,12 @@ class ProbeStats:
 
     @property
     def stable(self) -> bool:
-        """DESIGN rule 3, the zero-tolerance gate: a baseline is stable iff no seed flipped."""
+        """Rule 3, the zero-tolerance gate: a baseline is stable iff no seed flipped."""
         return baseline_stable(self.flips)
 
     @property
     def flipped(self) -> bool:
-        """DESIGN rule 2, the majority rule: ``flips * 2 > samples`` (a tie is not a flip)."""
+        """Rule 2, the majority rule: ``flips * 2 > samples`` (a tie is not a flip)."""
         return probe_flipped(self.flips, self.samples)
 
 
@@ -82,7 +82,7 @@ def probe_flipped(flips: int, samples: int) -> bool:
 
 
 def baseline_stable(flips: int) -> bool:
-    """The zero-tolerance baseline gate (DESIGN rule 3): stable iff it flipped on no seed."""
+    """The zero-tolerance baseline gate (rule 3): stable iff it flipped on no seed."""
     return flips == 0
 
 

@@ -6,7 +6,7 @@ per seed, a few numbers (succeeded, flipped, similarity, each cost key) plus the
 check's running result; the record itself can then be dropped. Memory is bounded by
 ``arms x samples`` numbers per scenario, whatever the number of runs.
 
-The reference (DESIGN rule 4) is the scenario's own when declared. Otherwise it is the
+The reference (rule 4) is the scenario's own when declared. Otherwise it is the
 baseline's seed-0 output, which may arrive after other runs: those wait (in arrival order) until
 the baseline's seed-0 record arrives — it is the first run of each scenario in plan order, so the
 wait is short — and are then scored, or counted unscored when that run failed.
@@ -161,7 +161,7 @@ class ArmTally:
         )
 
     def application(self) -> Application:
-        """The manifest check over every manifest seen (DESIGN rule 6)."""
+        """The manifest check over every manifest seen (rule 6)."""
         return self.manifests.application()
 
 

@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,10 +70,8 @@ class TreeRss:
             except psutil.Error:
                 procs = []
             for p in procs:
-                try:
+                with suppress(psutil.Error):
                     total += p.memory_info().rss
-                except psutil.Error:
-                    pass
             self.peak = max(self.peak, total)
             self._stop.wait(0.1)
 
@@ -111,7 +109,9 @@ def _stats(url: str, *, reset: bool = False) -> dict[str, float]:
 def _measure(cmd: list[str], url: str, env: dict[str, str], cwd: Path) -> tuple[float, float]:
     _stats(url, reset=True)
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     rss = TreeRss(proc.pid)
     _, err = proc.communicate()
     wall = time.perf_counter() - started
@@ -157,13 +157,15 @@ def _peer_threads(n: int, concurrency: int) -> None:
     from bench_io_runner import LIMITS, body
 
     url = os.environ["BENCH_BASE_URL"] + "/chat/completions"
-    with httpx.Client(limits=LIMITS, timeout=120) as client:
+    local = threading.local()  # one client per thread: a shared one breaks at ~1,000 threads
 
-        def one(i: int) -> None:
-            client.post(url, json=body(i)).raise_for_status()
+    def one(i: int) -> None:
+        if not hasattr(local, "client"):
+            local.client = httpx.Client(limits=LIMITS, timeout=120)
+        local.client.post(url, json=body(i)).raise_for_status()
 
-        with ThreadPoolExecutor(concurrency) as pool:
-            list(pool.map(one, range(n)))
+    with ThreadPoolExecutor(concurrency) as pool:
+        list(pool.map(one, range(n)))
 
 
 def inspect_ai(url: str, n: int, concurrency: int) -> Measured:
@@ -191,8 +193,10 @@ def _row(name: str, small: Measured, big: Measured, peer: float | None) -> str:
 
 def part_io(sizes: tuple[int, int], concurrency: int = 100) -> None:
     print(f"\n## concurrency {concurrency}: {sizes[0]} and {sizes[1]} requests\n")
-    print("| system | wall small (s) | wall big (s) | marginal (s) | vs threads | peak RSS (MB) "
-          "| peak in flight | failed | served latency big (s) |")
+    print(
+        "| system | wall small (s) | wall big (s) | marginal (s) | vs threads | peak RSS (MB) "
+        "| peak in flight | failed | served latency big (s) |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     systems = {
         "100 plain threads + httpx": lambda u, n: threads(u, n, concurrency),
@@ -231,8 +235,10 @@ def part_limit(n: int) -> None:
 
 def part_max(n: int, concurrency: int) -> None:
     print(f"\n## {concurrency} runs in flight: {n} requests\n")
-    print("| system | wall (s) | served latency / concurrency (s) | ratio | peak in flight "
-          "| peak RSS (MB) | failed |")
+    print(
+        "| system | wall (s) | served latency / concurrency (s) | ratio | peak in flight "
+        "| peak RSS (MB) | failed |"
+    )
     print("|---|---|---|---|---|---|---|")
     with stand_in() as url:
         for name, fn in {

@@ -1,4 +1,4 @@
-"""Sequential sampling (DESIGN rule 19), measured: runs saved, error rate, power, Ray utilisation.
+"""Sequential sampling (rule 19), measured: runs saved, error rate, power, Ray utilisation.
 
 Four parts, in one process:
 
@@ -258,7 +258,7 @@ def main() -> int:
     return 1 if failures else 0
 
 
-SECTION = """## Sequential sampling (DESIGN rule 19)
+SECTION = """## Sequential sampling (rule 19)
 
 Produced by `python scripts/bench_sequential.py` (fixed seeds; rates with Clopper-Pearson 95%
 intervals; alpha = 0.05). Check: **{verdict}**; {power}.

@@ -324,7 +324,7 @@ samples for 2 arms, 8 for 10). Measured above: a large effect (flip rate 0.1 ->
 0.8) is significant in about 90% of sweeps at 10 samples and in all of them at 20; a moderate one
 (0.1 -> 0.4) needs about 30 samples for 79% and 50 for 96%. The exact paired test is
 conservative (its A/A rate stays well under 0.05), and it holds for unseeded runners too (the
-unseeded A/A rows). DESIGN rule 14 offers `statistics.pairing: none` for runners whose seed does
+unseeded A/A rows). rule 14 offers `statistics.pairing: none` for runners whose seed does
 not control their randomness; measured here, the paired test keeps its error rate for those too
 and is the more powerful, so choose `none` only to avoid relying on the pairing at all. With
 several arms keep `adjust: holm` (the family-wise rate stays under 0.05; `none` reaches 0.07 at

@@ -71,7 +71,7 @@ CASES: list[Case] = [
     Case("top level is not a mapping", "- name: demo\n"),
     Case("file has another extension", BASE, suffix=".json"),
     Case("unknown top-level key (typo)", BASE + "sample: 5\n"),
-    Case("samples below 2 (DESIGN rule 1)", BASE + "samples: 1\n"),
+    Case("samples below 2 (rule 1)", BASE + "samples: 1\n"),
     Case("samples of the wrong type", BASE + "samples: '5'\n"),
     Case("required keys missing", "arms: []\n"),
     Case("name with a space", _replace("name: demo", "name: my demo")),
@@ -94,7 +94,7 @@ CASES: list[Case] = [
     Case("unknown multiplicity adjustment", BASE + "statistics: {adjust: bonferroni}\n"),
     Case("unknown pairing", BASE + "statistics: {pairing: arms}\n"),
     Case(
-        "placebo arm that declares facets (DESIGN rule 17)",
+        "placebo arm that declares facets (rule 17)",
         BASE + "  - id: aa\n    placebo: true\n    facets: {model: small}\n",
     ),
     Case(
@@ -102,7 +102,7 @@ CASES: list[Case] = [
         _replace("  - id: base\n", "  - id: base\n    placebo: true\n"),
     ),
     Case(
-        "sequential cap below samples (DESIGN rule 19)",
+        "sequential cap below samples (rule 19)",
         BASE + "samples: 8\nsequential: {max_samples: 4}\n",
     ),
     Case("sequential wave below 1", BASE + "sequential: {max_samples: 40, wave: 0}\n"),
@@ -111,6 +111,24 @@ CASES: list[Case] = [
         BASE + "sequential: {max_samples: 40}\nbisect: {suspects: [tool:a]}\n",
         args=("bisect", "{cfg}"),
         group="cli",
+    ),
+    Case(
+        "budget with bisect",
+        BASE + "budget: {usd: 5}\nbisect: {suspects: [tool:a]}\n",
+        args=("bisect", "{cfg}"),
+        group="cli",
+    ),
+    Case("budget limit that is not positive", BASE + "budget: {usd: 0}\n"),
+    Case(
+        "concurrency below 1",
+        _replace("executor: {kind: local}", "executor: {kind: local, concurrency: 0}"),
+    ),
+    Case(
+        "requests_per_minute that is not positive",
+        _replace(
+            "executor: {kind: local}",
+            "executor: {kind: local, rate_limit: {requests_per_minute: 0}}",
+        ),
     ),
     Case("unknown bisection decision rule", BASE + "bisect: {suspects: [t1], decide: vote}\n"),
     Case("threshold out of range", BASE + "comparator: {threshold: 1.5}\n"),

@@ -108,3 +108,25 @@ async def async_answer(ctx: RunContext) -> str:
     """``async def``: 'yes' for the baseline, 'no' for any other arm."""
     await asyncio.sleep(0.005)
     return "yes" if ctx.arm.id == "base" else "no"
+
+
+async def cancels_itself(ctx: RunContext) -> str:
+    """``async def``: seed 1 of 'alt' awaits a task that gets cancelled (CancelledError)."""
+    if ctx.arm.id == "alt" and ctx.seed == 1:
+        task = asyncio.ensure_future(asyncio.sleep(10))
+        task.cancel()
+        await task
+    return "yes"
+
+
+_CACHED: list[openai.AsyncOpenAI] = []
+
+
+async def cached_client(ctx: RunContext) -> str:
+    """``async def``: one AsyncOpenAI per process, made on the first call's event loop (the
+    pattern of ``configs/openai_agent.py``); wrong while ``inputs['culprit']`` is not ablated."""
+    if not _CACHED:
+        base_url = str(ctx.scenario.inputs["base_url"])
+        _CACHED.append(openai.AsyncOpenAI(base_url=base_url, api_key="none", max_retries=0))
+    await _CACHED[0].chat.completions.create(**_body(ctx))
+    return "right" if ctx.scenario.inputs["culprit"] in ctx.arm.ablations else "wrong"

@@ -75,7 +75,13 @@ class StandIn:
             ]
         )
         config = uvicorn.Config(
-            app, host="127.0.0.1", port=0, log_level="error", lifespan="off", backlog=4096
+            app,
+            host="127.0.0.1",
+            port=0,
+            log_level="error",
+            lifespan="off",
+            backlog=4096,
+            timeout_keep_alive=120,  # a client pool's idle connection is never cut mid-reuse
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True, name="stand-in")

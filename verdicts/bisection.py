@@ -1,4 +1,4 @@
-"""Culprit bisection (DESIGN rule 10): minimal culprit sets by two-way ddmin over ranked ids.
+"""Culprit bisection (rule 10): minimal culprit sets by two-way ddmin over ranked ids.
 
 The search is pure: it asks a ``run_probes`` callback to run sets of ablation ids (concurrently,
 when it asks for several) and decides from their statistics.
@@ -112,7 +112,7 @@ class ProbeRunner(Protocol):
 
 @dataclass(frozen=True)
 class Decide:
-    """How a probe's flip is decided (DESIGN rules 10 and 20)."""
+    """How a probe's flip is decided (rules 10 and 20)."""
 
     mode: Literal["majority", "test"] = "majority"
     alpha: float = ALPHA

@@ -1,4 +1,4 @@
-"""Cost verdicts (DESIGN rule 11): did removing an item save cost, beyond benign variance?
+"""Cost verdicts (rule 11): did removing an item save cost, beyond benign variance?
 
 For each ablation arm of a scenario, against the baseline:
 

@@ -1,4 +1,4 @@
-"""The statistical verdict over a family of tests (DESIGN rules 15 and 18), and its words.
+"""The statistical verdict over a family of tests (rules 15 and 18), and its words.
 
 Each challenger row arrives with its raw test (:mod:`counterfact.verdicts.significance`). Here the
 p-values are adjusted over the declared family — every (scenario, challenger) test of the sweep

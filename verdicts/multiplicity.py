@@ -1,4 +1,4 @@
-"""Multiplicity control over a declared family of tests (DESIGN rule 15).
+"""Multiplicity control over a declared family of tests (rule 15).
 
 - ``holm``: Holm (1979) step-down, controls the family-wise error rate. Written here: sort
   ascending, ``p_(i) * (m - i + 1)``, running maximum, capped at 1 (Holm, S. (1979). A simple

@@ -49,7 +49,7 @@ class CostRecord(_Record):
 
 
 class ApplicationRecord(_Record):
-    """The manifest check (DESIGN rule 6)."""
+    """The manifest check (rule 6)."""
 
     checked: bool
     """False when no run reported a manifest or the arm declares no facets."""
@@ -76,7 +76,7 @@ class IntervalRecord(_Record):
 
 
 class CostReadingRecord(_Record):
-    """DESIGN rule 11's reading of one ablation arm."""
+    """rule 11's reading of one ablation arm."""
 
     key: str
     """The cost key judged for consistency, the placebo band and the cause."""
@@ -96,7 +96,7 @@ class CostReadingRecord(_Record):
 
 
 class AdjustmentRecord(_Record):
-    """How a p-value was adjusted for multiplicity (DESIGN rule 15)."""
+    """How a p-value was adjusted for multiplicity (rule 15)."""
 
     method: Adjustment
     family: Family
@@ -116,7 +116,7 @@ class ChangedToRecord(_Record):
 
 
 class TestRecord(_Record):
-    """The test beside the tier (DESIGN rules 13-15)."""
+    """The test beside the tier (rules 13-15)."""
 
     method: str
     pairing: Pairing
@@ -141,7 +141,7 @@ class TestRecord(_Record):
 
 
 class SequentialRecord(_Record):
-    """Why and where a challenger stopped sampling (DESIGN rule 19)."""
+    """Why and where a challenger stopped sampling (rule 19)."""
 
     stopped_for: StoppedFor
     """``significant``: the e-value reached ``threshold``; ``futile``: no outcome of the seeds left
@@ -300,7 +300,7 @@ class VerdictRecord(_Record):
     flip_rate_ci: IntervalRecord | None
     """Exact (Clopper–Pearson) interval of flips/samples; null with no samples or no reference."""
     statistical_verdict: StatisticalVerdict | None = None
-    """The test's verdict beside the tier (DESIGN rule 14): significant / not-significant /
+    """The test's verdict beside the tier (rule 14): significant / not-significant /
     underpowered; null for the baseline and when there is nothing to test (no reference)."""
     statistical_verdict_withheld: Reason | None = None
     """Why there is no test: ``arm-not-applied`` / ``baseline-not-applied`` (the runs are not
@@ -342,7 +342,7 @@ def _either(listed: list[int] | None, bits: str | None, size: int) -> list[int] 
 
 
 class ReferenceRecord(_Record):
-    """Where a scenario's reference came from (DESIGN rule 4)."""
+    """Where a scenario's reference came from (rule 4)."""
 
     from_: Literal["prior-run", "baseline-arm"] | None = Field(alias="from")
     """``prior-run`` when the scenario gave one; ``baseline-arm`` for the baseline's seed 0."""
@@ -351,7 +351,7 @@ class ReferenceRecord(_Record):
 
 
 class NullBandRecord(_Record):
-    """The baseline's own spread (DESIGN rule 5)."""
+    """The baseline's own spread (rule 5)."""
 
     floor: float
     degenerate: bool
@@ -389,7 +389,8 @@ class _Provenance(_Record):
 
 class ConcurrencyRecord(_Record):
     """How the sweep's allowed concurrency moved (runs that overlapped: ``concurrency``, an
-    ``async def`` runner, or ``rate_limit``)."""
+    ``async def`` runner, or ``rate_limit``).
+    """
 
     configured: int
     """``executor.concurrency`` (or its default): the ceiling."""

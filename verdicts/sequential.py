@@ -1,4 +1,4 @@
-"""Sequential sampling (DESIGN rule 19): an always-valid test, looked at after every wave.
+"""Sequential sampling (rule 19): an always-valid test, looked at after every wave.
 
 The unit is the discordant seed pair of an arm and its baseline (as in the fixed-sample test):
 ``n10`` pairs where the arm flipped and the baseline held, ``n01`` the reverse. Under the null

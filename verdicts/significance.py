@@ -1,4 +1,4 @@
-"""A test with a known error rate beside every tier (DESIGN rules 13, 14 and 16).
+"""A test with a known error rate beside every tier (rules 13, 14 and 16).
 
 The unit is the seed pair: baseline seed ``s`` and arm seed ``s`` on one scenario.
 

@@ -1,5 +1,5 @@
 """A sequential sweep's rows: each challenger's test becomes the e-process it stopped on, and its
-record and claim say why and where it stopped (DESIGN rule 19).
+record and claim say why and where it stopped (rule 19).
 
 The tier is untouched: it was computed, as always, on the seeds the arm used. The family's
 adjustment (:func:`~counterfact.verdicts.family.judge_family`) runs afterwards on

@@ -1,4 +1,4 @@
-"""The arm verdict tiers of DESIGN rules 7 and 9, with the ``runs-failed`` check in front.
+"""The arm verdict tiers of rules 7 and 9, with the ``runs-failed`` check in front.
 
 Substitutions (an arm whose facets differ from the baseline's) go through every tier below.
 Ablations and restorations (an arm that only adds ablation / restoration ids to the baseline)
@@ -57,9 +57,9 @@ class ScenarioContext:
     samples: int
     """Seeds declared per arm."""
     reference_is_seed0: bool = False
-    """The reference is the baseline's own seed-0 output (DESIGN rules 4 and 13)."""
+    """The reference is the baseline's own seed-0 output (rules 4 and 13)."""
     baseline_application: Application | None = None
-    """The baseline's own manifest check (DESIGN rule 6): not applied -> every verdict that
+    """The baseline's own manifest check (rule 6): not applied -> every verdict that
     depends on it is inconclusive (``baseline-not-applied``)."""
     answer_level: bool = False
     """The comparator judges the answer (numeric, contains, regex, custom): claims say the

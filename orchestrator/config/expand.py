@@ -32,7 +32,7 @@ def _value_text(value: object) -> str:
 
 
 def _placebo(arm: ArmSpec, declared: ArmConfig, base: ArmSpec, index: int) -> ArmSpec:
-    """A placebo arm takes the baseline's configuration (DESIGN rule 17).
+    """A placebo arm takes the baseline's configuration (rule 17).
 
     Raises:
         RefusalError: the placebo declares facets, ablations or restorations, or is the

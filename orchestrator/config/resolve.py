@@ -222,7 +222,7 @@ def resolve_sweep(
     source: Path | None = None,
     overrides: tuple[str, ...] = (),
 ) -> ResolvedSweep:
-    """Check everything knowable from the declaration (DESIGN rule 8) and load every target.
+    """Check everything knowable from the declaration (rule 8) and load every target.
 
     Raises:
         ConfigError: on any refusal or unloadable target; nothing has run.
@@ -277,6 +277,13 @@ def resolve_bisect(
             "remove the 'sequential:' section, or keep it in a separate file for 'counterfact run'"
         )
         raise ConfigError(msg, field="sequential")
+    if config.budget:
+        msg = (
+            "'counterfact bisect' does not apply a spend budget yet (its runs are bounded by "
+            "bisect.max_probes x samples); remove 'budget:', or keep it in a separate file for "
+            "'counterfact run'"
+        )
+        raise ConfigError(msg, field="budget")
     if settings is None:
         msg = (
             "'counterfact bisect' needs a 'bisect:' section with 'suspects' (ranked ablation "

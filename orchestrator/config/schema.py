@@ -199,8 +199,8 @@ class RateLimitConfig(_Model):
     """Requests the whole sweep may start per minute (a cluster-wide token bucket); default no
     cap."""
     max_wait_s: StrictFloat | StrictInt = Field(default=MAX_RATE_LIMIT_WAIT_S, gt=0)
-    """Seconds one run may spend waiting on rate limits in all before it is recorded as a
-    ``RateLimited`` failure (an API that never lets it through must not hang the sweep)."""
+    """Seconds one run may spend waiting on rate limits in all before it is recorded as failed
+    with the error it last raised (an API that never lets it through must not hang the sweep)."""
 
 
 class ExecutorConfig(_Model):
@@ -273,7 +273,7 @@ class ExecutorConfig(_Model):
 
 
 class StatisticsConfig(_Model):
-    """The ``statistics:`` section: the test beside every tier (DESIGN rules 14-15)."""
+    """The ``statistics:`` section: the test beside every tier (rules 14-15)."""
 
     alpha: StrictFloat = Field(default=ALPHA, gt=0.0, lt=1.0)
     """Significance level, 0 < alpha < 1."""
@@ -287,7 +287,7 @@ class StatisticsConfig(_Model):
 
 
 class SequentialConfig(_Model):
-    """The ``sequential:`` section (DESIGN rule 19): seeds in waves; each arm stops when an
+    """The ``sequential:`` section (rule 19): seeds in waves; each arm stops when an
     always-valid test decides, when it no longer can by ``max_samples``, or at that cap.
     ``samples`` is the first wave (and the minimum).
     """
@@ -314,7 +314,7 @@ class SequentialConfig(_Model):
 
 
 class BisectConfig(_Model):
-    """The ``bisect:`` section: culprit search over ranked ablation ids (DESIGN rule 10)."""
+    """The ``bisect:`` section: culprit search over ranked ablation ids (rule 10)."""
 
     suspects: list[StrictStr]
     """Ablation ids, likeliest first; the order only decides the search order."""
@@ -325,7 +325,7 @@ class BisectConfig(_Model):
     speculative: StrictBool = False
     """Probe both halves of a split at once (less wall time, more probes spent)."""
     decide: Literal["majority", "test"] = "majority"
-    """``majority`` (DESIGN rule 10, the default) or ``test`` (rule 20, for noisy programs): the
+    """``majority`` (rule 10, the default) or ``test`` (rule 20, for noisy programs): the
     baseline must reproduce the reference on a majority of seeds, a probe flips when its paired
     test against the baseline is significant at ``statistics.alpha``, and each culprit set is
     re-confirmed on fresh seeds at ``alpha / max_culprits`` before it is claimed."""
@@ -348,7 +348,7 @@ class SweepConfig(_Model):
     cache_dir: StrictStr | None = None
     """Opt-in run cache shared across sweeps (relative to the working directory)."""
     samples: StrictInt = SAMPLES
-    """Seeded reruns per (scenario, arm); at least 2 (DESIGN rule 1)."""
+    """Seeded reruns per (scenario, arm); at least 2 (rule 1)."""
     baseline: StrictStr | None = None
     """Baseline arm id; default the first arm."""
     arms: list[ArmConfig] = Field(default_factory=list)
@@ -358,7 +358,7 @@ class SweepConfig(_Model):
     grid: dict[StrictStr, list[GridValue]] = Field(default_factory=dict)
     """``{facet.path: [values]}``: one arm per combination, ids like ``model=large,k=3``."""
     cost_key: StrictStr = COST_KEY
-    """The cost key DESIGN rule 11 judges (consistency, placebo band, cost cause)."""
+    """The cost key rule 11 judges (consistency, placebo band, cost cause)."""
     statistics: StatisticsConfig = Field(default_factory=StatisticsConfig)
     """The test beside every tier; see the README."""
     sequential: SequentialConfig | None = None
@@ -396,7 +396,7 @@ class SweepConfig(_Model):
     def _at_least_two(cls, value: int) -> int:
         if value < 2:
             msg = (
-                f"samples must be at least 2 (DESIGN rule 1: never a single-run verdict), got "
+                f"samples must be at least 2 (rule 1: never a single-run verdict), got "
                 f"{value}; set samples: {SAMPLES} (the default) or more"
             )
             raise ValueError(msg)

@@ -178,7 +178,7 @@ def find_culprits(
     cache_dir: str | Path | None = None,
     runner_version: str | None = None,
 ) -> BisectResult:
-    """Find minimal sets of ``suspects`` whose joint ablation flips the answer (DESIGN rule 10).
+    """Find minimal sets of ``suspects`` whose joint ablation flips the answer (rule 10).
 
     Args:
         suspects: ablation ids, likeliest first (the order only decides the search order).
@@ -196,7 +196,7 @@ def find_culprits(
         max_probes: probe budget, the baseline probe included.
         max_culprits: independent culprit sets to search for at most.
         speculative: run the second half of a split alongside the first.
-        decide: ``"majority"`` (DESIGN rule 10) or ``"test"`` (rule 20: paired tests against
+        decide: ``"majority"`` (rule 10) or ``"test"`` (rule 20: paired tests against
             the baseline at ``alpha``, every culprit set re-confirmed on fresh seeds).
         alpha: significance level for ``decide="test"``.
         name: recorded in ``bisect.json``.

@@ -79,7 +79,7 @@ def run_bisect(
     fresh: bool = False,
     cache_dir: Path | None = None,
 ) -> BisectResult:
-    """Search minimal culprit sets among ``bisect.suspects`` (DESIGN rule 10).
+    """Search minimal culprit sets among ``bisect.suspects`` (rule 10).
 
     Each probe's seeds run in parallel on the executor; probes run in the order the search
     needs them. Every run is appended to ``runs.jsonl`` as it finishes; ``bisect.json`` is

@@ -212,18 +212,18 @@ def run_sweep(
     if store.done.count and store.failed == store.done.count:
         _all_failed(result, store, source)
     if source.budget_exhausted:
-        _over_budget(result, store, source, None if waves is not None else len(plan))
+        missing = sum(not store.has(c.scenario.id, c.arm.id, c.seed) for c in plan)
+        _over_budget(result, store, source, None if waves is not None else missing)
     return result
 
 
 def _over_budget(
-    result: SweepResult, store: RunStore, source: RunSource, planned: int | None
+    result: SweepResult, store: RunStore, source: RunSource, missing: int | None
 ) -> None:
     """The budget stopped scheduling: the verdicts judge what ran; mark the summary and raise."""
     budget = source.budget
     if budget is None:  # only called once it stopped scheduling
         return
-    missing = None if planned is None else planned - store.done.count
     record = budget.record() | {"runs_not_started": missing}
     summary = result.summary.model_copy(
         update={"status": "budget-exhausted", "budget": BudgetRecord.model_validate(record)}

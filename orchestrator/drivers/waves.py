@@ -1,4 +1,4 @@
-"""The wave scheduler of a sequential sweep (DESIGN rule 19): decides as records stream in.
+"""The wave scheduler of a sequential sweep (rule 19): decides as records stream in.
 
 Per challenger it keeps a *window* (the seed count of its next look) and how far it is
 *scheduled*. When every seed of the window has a record, for the arm and for its baseline, the

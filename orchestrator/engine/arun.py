@@ -1,23 +1,27 @@
 """Many runs at once on one event loop: the worker side of ``executor.concurrency``.
 
-An ``async def`` runner is awaited on the loop; a sync runner is called on a thread pool (its
-waits on I/O overlap; the loop never blocks). Each call goes through the worker's
-:class:`~.gate.Gate`, so the sweep's throttle bounds what is in flight. A rate-limited call gives
-its slot back while it waits; a ``timeout_s`` cancels an async call (the worker lives on) and
-abandons a sync one (its thread cannot be stopped; its result is dropped). A cancelled run — a
-stop, Ctrl-C — is not recorded: a resume runs it.
+An ``async def`` runner is awaited on the loop; a sync runner is called on a thread of its own
+(a daemon thread per call: its waits on I/O overlap, the loop never blocks, a hung call never
+keeps the process alive, and no call waits in a pool's queue). Each call goes through the
+worker's :class:`~.gate.Gate`, so the sweep's throttle bounds what is in flight. A rate-limited
+call gives its slot back while it waits; a ``timeout_s``, counted from the moment the call
+starts, cancels an async call (the worker lives on) and abandons a sync one (its thread cannot
+be stopped; its result is dropped). A cancelled run — a stop, Ctrl-C — is not recorded: a resume
+runs it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import random
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from counterfact.exceptions import RunCancelled
 from counterfact.orchestrator.engine.gate import Gate
 from counterfact.orchestrator.engine.ratelimits import refusal_of
 from counterfact.orchestrator.engine.worker import (
@@ -31,6 +35,35 @@ from counterfact.orchestrator.engine.worker import (
 from counterfact.probes.ablation import claiming
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext, RunResult, coerce_result
+
+
+def _on_own_thread(
+    runner: Callable[..., Any], ctx: RunContext
+) -> asyncio.Future[tuple[RunResult, set[str]]]:
+    """Call a sync runner on a new daemon thread; its outcome lands in the returned future."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[tuple[RunResult, set[str]]] = loop.create_future()
+
+    def settle(outcome: tuple[RunResult, set[str]] | None, exc: BaseException | None) -> None:
+        if future.done():  # abandoned: timed out or stopped
+            return
+        if exc is not None:
+            future.set_exception(exc)
+        else:
+            future.set_result(outcome)  # type: ignore[arg-type]
+
+    def work() -> None:
+        outcome: tuple[RunResult, set[str]] | None = None
+        error: BaseException | None = None
+        try:
+            outcome = call_sync(runner, ctx)
+        except BaseException as exc:  # handed to the loop, which records it
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop is gone: the run was abandoned
+            loop.call_soon_threadsafe(settle, outcome, error)
+
+    threading.Thread(target=work, name="counterfact-run", daemon=True).start()
+    return future
 
 
 def is_async_runner(runner: object) -> bool:
@@ -68,36 +101,45 @@ class RunCore:
         self.timeout_s = timeout_s
         self.node = node
         self.is_async = is_async_runner(runner)
-        self._pool = None if self.is_async else ThreadPoolExecutor(max(1, threads), "cf-run")
         self._rng = random.Random()
 
     def close(self) -> None:
-        """Let the thread pool's threads end (runs still on them finish unrecorded)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        """Nothing to release: sync calls run on daemon threads of their own."""
 
-    async def _call(self, ctx: RunContext) -> tuple[RunResult, set[str]]:
-        if self._pool is None:
-            call = _call_async(self.runner, ctx)
+    async def _call(self, ctx: RunContext) -> tuple[RunResult, set[str]] | None:
+        """The call's result, or None when ``timeout_s`` ran out (the call is then cancelled;
+        a runner's own ``TimeoutError`` is its error, not ours).
+
+        Raises:
+            RunCancelled: the runner's call was cancelled from inside (not by us).
+        """
+        call: asyncio.Future[tuple[RunResult, set[str]]]
+        if self.is_async:
+            call = asyncio.ensure_future(_call_async(self.runner, ctx))
         else:
-            loop = asyncio.get_running_loop()
-            call = loop.run_in_executor(self._pool, call_sync, self.runner, ctx)  # type: ignore[assignment]
-        if self.timeout_s is None:
-            return await call
-        return await asyncio.wait_for(call, self.timeout_s)
+            call = _on_own_thread(self.runner, ctx)
+        try:
+            done, _ = await asyncio.wait({call}, timeout=self.timeout_s)
+        except asyncio.CancelledError:
+            call.cancel()
+            raise
+        if not done:
+            call.cancel()
+            return None
+        if call.cancelled():
+            msg = "the runner's call ended in asyncio.CancelledError that counterfact did not send"
+            raise RunCancelled(msg)
+        return call.result()
 
     async def run(self, ctx: RunContext) -> RunRecord:
         """One run to its record: retries and rate-limit waits included."""
         tries = Attempts(self.policy, self._rng)
         while True:
-            await self.gate.acquire()
+            epoch = await self.gate.acquire()
             tries.calls += 1
             start = time.perf_counter()
             try:
-                result, claimed = await self._call(ctx)
-            except asyncio.TimeoutError:
-                self.gate.release(served=True)
-                return tries.stamp(self._timed_out(ctx, time.perf_counter() - start))
+                called = await self._call(ctx)
             except asyncio.CancelledError:
                 self.gate.release()
                 raise
@@ -105,13 +147,16 @@ class RunCore:
                 elapsed = time.perf_counter() - start
                 refused = refusal_of(exc) is not None
                 wait = tries.after(exc)
-                self.gate.release(refused=refused, served=not refused)
+                self.gate.release(refused=refused, served=not refused, epoch=epoch)
                 if wait is None:
                     return tries.stamp(error_record(ctx, exc, elapsed, self.node))
                 await asyncio.sleep(wait)
                 continue
             self.gate.release(served=True)
             elapsed = time.perf_counter() - start
+            if called is None:
+                return tries.stamp(self._timed_out(ctx, elapsed))
+            result, claimed = called
             return tries.stamp(result_record(ctx, result, claimed, elapsed, self.node))
 
     def _timed_out(self, ctx: RunContext, elapsed: float) -> RunRecord:

@@ -7,10 +7,12 @@ records taken from the run cache cost nothing this time and are not counted) and
 
     spent + (in flight + 1) x (mean cost per recorded run) <= limit
 
-for every limited key, so the runs in flight are reserved at the running cost per run. Until a
-first run with a cost is recorded the mean is unknown and nothing is held back (at most
-``concurrency`` runs start blind). Once a run may not start, the feed is closed: what is in
-flight finishes and is recorded, nothing more starts, and the driver judges what ran.
+for every limited key, so the runs in flight are reserved at the running cost per run (the mean
+over runs that reported the key: a failed run that reported nothing is reserved at the mean,
+not at zero). Until a first run with a cost is recorded the mean is unknown and nothing is held
+back: the first round (about ``concurrency`` runs, or a few per CPU) starts on trust. Once a run
+may not start, the feed is closed: what is in flight finishes and is recorded, nothing more
+starts, and the driver judges what ran.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ class Budget:
     def __init__(self, limits: Mapping[str, float]) -> None:
         self.limits = {k: float(v) for k, v in limits.items()}
         self.spent = dict.fromkeys(self.limits, 0.0)
-        self.runs = 0
-        """Recorded runs counted (successful or not: a failed call may have cost too)."""
+        self.reported = dict.fromkeys(self.limits, 0)
+        """Per key: recorded runs whose cost reported it (the mean's denominator)."""
         self.in_flight = 0
         self.exhausted: list[str] = []
         """Keys whose limit stopped scheduling."""
@@ -39,9 +41,11 @@ class Budget:
         """Count a record's spend (every record the run store takes)."""
         if record.from_cache:
             return
-        self.runs += 1
+        cost = record.cost or {}
         for key in self.limits:
-            self.spent[key] += (record.cost or {}).get(key, 0.0)
+            if key in cost:
+                self.spent[key] += cost[key]
+                self.reported[key] += 1
 
     def started(self, n: int) -> None:
         """``n`` runs were handed to the executor."""
@@ -53,9 +57,9 @@ class Budget:
 
     def mean(self, key: str) -> float | None:
         """Mean recorded cost per run of ``key``; None before any run cost something."""
-        if not self.runs or self.spent[key] <= 0:
+        if not self.reported[key] or self.spent[key] <= 0:
             return None
-        return self.spent[key] / self.runs
+        return self.spent[key] / self.reported[key]
 
     def room(self) -> int | None:
         """How many more runs may start now (None: no limit yet binds)."""

@@ -4,15 +4,16 @@ the next request may start.
 Each worker process has one :class:`Gate` on its event loop. A run holds a slot from the moment
 it calls the runner until the call returns (a run waiting out a ``Retry-After`` gives its slot
 back). The gate reports what its runs met to the sweep's :class:`~.throttle.Throttle` — at once
-after a refusal, else at most every :data:`SYNC_S` — and sizes itself to its ``share`` of the
-limit that comes back (a Ray worker's share is 1/workers; in-process it is 1). A
-requests-per-minute cap becomes a token bucket refilled at the worker's share of the rate.
+after a refusal, else at most every :data:`SYNC_S` — and sizes itself to its part of the limit
+that comes back: worker ``index`` of ``workers`` gets ``limit // workers``, plus one of the
+remainder (so a limit below the number of workers leaves some workers at zero, and the sweep's
+total never exceeds the limit). A requests-per-minute cap becomes a token bucket refilled at
+the worker's share of the rate.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from collections.abc import Awaitable, Callable
 
@@ -20,20 +21,26 @@ from counterfact.orchestrator.engine.throttle import Allowance
 
 SYNC_S = 0.2
 """Longest time between two reports of served runs."""
+WAITING_SYNC_S = 0.5
+"""How often a worker with runs waiting for a slot asks for the limit again."""
 
-Link = Callable[[int, int], Awaitable[Allowance]]
-"""Report (refused, served) since the last report; get the sweep's allowance back."""
+Link = Callable[[int, int, int], Awaitable[Allowance]]
+"""Report (refused in this epoch, served, refused from an earlier epoch) since the last report;
+get the sweep's allowance back."""
 
 
 class Gate:
     """Slots and request tokens for one worker's runs (use from one event loop only)."""
 
-    def __init__(self, link: Link, start: Allowance, share: float = 1.0) -> None:
+    def __init__(self, link: Link, start: Allowance, index: int = 0, workers: int = 1) -> None:
         self._link = link
-        self._share = share
+        self._index = index
+        self._workers = max(1, workers)
+        self._share = 1.0 / self._workers
         self._allowance = start
         self.in_use = 0
         self._refused = 0
+        self._stale = 0
         self._served = 0
         self._last_sync = time.monotonic()
         self._sync_task: asyncio.Task[None] | None = None
@@ -44,21 +51,32 @@ class Gate:
 
     @property
     def capacity(self) -> int:
-        """Runs this worker may have in flight now (at least one)."""
-        return max(1, math.ceil(self._allowance.limit * self._share))
+        """Runs this worker may have in flight now (its part of the sweep's limit)."""
+        whole, rest = divmod(self._allowance.limit, self._workers)
+        return whole + (self._index < rest)
+
+    @property
+    def epoch(self) -> int:
+        """The throttle's epoch as this gate last heard it."""
+        return self._allowance.epoch
 
     def _rate(self) -> float | None:
         per_minute = self._allowance.per_minute
         return None if per_minute is None else per_minute * self._share / 60.0
 
-    async def acquire(self) -> None:
-        """Wait for a free slot, then for a request token (with a per-minute cap)."""
+    async def acquire(self) -> int:
+        """Wait for a free slot, then for a request token (with a per-minute cap); return the
+        epoch the call starts in (hand it back to :meth:`release`).
+        """
         if self._changed is None:
             self._changed = asyncio.Event()
             self._bucket = asyncio.Lock()
         while self.in_use >= self.capacity:
             self._changed.clear()
-            await self._changed.wait()
+            try:  # a worker at zero slots has no releases to report on: ask now and then
+                await asyncio.wait_for(self._changed.wait(), WAITING_SYNC_S)
+            except asyncio.TimeoutError:
+                self._start_sync()
         self.in_use += 1
         try:
             await self._token()
@@ -66,6 +84,7 @@ class Gate:
             self.in_use -= 1
             self._wake()
             raise
+        return self.epoch
 
     async def _token(self) -> None:
         rate = self._rate()
@@ -82,14 +101,20 @@ class Gate:
                     return
                 await asyncio.sleep((1.0 - self._tokens) / rate)
 
-    def release(self, *, refused: bool = False, served: bool = False) -> None:
+    def release(self, *, refused: bool = False, served: bool = False, epoch: int = 0) -> None:
         """Give the slot back; count what the call met and report when due."""
         self.in_use -= 1
-        self._refused += refused
+        if refused and epoch == self.epoch:
+            self._refused += 1
+        elif refused:
+            self._stale += 1
         self._served += served
         self._wake()
-        due = self._refused or time.monotonic() - self._last_sync >= SYNC_S
-        if due and (self._sync_task is None or self._sync_task.done()):
+        if self._refused or self._stale or time.monotonic() - self._last_sync >= SYNC_S:
+            self._start_sync()
+
+    def _start_sync(self) -> None:
+        if self._sync_task is None or self._sync_task.done():
             self._sync_task = asyncio.get_running_loop().create_task(self._sync())
 
     def _wake(self) -> None:
@@ -97,11 +122,15 @@ class Gate:
             self._changed.set()
 
     async def _sync(self) -> None:
-        refused, served = self._refused, self._served
-        self._refused = self._served = 0
-        self._last_sync = time.monotonic()
-        try:
-            self._allowance = await self._link(refused, served)
-        except Exception:  # the throttle is unreachable (its node died): keep the last limit
-            return
-        self._wake()
+        """Report until no refusal is left unreported (ones that arrive meanwhile included)."""
+        while True:
+            refused, served, stale = self._refused, self._served, self._stale
+            self._refused = self._served = self._stale = 0
+            self._last_sync = time.monotonic()
+            try:
+                self._allowance = await self._link(refused, served, stale)
+            except Exception:  # the throttle is unreachable (its node died): keep the last limit
+                return
+            self._wake()
+            if not (self._refused or self._stale):
+                return

@@ -33,7 +33,10 @@ def graceful_stop(executor: Executor) -> Iterator[None]:
         executor.request_stop()
         log.warning(
             "sweep.stopping",
-            note="no new runs; waiting briefly for runs in flight. Ctrl-C again to abort now.",
+            note=(
+                "no new runs; runs in flight finish (overlapping runs are cancelled: a resume "
+                "runs them). Ctrl-C again to abort now."
+            ),
         )
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}

@@ -32,6 +32,10 @@ BACKOFF_BASE_S = 0.5
 """First backoff ceiling, doubled per retry."""
 BACKOFF_CAP_S = 30.0
 """Backoff ceiling."""
+MIN_WAIT_S = 0.05
+"""The shortest wait after a refusal (``Retry-After: 0`` must not become a busy loop)."""
+NOT_RATE_LIMITS = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
+"""429 codes that mean "out of credit", not "slow down": ordinary errors, never waited on."""
 
 
 @dataclass(frozen=True)
@@ -94,13 +98,40 @@ def _clamp(seconds: float) -> float | None:
 
 
 def refusal_of(exc: BaseException) -> Refusal | None:
-    """The rate limit ``exc`` reports, or None when it is an ordinary error."""
+    """The rate limit ``exc`` reports (or the exception it was raised from, for wrappers such
+    as tenacity's or an agent framework's), or None when it is an ordinary error.
+    """
+    seen: BaseException | None = exc
+    for _ in range(4):
+        if seen is None:
+            return None
+        found = _refusal(seen)
+        if found is not None:
+            return found
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _refusal(exc: BaseException) -> Refusal | None:
     if isinstance(exc, RateLimited):
         hint = exc.retry_after
         return Refusal(None if hint is None else _clamp(float(hint)))
-    if _status(exc) != TOO_MANY_REQUESTS:
+    if _status(exc) != TOO_MANY_REQUESTS or _code(exc) in NOT_RATE_LIMITS:
         return None
     return Refusal(parse_retry_after(_headers(exc)))
+
+
+def _code(exc: BaseException) -> object:
+    """An OpenAI-style error code (``exc.code`` or ``exc.body['error']['code']``)."""
+    code = getattr(exc, "code", None)
+    if isinstance(code, str):
+        return code
+    body = getattr(exc, "body", None)
+    if isinstance(body, Mapping):
+        inner = body.get("error", body)
+        if isinstance(inner, Mapping):
+            return inner.get("code")
+    return None
 
 
 def full_jitter(
@@ -118,7 +149,9 @@ def full_jitter(
 
 
 def wait_for(refusal: Refusal, times: int, rng: random.Random) -> float:
-    """How long a refused run waits: the server's hint, else backoff number ``times``."""
+    """How long a refused run waits: the server's hint, else backoff number ``times``; at
+    least :data:`MIN_WAIT_S`.
+    """
     if refusal.retry_after is not None:
-        return refusal.retry_after
-    return full_jitter(times, rng)
+        return max(refusal.retry_after, MIN_WAIT_S)
+    return max(full_jitter(times, rng), MIN_WAIT_S)

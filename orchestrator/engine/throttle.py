@@ -7,9 +7,10 @@ node (``ray_pool``).
 
 The limit moves by additive increase, multiplicative decrease (as TCP's congestion window):
 
-- a *429 episode* — a refusal reported at least ``cooldown_s`` after the last cut — multiplies
-  the limit by ``factor`` (0.8); refusals inside the cooldown belong to runs started before the
-  cut and do not cut again;
+- a *429 episode* — a refusal of a call that started after the last cut (its ``epoch`` is
+  current), at least ``cooldown_s`` after that cut — multiplies the limit by ``factor`` (0.8);
+  refusals of calls started before the cut are counted but do not cut again (with calls of many
+  seconds, the cooldown alone would cut once a second for each call's duration);
 - a *clean round* — as many served runs as the limit, with no refusal — adds one, up to the
   configured ``concurrency``.
 
@@ -51,6 +52,8 @@ class Allowance:
     """Runs the whole sweep may have in flight now."""
     per_minute: float | None
     """Requests per minute the whole sweep may start (None: no cap)."""
+    epoch: int = 0
+    """Cuts so far: a call started in this epoch and refused may cut again."""
 
 
 @dataclass
@@ -63,37 +66,42 @@ class Throttle:
     factor: float = CUT_FACTOR
     cooldown_s: float = COOLDOWN_S
     clock: Callable[[], float] = time.monotonic
-    limit: int = 0
-    served: int = 0
-    refused: int = 0
-    lowest: int = 0
-    moves: list[Move] = field(default_factory=list)
-    _started: float = 0.0
-    _last_cut: float = -math.inf
-    _clean: int = 0
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    limit: int = field(init=False, default=0)
+    served: int = field(init=False, default=0)
+    refused: int = field(init=False, default=0)
+    lowest: int = field(init=False, default=0)
+    epoch: int = field(init=False, default=0)
+    moves: list[Move] = field(init=False, default_factory=list)
+    _started: float = field(init=False, default=0.0)
+    _last_cut: float = field(init=False, default=-math.inf)
+    _clean: int = field(init=False, default=0)
+    _lock: threading.Lock = field(init=False, default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
         self.limit = self.lowest = self.ceiling
         self._started = self.clock()
 
-    def report(self, refused: int = 0, served: int = 0) -> Allowance:
-        """Take a worker's counts since its last report; return the allowance."""
+    def report(self, refused: int = 0, served: int = 0, stale: int = 0) -> Allowance:
+        """Take a worker's counts since its last report — ``refused``: calls of the current
+        epoch refused; ``stale``: refused calls started before the last cut — and return the
+        allowance.
+        """
         with self._lock:
             now = self.clock()
-            self.refused += refused
+            self.refused += refused + stale
             self.served += served
-            if refused:
+            if refused or stale:
                 self._clean = 0
-                if now - self._last_cut >= self.cooldown_s:
-                    self._last_cut = now
-                    self._move(max(1, math.floor(self.limit * self.factor)), "cut", now)
+            if refused and now - self._last_cut >= self.cooldown_s:
+                self._last_cut = now
+                self.epoch += 1
+                self._move(max(1, math.floor(self.limit * self.factor)), "cut", now)
             elif served:
                 self._clean += served
                 if self._clean >= self.limit and self.limit < self.ceiling:
                     self._clean = 0
                     self._move(self.limit + 1, "grow", now)
-            return Allowance(self.limit, self.per_minute)
+            return Allowance(self.limit, self.per_minute, self.epoch)
 
     def _move(self, limit: int, why: Literal["cut", "grow"], now: float) -> None:
         if limit == self.limit:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import random
 import time
@@ -14,6 +13,7 @@ from typing import Any
 
 from counterfact.defaults import MAX_RATE_LIMIT_WAIT_S
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
+from counterfact.orchestrator.engine.loops import process_loop
 from counterfact.orchestrator.engine.ratelimits import full_jitter, refusal_of, wait_for
 from counterfact.probes.ablation import claiming, unclaimed
 from counterfact.probes.records import RunError, RunRecord
@@ -68,8 +68,8 @@ class RetryPolicy:
     retries: int = 0
     retry_on: frozenset[str] = frozenset()
     max_wait_s: float = MAX_RATE_LIMIT_WAIT_S
-    """Seconds one run may spend waiting on rate limits in all; past it, it fails
-    ``RateLimited`` (an API that never lets it through must not hang the sweep)."""
+    """Seconds one run may spend waiting on rate limits in all; past it, it fails with the error
+    it last raised (an API that never lets it through must not hang the sweep)."""
 
     def allows(self, exc: BaseException, attempt: int) -> bool:
         """Retry after ``attempt`` attempts when the exception's class (or a base) is listed."""
@@ -78,6 +78,10 @@ class RetryPolicy:
 
 
 NO_RETRY = RetryPolicy()
+
+
+RETRY_BASE_S = 0.05
+"""First backoff ceiling of a ``retry_on`` retry (doubled per retry, capped at 30 s)."""
 
 
 @dataclass
@@ -110,15 +114,15 @@ class Attempts:
         return None
 
     def stamp(self, record: RunRecord) -> RunRecord:
-        """``record`` with the counts of this run's tries."""
+        """``record`` with the counts of this run's tries (unchanged for one clean call: the
+        common case costs no copy).
+        """
+        if self.calls <= 1 and not self.refused:
+            return record
         update: dict[str, float] = {"attempts": max(self.calls, 1)}
         if self.refused:
             update |= {"rate_limited": self.refused, "rate_limited_s": round(self.waited_s, 3)}
         return record.model_copy(update=update)
-
-
-RETRY_BASE_S = 0.05
-"""First backoff ceiling of a ``retry_on`` retry (doubled per retry, capped at 30 s)."""
 
 
 def result_record(
@@ -158,11 +162,13 @@ def error_record(
 
 
 def call_sync(runner: Callable[..., Any], ctx: RunContext) -> tuple[RunResult, set[str]]:
-    """Call the runner in this thread; an ``async def`` runner runs on a private event loop."""
+    """Call the runner in this thread; an ``async def`` runner's coroutine runs on the process's
+    loop (:func:`~counterfact.orchestrator.engine.loops.process_loop`) while this thread waits.
+    """
     with claiming() as claimed:
         value = runner(ctx)
         if inspect.isawaitable(value):
-            value = asyncio.run(_awaited(value))
+            value = process_loop().run(_awaited(value))
         return coerce_result(value), claimed
 
 

@@ -5,15 +5,21 @@ sweep — against a real HTTP server on loopback, through the real openai and ht
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
-from counterfact import BudgetExhausted, RunsFailed, compare_arms
+from counterfact import BudgetExhausted, RunsFailed, compare_arms, find_culprits
+from counterfact.orchestrator.cli import main
 
-from ..conftest import TESTS
+from ..conftest import TESTS, write_config
 from ..standin import StandIn
 
 ARMS = [{"id": "base"}, {"id": "alt", "facets": {"model": "flaky-model"}}]
@@ -90,7 +96,7 @@ def test_rate_limited_raised_by_a_runner_is_retried_not_failed(tmp_path: Path) -
 def test_a_run_refused_past_max_wait_s_fails_naming_the_limit(tmp_path: Path) -> None:
     with StandIn(max_in_flight=0, retry_after=0.05) as api, pytest.raises(RunsFailed) as caught:
         compare_arms(
-            ARMS[:1] + [{"id": "alt", "facets": {"model": "x"}}],
+            [*ARMS[:1], {"id": "alt", "facets": {"model": "x"}}],
             "io_runners.py:ask_httpx",
             base_dir=TESTS,
             samples=2,
@@ -141,8 +147,8 @@ def test_requests_per_minute_paces_the_whole_sweep(tmp_path: Path) -> None:
             out=tmp_path / "o",
         )
         wall = time.monotonic() - started
-    # 120 per minute is 2 per second with a burst of 2 (one second's worth): the 10 requests
-    # start over at least (10 - 2) / 2 = 4 s although 10 may be in flight at once
+    # 120 per minute is 2 per second; the bucket starts with 1 token: the 9 requests after the
+    # first start over at least 9 / 2 = 4.5 s although 10 may be in flight at once
     assert api.stats.served == 10 and 3.8 <= wall < 15
 
 
@@ -171,3 +177,157 @@ def test_a_budget_stops_the_sweep_and_a_raised_one_resumes_it(tmp_path: Path) ->
     assert len(runs) == 20 == len({(r["arm"], r["seed"]) for r in runs})  # nothing ran twice
     assert result.summary.status == "complete" and result.summary.runs_reused == len(first)
     assert api.stats.served == 20
+
+
+def _cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _budget_config(folder: Path, api: StandIn, usd: float) -> Path:
+    return write_config(
+        folder,
+        f"name: b\nrunner: {TESTS / 'io_runners.py'}:ask_openai\nsamples: 10\n"
+        f"scenarios: [{{id: q, inputs: {{base_url: '{api.base_url}'}}, reference: Paris}}]\n"
+        "comparator: contains\nexecutor: {kind: local, concurrency: 2}\n"
+        f"budget: {{usd: {usd}}}\n"
+        "arms: [{id: base}, {id: alt, facets: {model: flaky-model}}]\n",
+    )
+
+
+def test_cli_exits_4_at_the_budget_and_says_how_to_continue(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    with StandIn(median_s=0.01, p95_s=0.02) as api:
+        cfg = _budget_config(tmp_path, api, 0.05)
+        code, stdout, err = _cli("run", str(cfg), "--out", str(out), "--no-report")
+        assert code == 4, err
+        assert "budget.usd" in err and "--set budget.usd=" in err and "nothing runs twice" in err
+        assert "records:" in stdout  # what ran was judged and shown
+        code, _, err = _cli(
+            "run", str(cfg), "--out", str(out), "--no-report", "--set", "budget.usd=1"
+        )
+    assert code == 0, err
+    assert len(_runs(out)) == 20
+
+
+def test_validate_smoke_estimates_spend_and_wall_time(tmp_path: Path) -> None:
+    with StandIn(median_s=0.01, p95_s=0.02) as api:
+        cfg = _budget_config(tmp_path, api, 0.05)
+        code, out, err = _cli("validate", str(cfg), "--smoke", "--out", str(tmp_path / "o"))
+    assert code == 0, err
+    # 20 runs to go at 0.01 usd each (io_runners reports a fixed 0.01 per run)
+    assert "estimate: 20 runs to go:" in out and "usd 0.2" in out
+    assert "at 2 run(s) in flight" in out
+    assert "budget.usd=0.05 is below the estimate" in out
+
+
+def test_sequential_waves_with_an_async_runner_in_process() -> None:
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        "io_runners.py:async_answer",
+        base_dir=TESTS,
+        samples=4,
+        reference="yes",
+        comparator="exact",
+        sequential={"max_samples": 40},
+        executor={"kind": "local", "concurrency": 8},
+    )
+    alt = result.row("alt")
+    assert alt.verdict == "confirmed" and alt.sequential is not None
+    assert alt.sequential.seeds_used < 40  # stopped early: waves ran through the event loop
+
+
+def test_sigterm_cancels_in_flight_runs_and_the_resume_runs_them(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path,
+        "name: t\nrunner: " + str(TESTS / "io_runners.py") + ":sleepy\nsamples: 100\n"
+        "scenarios: [{id: s, inputs: {sleep_s: 0.3, slow_s: 0.3}, reference: 'yes'}]\n"
+        "comparator: {kind: exact}\nexecutor: {kind: local, concurrency: 20}\n"
+        "arms: [{id: base}, {id: alt, facets: {x: 1}}]\n",
+    )
+    out = tmp_path / "o"
+    cmd = [sys.executable, "-m", "counterfact.orchestrator.cli", "run", str(cfg), "--out", str(out)]
+    driver = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if (out / "runs.jsonl").exists() and len(_runs(out)) >= 40:
+            break
+        time.sleep(0.02)
+    driver.send_signal(signal.SIGTERM)
+    _, err = driver.communicate(timeout=60)
+    assert driver.returncode == 130, err.decode()
+    stopped = _runs(out)
+    assert 40 <= len(stopped) < 200
+    assert all(r["error"] is None for r in stopped)  # cancelled runs are not recorded as failed
+    assert json.loads((out / "summary.json").read_text())["status"] == "interrupted"
+    resumed = subprocess.run(cmd, capture_output=True, timeout=120, check=False)
+    assert resumed.returncode == 0, resumed.stderr.decode()
+    after = [(r["arm"], r["seed"]) for r in _runs(out)]
+    assert len(after) == len(set(after)) == 200
+
+
+def test_openai_example_config_runs_against_the_stand_in(tmp_path: Path) -> None:
+    config = TESTS.parent / "configs" / "openai_agent.yaml"
+    with StandIn(median_s=0.02, p95_s=0.05) as api:
+        env = {**os.environ, "OPENAI_BASE_URL": api.base_url, "OPENAI_API_KEY": "test"}
+        cmd = [
+            sys.executable,
+            "-m",
+            "counterfact.orchestrator.cli",
+            "run",
+            str(config),
+            "--executor",
+            "local",
+            "--out",
+            str(tmp_path / "o"),
+            "--no-report",
+        ]
+        done = subprocess.run(cmd, capture_output=True, env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+    runs = _runs(tmp_path / "o")
+    assert len(runs) == 20 and all(r["error"] is None for r in runs)
+    assert {r["manifest"]["model"] for r in runs} == {"gpt-4o", "gpt-4o-mini"}
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["budget"]["limits"] == {"usd": 2.0} and summary["budget"]["spent"]["usd"] > 0
+    assert api.stats.served == 20
+
+
+def test_a_runner_cancelled_from_inside_is_recorded_as_failed(tmp_path: Path) -> None:
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        "io_runners.py:cancels_itself",
+        base_dir=TESTS,
+        samples=3,
+        reference="yes",
+        executor={"kind": "local", "concurrency": 4},
+        out=tmp_path / "o",
+    )
+    failed = [r for r in _runs(tmp_path / "o") if r["error"] is not None]
+    assert [(r["arm"], r["seed"], r["error"]["type"]) for r in failed] == [
+        ("alt", 1, "RunCancelled")
+    ]
+    assert result.summary.runs_failed == 1
+
+
+def test_a_loop_bound_client_survives_bisection_probes_and_the_smoke_runs(tmp_path: Path) -> None:
+    with StandIn(median_s=0.01, p95_s=0.02) as api:
+        result = find_culprits(
+            ["a", "b", "c"],
+            "io_runners.py:cached_client",
+            base_dir=TESTS,
+            samples=2,
+            inputs={"base_url": api.base_url, "culprit": "b"},
+            comparator="exact",
+            executor={"kind": "local", "concurrency": 4},
+        )
+        assert result.record.verdict == "confirmed" and result.record.culprits == [["b"]]
+        cfg = write_config(
+            tmp_path,
+            f"name: s\nrunner: {TESTS / 'io_runners.py'}:cached_client\nsamples: 2\n"
+            f"scenarios: [{{id: q, inputs: {{base_url: '{api.base_url}', culprit: b}}}}]\n"
+            "comparator: exact\nexecutor: {kind: local, concurrency: 2}\n"
+            "arms: [{id: base}, {id: alt, ablations: [b]}]\n",
+        )
+        code, out, err = _cli("validate", str(cfg), "--smoke", "--out", str(tmp_path / "o"))
+    assert code == 0, out + err
+    assert out.count(": ok (") == 2

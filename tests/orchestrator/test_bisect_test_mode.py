@@ -1,4 +1,4 @@
-"""Bisection under noise (DESIGN rule 20): decide: test finds a two-item culprit under a 10%
+"""Bisection under noise (rule 20): decide: test finds a two-item culprit under a 10%
 baseline flip rate, where the reference's majority rule ends inconclusive."""
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ def test_top_level_reference_is_single_scenario_shorthand(tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("extra", "match"),
     [
-        ("samples: 1\n", r"samples: samples must be at least 2 \(DESIGN rule 1"),
+        ("samples: 1\n", r"samples: samples must be at least 2 \(rule 1"),
         ("samples: '3'\n", r"samples: Input should be a valid integer \(received '3'\)"),
         (
             "sample: 3\n",

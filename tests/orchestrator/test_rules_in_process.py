@@ -1,4 +1,4 @@
-"""DESIGN rules 10 and 11 end to end on the in-process executor, with scripted runners.
+"""rules 10 and 11 end to end on the in-process executor, with scripted runners.
 
 The pure search and cost reading are tested clause by clause in tests/verdicts; here the same
 situations go through the real engine (find_culprits / run_sweep on the local executor), and

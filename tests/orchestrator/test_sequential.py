@@ -1,4 +1,4 @@
-"""Sequential sweeps end to end (DESIGN rule 19): waves, stopping, cancellation, resume."""
+"""Sequential sweeps end to end (rule 19): waves, stopping, cancellation, resume."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DESIGN rule 8 refusals and facet normalisation."""
+"""rule 8 refusals and facet normalisation."""
 
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ def test_view_nests_facets_for_the_runner() -> None:
 
 
 def test_a_list_valued_facet_is_an_ordered_value() -> None:
-    # DESIGN rule 8: [rerank, filter] is not [filter, rerank].
+    # rule 8: [rerank, filter] is not [filter, rerank].
     a = ArmSpec(id="a", facets={"steps": ["rerank", "filter"]})
     b = ArmSpec(id="b", facets={"steps": ["filter", "rerank"]})
     check_arms([_arm("base"), a, b], "base")  # accepted: two different arms
@@ -103,7 +103,7 @@ def test_a_list_valued_facet_is_an_ordered_value() -> None:
 
 
 def test_a_facet_without_a_leaf_declares_nothing() -> None:
-    # DESIGN rule 8: {memory: {}} holds no leaf.
+    # rule 8: {memory: {}} holds no leaf.
     empty = ArmSpec(id="b", facets={"memory": {}})
     assert empty.declares_nothing
     with pytest.raises(RefusalError, match="challenger arm 'b' declares nothing"):

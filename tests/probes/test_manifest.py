@@ -1,4 +1,4 @@
-"""DESIGN rule 6: the manifest check."""
+"""rule 6: the manifest check."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DESIGN rule 5: the null band."""
+"""rule 5: the null band."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DESIGN rule 2 (majority) and the probe summaries."""
+"""rule 2 (majority) and the probe summaries."""
 
 from __future__ import annotations
 

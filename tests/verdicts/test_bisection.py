@@ -1,4 +1,4 @@
-"""DESIGN rule 10, clause by clause, on the pure search with scripted probes.
+"""rule 10, clause by clause, on the pure search with scripted probes.
 
 A scripted program answers "wrong" while its bug is present; a probe flips when ablating its ids
 makes it answer "right" on a majority of seeds (the baseline: on any seed).

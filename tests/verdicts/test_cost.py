@@ -1,4 +1,4 @@
-"""DESIGN rule 11: cost verdicts, gate by gate."""
+"""rule 11: cost verdicts, gate by gate."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Placebo arms (DESIGN rule 17): an A/A rerun of the baseline's configuration under its own id."""
+"""Placebo arms (rule 17): an A/A rerun of the baseline's configuration under its own id."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The anytime-valid test of sequential sweeps (DESIGN rule 19), against outside references."""
+"""The anytime-valid test of sequential sweeps (rule 19), against outside references."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DESIGN rule 7 tiers, in refusal order, with the runs-failed check first (rules 3, 5)."""
+"""rule 7 tiers, in refusal order, with the runs-failed check first (rules 3, 5)."""
 
 from __future__ import annotations
 
@@ -142,7 +142,7 @@ def test_baseline_claim(base: ProbeStats, text: str) -> None:
     assert text in baseline_claim(ctx(base))
 
 
-# DESIGN rule 9: ablations and restorations use the same tiers without the manifest and band
+# rule 9: ablations and restorations use the same tiers without the manifest and band
 # tiers, and their claims name the intervention.
 
 

@@ -11,10 +11,11 @@ from concurrent.futures import Future
 
 from counterfact.orchestrator.engine.arun import RunCore
 from counterfact.orchestrator.engine.executors.base import Executor
-from counterfact.orchestrator.engine.executors.pooling import LoopThread, PoolSettings
+from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 from counterfact.orchestrator.engine.feed import RunFeed, as_feed
 from counterfact.orchestrator.engine.gate import Gate
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
+from counterfact.orchestrator.engine.loops import process_loop
 from counterfact.orchestrator.engine.throttle import Allowance, Throttle
 from counterfact.orchestrator.engine.worker import (
     NO_RETRY,
@@ -75,10 +76,10 @@ class LocalExecutor(Executor):
             self.throttle = Throttle(concurrency, self.pool.per_minute)
         throttle = self.throttle
 
-        async def link(refused: int, served: int) -> Allowance:
-            return throttle.report(refused, served)
+        async def link(refused: int, served: int, stale: int) -> Allowance:
+            return throttle.report(refused, served, stale)
 
-        start = Allowance(throttle.limit, throttle.per_minute)
+        start = Allowance(throttle.limit, throttle.per_minute, throttle.epoch)
         core = RunCore(
             resolve_runner(runner),
             Gate(link, start),
@@ -87,7 +88,7 @@ class LocalExecutor(Executor):
             timeout_s=self.timeout_s,
             node=LOCAL_NODE,
         )
-        loop = LoopThread()
+        loop = process_loop()  # one per process: clients the runner caches stay usable
         finished: queue.SimpleQueue[Future[RunRecord]] = queue.SimpleQueue()
         running: dict[Future[RunRecord], RunContext] = {}
         try:
@@ -106,12 +107,26 @@ class LocalExecutor(Executor):
                 except queue.Empty:
                     continue
                 yield from _records(fut, finished, running)
-            feed.close()  # stopping: cancelled runs are not recorded (a resume runs them)
+            feed.close()  # stopping: runs already finished are recorded, the rest cancelled
+            for fut in list(running):
+                if not fut.done():
+                    fut.cancel()
+            yield from _drained(finished, running)
+        finally:
             for fut in running:
                 fut.cancel()
-        finally:
-            loop.stop()
             core.close()
+
+
+def _drained(
+    finished: queue.SimpleQueue[Future[RunRecord]], running: dict[Future[RunRecord], RunContext]
+) -> Iterator[RunRecord]:
+    """The records of runs that finished before the stop (cancelled ones are skipped)."""
+    try:
+        first = finished.get_nowait()
+    except queue.Empty:
+        return
+    yield from _records(first, finished, running)
 
 
 def _records(
@@ -123,7 +138,7 @@ def _records(
     fut: Future[RunRecord] | None = first
     while fut is not None:
         ctx = running.pop(fut, None)
-        if ctx is not None and not fut.cancelled():
+        if ctx is not None and not fut.cancelled():  # cancelled: stopped, not recorded
             exc = fut.exception()
             if exc is None:
                 yield fut.result()

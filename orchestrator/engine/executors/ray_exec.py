@@ -310,6 +310,8 @@ class RayExecutor(Executor):
                     break
                 room = self.max_in_flight - in_flight
                 item = self._next_task(queue, feed, solo_only, mean_run_s, workers, room)
+                if not item.batch:  # the budget closed the feed as it was asked
+                    break
                 pending[task.remote(runner_ref, item.batch, self.policy)] = item
                 in_flight += len(item.batch)
             if not pending:

@@ -11,12 +11,17 @@ through a :class:`~counterfact.orchestrator.engine.gate.Gate`. One more actor, t
 The driver keeps at most ``concurrency`` plus a few runs submitted (backpressure), each to the
 least-loaded live actor, and yields each record as its call returns. Faults:
 
+- the actors must answer before the first run is sent: a runner that cannot be imported on the
+  workers is one clear error, not a loop of dead actors;
 - an actor that dies (its process exits, its node is lost) fails every call it held; the actor
-  is replaced, and each of those runs is resubmitted *alone*, as a plain Ray task
-  (``ray_exec.ray_batch``), so only a run that kills its own process is recorded as failed
-  (after ``infra_retries`` losses, as on the task path);
+  is replaced while the cluster still has a CPU for it (else the pool shrinks), and each of those
+  runs is resubmitted *alone*, as a plain Ray task (``ray_exec.ray_batch``, reserving no CPU so
+  it is never stuck behind the actors), so only a run that kills its own process is recorded as
+  failed (the first loss is not counted: it may be a neighbour's fault; then ``infra_retries``);
+- the throttle actor lives on the driver's node, so losing a worker node never loses the limit;
 - ``timeout_s`` is enforced inside the actor (an async run is cancelled; the worker lives on);
-- a stop (Ctrl-C, SIGTERM, a budget) cancels what is in flight; nothing cancelled is recorded.
+- a stop (Ctrl-C, SIGTERM) records what already finished and cancels the rest; nothing cancelled
+  is recorded (a resume runs it). A budget only stops new runs: those in flight finish.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.engine.arun import RunCore
 from counterfact.orchestrator.engine.feed import RunFeed
 from counterfact.orchestrator.engine.gate import Gate
@@ -41,6 +47,13 @@ SLACK_PER_WORKER = 4
 ACTOR_CPUS = 0.5
 """CPU each worker actor reserves: half, so solo tasks (lost runs) always find room."""
 _POLL_S = 0.1
+RETIRED = 10**9
+"""The load of a retired slot: never the least loaded."""
+READY_TIMEOUT_S = 120.0
+"""How long the worker actors may take to start (Ray starts a process in 0.5-1 s each)."""
+WAIT_FRACTION = 50
+"""The driver collects finished runs once a fiftieth of those in flight are done (at most 2%
+of the slots sit idle between two collections)."""
 
 
 class ThrottleHost:
@@ -49,9 +62,9 @@ class ThrottleHost:
     def __init__(self, ceiling: int, per_minute: float | None) -> None:
         self.throttle = Throttle(ceiling, per_minute)
 
-    def report(self, refused: int, served: int) -> Allowance:
+    def report(self, refused: int, served: int, stale: int) -> Allowance:
         """A worker's counts since its last report; the sweep's allowance back."""
-        return self.throttle.report(refused, served)
+        return self.throttle.report(refused, served, stale)
 
     def summary(self) -> dict[str, object]:
         """How the limit moved."""
@@ -68,24 +81,24 @@ class PoolWorker:
         throttle: Any,
         start: Allowance,
         *,
-        share: float,
-        threads: int,
+        index: int,
+        workers: int,
         timeout_s: float | None,
     ) -> None:
         import ray
 
         self.node = ray.get_runtime_context().get_node_id()
 
-        async def link(refused: int, served: int) -> Allowance:
-            allowance: Allowance = await throttle.report.remote(refused, served)
+        async def link(refused: int, served: int, stale: int) -> Allowance:
+            allowance: Allowance = await throttle.report.remote(refused, served, stale)
             return allowance
 
-        gate = Gate(link, start, share)
+        gate = Gate(link, start, index, workers)
         self.core = RunCore(
             resolve_runner(runner),
             gate,
             policy,
-            threads=threads,
+            threads=0,
             timeout_s=timeout_s,
             node=self.node,
         )
@@ -131,14 +144,18 @@ class ActorPool:
         self.concurrency = concurrency
         self.workers = max(1, min(workers, concurrency))
         self.timeout_s = timeout_s
-        self.throttle = ray.remote(num_cpus=0)(ThrottleHost).remote(concurrency, per_minute)
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        host = ray.remote(num_cpus=0, max_restarts=-1)(ThrottleHost)
+        self.throttle = host.options(scheduling_strategy=here).remote(concurrency, per_minute)
         self._start = Allowance(concurrency, per_minute)
         self._cls = ray.remote(num_cpus=ACTOR_CPUS, max_restarts=0, max_task_retries=0)(PoolWorker)
-        self.actors: list[Any] = [self._spawn() for _ in range(self.workers)]
+        self.actors: list[Any] = [self._spawn(i) for i in range(self.workers)]
         self.load = [0] * self.workers
+        self._ready()
 
-    def _spawn(self) -> Any:
-        share = 1.0 / self.workers
+    def _spawn(self, index: int) -> Any:
         return self._cls.options(
             scheduling_strategy="SPREAD",
             max_concurrency=self.concurrency + SLACK_PER_WORKER * self.workers + 16,
@@ -147,15 +164,42 @@ class ActorPool:
             self.policy,
             self.throttle,
             self._start,
-            share=share,
-            threads=-(-self.concurrency // self.workers) + 1,
+            index=index,
+            workers=self.workers,
             timeout_s=self.timeout_s,
         )
 
+    def _ready(self) -> None:
+        """Wait until every actor is up; a runner its workers cannot load is one clear error."""
+        try:
+            self.ray.get([a.ready.remote() for a in self.actors], timeout=READY_TIMEOUT_S)
+        except self.ray.exceptions.GetTimeoutError as exc:
+            self.close()
+            msg = (
+                f"the {self.workers} worker processes for overlapping runs did not start within "
+                f"{READY_TIMEOUT_S:.0f} s (is the cluster out of CPUs?)"
+            )
+            raise ExecutorError(msg) from exc
+        except self.ray.exceptions.RayError as exc:
+            self.close()
+            text = str(exc).strip()
+            last = text.splitlines()[-1][:500] if text else type(exc).__name__
+            msg = f"the worker processes for overlapping runs failed to start: {last}"
+            raise ExecutorError(msg) from exc
+
     def replace(self, index: int) -> None:
-        """A dead actor's slot gets a new actor."""
-        self.ray.kill(self.actors[index], no_restart=True)
-        self.actors[index] = self._spawn()
+        """A dead actor's slot gets a new actor while the cluster has a CPU for it; else the
+        slot is retired (its runs go to the others).
+        """
+        with contextlib.suppress(Exception):
+            self.ray.kill(self.actors[index], no_restart=True)
+        alive = sum(a is not None for a in self.actors) - 1
+        cpus = self.ray.available_resources().get("CPU", 0.0)
+        if alive > 0 and cpus < ACTOR_CPUS:
+            self.actors[index] = None
+            self.load[index] = RETIRED
+            return
+        self.actors[index] = self._spawn(index)
 
     def submit(self, ctx: RunContext) -> tuple[Any, _Call]:
         """Send a run to the least-loaded actor."""
@@ -175,8 +219,9 @@ class ActorPool:
     def close(self) -> None:
         """Kill the actors (their runs were recorded or cancelled)."""
         for actor in [*self.actors, self.throttle]:
-            with contextlib.suppress(Exception):
-                self.ray.kill(actor, no_restart=True)
+            if actor is not None:
+                with contextlib.suppress(Exception):
+                    self.ray.kill(actor, no_restart=True)
 
 
 def run_on_pool(
@@ -189,6 +234,7 @@ def run_on_pool(
     while True:
         if executor.stop_requested:
             feed.close()
+            yield from _finished_before_stop(ray, pending)
             _cancel(ray, pending)
             return
         if len(pending) < cap:
@@ -198,11 +244,10 @@ def run_on_pool(
                 pending[ref] = call
         if not pending:
             return
-        ready, _ = ray.wait(list(pending), num_returns=1, timeout=_POLL_S)
-        if ready:
-            rest = [r for r in pending if r not in set(ready)]
-            more, _ = ray.wait(rest, num_returns=len(rest), timeout=0) if rest else ([], [])
-            ready = [*ready, *more]
+        # wait for a fiftieth of what is in flight (or _POLL_S): each call to ray.wait costs
+        # O(in flight), so at 1,000 in flight one call per finished run would be the bottleneck
+        wanted = max(1, len(pending) // WAIT_FRACTION)
+        ready, _ = ray.wait(list(pending), num_returns=wanted, timeout=_POLL_S)
         for ref in ready:
             call = pending.pop(ref)
             if call.worker >= 0:
@@ -211,6 +256,21 @@ def run_on_pool(
             if record is not None:
                 yield record
         yield from _expired(ray, pending, pool.timeout_s)
+
+
+def _finished_before_stop(ray: Any, pending: dict[Any, _Call]) -> Iterator[RunRecord]:
+    """Records of runs already done when a stop came (they are not run again on resume)."""
+    if not pending:
+        return
+    ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=0)
+    for ref in ready:
+        pending.pop(ref)
+        try:
+            value = ray.get(ref, timeout=5)
+        except Exception:  # lost or cancelled meanwhile: a resume runs it
+            continue
+        records: list[RunRecord] = value if isinstance(value, list) else [value]
+        yield records[0]
 
 
 def _outcome(
@@ -225,7 +285,7 @@ def _outcome(
     """The record of a finished call, or None when it was resubmitted alone."""
     try:
         value = ray.get(ref)
-    except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as exc:
+    except _actor_errors(ray) as exc:
         if call.worker >= 0 and pool.actors[call.worker] is call.actor:
             pool.replace(call.worker)
         return _resubmit(ray, call, exc, pending, solo_task, pool, infra_retries)
@@ -240,6 +300,15 @@ def _outcome(
     return record
 
 
+def _actor_errors(ray: Any) -> tuple[type[BaseException], ...]:
+    """Errors that mean the actor is gone (``ActorUnavailableError`` is new in Ray 2.3x)."""
+    found = [ray.exceptions.RayActorError]
+    unavailable = getattr(ray.exceptions, "ActorUnavailableError", None)
+    if unavailable is not None:
+        found.append(unavailable)
+    return tuple(found)
+
+
 def _resubmit(
     ray: Any,
     call: _Call,
@@ -252,10 +321,10 @@ def _resubmit(
     """A run lost with its worker: run it again alone, or record it as failed at the limit."""
     lost = call.lost + 1
     reason = type(exc).__name__
-    if lost > infra_retries + 1:
+    if lost > infra_retries + 1:  # the first loss, beside other runs, is not held against it
         record = failed_record(call.ctx, reason, "its worker died on every try", 0.0)
-        return record.model_copy(update={"infra_retries": call.lost, "infra_error": reason})
-    ref = solo_task.remote(pool.runner_ref, [call.ctx], pool.policy)
+        return record.model_copy(update={"infra_retries": lost, "infra_error": reason})
+    ref = solo_task.options(num_cpus=0).remote(pool.runner_ref, [call.ctx], pool.policy)
     pending[ref] = _Call(call.ctx, -1, lost, reason, time.monotonic())
     return None
 

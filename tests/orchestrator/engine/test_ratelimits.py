@@ -67,7 +67,7 @@ def test_full_jitter_stays_under_its_doubling_ceiling() -> None:
     rng = random.Random(1)
     for attempt, ceiling in [(1, 0.5), (2, 1.0), (3, 2.0), (10, 30.0)]:
         draws = [full_jitter(attempt, rng) for _ in range(2000)]
-        assert 0.0 <= min(draws) and max(draws) <= ceiling
+        assert min(draws) >= 0.0 and max(draws) <= ceiling
         # uniform on [0, ceiling]: the mean of 2,000 draws is within 5% of ceiling / 2
         assert abs(sum(draws) / len(draws) - ceiling / 2) < 0.05 * ceiling
 
@@ -114,3 +114,39 @@ def test_the_limit_never_falls_below_one() -> None:
         clock.now = float(step)
         throttle.report(refused=1)
     assert throttle.limit == 1
+
+
+def test_a_zero_retry_after_still_waits_a_little() -> None:
+    from counterfact.orchestrator.engine.ratelimits import MIN_WAIT_S, Refusal, wait_for
+
+    assert wait_for(Refusal(0.0), 1, random.Random(0)) == MIN_WAIT_S
+
+
+def test_out_of_credit_429_is_an_ordinary_error() -> None:
+    request = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
+    response = httpx.Response(429, request=request, json={"error": {"code": "insufficient_quota"}})
+    quota = openai.RateLimitError(
+        "quota", response=response, body={"error": {"code": "insufficient_quota"}}
+    )
+    assert refusal_of(quota) is None
+
+
+def test_a_429_wrapped_by_another_exception_is_found_through_its_cause() -> None:
+    try:
+        try:
+            raise RateLimited(retry_after=2)
+        except RateLimited as inner:
+            raise RuntimeError("agent step failed") from inner
+    except RuntimeError as outer:
+        found = refusal_of(outer)
+    assert found is not None and found.retry_after == 2.0
+
+
+def test_refusals_of_calls_started_before_a_cut_do_not_cut_again() -> None:
+    clock = Clock()
+    throttle = Throttle(100, clock=clock, cooldown_s=0.0)
+    clock.now = 1.0
+    assert throttle.report(refused=1).limit == 80 and throttle.epoch == 1
+    clock.now = 5.0  # long calls started before the cut come back refused: counted, no cut
+    assert throttle.report(stale=7).limit == 80
+    assert throttle.refused == 8 and throttle.summary()["cuts"] == 1

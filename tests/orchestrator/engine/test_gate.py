@@ -1,0 +1,63 @@
+"""A worker's gate: its share of the sweep's limit, its reports, and the per-minute bucket."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from counterfact.orchestrator.engine.gate import Gate
+from counterfact.orchestrator.engine.throttle import Allowance, Throttle
+
+
+def test_the_gate_holds_its_share_of_the_limit() -> None:
+    async def scenario() -> int:
+        async def link(refused: int, served: int, stale: int) -> Allowance:
+            return Allowance(10, None)
+
+        gate = Gate(link, Allowance(10, None), 0, 2)  # worker 0 of 2: 5 slots
+        peak = 0
+
+        async def one() -> None:
+            nonlocal peak
+            await gate.acquire()
+            peak = max(peak, gate.in_use)
+            await asyncio.sleep(0.01)
+            gate.release(served=True)
+
+        await asyncio.gather(*(one() for _ in range(30)))
+        return peak
+
+    assert asyncio.run(scenario()) == 5
+
+
+def test_a_refusal_is_reported_at_once_and_the_cut_shrinks_the_gate() -> None:
+    throttle = Throttle(10)
+
+    async def scenario() -> tuple[int, int]:
+        async def link(refused: int, served: int, stale: int) -> Allowance:
+            return throttle.report(refused, served, stale)
+
+        gate = Gate(link, Allowance(10, None))
+        epoch = await gate.acquire()
+        gate.release(refused=True, epoch=epoch)
+        await asyncio.sleep(0.01)  # the report runs as a task on this loop
+        return gate.capacity, throttle.refused
+
+    assert asyncio.run(scenario()) == (8, 1)
+
+
+def test_requests_per_minute_spaces_the_starts() -> None:
+    async def scenario() -> float:
+        async def link(refused: int, served: int, stale: int) -> Allowance:
+            return Allowance(100, 600.0)
+
+        gate = Gate(link, Allowance(100, 600.0))  # 10 per second
+        started = time.monotonic()
+        for _ in range(21):
+            await gate.acquire()
+            gate.release(served=True)
+        return time.monotonic() - started
+
+    # the bucket starts with 1 token and refills at 10 per second: the 20 starts after the
+    # first take at least 2 s
+    assert 1.8 <= asyncio.run(scenario()) < 5

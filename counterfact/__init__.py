@@ -117,7 +117,7 @@ _WHERE: dict[str, str] = {
 }
 
 
-_SUBMODULES = frozenset({"defaults", "exceptions", "orchestrator", "probes", "verdicts"})
+_SUBMODULES = frozenset({"defaults", "exceptions", "orchestrator", "probes", "records", "verdicts"})
 
 
 def __getattr__(name: str) -> Any:

@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from counterfact.exceptions import ConfigError, RefusalError
 from counterfact.probes.ids import check_ids
 from counterfact.probes.runner import ArmView
+
+# The words now live in counterfact.records; re-exported here for the old import path.
+from counterfact.records.vocabulary import InterventionKind as InterventionKind
 
 
 def flatten_facets(facets: Mapping[str, Any], *, field: str = "facets") -> dict[str, Any]:
@@ -200,11 +203,6 @@ def check_arms(arms: Sequence[ArmSpec], baseline: str, fields: Sequence[str] | N
             )
             raise RefusalError(msg, field=where[i])
         seen_configs[key] = i
-
-
-InterventionKind = Literal[
-    "baseline", "substitution", "ablation", "restoration", "mixed", "placebo"
-]
 
 
 @dataclass(frozen=True)

@@ -38,9 +38,10 @@ from pathlib import Path
 import numpy as np
 
 from counterfact.probes.stats import baseline_stable, probe_flipped
+from counterfact.records.vocabulary import Adjustment
 from counterfact.verdicts.family import verdict_of
 from counterfact.verdicts.intervals import flip_rate_interval
-from counterfact.verdicts.multiplicity import ADJUSTMENTS, Adjustment, adjust, best_factor
+from counterfact.verdicts.multiplicity import ADJUSTMENTS, adjust, best_factor
 from counterfact.verdicts.significance import fisher_one_sided, floor_of, mcnemar_exact
 
 ROOT = Path(__file__).resolve().parent.parent

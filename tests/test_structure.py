@@ -17,6 +17,7 @@ PACKAGE_DIRS = {
     "counterfact.orchestrator": ROOT / "orchestrator",
     "counterfact.probes": ROOT / "probes",
     "counterfact.verdicts": ROOT / "verdicts",
+    "counterfact.records": ROOT / "records",
 }
 MAX_FUNCTION_LINES = 80
 
@@ -26,7 +27,12 @@ def _modules() -> dict[str, Path]:
     for prefix, folder in PACKAGE_DIRS.items():
         for path in folder.rglob("*.py"):
             rel = path.relative_to(folder).with_suffix("").parts
-            if prefix == "counterfact" and rel[0] in {"orchestrator", "probes", "verdicts"}:
+            if prefix == "counterfact" and rel[0] in {
+                "orchestrator",
+                "probes",
+                "verdicts",
+                "records",
+            }:
                 continue  # the symlinked subpackages, counted from their own folders
             parts = [p for p in rel if p != "__init__"]
             found[".".join([prefix, *parts])] = path
@@ -72,6 +78,21 @@ def _offenders(importer: str, forbidden: tuple[str, ...]) -> list[str]:
 
 RULES = [
     # (importer, what it must not import, why)
+    (
+        "counterfact.records",
+        (
+            "counterfact.probes",
+            "counterfact.verdicts",
+            "counterfact.orchestrator",
+            "counterfact.exceptions",
+            "numpy",
+            "scipy",
+            "rapidfuzz",
+            "pandas",
+            "ray",
+        ),
+        "records are the ground floor: pydantic and the standard library only",
+    ),
     (
         "counterfact.probes",
         ("counterfact.verdicts", "counterfact.orchestrator"),
@@ -147,3 +168,20 @@ def test_no_function_is_longer_than_a_screen() -> None:
                 if lines > MAX_FUNCTION_LINES:
                     long.append(f"{module}.{node.name}: {lines} lines")
     assert long == []
+
+
+def test_loading_a_record_imports_nothing_heavy() -> None:
+    # A notebook reading verdicts.jsonl must not pay for numpy, scipy, rapidfuzz, pandas or Ray.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, counterfact.records as r\n"
+        "from counterfact.records import VerdictRecord, RunRecord, read_runs\n"
+        "heavy = {'numpy', 'scipy', 'rapidfuzz', 'pandas', 'ray'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"

@@ -17,6 +17,8 @@ from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import Similarity
 from counterfact.probes.stats import ProbeStats, SimilarityStats
 from counterfact.probes.tally import ArmTally, ScenarioTally, tally_runs
+from counterfact.records.seedsets import SEED_LIST_MAX, pack
+from counterfact.records.vocabulary import Reason
 from counterfact.verdicts.cost import CostItem, CostReading, cost_class, cost_readings
 from counterfact.verdicts.family import StatisticsSettings
 from counterfact.verdicts.intervals import flip_rate_interval
@@ -35,12 +37,10 @@ from counterfact.verdicts.records import (
     TestRecord,
     VerdictRecord,
 )
-from counterfact.verdicts.seedsets import SEED_LIST_MAX, pack
 from counterfact.verdicts.significance import paired_effect, paired_test, similarity_test
 from counterfact.verdicts.tiers import (
     ArmEvidence,
     Decision,
-    Reason,
     ScenarioContext,
     baseline_claim,
     decide_arm,

@@ -32,19 +32,13 @@ from typing import Literal, Protocol
 
 from counterfact.defaults import ALPHA, MAX_CULPRITS, MAX_PROBES
 from counterfact.probes.stats import ProbeStats
+
+# The words now live in counterfact.records; re-exported here for the old import path.
+from counterfact.records.vocabulary import BisectReason as BisectReason
+from counterfact.records.vocabulary import BisectVerdict as BisectVerdict
 from counterfact.verdicts.significance import mcnemar_exact
 from counterfact.verdicts.wording import seed_list
 
-BisectVerdict = Literal["confirmed", "not-reproducible", "inconclusive"]
-BisectReason = Literal[
-    "culprits-found",
-    "unconfirmed",
-    "not-reproducible",
-    "unstable-baseline",
-    "budget-exhausted",
-    "runs-failed",
-    "interrupted",
-]
 Key = tuple[str, ...]
 
 

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from counterfact.probes.stats import CostStats
 
-CostClass = Literal["both", "content-bug", "cost-cause", "no-detected-effect"]
+# The words now live in counterfact.records; re-exported here for the old import path.
+from counterfact.records.vocabulary import CostClass as CostClass
+
 MIN_SAVED = 1.0
 """A cost cause must save at least this much of the judged key."""
 

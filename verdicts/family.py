@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from counterfact.defaults import ADJUST, ALPHA, FAMILY, PAIRING
-from counterfact.verdicts.multiplicity import Adjustment, adjust, best_factor
+from counterfact.records.vocabulary import Adjustment, Pairing, StatisticalVerdict
+from counterfact.verdicts.multiplicity import adjust, best_factor
 from counterfact.verdicts.records import (
     AdjustmentRecord,
     Family,
@@ -25,8 +26,6 @@ from counterfact.verdicts.records import (
 )
 from counterfact.verdicts.sequential import pairs_needed as e_pairs_needed
 from counterfact.verdicts.significance import (
-    Pairing,
-    StatisticalVerdict,
     at_most,
     mcnemar_exact,
     pairs_needed,

@@ -11,12 +11,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 import numpy as np
 from scipy.stats import false_discovery_control
 
-Adjustment = Literal["holm", "bh", "by", "none"]
+# The words now live in counterfact.records; re-exported here for the old import path.
+from counterfact.records.vocabulary import Adjustment as Adjustment
+
 ADJUSTMENTS: tuple[Adjustment, ...] = ("holm", "bh", "by", "none")
 
 

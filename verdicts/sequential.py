@@ -1,5 +1,6 @@
 """Sequential sampling (rule 19): an always-valid test, looked at after every wave.
 
+
 The unit is the discordant seed pair of an arm and its baseline (as in the fixed-sample test):
 ``n10`` pairs where the arm flipped and the baseline held, ``n01`` the reverse. Under the null
 (the arm does not make flips more likely) a discordant pair goes either way with probability
@@ -34,12 +35,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from scipy.special import betainc, betaln, gammaln, logsumexp
 
-StoppedFor = Literal["significant", "futile", "max-samples", "untestable"]
+# The words now live in counterfact.records; re-exported here for the old import path.
+from counterfact.records.vocabulary import StoppedFor as StoppedFor
+
 """Why an arm stopped: its e-value reached the threshold; it could no longer reach it by
 ``max_samples``; it reached ``max_samples``; or it has no test (no reference to score against)."""
 

@@ -24,15 +24,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from scipy.stats import binomtest, fisher_exact, wilcoxon
 
 from counterfact.probes.pairs import Pairs
 
-Pairing = Literal["seed", "none"]
-StatisticalVerdict = Literal["significant", "not-significant", "underpowered"]
+# The words now live in counterfact.records; re-exported here for the old import path.
+from counterfact.records.vocabulary import Pairing as Pairing
+from counterfact.records.vocabulary import StatisticalVerdict as StatisticalVerdict
 
 
 @dataclass(frozen=True)

@@ -22,25 +22,16 @@ Refusal order (the first that applies decides):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from counterfact.probes.arms import Intervention
 from counterfact.probes.manifest import Application
 from counterfact.probes.null_band import NullBand
 from counterfact.probes.stats import ProbeStats
-from counterfact.verdicts.wording import seed_list
 
-Verdict = Literal["confirmed", "not-confirmed", "inconclusive"]
-Reason = Literal[
-    "runs-failed",
-    "unstable-baseline",
-    "baseline-not-applied",
-    "arm-not-applied",
-    "inside-null-band",
-    "majority-flip",
-    "minority-flip",
-    "no-flip",
-]
+# The words now live in counterfact.records; re-exported here for the old import path.
+from counterfact.records.vocabulary import Reason as Reason
+from counterfact.records.vocabulary import Verdict as Verdict
+from counterfact.verdicts.wording import seed_list
 
 
 @dataclass(frozen=True)

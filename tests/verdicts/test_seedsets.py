@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from counterfact import VerdictRecord, compare_arms
-from counterfact.verdicts.seedsets import SEED_LIST_MAX, pack, unpack
+from counterfact.records.seedsets import SEED_LIST_MAX, pack, unpack
 
 
 def test_pack_round_trips_any_subset() -> None:

@@ -1,0 +1,44 @@
+"""The record contract: what counterfact writes and other tools read.
+
+``runs.jsonl`` lines are :class:`RunRecord`; ``verdicts.jsonl`` lines are :class:`VerdictRecord`;
+``summary.json`` is :class:`SweepSummary`; ``bisect.json`` is :class:`BisectRecord`. Their closed
+vocabularies live in :mod:`counterfact.records.vocabulary`, the seed-set encoding in
+:mod:`counterfact.records.seedsets`, and readers in :mod:`counterfact.records.files`.
+
+This package imports pydantic and the standard library only (a test pins it), so a notebook or
+another tool can load a verdict line without numpy, scipy, rapidfuzz, pandas or Ray::
+
+    from counterfact.records import read_verdicts
+    rows = read_verdicts("runs/quickstart")
+"""
+
+from counterfact.records.files import read_bisect, read_runs, read_summary, read_verdicts
+from counterfact.records.runs import RUN_SCHEMA_VERSION, RunError, RunRecord
+from counterfact.records.verdicts import (
+    BISECT_SCHEMA_VERSION,
+    SUMMARY_SCHEMA_VERSION,
+    VERDICT_SCHEMA_VERSION,
+    BisectRecord,
+    BudgetRecord,
+    ConcurrencyRecord,
+    SweepSummary,
+    VerdictRecord,
+)
+
+__all__ = [
+    "BISECT_SCHEMA_VERSION",
+    "RUN_SCHEMA_VERSION",
+    "SUMMARY_SCHEMA_VERSION",
+    "VERDICT_SCHEMA_VERSION",
+    "BisectRecord",
+    "BudgetRecord",
+    "ConcurrencyRecord",
+    "RunError",
+    "RunRecord",
+    "SweepSummary",
+    "VerdictRecord",
+    "read_bisect",
+    "read_runs",
+    "read_summary",
+    "read_verdicts",
+]

@@ -1,0 +1,62 @@
+"""The words records use: every status, verdict, reason and setting that is a closed set.
+
+Defined once here, on the ground floor, so a tool that loads a record needs neither numpy nor
+scipy; the modules that decide these values (``verdicts.tiers``, ``verdicts.bisection`` ...)
+import them from here.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Verdict = Literal["confirmed", "not-confirmed", "inconclusive"]
+"""The three tiers of a challenger row (rule 7)."""
+
+Reason = Literal[
+    "runs-failed",
+    "unstable-baseline",
+    "baseline-not-applied",
+    "arm-not-applied",
+    "inside-null-band",
+    "majority-flip",
+    "minority-flip",
+    "no-flip",
+]
+"""Why a row got its tier, in refusal order (rule 7)."""
+
+BisectVerdict = Literal["confirmed", "not-reproducible", "inconclusive"]
+"""What a culprit search concluded (rule 10)."""
+
+BisectReason = Literal[
+    "culprits-found",
+    "unconfirmed",
+    "not-reproducible",
+    "unstable-baseline",
+    "budget-exhausted",
+    "runs-failed",
+    "interrupted",
+]
+"""Why a culprit search ended as it did."""
+
+CostClass = Literal["both", "content-bug", "cost-cause", "no-detected-effect"]
+"""What an ablation did to the cost it removed (rule 11)."""
+
+Adjustment = Literal["holm", "bh", "by", "none"]
+"""Multiplicity adjustment over the family (rule 15)."""
+
+StoppedFor = Literal["significant", "futile", "max-samples", "untestable"]
+"""Why a sequential arm stopped sampling (rule 19)."""
+
+Pairing = Literal["seed", "none"]
+"""How seeds pair in the test (rule 14)."""
+
+StatisticalVerdict = Literal["significant", "not-significant", "underpowered"]
+"""The test beside the tier (rule 14)."""
+
+InterventionKind = Literal[
+    "baseline", "substitution", "ablation", "restoration", "mixed", "placebo"
+]
+"""What an arm changes relative to the baseline (rule 9)."""
+
+Family = Literal["sweep", "scenario"]
+"""The family p-values are adjusted over (rule 15)."""

@@ -99,6 +99,16 @@ class TwoNodes:
         return pid
 
 
+def _agent_ports() -> list[str]:
+    """Ports of its own for a node's dashboard agent. Both nodes share 127.0.0.1, and the
+    session's shared Ray instance may hold the default (52365): an agent that loses that race
+    never registers, and the head then takes no job ("Agent info not found")."""
+    return [
+        f"--dashboard-agent-listen-port={free_port()}",
+        f"--dashboard-agent-grpc-port={free_port()}",
+    ]
+
+
 def _start(tmp: Path, args: list[str], env: dict[str, str]) -> None:
     done = subprocess.run(
         [RAY, "start", *args, "--num-cpus=1", "--node-ip-address=127.0.0.1"],
@@ -125,8 +135,9 @@ def two_nodes() -> Iterator[TwoNodes]:
     cluster = TwoNodes(env, f"127.0.0.1:{gcs}", f"http://127.0.0.1:{dashboard}", tmp, worker_port)
     head = ["--head", f"--port={gcs}", "--dashboard-host=127.0.0.1"]
     try:
-        _start(tmp, [*head, f"--dashboard-port={dashboard}"], env)
-        _start(tmp, [f"--address={cluster.gcs}", f"--node-manager-port={worker_port}"], env)
+        _start(tmp, [*head, f"--dashboard-port={dashboard}", *_agent_ports()], env)
+        worker = [f"--address={cluster.gcs}", f"--node-manager-port={worker_port}"]
+        _start(tmp, [*worker, *_agent_ports()], env)
         _wait_for_jobs(cluster)
         yield cluster
     finally:

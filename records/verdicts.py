@@ -292,7 +292,8 @@ class VerdictRecord(_Record):
     cost: dict[str, CostRecord] | None
     runs_retried: int = 0
     """Runs of this arm (failed ones included) that needed more than one attempt. A retried run
-    is a re-draw conditioned on the first attempt failing, which can bias a probe (README)."""
+    is a re-draw conditioned on the first attempt failing, which can bias a probe
+    (docs/how-to/resume.md)."""
     runs_from_cache: int = 0
     """Samples read from the run cache rather than run by this sweep."""
     cost_reading: CostReadingRecord | None

@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {"counterfact": "counterfact", "orchestrator": "counterfact.orchestrator"}
 FOLDERS |= {"probes": "counterfact.probes", "verdicts": "counterfact.verdicts"}
+FOLDERS |= {"records": "counterfact.records"}
 
 IMPORT_ALL = """
 import importlib, json, sys

@@ -287,7 +287,7 @@ def resolve_bisect(
     if settings is None:
         msg = (
             "'counterfact bisect' needs a 'bisect:' section with 'suspects' (ranked ablation "
-            "ids); see the README"
+            "ids); see docs/how-to/bisection.md"
         )
         raise ConfigError(msg, field="bisect")
     sweep = _resolve(

@@ -1,6 +1,6 @@
 """The sweep file's schema (YAML or TOML). Every model forbids unknown keys.
 
-This is a contract other tools read; see the README's "Config keys" section.
+This is a contract other tools read; see docs/reference/config.md (generated from it).
 """
 
 from __future__ import annotations
@@ -360,9 +360,10 @@ class SweepConfig(_Model):
     cost_key: StrictStr = COST_KEY
     """The cost key rule 11 judges (consistency, placebo band, cost cause)."""
     statistics: StatisticsConfig = Field(default_factory=StatisticsConfig)
-    """The test beside every tier; see the README."""
+    """The test beside every tier; see docs/explanation/verdicts.md."""
     sequential: SequentialConfig | None = None
-    """Add seeds in waves until each arm is decided (``counterfact run`` only); see the README."""
+    """Add seeds in waves until each arm is decided (``counterfact run`` only); see
+    docs/how-to/sequential.md."""
     bisect: BisectConfig | None = None
     """Settings for ``counterfact bisect``; ignored by ``run``."""
     scenarios: list[ScenarioConfig] | None = None

@@ -176,14 +176,14 @@ def _wait_for_jobs(cluster: TwoNodes, timeout_s: float = JOB_AGENT_WAIT_S) -> No
         time.sleep(3)
 
 
-def sweep_dir(tmp_path: Path, samples: int, sleep_s: float) -> Path:
+def sweep_dir(tmp_path: Path, samples: int, sleep_s: float, extra: str = "") -> Path:
     work = tmp_path / "job"
     work.mkdir()
     (work / "agent.py").write_text(RUNNER)
     (work / "sweep.yaml").write_text(
         f"name: mn\nrunner: agent.py:run\nsamples: {samples}\n"
         f"scenarios: [{{id: s, inputs: {{sleep_s: {sleep_s}}}, reference: 'yes'}}]\n"
-        "comparator: {kind: exact}\narms: [{id: base}, {id: alt, facets: {m: 1}}]\n"
+        "comparator: {kind: exact}\narms: [{id: base}, {id: alt, facets: {m: 1}}]\n" + extra
     )
     return work
 
@@ -227,8 +227,17 @@ def test_joining_without_the_token_says_so(two_nodes: TwoNodes, tmp_path: Path) 
     assert "token authentication" in done.stderr and "RAY_AUTH_MODE=token" in done.stderr
 
 
-def test_killing_the_worker_node_loses_no_run(two_nodes: TwoNodes, tmp_path: Path) -> None:
-    work, out = sweep_dir(tmp_path, samples=60, sleep_s=0.1), tmp_path / "out"
+@pytest.mark.parametrize(
+    ("executor", "sleep_s"),
+    # overlapping runs are few and long, so some are still running on the node when it dies
+    [("", 0.1), ("executor: {concurrency: 8}\n", 1.0)],
+    ids=["one-run-per-cpu", "overlapping-runs-on-actors"],
+)
+def test_killing_the_worker_node_loses_no_run(
+    two_nodes: TwoNodes, tmp_path: Path, executor: str, sleep_s: float
+) -> None:
+    work = sweep_dir(tmp_path, samples=60, sleep_s=sleep_s, extra=executor)
+    out = tmp_path / "out"
     driver = subprocess.Popen(
         [*CLI, "run", str(work / "sweep.yaml"), "--address", two_nodes.gcs, "--out", str(out)],
         env=two_nodes.env,

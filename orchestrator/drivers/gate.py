@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from counterfact.verdicts.records import BisectRecord, VerdictRecord
-
-GATE_STATES = ("confirmed", "significant", "inconclusive")
-"""What ``--fail-on`` accepts: a tier (``confirmed``, ``inconclusive``) or the statistical
-verdict ``significant``."""
+from counterfact.records import BisectRecord, VerdictRecord
 
 
 def sweep_hits(rows: Sequence[VerdictRecord], states: Iterable[str]) -> list[str]:

@@ -79,7 +79,6 @@ def batch_size(
 @dataclass
 class _Task:
     batch: list[RunContext]
-    solo: bool
     submitted: float
     lost: int = 0
     """Times these runs' tasks were lost with a dead worker or node (reported in records)."""
@@ -89,8 +88,9 @@ class _Task:
     """Resubmissions of this very task (the ``infra_retries`` budget; a split starts anew)."""
 
 
-Queued = tuple[RunContext, bool, int, str | None]
-"""A run waiting for a task: context, whether it must run alone, times lost, last loss."""
+Queued = tuple[RunContext, int, str | None]
+"""A run split out of a failed batch, waiting for a task of its own: context, times lost, last
+loss."""
 
 
 def ray_batch(
@@ -367,10 +367,10 @@ class RayExecutor(Executor):
         under ``timeout_s``, else a batch sized by :func:`batch_size`).
         """
         if queue:
-            ctx, _, lost, reason = queue.popleft()
-            return _Task([ctx], True, time.monotonic(), lost, reason)
+            ctx, lost, reason = queue.popleft()
+            return _Task([ctx], time.monotonic(), lost, reason)
         if solo_only:
-            return _Task(feed.take(1), True, time.monotonic())
+            return _Task(feed.take(1), time.monotonic())
         size = batch_size(
             mean_run_s,
             len(feed),
@@ -379,7 +379,7 @@ class RayExecutor(Executor):
             target_task_s=self.target_task_s,
             max_batch=self.max_batch,
         )
-        return _Task(feed.take(size), False, time.monotonic())
+        return _Task(feed.take(size), time.monotonic())
 
     def _lost(
         self,
@@ -402,9 +402,9 @@ class RayExecutor(Executor):
         lost = item.lost + died
         reason = type(exc).__name__ if died else item.reason
         if died and item.tries < self.infra_retries:
-            return _Task(item.batch, item.solo, time.monotonic(), lost, reason, item.tries + 1)
+            return _Task(item.batch, time.monotonic(), lost, reason, item.tries + 1)
         if len(item.batch) > 1:
-            queue.extendleft((c, True, lost, reason) for c in reversed(item.batch))
+            queue.extendleft((c, lost, reason) for c in reversed(item.batch))
         return None
 
     def _expire(self, ray: Any, pending: dict[Any, _Task]) -> Iterator[RunRecord]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from counterfact.exceptions import CounterfactError, RunsFailed, SweepInterrupted
 from counterfact.orchestrator.config.resolve import ResolvedBisect
@@ -41,11 +42,72 @@ from counterfact.verdicts.records import (
 
 @dataclass(frozen=True)
 class BisectResult:
-    """The culprit search's record, and the runs it made."""
+    """What a culprit search produced; shaped like :class:`~.sweep.SweepResult`.
+
+    - ``verdict``, ``reason``, ``culprits``, ``probes``, ``claim``: the search's outcome (the
+      fields of ``bisect.json``, also whole as ``record``);
+    - ``runs``: every :class:`~counterfact.records.RunRecord` the search used;
+    - ``run_dir``: where the records went (None: in memory only);
+    - ``table()``: the outcome as text (``report()`` is the old name); ``to_frame()``: the probes
+      as a pandas DataFrame, one row per probe use.
+
+    Example::
+
+        result = find_culprits(["fact:a", "fact:b"], runner, reference="wrong", executor="local")
+        result.verdict, result.culprits   # ('confirmed', [['fact:b']])
+        print(result.table())
+    """
 
     record: BisectRecord
+    """``bisect.json``: the whole record."""
     runs: tuple[RunRecord, ...] = field(repr=False)
+    """Every run record the search used (read back ones included)."""
     run_dir: Path | None = None
+    """The run directory; None when nothing was written."""
+
+    @property
+    def verdict(self) -> str:
+        """``confirmed``, ``not-reproducible`` or ``inconclusive``."""
+        return self.record.verdict
+
+    @property
+    def reason(self) -> str:
+        """Why the search ended as it did (``culprits-found``, ``budget-exhausted`` ...)."""
+        return self.record.reason
+
+    @property
+    def culprits(self) -> list[list[str]]:
+        """Minimal culprit sets in discovery order; empty unless confirmed."""
+        return [list(c) for c in self.record.culprits]
+
+    @property
+    def probes(self) -> list[BisectProbeRecord]:
+        """Probe uses in execution order, the baseline first."""
+        return list(self.record.probes)
+
+    @property
+    def claim(self) -> str:
+        """The search's claim, in words."""
+        return self.record.claim
+
+    def table(self) -> str:
+        """The outcome as text: the verdict, each culprit set with its evidence, the spend."""
+        return self.report()
+
+    def to_frame(self) -> Any:
+        """The probes as a pandas DataFrame (nested fields flattened into dotted columns).
+
+        Raises:
+            ImportError: pandas is not installed (``pip install 'counterfact[data]'``).
+        """
+        try:
+            import pandas as pd
+        except ImportError as exc:
+            msg = "BisectResult.to_frame needs pandas: pip install 'counterfact[data]'"
+            raise ImportError(msg) from exc
+        from counterfact.orchestrator.drivers.export import dotted
+
+        return dotted(pd, self.record.probes)
 
     def report(self) -> str:
         """The verdict, each culprit set with its evidence, and the spend."""

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from counterfact import ConfigError, RunContext, find_culprits
+from counterfact import ConfigError, RunContext, compare_arms, find_culprits
 from counterfact.orchestrator.cli import main
 
 from ..conftest import TESTS, write_config
@@ -185,3 +185,26 @@ def test_run_bisect_names_load_bisect_when_given_a_sweep() -> None:
     sweep = resolve_sweep(validate_config(raw), base_dir=TESTS.parent)
     with pytest.raises(TypeError, match=r"load_bisect\(path\)"):
         run_bisect(sweep, run_dir=None)  # type: ignore[arg-type]
+
+
+def test_bisect_result_mirrors_sweep_result() -> None:
+    # the example in BisectResult's docstring, run as written
+    def runner(ctx: RunContext) -> str:
+        return "right" if "fact:b" in ctx.arm.ablations else "wrong"
+
+    result = find_culprits(["fact:a", "fact:b"], runner, reference="wrong", executor="local")
+    assert (result.verdict, result.culprits) == ("confirmed", [["fact:b"]])
+    assert result.reason == "culprits-found" and result.claim == result.record.claim
+    assert result.probes[0].ablated == [] and len(result.probes) == len(result.record.probes)
+    assert result.table() == result.report() and "culprit set 1: {fact:b}" in result.table()
+    frame = result.to_frame()
+    assert len(frame) == len(result.probes) and "ablated" in frame.columns
+    # the same names as SweepResult: attributes, table(), to_frame(), runs, run_dir
+    swept = compare_arms(
+        [{"id": "base"}, {"id": "alt", "ablations": ["fact:b"]}],
+        runner,
+        reference="wrong",
+        executor="local",
+    )
+    for name in ("table", "to_frame", "runs", "run_dir"):
+        assert hasattr(result, name) and hasattr(swept, name)

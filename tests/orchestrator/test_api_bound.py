@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from counterfact import BudgetExhausted, RunsFailed, compare_arms, find_culprits
-from counterfact.orchestrator.cli import main
 
 from ..conftest import TESTS, write_config
+from ..helpers import invoke
 from ..standin import StandIn
 
 ARMS = [{"id": "base"}, {"id": "alt", "facets": {"model": "flaky-model"}}]
@@ -179,11 +178,6 @@ def test_a_budget_stops_the_sweep_and_a_raised_one_resumes_it(tmp_path: Path) ->
     assert api.stats.served == 20
 
 
-def _cli(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.stdout, result.stderr
-
-
 def _budget_config(folder: Path, api: StandIn, usd: float) -> Path:
     return write_config(
         folder,
@@ -199,11 +193,11 @@ def test_cli_exits_4_at_the_budget_and_says_how_to_continue(tmp_path: Path) -> N
     out = tmp_path / "o"
     with StandIn(median_s=0.01, p95_s=0.02) as api:
         cfg = _budget_config(tmp_path, api, 0.05)
-        code, stdout, err = _cli("run", str(cfg), "--out", str(out), "--no-report")
+        code, stdout, err = invoke("run", str(cfg), "--out", str(out), "--no-report")
         assert code == 4, err
         assert "budget.usd" in err and "--set budget.usd=" in err and "nothing runs twice" in err
         assert "records:" in stdout  # what ran was judged and shown
-        code, _, err = _cli(
+        code, _, err = invoke(
             "run", str(cfg), "--out", str(out), "--no-report", "--set", "budget.usd=1"
         )
     assert code == 0, err
@@ -213,7 +207,7 @@ def test_cli_exits_4_at_the_budget_and_says_how_to_continue(tmp_path: Path) -> N
 def test_validate_smoke_estimates_spend_and_wall_time(tmp_path: Path) -> None:
     with StandIn(median_s=0.01, p95_s=0.02) as api:
         cfg = _budget_config(tmp_path, api, 0.05)
-        code, out, err = _cli("validate", str(cfg), "--smoke", "--out", str(tmp_path / "o"))
+        code, out, err = invoke("validate", str(cfg), "--smoke", "--out", str(tmp_path / "o"))
     assert code == 0, err
     # 20 runs to go at 0.01 usd each (io_runners reports a fixed 0.01 per run)
     assert "estimate: 20 runs to go:" in out and "usd 0.2" in out
@@ -328,6 +322,6 @@ def test_a_loop_bound_client_survives_bisection_probes_and_the_smoke_runs(tmp_pa
             "comparator: exact\nexecutor: {kind: local, concurrency: 2}\n"
             "arms: [{id: base}, {id: alt, ablations: [b]}]\n",
         )
-        code, out, err = _cli("validate", str(cfg), "--smoke", "--out", str(tmp_path / "o"))
+        code, out, err = invoke("validate", str(cfg), "--smoke", "--out", str(tmp_path / "o"))
     assert code == 0, out + err
     assert out.count(": ok (") == 2

@@ -5,19 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from counterfact.orchestrator.cli import main
-
 from ..conftest import TESTS, write_config
+from ..helpers import invoke
 
 ROOT = TESTS.parent
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"
-
-
-def invoke(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def test_version() -> None:

@@ -8,20 +8,14 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
 from counterfact import ConfigError, load_runs, load_verdicts
-from counterfact.orchestrator.cli import main
 
 from ..conftest import TESTS
+from ..helpers import invoke
 
 CONFIGS = sorted((TESTS.parent / "configs").glob("*.yaml"))
 QUICKSTART = TESTS.parent / "configs" / "quickstart.yaml"
-
-
-def invoke(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 @pytest.fixture(scope="module")

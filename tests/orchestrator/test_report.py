@@ -11,21 +11,14 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
-from counterfact.orchestrator.cli import main
 
 from ..conftest import TESTS, write_config
+from ..helpers import invoke
 
 QUICKSTART = TESTS.parent / "configs" / "quickstart.yaml"
 CHROMIUM = next(
     (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None
 )
-
-
-def invoke(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 @pytest.fixture(scope="module")

@@ -7,20 +7,11 @@ from counterfact.orchestrator.engine.feed import RunFeed
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import ArmView, RunContext, ScenarioView
 
+from ...helpers import run_record
+
 
 def _record(seed: int, usd: float | None, *, cached: bool = False) -> RunRecord:
-    return RunRecord(
-        scenario="s",
-        arm="a",
-        seed=seed,
-        output="x",
-        manifest=None,
-        cost=None if usd is None else {"usd": usd},
-        error=None,
-        duration_s=0.1,
-        finished_at="2026-12-01T00:00:00+00:00",
-        from_cache=cached,
-    )
+    return run_record(seed, cost=None if usd is None else {"usd": usd}, from_cache=cached)
 
 
 def _contexts(n: int) -> list[RunContext]:

@@ -19,21 +19,13 @@ from counterfact.orchestrator.storage.rundir import (
 from counterfact.orchestrator.storage.runlog import RUNS_FILE
 from counterfact.probes.records import RunRecord
 
+from ...helpers import run_record
+
 FP = {"runner": "r@version:1", "arms": {"a": {"facets": {}}}, "scenarios": {"s": {}}}
 
 
 def record(seed: int, arm: str = "a") -> RunRecord:
-    return RunRecord(
-        scenario="s",
-        arm=arm,
-        seed=seed,
-        output=f"out {seed}",
-        manifest=None,
-        cost=None,
-        error=None,
-        duration_s=0.0,
-        finished_at="2026-11-30T00:00:00.000+00:00",
-    )
+    return run_record(seed, arm)
 
 
 def test_appended_records_stream_back_to_the_next_stores_sink(tmp_path: Path) -> None:

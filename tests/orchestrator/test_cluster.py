@@ -139,6 +139,7 @@ def two_nodes() -> Iterator[TwoNodes]:
         worker = [f"--address={cluster.gcs}", f"--node-manager-port={worker_port}"]
         _start(tmp, [*worker, *_agent_ports()], env)
         _wait_for_jobs(cluster)
+        _wait_for_cpus(cluster, 2)
         yield cluster
     finally:
         kill(processes_of([str(tmp)]))
@@ -174,6 +175,30 @@ def _wait_for_jobs(cluster: TwoNodes, timeout_s: float = JOB_AGENT_WAIT_S) -> No
                 + done.stderr[-2000:]
             )
         time.sleep(3)
+
+
+def _wait_for_cpus(cluster: TwoNodes, cpus: int, timeout_s: float = 120.0) -> None:
+    """The job agent can answer before the worker node schedules work: wait until the cluster
+    counts both nodes' CPUs (else a short sweep may run wholly on the head)."""
+    probe = (
+        f"import ray; ray.init(address='{cluster.gcs}', logging_level='ERROR');"
+        "print(int(ray.available_resources().get('CPU', 0)))"
+    )
+    deadline = time.monotonic() + timeout_s
+    seen = ""
+    while time.monotonic() < deadline:
+        done = subprocess.run(
+            [sys.executable, "-c", probe],
+            env=cluster.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        seen = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-500:]
+        if seen == str(cpus):
+            return
+        time.sleep(1)
+    pytest.fail(f"the two-node cluster never offered {cpus} CPUs within {timeout_s:.0f} s: {seen}")
 
 
 def sweep_dir(tmp_path: Path, samples: int, sleep_s: float, extra: str = "") -> Path:

@@ -237,10 +237,11 @@ class RayExecutor(Executor):
         ray = self._ray()
         # Retries of lost work are ours (not Ray's max_retries) so records can say so.
         task = ray.remote(num_cpus=1, max_retries=0)(ray_batch)
+        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        # decided on the driver's own copy: a shipped path exists only on the workers
+        concurrency = self.pool.overlapping(runner, workers)
         if self.address is not None:
             runner = shipped(runner, self.ship_dir, self._start_dir)
-        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        concurrency = self.pool.overlapping(runner, workers)
         if concurrency is not None:
             yield from run_on_pool(
                 self,

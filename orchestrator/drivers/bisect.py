@@ -100,14 +100,9 @@ class BisectResult:
         Raises:
             ImportError: pandas is not installed (``pip install 'counterfact[data]'``).
         """
-        try:
-            import pandas as pd
-        except ImportError as exc:
-            msg = "BisectResult.to_frame needs pandas: pip install 'counterfact[data]'"
-            raise ImportError(msg) from exc
-        from counterfact.orchestrator.drivers.export import dotted
+        from counterfact.orchestrator.drivers.export import records_frame
 
-        return dotted(pd, self.record.probes)
+        return records_frame(self.record.probes, "BisectResult")
 
     def report(self) -> str:
         """The verdict, each culprit set with its evidence, and the spend."""

@@ -36,6 +36,20 @@ def _pandas() -> Any:
     return pd
 
 
+def records_frame(records: Iterable[BaseModel], owner: str) -> Any:
+    """``owner``'s ``to_frame()``: :func:`dotted` over ``records``.
+
+    Raises:
+        ImportError: pandas is not installed (the message names ``owner`` and the extra).
+    """
+    try:
+        import pandas as pd
+    except ImportError as exc:
+        msg = f"{owner}.to_frame needs pandas: pip install 'counterfact[data]'"
+        raise ImportError(msg) from exc
+    return dotted(pd, records)
+
+
 def dotted(pd: Any, records: Iterable[BaseModel]) -> Any:
     """Records as a DataFrame, nested fields flattened into dotted columns (a parent column
     left only where every row had null for it is dropped).

@@ -91,14 +91,9 @@ class SweepResult:
         Raises:
             ImportError: pandas is not installed (``pip install 'counterfact[data]'``).
         """
-        try:
-            import pandas as pd
-        except ImportError as exc:
-            msg = "SweepResult.to_frame needs pandas: pip install 'counterfact[data]'"
-            raise ImportError(msg) from exc
-        from counterfact.orchestrator.drivers.export import dotted
+        from counterfact.orchestrator.drivers.export import records_frame
 
-        return dotted(pd, self.rows)
+        return records_frame(self.rows, "SweepResult")
 
     def table(self) -> str:
         """The verdict table as text (the similarity column says which measure it shows)."""

@@ -91,7 +91,6 @@ class RunCore:
         gate: Gate,
         policy: RetryPolicy,
         *,
-        threads: int,
         timeout_s: float | None = None,
         node: str | None = None,
     ) -> None:
@@ -102,9 +101,6 @@ class RunCore:
         self.node = node
         self.is_async = is_async_runner(runner)
         self._rng = random.Random()
-
-    def close(self) -> None:
-        """Nothing to release: sync calls run on daemon threads of their own."""
 
     async def _call(self, ctx: RunContext) -> tuple[RunResult, set[str]] | None:
         """The call's result, or None when ``timeout_s`` ran out (the call is then cancelled;

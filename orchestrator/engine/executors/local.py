@@ -84,7 +84,6 @@ class LocalExecutor(Executor):
             resolve_runner(runner),
             Gate(link, start),
             self.policy,
-            threads=concurrency,
             timeout_s=self.timeout_s,
             node=LOCAL_NODE,
         )
@@ -115,7 +114,6 @@ class LocalExecutor(Executor):
         finally:
             for fut in running:
                 fut.cancel()
-            core.close()
 
 
 def _drained(

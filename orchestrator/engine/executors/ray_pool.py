@@ -98,7 +98,6 @@ class PoolWorker:
             resolve_runner(runner),
             gate,
             policy,
-            threads=0,
             timeout_s=timeout_s,
             node=self.node,
         )

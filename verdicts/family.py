@@ -11,20 +11,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from counterfact.defaults import ADJUST, ALPHA, FAMILY, PAIRING
-from counterfact.records.vocabulary import Adjustment, Pairing, StatisticalVerdict
+from counterfact.records.vocabulary import StatisticalVerdict
 from counterfact.verdicts.multiplicity import adjust, best_factor
 from counterfact.verdicts.records import (
     AdjustmentRecord,
-    Family,
     PooledRecord,
-    StatisticsRecord,
     TestRecord,
     VerdictRecord,
 )
 from counterfact.verdicts.sequential import pairs_needed as e_pairs_needed
+from counterfact.verdicts.settings import StatisticsSettings as StatisticsSettings
 from counterfact.verdicts.significance import (
     at_most,
     mcnemar_exact,
@@ -32,22 +29,6 @@ from counterfact.verdicts.significance import (
 )
 
 _ADJUSTED_BY = {"holm": "Holm", "bh": "Benjamini-Hochberg", "by": "Benjamini-Yekutieli"}
-
-
-@dataclass(frozen=True)
-class StatisticsSettings:
-    """The ``statistics:`` section, resolved."""
-
-    alpha: float = ALPHA
-    adjust: Adjustment = ADJUST  # type: ignore[assignment]
-    family: Family = FAMILY  # type: ignore[assignment]
-    pairing: Pairing = PAIRING  # type: ignore[assignment]
-
-    def record(self) -> StatisticsRecord:
-        """The settings as recorded in ``summary.json``."""
-        return StatisticsRecord(
-            alpha=self.alpha, adjust=self.adjust, family=self.family, pairing=self.pairing
-        )
 
 
 def verdict_of(

@@ -41,6 +41,10 @@ from scipy.special import betainc, betaln, gammaln, logsumexp
 
 # The words now live in counterfact.records; re-exported here for the old import path.
 from counterfact.records.vocabulary import StoppedFor as StoppedFor
+from counterfact.verdicts.settings import Waves as Waves
+from counterfact.verdicts.settings import boundaries as boundaries
+from counterfact.verdicts.settings import next_boundary as next_boundary
+from counterfact.verdicts.settings import stop_threshold as stop_threshold
 
 """Why an arm stopped: its e-value reached the threshold; it could no longer reach it by
 ``max_samples``; it reached ``max_samples``; or it has no test (no reference to score against)."""
@@ -67,19 +71,6 @@ def log_e_value(n10: int, n01: int) -> float:
 def e_value(n10: int, n01: int) -> float:
     """The mixture e-value after ``n10`` and ``n01`` discordant pairs (1.0 with none)."""
     return math.exp(min(log_e_value(n10, n01), 700.0))
-
-
-def stop_threshold(alpha: float, adjust: str, family_size: int) -> float:
-    """The e-value at which an arm is significant whatever the rest of its family shows:
-    ``K / alpha`` for a family of ``K`` tests under Holm or BH (``1/E <= alpha/K`` is rejected by
-    both), times the harmonic number ``H_K`` under BY, ``1/alpha`` without adjustment.
-    """
-    k = max(family_size, 1)
-    if adjust == "none":
-        return 1 / alpha
-    if adjust == "by":
-        return k * sum(1 / i for i in range(1, k + 1)) / alpha
-    return k / alpha
 
 
 def reachable(n10: int, n01: int, remaining: int) -> float:
@@ -139,18 +130,3 @@ def pairs_needed(alpha: float, factor: float = 1.0) -> int:
     while e_value(n, 0) < factor / alpha:
         n += 1
     return n
-
-
-def boundaries(samples: int, wave: int, max_samples: int) -> list[int]:
-    """Seed counts at which an arm is looked at: ``samples``, then every ``wave`` more, and
-    ``max_samples`` last.
-    """
-    out = list(range(samples, max_samples, wave))
-    return [*out, max_samples] if not out or out[-1] != max_samples else out
-
-
-def next_boundary(seeds: int, samples: int, wave: int, max_samples: int) -> int:
-    """The first look after ``seeds`` seeds (``samples`` when none were looked at)."""
-    if seeds < samples:
-        return samples
-    return min(samples + ((seeds - samples) // wave + 1) * wave, max_samples)

@@ -22,6 +22,7 @@ from counterfact.orchestrator.config.resolve import (
     resolve_sweep,
 )
 from counterfact.orchestrator.config.schema import SweepConfig
+from counterfact.orchestrator.engine.executors import EXECUTORS, unhonoured
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -134,25 +135,26 @@ def _apply_flags(
             section = raw["executor"] = {"kind": section}
         if isinstance(section, dict):
             section[key] = value
-            if key == "kind" and value != "ray":
+            if key == "kind":
                 notes += _drop_ray_only(section, value)
         applied.append(f"--{'executor' if key == 'kind' else key} {value}")
     return tuple(applied), tuple(notes)
 
 
-RAY_ONLY = ("address", "num_cpus", "timeout_s")
-"""Executor keys only the Ray executor takes (refused for another kind in a file); ``timeout_s``
-also applies in-process with ``concurrency``."""
-
-
 def _drop_ray_only(section: dict[str, Any], kind: str) -> list[str]:
-    """``--executor local`` on a file written for Ray: drop its Ray-only keys, saying so."""
-    ray_only = [k for k in RAY_ONLY if not (k == "timeout_s" and section.get("concurrency"))]
-    dropped = [k for k in ray_only if section.pop(k, None) is not None]
+    """``--executor KIND`` on a file written for another kind: drop the options KIND does not
+    honour (:data:`~counterfact.orchestrator.engine.executors.EXECUTORS`), saying so.
+    """
+    if kind not in EXECUTORS:
+        return []  # the schema names the unknown kind
+    dropped = sorted(unhonoured(kind, section))
+    for key in dropped:
+        section.pop(key)
     if not dropped:
         return []
     keys = ", ".join(f"executor.{k}" for k in dropped)
-    return [f"--executor {kind}: ignoring {keys} (ray only)"]
+    takers = sorted(k for k, e in EXECUTORS.items() if all(d in e.takes for d in dropped))
+    return [f"--executor {kind}: ignoring {keys} ({'/'.join(takers)} only)"]
 
 
 def load_sweep(

@@ -14,12 +14,15 @@ from counterfact.orchestrator.config.expand import expand_arms
 from counterfact.orchestrator.config.schema import BisectConfig, SweepConfig
 from counterfact.orchestrator.config.targets import parse_target
 from counterfact.orchestrator.engine.embedders import sentence_transformer
+from counterfact.orchestrator.engine.executors import ExecutorOptions, PoolSettings
 from counterfact.orchestrator.engine.loader import (
     RunnerRef,
+    TargetRef,
     describe_target,
     load_target,
     runner_identity,
 )
+from counterfact.orchestrator.engine.worker import RetryPolicy
 from counterfact.probes.arms import ArmSpec, check_arms, check_baseline, check_not_ablated
 from counterfact.probes.comparators import (
     COMPARATORS,
@@ -35,6 +38,7 @@ from counterfact.probes.ids import check_ids
 from counterfact.probes.registry import Kind
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import SIMILARITIES, Similarity
+from counterfact.verdicts.settings import StatisticsSettings, Waves, stop_threshold
 
 T = TypeVar("T")
 
@@ -66,6 +70,65 @@ class ResolvedSweep:
         """
         label = describe_target(self.config.runner)
         return runner_identity(self.runner, label=label, version=self.config.runner_version)
+
+    @property
+    def samples(self) -> int:
+        """Seeds per (scenario, arm); a sequential sweep's first wave (and minimum)."""
+        return self.config.samples
+
+    @cached_property
+    def statistics(self) -> StatisticsSettings:
+        """The ``statistics:`` section as the judging settings."""
+        cfg = self.config.statistics
+        return StatisticsSettings(
+            alpha=float(cfg.alpha), adjust=cfg.adjust, family=cfg.family, pairing=cfg.pairing
+        )
+
+    @cached_property
+    def waves(self) -> Waves | None:
+        """The ``sequential:`` section resolved (None: a fixed-sample sweep); the stop threshold
+        covers the whole family.
+        """
+        seq = self.config.sequential
+        if seq is None:
+            return None
+        stats = self.statistics
+        family = (len(self.arms) - 1) * (len(self.scenarios) if stats.family == "sweep" else 1)
+        return Waves(
+            samples=self.samples,
+            wave=seq.wave_size(self.samples),
+            max_samples=seq.max_samples,
+            alpha=stats.alpha,
+            threshold=stop_threshold(stats.alpha, stats.adjust, family),
+        )
+
+    @cached_property
+    def executor_options(self) -> ExecutorOptions:
+        """The ``executor:`` section as the executor's options."""
+        cfg = self.config.executor
+        rate = cfg.rate_limit
+        per_minute = rate.requests_per_minute
+        runner = self.runner
+        ship = runner.location if isinstance(runner, TargetRef) and runner.kind == "file" else None
+        return ExecutorOptions(
+            policy=RetryPolicy(
+                retries=cfg.retries, retry_on=frozenset(cfg.retry_on), max_wait_s=rate.max_wait_s
+            ),
+            address=cfg.address,
+            max_in_flight=cfg.max_in_flight,
+            num_cpus=cfg.num_cpus,
+            timeout_s=None if cfg.timeout_s is None else float(cfg.timeout_s),
+            infra_retries=cfg.infra_retries,
+            ship_dir=None if ship is None else str(Path(ship).parent),
+            pool=PoolSettings(
+                concurrency=cfg.concurrency,
+                per_minute=None if per_minute is None else float(per_minute),
+            ),
+        )
+
+    def run_dir_for(self, out: str | Path | None, suffix: str = "") -> Path:
+        """``out``, else ``<output_dir>/<name><suffix>``."""
+        return Path(out) if out else Path(self.config.output_dir) / (self.config.name + suffix)
 
     def baseline_arm(self) -> ArmSpec:
         """The baseline's ArmSpec."""

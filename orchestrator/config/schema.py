@@ -39,7 +39,7 @@ from counterfact.defaults import (
     SAMPLES,
     SIMILARITY,
 )
-from counterfact.orchestrator.engine.executors import EXECUTORS
+from counterfact.orchestrator.engine.executors import EXECUTORS, OPTIONS, refusal, unhonoured
 from counterfact.probes.comparators import COMPARATORS
 from counterfact.probes.registry import Kind, option_problem
 from counterfact.probes.similarity import SIMILARITIES
@@ -246,29 +246,18 @@ class ExecutorConfig(_Model):
         return _known(EXECUTORS, value, "executor")
 
     @model_validator(mode="after")
-    def _address_needs_ray(self) -> ExecutorConfig:
+    def _options_the_kind_honours(self) -> ExecutorConfig:
         if self.retries and not self.retry_on:
             msg = (
                 f"retries={self.retries} retries nothing without 'retry_on'; list the exception "
                 "class names to retry, e.g. retry_on: [TimeoutError, ConnectionError]"
             )
             raise ValueError(msg)
-        if self.timeout_s is not None and self.kind != "ray" and self.concurrency is None:
-            msg = (
-                "'timeout_s' needs kind 'ray' or 'concurrency': a run called in order inside "
-                "this process cannot be cancelled; use the ray executor, set concurrency (async "
-                "runs are then cancelled on the event loop), or remove timeout_s"
-            )
-            raise ValueError(msg)
-        if self.address is not None and self.kind != "ray":
-            msg = f"'address' applies only to kind 'ray', not {self.kind!r}; remove it"
-            raise ValueError(msg)
-        if self.num_cpus is not None and (self.kind != "ray" or self.address is not None):
-            msg = (
-                "'num_cpus' sizes the local Ray instance counterfact starts; it applies only to "
-                "kind 'ray' without 'address' (a cluster's size is its own); remove it"
-            )
-            raise ValueError(msg)
+        section = {name: getattr(self, name) for name in OPTIONS if name in self.model_fields_set}
+        for option in unhonoured(self.kind, section):
+            raise ValueError(refusal(option, self.kind))
+        if self.num_cpus is not None and self.address is not None:
+            raise ValueError(refusal("num_cpus", self.kind))
         return self
 
 

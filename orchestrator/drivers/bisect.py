@@ -5,24 +5,20 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from counterfact.exceptions import CounterfactError, RunsFailed, SweepInterrupted
+from counterfact.exceptions import RunsFailed, SweepInterrupted
 from counterfact.orchestrator.config.resolve import ResolvedBisect
 from counterfact.orchestrator.drivers.probing import ProbeRunner
 from counterfact.orchestrator.drivers.provenance import (
     fingerprint_of,
-    open_cache,
     provenance,
 )
-from counterfact.orchestrator.drivers.sweep import executor_for
+from counterfact.orchestrator.drivers.session import Ending, Session, watched
 from counterfact.orchestrator.engine.events import get_logger
 from counterfact.orchestrator.engine.executors import Executor
-from counterfact.orchestrator.engine.failwatch import FailureWatch, all_failed_message
-from counterfact.orchestrator.engine.interrupt import graceful_stop
-from counterfact.orchestrator.engine.source import RunSource
 from counterfact.orchestrator.engine.worker import now_iso
-from counterfact.orchestrator.storage.rundir import BISECT_FILE, RunStore
+from counterfact.orchestrator.storage.rundir import BISECT_FILE
 from counterfact.probes.records import RunRecord
 from counterfact.verdicts.assess import similarity_record
 from counterfact.verdicts.bisection import (
@@ -147,43 +143,30 @@ def run_bisect(
     sweep = bisect_plan.sweep
     log = get_logger(sweep=sweep.config.name, scenario=bisect_plan.scenario.id)
     started = now_iso()
-    fingerprint = fingerprint_of(sweep, [bisect_plan.base])
-    with RunStore(run_dir, fresh=fresh, fingerprint=fingerprint, keep=True) as store:
-        ex = executor or executor_for(sweep)
-        source = RunSource(sweep.runner, store, ex, open_cache(sweep, cache_dir), log)
-        base = bisect_plan.base.id
-        source.watch = FailureWatch([bisect_plan.scenario.id], [base], base)
-        probes = ProbeRunner(bisect_plan, source, log)
-        try:
-            outcome, interrupted, wall = _search(bisect_plan, probes, ex)
-        finally:
-            if executor is None:
-                ex.close()
-    record = _record(bisect_plan, outcome, probes, store, started, wall)
-    failed = _failure(interrupted, store, source)
-    if failed is not None:
-        record = record.model_copy(update={"status": "failed", "failure": str(failed)})
-    elif interrupted is not None:
-        record = record.model_copy(update={"status": "interrupted"})
-    store.write_record(BISECT_FILE, record.model_dump(mode="json", by_alias=True))
-    if failed is not None:
-        raise failed
-    if interrupted is not None:
-        raise interrupted
+    base = bisect_plan.base.id
+    session = Session(
+        sweep,
+        run_dir,
+        fingerprint=fingerprint_of(sweep, [bisect_plan.base]),
+        watched=watched([bisect_plan.scenario.id], [base], base),
+        executor=executor,
+        fresh=fresh,
+        cache_dir=cache_dir,
+        keep=True,
+        log=log,
+    )
+    with session:
+        probes = ProbeRunner(bisect_plan, session)
+        outcome, stopped, wall = session.execute(lambda: _search(bisect_plan, probes))
+        ending = session.ending()
+        failure = str(stopped) if isinstance(stopped, RunsFailed) else ending.failure
+        record = _record(bisect_plan, outcome, probes, session, started, wall, ending, failure)
+        session.store.write_record(BISECT_FILE, record.model_dump(mode="json", by_alias=True))
+        if stopped is not None:
+            raise stopped  # as the probe runner raised it, now that bisect.json is written
+        session.conclude(ending)
     log.info("bisect.done", verdict=record.verdict, culprits=record.culprits)
-    return BisectResult(record=record, runs=tuple(store.records), run_dir=run_dir)
-
-
-def _failure(
-    interrupted: CounterfactError | None, store: RunStore, source: RunSource
-) -> RunsFailed | None:
-    """Why the bisection failed (the watch stopped it, or every run failed), or None."""
-    if isinstance(interrupted, RunsFailed):
-        return interrupted
-    if interrupted is None and store.done.count and store.failed == store.done.count:
-        first = source.watch.first_error if source.watch is not None else None
-        return RunsFailed(all_failed_message(store.done.count, first), recorded=store.done.count)
-    return None
+    return BisectResult(record=record, runs=tuple(session.store.records), run_dir=run_dir)
 
 
 def _require_bisect_plan(value: object) -> None:
@@ -197,27 +180,26 @@ def _require_bisect_plan(value: object) -> None:
 
 
 def _search(
-    plan: ResolvedBisect, probes: ProbeRunner, ex: Executor
+    plan: ResolvedBisect, probes: ProbeRunner
 ) -> tuple[BisectOutcome, SweepInterrupted | RunsFailed | None, float]:
     """Run the search; a Ctrl-C becomes the interrupted outcome (and is returned to re-raise)."""
     settings = plan.settings
     decide = Decide(
         mode=settings.decide,
-        alpha=float(plan.sweep.config.statistics.alpha),
+        alpha=plan.sweep.statistics.alpha,
         exclude_seed0=plan.scenario.reference is None,
     )
     t0 = time.perf_counter()  # the executor starts on its first run (none on a finished resume)
-    try:
-        with graceful_stop(ex):
-            outcome = bisect(
-                settings.suspects,
-                probes,
-                samples=plan.sweep.config.samples,
-                max_probes=settings.max_probes,
-                max_culprits=settings.max_culprits,
-                speculative=settings.speculative,
-                decide=decide,
-            )
+    try:  # under the session's graceful stop
+        outcome = bisect(
+            settings.suspects,
+            probes,
+            samples=plan.sweep.samples,
+            max_probes=settings.max_probes,
+            max_culprits=settings.max_culprits,
+            speculative=settings.speculative,
+            decide=decide,
+        )
     except (SweepInterrupted, RunsFailed) as exc:
         return interrupted_outcome(probes.done, decide), exc, time.perf_counter() - t0
     return outcome, None, time.perf_counter() - t0
@@ -227,11 +209,15 @@ def _record(
     plan: ResolvedBisect,
     outcome: BisectOutcome,
     probes: ProbeRunner,
-    store: RunStore,
+    session: Session,
     started: str,
     wall: float,
+    ending: Ending,
+    failure: str | None,
 ) -> BisectRecord:
-    sweep, settings, samples = plan.sweep, plan.settings, plan.sweep.config.samples
+    """``bisect.json``, built once (with how the search ended)."""
+    sweep, settings, samples = plan.sweep, plan.settings, plan.sweep.samples
+    failed = isinstance(failure, str) and ending.kind in ("aborted", "all-failed")
     comparator = sweep.comparator.describe()
     return BisectRecord(
         name=sweep.config.name,
@@ -268,8 +254,8 @@ def _record(
             ConfirmationRecord(**vars(c) | {"culprit": list(c.culprit)})
             for c in outcome.confirmations
         ],
-        runs_used=probes.source.runner_calls,
-        runs_reused=store.reused,
+        runs_used=session.source.runner_calls,
+        runs_reused=session.store.reused,
         probes_executed=outcome.probes_executed,
         speculative=settings.speculative,
         speculative_unused=outcome.speculative_unused,
@@ -281,5 +267,17 @@ def _record(
             {"text": probes.reference.text, "from": probes.reference.source}
         ),
         wall_time_s=wall,
+        status="failed"
+        if failed
+        else "interrupted"
+        if ending.kind == "interrupted"
+        else "complete",
+        failure=failure if failed else None,
         **provenance(sweep, started),
     )
+
+
+def _status(*, failed: bool, ending: Ending) -> Literal["complete", "interrupted", "failed"]:
+    if failed:
+        return "failed"
+    return "interrupted" if ending.kind == "interrupted" else "complete"

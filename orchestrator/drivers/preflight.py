@@ -24,8 +24,8 @@ from counterfact.probes.runner import RunContext
 
 
 def run_dir_for(sweep: ResolvedSweep, out: str | None, suffix: str = "") -> Path:
-    """``out``, else ``<output_dir>/<name><suffix>``."""
-    return Path(out) if out else Path(sweep.config.output_dir) / (sweep.config.name + suffix)
+    """``out``, else ``<output_dir>/<name><suffix>`` (:meth:`ResolvedSweep.run_dir_for`)."""
+    return sweep.run_dir_for(out, suffix)
 
 
 def preflight_sweep(

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
-from counterfact.exceptions import RunsFailed, SweepInterrupted
 from counterfact.orchestrator.config.resolve import ResolvedBisect
-from counterfact.orchestrator.engine.source import Planned, RunSource
+from counterfact.orchestrator.drivers.session import Session
+from counterfact.orchestrator.engine.source import Planned
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.records import RunRecord
 from counterfact.probes.reference import Reference, resolve_reference
@@ -36,10 +35,11 @@ def probe_arm(base: ArmSpec, ids: Sequence[str]) -> ArmSpec:
 class ProbeRunner:
     """The search's ``run_probes`` callback; keeps every finished probe and the reference."""
 
-    def __init__(self, bisect: ResolvedBisect, source: RunSource, log: Any) -> None:
+    def __init__(self, bisect: ResolvedBisect, session: Session) -> None:
         self.bisect = bisect
-        self.source = source
-        self.log = log
+        self.session = session
+        self.source = session.source
+        self.log = session.log
         self.reference: Reference = resolve_reference(bisect.scenario.reference, [])
         """Declared (``prior-run``), or set from the baseline probe's seed 0 when it finishes."""
         self.done: list[tuple[tuple[str, ...], ProbeStats]] = []
@@ -58,22 +58,13 @@ class ProbeRunner:
 
     def _records(self, arms: Sequence[ArmSpec], first_seed: int) -> dict[str, list[RunRecord]]:
         view = self.bisect.scenario.view()
-        seeds = range(first_seed, first_seed + self.bisect.sweep.config.samples)
+        seeds = range(first_seed, first_seed + self.bisect.sweep.samples)
         planned: list[Planned] = [(RunContext(view, a.view(), s), a) for a in arms for s in seeds]
         known, todo = self.source.split(planned)
         by_arm: dict[str, list[RunRecord]] = {a.id: [] for a in arms}
         for record in [*known, *self.source.execute(todo)]:
             by_arm[record.arm].append(record)
-        if self.source.aborted is not None:
-            msg = f"stopped after {self.source.store.done.count} runs: {self.source.aborted}"
-            raise RunsFailed(msg, recorded=self.source.store.done.count)
-        if self.source.executor.stop_requested:
-            recorded = self.source.store.done.count
-            raise SweepInterrupted(
-                "interrupted during bisection; run the same command again to resume",
-                recorded=recorded,
-                planned=recorded + len(todo),
-            )
+        self.session.raise_if_stopped(pending=len(todo))
         return by_arm
 
     def _score(self, key: tuple[str, ...], records: list[RunRecord]) -> ProbeStats:

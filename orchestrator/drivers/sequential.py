@@ -13,13 +13,12 @@ from typing import Any
 
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.config.resolve import ResolvedSweep
-from counterfact.orchestrator.drivers.waves import Waves, WaveScheduler
-from counterfact.orchestrator.engine.interrupt import graceful_stop
+from counterfact.orchestrator.drivers.waves import WaveScheduler
 from counterfact.orchestrator.engine.progress import Progress
 from counterfact.orchestrator.engine.source import RunSource
 from counterfact.probes.tally import ScenarioTally
 from counterfact.verdicts.records import SequentialSummary, VerdictRecord
-from counterfact.verdicts.sequential import Look, stop_threshold
+from counterfact.verdicts.sequential import Look, Waves
 from counterfact.verdicts.stopped import stopped_counts
 
 
@@ -52,25 +51,6 @@ class WavesOutcome:
         )
 
 
-def waves_of(sweep: ResolvedSweep) -> Waves:
-    """The ``sequential:`` section resolved; the stop threshold covers the whole family."""
-    seq = sweep.config.sequential
-    if seq is None:
-        msg = "waves_of needs a sweep with a 'sequential:' section"
-        raise ValueError(msg)
-    stats = sweep.config.statistics
-    challengers = len(sweep.arms) - 1
-    family = challengers * (len(sweep.scenarios) if stats.family == "sweep" else 1)
-    samples = sweep.config.samples
-    return Waves(
-        samples=samples,
-        wave=seq.wave_size(samples),
-        max_samples=seq.max_samples,
-        alpha=float(stats.alpha),
-        threshold=stop_threshold(float(stats.alpha), stats.adjust, family),
-    )
-
-
 def execute_waves(
     sweep: ResolvedSweep,
     tallies: dict[str, ScenarioTally],
@@ -83,7 +63,10 @@ def execute_waves(
     Raises:
         ExecutorError: the executor ended while arms were still undecided (not a stop request).
     """
-    waves = waves_of(sweep)
+    waves = sweep.waves
+    if waves is None:
+        msg = "execute_waves needs a sweep with a 'sequential:' section"
+        raise ValueError(msg)
     scheduler = WaveScheduler(
         sweep.scenarios, sweep.arms, sweep.baseline_arm(), tallies, source, waves
     )
@@ -98,12 +81,11 @@ def execute_waves(
     log.info("sweep.start", sequential=True, runs_at_most=upper, run_dir=where)
     source.executor.start()
     progress.start(max(upper, 0))
-    try:
-        with graceful_stop(source.executor):
-            for record in source.execute(scheduler.feed):
-                progress.advance(record.ok)
-                if not source.executor.stop_requested:  # stopping: queue nothing new
-                    scheduler.advance(record.scenario)
+    try:  # under the session's graceful stop
+        for record in source.execute(scheduler.feed):
+            progress.advance(record.ok)
+            if not source.executor.stop_requested:  # stopping: queue nothing new
+                scheduler.advance(record.scenario)
     finally:
         progress.finish()
     left = scheduler.undecided()

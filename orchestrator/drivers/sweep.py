@@ -4,38 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from counterfact.exceptions import (
-    BudgetExhausted,
-    DegenerateBandWarning,
-    RunsFailed,
-    SweepInterrupted,
-)
+from counterfact.exceptions import DegenerateBandWarning
 from counterfact.orchestrator.config.resolve import ResolvedSweep
-from counterfact.orchestrator.drivers.provenance import (
-    fingerprint_of,
-    open_cache,
-    provenance,
-)
+from counterfact.orchestrator.drivers.provenance import fingerprint_of, provenance
 from counterfact.orchestrator.drivers.sequential import WavesOutcome, execute_waves
+from counterfact.orchestrator.drivers.session import Ending, Session, watched
 from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.events import get_logger, warn_caller
-from counterfact.orchestrator.engine.executors import (
-    Executor,
-    ExecutorOptions,
-    PoolSettings,
-    make_executor,
-)
-from counterfact.orchestrator.engine.failwatch import FailureWatch, all_failed_message
-from counterfact.orchestrator.engine.interrupt import graceful_stop
-from counterfact.orchestrator.engine.loader import RunnerRef, TargetRef
+from counterfact.orchestrator.engine.executors import Executor, make_executor
 from counterfact.orchestrator.engine.plan import build_plan
 from counterfact.orchestrator.engine.progress import NoProgress, Progress
 from counterfact.orchestrator.engine.source import RunSource
-from counterfact.orchestrator.engine.worker import RetryPolicy, now_iso
-from counterfact.orchestrator.storage.rundir import RunStore
+from counterfact.orchestrator.engine.worker import now_iso
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
@@ -123,31 +107,12 @@ class SweepResult:
 
 def executor_for(sweep: ResolvedSweep) -> Executor:
     """The executor the sweep's ``executor:`` section names."""
-    cfg = sweep.config.executor
-    rate = cfg.rate_limit
-    per_minute = rate.requests_per_minute
-    options = ExecutorOptions(
-        policy=RetryPolicy(
-            retries=cfg.retries, retry_on=frozenset(cfg.retry_on), max_wait_s=rate.max_wait_s
-        ),
-        address=cfg.address,
-        max_in_flight=cfg.max_in_flight,
-        num_cpus=cfg.num_cpus,
-        timeout_s=None if cfg.timeout_s is None else float(cfg.timeout_s),
-        infra_retries=cfg.infra_retries,
-        ship_dir=_runner_folder(sweep.runner),
-        pool=PoolSettings(
-            concurrency=cfg.concurrency,
-            per_minute=None if per_minute is None else float(per_minute),
-        ),
-    )
-    return make_executor(cfg.kind, options)
+    return make_executor(sweep.config.executor.kind, sweep.executor_options)
 
 
-def _runner_folder(runner: RunnerRef) -> str | None:
-    if isinstance(runner, TargetRef) and runner.kind == "file":
-        return str(Path(runner.location).parent)
-    return None
+def statistics_of(sweep: ResolvedSweep) -> StatisticsSettings:
+    """The ``statistics:`` section as the judging settings (:attr:`ResolvedSweep.statistics`)."""
+    return sweep.statistics
 
 
 def run_sweep(
@@ -173,114 +138,74 @@ def run_sweep(
     Raises:
         ResumeConflictError: resuming would change what recorded runs mean.
         SweepInterrupted: Ctrl-C stopped the sweep; what finished is recorded.
+        RunsFailed: the runner evidently cannot work, or every run failed.
+        BudgetExhausted: the budget stopped scheduling; what ran is judged.
     """
     log = get_logger(sweep=sweep.config.name)
     started = now_iso()
-    plan = build_plan(sweep.scenarios, sweep.arms, sweep.config.samples)
+    plan = build_plan(sweep.scenarios, sweep.arms, sweep.samples)
     tallies = _tallies(sweep)
-    fingerprint = fingerprint_of(sweep)
     budget = Budget(sweep.config.budget) if sweep.config.budget else None
-    sink = _sink(tallies, budget)
-    waves: WavesOutcome | None = None
-    with RunStore(run_dir, fresh=fresh, fingerprint=fingerprint, sink=sink) as store:
-        _report_store(store, log)
-        ex = executor or executor_for(sweep)
-        source = RunSource(sweep.runner, store, ex, open_cache(sweep, cache_dir), log)
-        source.budget = budget
-        source.watch = FailureWatch(
-            (s.id for s in sweep.scenarios), (a.id for a in sweep.arms), sweep.baseline
+    seen = watched((s.id for s in sweep.scenarios), (a.id for a in sweep.arms), sweep.baseline)
+    session = Session(
+        sweep,
+        run_dir,
+        fingerprint=fingerprint_of(sweep),
+        watched=seen,
+        executor=executor,
+        fresh=fresh,
+        cache_dir=cache_dir,
+        sink=_sink(tallies, budget),
+        budget=budget,
+        log=log,
+    )
+    with session:
+        shown = progress or NoProgress()
+        waves = session.execute(lambda: _run(sweep, plan, tallies, session.source, shown, log))
+        ending = session.ending()
+        store = session.store
+        missing = 0
+        if ending.kind in ("interrupted", "budget"):
+            missing = sum(not store.has(c.scenario.id, c.arm.id, c.seed) for c in plan)
+        facts = _Facts(session, started, ending, None if waves is not None else missing)
+        conclude = partial(
+            session.conclude,
+            ending,
+            planned=len(plan),
+            missing=missing,
+            sequential=waves is not None,
         )
-        try:
-            if sweep.config.sequential is not None:
-                waves = execute_waves(sweep, tallies, source, progress or NoProgress(), log)
-            else:
-                _execute(sweep, plan, source, progress or NoProgress(), log)
-        finally:
-            source.throttle = ex.throttle_summary()  # before close: Ray's actors hold it
-            if executor is None:
-                ex.close()
-    if source.aborted is not None:
-        _stopped_early(sweep, store, source, started, source.aborted)
-    if ex.stop_requested:
-        _interrupted(sweep, plan, store, source, started, sequential=waves is not None)
-    result = _judge(sweep, tallies, store, source, started, log, waves)
-    if store.done.count and store.failed == store.done.count:
-        _all_failed(result, store, source)
-    if source.budget_exhausted:
-        missing = sum(not store.has(c.scenario.id, c.arm.id, c.seed) for c in plan)
-        _over_budget(result, store, source, None if waves is not None else missing)
+        if not ending.judged:  # stopped early: the counts are recorded, nothing is judged
+            store.write_summary(_summary(sweep, facts, []))
+            conclude()  # raises
+        result = _judge(sweep, tallies, facts, log, waves)
+        conclude(result=result)
     return result
 
 
-def _over_budget(
-    result: SweepResult, store: RunStore, source: RunSource, missing: int | None
-) -> None:
-    """The budget stopped scheduling: the verdicts judge what ran; mark the summary and raise."""
-    budget = source.budget
-    if budget is None:  # only called once it stopped scheduling
-        return
-    record = budget.record() | {"runs_not_started": missing}
-    summary = result.summary.model_copy(
-        update={"status": "budget-exhausted", "budget": BudgetRecord.model_validate(record)}
-    )
-    store.write_summary(summary)
-    keys = ", ".join(
-        f"budget.{k} ({budget.spent[k]:g} of {budget.limits[k]:g} spent)" for k in budget.exhausted
-    )
-    left = "" if missing is None else f"; {missing} planned runs not started"
-    msg = (
-        f"budget reached: {keys}; {store.done.count} runs recorded and judged{left}. To "
-        f"continue, raise {'/'.join('budget.' + k for k in budget.exhausted)} (e.g. --set "
-        f"budget.{budget.exhausted[0]}=<more>) and run the same command again: recorded runs "
-        "are kept, nothing runs twice"
-    )
-    judged = SweepResult(result.rows, summary, result.kept, result.run_dir)
-    raise BudgetExhausted(msg, recorded=store.done.count, result=judged)
-
-
-def _stopped_early(
-    sweep: ResolvedSweep, store: RunStore, source: RunSource, started: str, reason: str
-) -> None:
-    """The watch stopped scheduling: record a ``failed`` summary and raise."""
-    summary = _summary(sweep, store, source, started, [], status="failed")
-    store.write_summary(summary.model_copy(update={"failure": reason}))
-    where = f" in {store.run_dir}/runs.jsonl" if store.run_dir else ""
-    msg = (
-        f"stopped after {store.done.count} runs: {reason}. The runs are kept{where}, each with "
-        "its traceback; fix the runner, then run again with --fresh (failed runs are finished "
-        "runs: a plain resume would not retry them)"
-    )
-    raise RunsFailed(msg, recorded=store.done.count)
-
-
-def _all_failed(result: SweepResult, store: RunStore, source: RunSource) -> None:
-    """Every run failed: the records are written; mark the summary ``failed`` and raise."""
-    first = source.watch.first_error if source.watch is not None else None
-    reason = all_failed_message(store.done.count, first)
-    summary = result.summary.model_copy(update={"status": "failed", "failure": reason})
-    store.write_summary(summary)
-    where = f"; see {store.run_dir}/runs.jsonl" if store.run_dir else ""
-    failed = SweepResult(result.rows, summary, result.kept, result.run_dir)
-    raise RunsFailed(reason + where, recorded=store.done.count, result=failed)
-
-
-def statistics_of(sweep: ResolvedSweep) -> StatisticsSettings:
-    """The ``statistics:`` section as the judging settings."""
-    cfg = sweep.config.statistics
-    return StatisticsSettings(
-        alpha=float(cfg.alpha), adjust=cfg.adjust, family=cfg.family, pairing=cfg.pairing
-    )
+def _run(
+    sweep: ResolvedSweep,
+    plan: list[RunContext],
+    tallies: dict[str, ScenarioTally],
+    source: RunSource,
+    progress: Progress,
+    log: Any,
+) -> WavesOutcome | None:
+    """Execute the plan: in waves (sequential), or what is not yet recorded of the fixed plan."""
+    if sweep.waves is not None:
+        return execute_waves(sweep, tallies, source, progress, log)
+    _execute(sweep, plan, source, progress, log)
+    return None
 
 
 def _tallies(sweep: ResolvedSweep) -> dict[str, ScenarioTally]:
-    seq = sweep.config.sequential
-    capacity = seq.max_samples if seq is not None else None
+    capacity = sweep.waves.max_samples if sweep.waves is not None else None
     return {
         sc.id: ScenarioTally(
             sc,
             sweep.arms,
             sweep.baseline,
-            sweep.config.samples,
+            sweep.samples,
             sweep.comparator,
             sweep.similarity,
             capacity,
@@ -304,13 +229,6 @@ def _sink(tallies: dict[str, ScenarioTally], budget: Budget | None) -> Callable[
     return take
 
 
-def _report_store(store: RunStore, log: Any) -> None:
-    if store.moved_to is not None:
-        log.warning("run_dir.moved_aside", to=str(store.moved_to))
-    if store.torn:
-        log.warning("runs.torn_line_dropped", note="a crash had cut the last line; dropped")
-
-
 def _execute(
     sweep: ResolvedSweep,
     plan: list[RunContext],
@@ -331,49 +249,46 @@ def _execute(
     source.executor.start()
     progress.start(len(todo))
     try:
-        with graceful_stop(source.executor):
-            for record in source.execute(todo):
-                progress.advance(record.ok)
+        for record in source.execute(todo):
+            progress.advance(record.ok)
     finally:
         progress.finish()
 
 
-def _interrupted(
-    sweep: ResolvedSweep,
-    plan: list[RunContext],
-    store: RunStore,
-    source: RunSource,
-    started: str,
-    *,
-    sequential: bool = False,
-) -> None:
-    missing = sum(not store.has(c.scenario.id, c.arm.id, c.seed) for c in plan)
-    store.write_summary(_summary(sweep, store, source, started, [], status="interrupted"))
-    # a sequential plan has no fixed size: count what the directory holds
-    recorded = store.done.count if sequential else len(plan) - missing
-    of = "" if sequential else f" of {len(plan)}"
-    msg = (
-        f"interrupted: {recorded}{of} runs recorded"
-        + (f" in {store.run_dir}" if store.run_dir else "")
-        + "; run the same command again to resume"
-    )
-    raise SweepInterrupted(msg, recorded=len(plan) - missing, planned=len(plan))
+@dataclass(frozen=True)
+class _Facts:
+    """What the summary says about the session: its counts, how it ended, when it started."""
+
+    session: Session
+    started: str
+    ending: Ending
+    not_started: int | None
+    """Planned runs without a record (None: a sequential plan has no fixed size)."""
+
+    def budget(self) -> BudgetRecord | None:
+        budget = self.session.source.budget
+        if budget is None:
+            return None
+        record = budget.record()
+        if self.ending.kind == "budget":
+            record = record | {"runs_not_started": self.not_started}
+        return BudgetRecord.model_validate(record)
 
 
 def _summary(
     sweep: ResolvedSweep,
-    store: RunStore,
-    source: RunSource,
-    started: str,
+    facts: _Facts,
     scenarios: list[ScenarioSummary],
-    *,
-    status: str = "complete",
+    judged: dict[str, Any] | None = None,
 ) -> SweepSummary:
+    """``summary.json``, built once: provenance, counts, the ending, and what was judged."""
+    store, source = facts.session.store, facts.session.source
     return SweepSummary.model_validate(
         {
             "name": sweep.config.name,
-            **provenance(sweep, started),
-            "status": status,
+            **provenance(sweep, facts.started),
+            "status": facts.ending.status,
+            "failure": facts.ending.failure,
             "runs_used": source.runner_calls,
             "runs_reused": store.reused,
             "runs_from_cache": source.from_cache,
@@ -381,7 +296,8 @@ def _summary(
             "runs_failed": store.failed,
             "scenarios": scenarios,
             "concurrency": source.throttle,
-            "budget": None if source.budget is None else source.budget.record(),
+            "budget": facts.budget(),
+            **(judged or {}),
         }
     )
 
@@ -405,15 +321,13 @@ def _warn_degenerate(assessed: ScenarioAssessment, scenario: str, log: Any) -> N
 def _judge(
     sweep: ResolvedSweep,
     tallies: dict[str, ScenarioTally],
-    store: RunStore,
-    source: RunSource,
-    started: str,
+    facts: _Facts,
     log: Any,
     waves: WavesOutcome | None = None,
 ) -> SweepResult:
     rows: list[VerdictRecord] = []
     scenarios = []
-    settings = statistics_of(sweep)
+    settings = sweep.statistics
     for sc in sweep.scenarios:
         assessed = assess_tally(tallies[sc.id].finish(), sweep.config.cost_key, settings)
         _warn_degenerate(assessed, sc.id, log)
@@ -422,16 +336,17 @@ def _judge(
     if waves is not None:
         rows = sequential_rows(rows, waves.looks, waves.waves.max_samples)
     rows = judge_family(rows, settings)
-    update = {
+    judged = {
         "statistics": settings.record(),
         # rule 18's McNemar is a fixed-sample test: a sequential sweep pools its e-values instead
         "pooled": pooled(rows, settings) if waves is None else pooled_e(rows, settings),
         "sequential": waves.summary(rows, tallies) if waves is not None else None,
         "rollup": rollup(rows),
     }
-    summary = _summary(sweep, store, source, started, scenarios).model_copy(update=update)
+    summary = _summary(sweep, facts, scenarios, judged)
+    store = facts.session.store
     store.write_verdicts(rows)
     store.write_summary(summary)
-    log.info("sweep.done", runs=source.runner_calls, failed=summary.runs_failed)
+    log.info("sweep.done", runs=facts.session.source.runner_calls, failed=summary.runs_failed)
     kept = tuple(store.records)
     return SweepResult(rows=tuple(rows), summary=summary, kept=kept, run_dir=store.run_dir)

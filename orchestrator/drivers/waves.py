@@ -28,24 +28,7 @@ from counterfact.probes.pairs import pairs_of
 from counterfact.probes.runner import RunContext
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.tally import ScenarioTally
-from counterfact.verdicts.sequential import Look, look, next_boundary
-
-
-@dataclass(frozen=True)
-class Waves:
-    """The sequential settings, resolved."""
-
-    samples: int
-    """The first wave (and the minimum)."""
-    wave: int
-    max_samples: int
-    alpha: float
-    threshold: float
-    """The e-value at which an arm stops as significant."""
-
-    def after(self, seeds: int) -> int:
-        """The next look after ``seeds``."""
-        return next_boundary(seeds, self.samples, self.wave, self.max_samples)
+from counterfact.verdicts.sequential import Look, Waves, look
 
 
 @dataclass

@@ -127,7 +127,6 @@ class _Slots:
     """The cluster's workers and how many tasks may be submitted and unfinished at once."""
 
     solo_only: bool
-    max_in_flight: int
     workers: int = 1
     max_tasks: int = 1
     counted: float = -math.inf
@@ -142,8 +141,8 @@ class _Slots:
         if self.solo_only:
             self.max_tasks = self.workers  # under timeout_s a task must start when submitted
         else:
-            wanted = max(TASKS_PER_WORKER * self.workers, MIN_TASKS)
-            self.max_tasks = max(1, min(self.max_in_flight, wanted))
+            # tasks, not runs: ``max_in_flight`` caps runs, where runs are submitted
+            self.max_tasks = max(TASKS_PER_WORKER * self.workers, MIN_TASKS)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -277,7 +276,7 @@ class RayExecutor(Executor):
         """One run per CPU: batched tasks (see the module docstring)."""
         runner_ref = ray.put(runner)
         solo_only = self.timeout_s is not None
-        slots = _Slots(solo_only, self.max_in_flight)
+        slots = _Slots(solo_only)
         queue: deque[Queued] = deque()  # runs split out of a failed batch: first in line
         retries: deque[_Task] = deque()  # lost tasks: first in line, but only into a free slot
         pending: dict[Any, _Task] = {}

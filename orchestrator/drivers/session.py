@@ -1,0 +1,293 @@
+"""One lifecycle for a sweep and a bisection: what surrounds planning, executing and judging.
+
+A :class:`Session` opens the run store (taking the run directory's lock), builds the executor the
+sweep names (unless the caller passed one), the run source with its failure watch and budget,
+and keeps them until the final records are written. The driver in between only plans, executes
+(:meth:`Session.execute`: under the graceful stop, the executor closed after) and judges; then
+:meth:`Session.ending` says how the work ended and :meth:`Session.conclude` raises what that
+ending calls for, once the driver has written its records — still inside the lock, so a second
+driver can never interleave its writes with this one's.
+
+The endings, in the order they are checked:
+
+- ``aborted``: the failure watch stopped scheduling (the runner evidently cannot work);
+- ``interrupted``: Ctrl-C or SIGTERM stopped scheduling;
+- ``all-failed``: every recorded run failed;
+- ``budget``: the spend budget stopped scheduling;
+- ``done``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal, TypeVar
+
+from counterfact.exceptions import BudgetExhausted, RunsFailed, SweepInterrupted
+from counterfact.orchestrator.config.resolve import ResolvedSweep
+from counterfact.orchestrator.drivers.provenance import open_cache
+from counterfact.orchestrator.engine.budget import Budget
+from counterfact.orchestrator.engine.events import get_logger
+from counterfact.orchestrator.engine.executors import Executor, make_executor
+from counterfact.orchestrator.engine.failwatch import FailureWatch, all_failed_message
+from counterfact.orchestrator.engine.interrupt import graceful_stop
+from counterfact.orchestrator.engine.source import RunSource
+from counterfact.orchestrator.storage.rundir import RunStore
+from counterfact.probes.records import RunRecord
+
+T = TypeVar("T")
+
+EndingKind = Literal["done", "aborted", "interrupted", "all-failed", "budget"]
+_STATUS = {
+    "done": "complete",
+    "aborted": "failed",
+    "interrupted": "interrupted",
+    "all-failed": "failed",
+    "budget": "budget-exhausted",
+}
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a session's work ended, and what its records say about it."""
+
+    kind: EndingKind
+    failure: str | None = None
+    """Why it failed (``aborted``, ``all-failed``), in one line."""
+
+    @property
+    def status(self) -> str:
+        """The records' ``status``: complete, failed, interrupted or budget-exhausted."""
+        return _STATUS[self.kind]
+
+    @property
+    def judged(self) -> bool:
+        """True when the runs are judged (an aborted or interrupted sweep records no verdicts)."""
+        return self.kind in ("done", "all-failed", "budget")
+
+
+@dataclass(frozen=True)
+class Watched:
+    """What the failure watch sees: the planned scenarios and arms, and the baseline."""
+
+    scenarios: tuple[str, ...]
+    arms: tuple[str, ...]
+    baseline: str
+
+
+class Session:
+    """The run store, executor and run source of one sweep or bisection (a context manager)."""
+
+    def __init__(
+        self,
+        sweep: ResolvedSweep,
+        run_dir: Path | None,
+        *,
+        fingerprint: dict[str, Any],
+        watched: Watched,
+        executor: Executor | None = None,
+        fresh: bool = False,
+        cache_dir: Path | None = None,
+        sink: Callable[[RunRecord], None] | None = None,
+        keep: bool | None = None,
+        budget: Budget | None = None,
+        log: Any = None,
+    ) -> None:
+        self.sweep = sweep
+        self.log = log if log is not None else get_logger(sweep=sweep.config.name)
+        self.store = RunStore(run_dir, fresh=fresh, fingerprint=fingerprint, sink=sink, keep=keep)
+        self._given = executor
+        self._cache_dir = cache_dir
+        self._watched = watched
+        self._budget = budget
+        self._executor: Executor | None = None
+        self._source: RunSource | None = None
+        self._closed = False
+
+    @property
+    def executor(self) -> Executor:
+        """The executor runs go to (built on entry)."""
+        if self._executor is None:
+            msg = "the session is not open; use it as 'with Session(...) as session:'"
+            raise RuntimeError(msg)
+        return self._executor
+
+    @property
+    def source(self) -> RunSource:
+        """The run source: read back, cached or executed, each record once."""
+        if self._source is None:
+            msg = "the session is not open; use it as 'with Session(...) as session:'"
+            raise RuntimeError(msg)
+        return self._source
+
+    def __enter__(self) -> Session:
+        """Open the store (lock the directory), then build the executor and the run source."""
+        self.store.__enter__()
+        try:
+            self._report_store()
+            ex = self._given or make_executor(
+                self.sweep.config.executor.kind, self.sweep.executor_options
+            )
+            self._executor = ex
+            cache = open_cache(self.sweep, self._cache_dir)
+            source = RunSource(self.sweep.runner, self.store, ex, cache, self.log)
+            w = self._watched
+            source.watch = FailureWatch(w.scenarios, w.arms, w.baseline)
+            source.budget = self._budget
+            self._source = source
+        except BaseException:
+            self.store.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            self._close_executor()
+        finally:
+            self.store.close()
+
+    def _report_store(self) -> None:
+        if self.store.moved_to is not None:
+            self.log.warning("run_dir.moved_aside", to=str(self.store.moved_to))
+        if self.store.torn:
+            self.log.warning(
+                "runs.torn_line_dropped", note="a crash had cut the last line; dropped"
+            )
+
+    def _close_executor(self) -> None:
+        """Read the throttle's summary (Ray's actors hold it), then close an executor we built."""
+        if self._closed or self._executor is None:
+            return
+        self._closed = True
+        try:
+            self.source.throttle = self._executor.throttle_summary()
+        finally:
+            if self._given is None:
+                self._executor.close()
+
+    def execute(self, work: Callable[[], T]) -> T:
+        """Run ``work`` (which feeds the executor) under the graceful stop; the executor is
+        closed after it (an executor the caller passed stays open: the caller owns it).
+        """
+        try:
+            with graceful_stop(self.executor):
+                return work()
+        finally:
+            self._close_executor()
+
+    def ending(self) -> Ending:
+        """How the work ended (see the module docstring for the order)."""
+        source, store = self.source, self.store
+        if source.aborted is not None:
+            return Ending("aborted", source.aborted)
+        if self.executor.stop_requested:
+            return Ending("interrupted")
+        if store.done.count and store.failed == store.done.count:
+            first = source.watch.first_error if source.watch is not None else None
+            return Ending("all-failed", all_failed_message(store.done.count, first))
+        if source.budget_exhausted:
+            return Ending("budget")
+        return Ending("done")
+
+    def raise_if_stopped(self, pending: int) -> None:
+        """Mid-work (between a bisection's probes): raise when scheduling was stopped.
+
+        Raises:
+            RunsFailed: the failure watch stopped scheduling.
+            SweepInterrupted: Ctrl-C or SIGTERM; ``pending`` runs were not recorded.
+        """
+        recorded = self.store.done.count
+        if self.source.aborted is not None:
+            msg = f"stopped after {recorded} runs: {self.source.aborted}"
+            raise RunsFailed(msg, recorded=recorded)
+        if self.executor.stop_requested:
+            raise SweepInterrupted(
+                "interrupted during bisection; run the same command again to resume",
+                recorded=recorded,
+                planned=recorded + pending,
+            )
+
+    def conclude(
+        self,
+        ending: Ending,
+        *,
+        planned: int = 0,
+        missing: int = 0,
+        sequential: bool = False,
+        result: Any = None,
+    ) -> None:
+        """Raise what ``ending`` calls for, after the driver wrote its records.
+
+        Args:
+            ending: from :meth:`ending`.
+            planned: the fixed plan's size (a sequential sweep's first wave).
+            missing: planned runs with no record.
+            sequential: the plan grows in waves: messages count what the directory holds.
+            result: the judged result, attached to the exception (``all-failed``, ``budget``).
+
+        Raises:
+            RunsFailed: ``aborted`` or ``all-failed``.
+            SweepInterrupted: ``interrupted``.
+            BudgetExhausted: ``budget``.
+        """
+        store, recorded = self.store, self.store.done.count
+        if ending.kind == "aborted":
+            where = f" in {store.run_dir}/runs.jsonl" if store.run_dir else ""
+            msg = (
+                f"stopped after {recorded} runs: {ending.failure}. The runs are kept{where}, "
+                "each with its traceback; fix the runner, then run again with --fresh (failed "
+                "runs are finished runs: a plain resume would not retry them)"
+            )
+            raise RunsFailed(msg, recorded=recorded)
+        if ending.kind == "interrupted":
+            raise _interrupted(store, planned, missing, sequential=sequential)
+        if ending.kind == "all-failed":
+            where = f"; see {store.run_dir}/runs.jsonl" if store.run_dir else ""
+            raise RunsFailed(f"{ending.failure}{where}", recorded=recorded, result=result)
+        if ending.kind == "budget":
+            raise self._over_budget(None if sequential else missing, result)
+
+    def _over_budget(self, missing: int | None, result: Any) -> BudgetExhausted:
+        budget = self.source.budget
+        if budget is None:  # pragma: no cover - the ending needs a budget
+            msg = "budget ending without a budget"
+            raise RuntimeError(msg)
+        keys = ", ".join(
+            f"budget.{k} ({budget.spent[k]:g} of {budget.limits[k]:g} spent)"
+            for k in budget.exhausted
+        )
+        left = "" if missing is None else f"; {missing} planned runs not started"
+        recorded = self.store.done.count
+        msg = (
+            f"budget reached: {keys}; {recorded} runs recorded and judged{left}. To "
+            f"continue, raise {'/'.join('budget.' + k for k in budget.exhausted)} (e.g. --set "
+            f"budget.{budget.exhausted[0]}=<more>) and run the same command again: recorded "
+            "runs are kept, nothing runs twice"
+        )
+        return BudgetExhausted(msg, recorded=recorded, result=result)
+
+
+def _interrupted(
+    store: RunStore, planned: int, missing: int, *, sequential: bool
+) -> SweepInterrupted:
+    # a sequential plan has no fixed size: count what the directory holds
+    recorded = store.done.count if sequential else planned - missing
+    of = "" if sequential else f" of {planned}"
+    msg = (
+        f"interrupted: {recorded}{of} runs recorded"
+        + (f" in {store.run_dir}" if store.run_dir else "")
+        + "; run the same command again to resume"
+    )
+    return SweepInterrupted(msg, recorded=planned - missing, planned=planned)
+
+
+def watched(scenarios: Iterable[str], arms: Iterable[str], baseline: str) -> Watched:
+    """What the failure watch of a session sees."""
+    return Watched(tuple(scenarios), tuple(arms), baseline)

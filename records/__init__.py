@@ -21,6 +21,7 @@ from counterfact.records.verdicts import (
     BisectRecord,
     BudgetRecord,
     ConcurrencyRecord,
+    Interval,
     SweepSummary,
     VerdictRecord,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "BisectRecord",
     "BudgetRecord",
     "ConcurrencyRecord",
+    "Interval",
     "RunError",
     "RunRecord",
     "SweepSummary",

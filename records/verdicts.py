@@ -30,7 +30,11 @@ SUMMARY_SCHEMA_VERSION: Literal[4] = 4
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    # from_attributes: a record is read straight off the domain result it records (a frozen
+    # dataclass with the same field names), so no field list is kept in step by hand
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, from_attributes=True
+    )
 
 
 class SimilarityRecord(_Record):
@@ -70,13 +74,19 @@ class ApplicationRecord(_Record):
     """How many of the manifests showed at least one mismatch (null in older records)."""
 
 
-class IntervalRecord(_Record):
-    """An interval for the flip rate ``flips / samples``."""
+class Interval(_Record):
+    """A two-sided confidence interval: the one interval type every record uses."""
 
     low: float
     high: float
     level: float
+    """Confidence level, e.g. 0.95."""
     method: str
+    """How it was computed (``clopper-pearson``, ``Newcombe paired (method 10)`` ...)."""
+
+
+IntervalRecord = Interval
+"""The flip rate's interval (``flip_rate_ci``): an :class:`Interval`; the old name."""
 
 
 class CostReadingRecord(_Record):
@@ -161,22 +171,19 @@ class SequentialRecord(_Record):
     n01: int
 
 
-class EffectRecord(_Record):
+class EffectRecord(Interval):
     """Paired flip-rate difference, arm minus baseline, with its interval (rule 16)."""
 
     diff: float
-    low: float
-    high: float
-    level: float
-    method: str
+    method: str = "Newcombe paired (method 10)"
 
 
 class SimilarityTestRecord(_Record):
     """Paired one-sided test on similarities (rule 16), information only."""
 
-    method: str
     statistic: float
     p_value: float
+    method: str = "Wilcoxon signed-rank (one-sided, paired)"
 
 
 class PooledRecord(_Record):

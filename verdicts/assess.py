@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from counterfact.defaults import COST_KEY
 from counterfact.probes.arms import ArmSpec, Intervention, facets_diff, intervention
@@ -20,24 +20,27 @@ from counterfact.probes.tally import ArmTally, ScenarioTally, tally_runs
 from counterfact.records.seedsets import SEED_LIST_MAX, pack
 from counterfact.records.vocabulary import Reason
 from counterfact.verdicts.cost import CostItem, CostReading, cost_class, cost_readings
-from counterfact.verdicts.family import StatisticsSettings
 from counterfact.verdicts.intervals import flip_rate_interval
+from counterfact.verdicts.judgement import Judgement
 from counterfact.verdicts.records import (
     ApplicationRecord,
     ChangedToRecord,
     CostReadingRecord,
     CostRecord,
     EffectRecord,
-    IntervalRecord,
     NullBandRecord,
     ReferenceRecord,
     ScenarioSummary,
+    SequentialRecord,
     SimilarityRecord,
     SimilarityTestRecord,
-    TestRecord,
     VerdictRecord,
 )
+from counterfact.verdicts.rows import verdict_record
+from counterfact.verdicts.sequential import Look
+from counterfact.verdicts.settings import StatisticsSettings
 from counterfact.verdicts.significance import paired_effect, paired_test, similarity_test
+from counterfact.verdicts.stopped import FIXED_SAMPLE, e_test, sequential_record
 from counterfact.verdicts.tiers import (
     ArmEvidence,
     Decision,
@@ -46,21 +49,29 @@ from counterfact.verdicts.tiers import (
     decide_arm,
 )
 
+R = TypeVar("R", EffectRecord, SimilarityTestRecord)
+
 
 @dataclass(frozen=True)
 class ScenarioAssessment:
     """Everything judged on one scenario."""
 
     summary: ScenarioSummary
-    verdicts: tuple[VerdictRecord, ...]
+    judgements: tuple[Judgement, ...]
     """Baseline first, then challengers in declaration order."""
+    settings: StatisticsSettings = field(default_factory=StatisticsSettings)
+
+    @property
+    def verdicts(self) -> tuple[VerdictRecord, ...]:
+        """The rows with their raw tests (before any family adjustment), for one scenario on its
+        own; a sweep builds its rows with :func:`~counterfact.verdicts.rows.verdict_rows`.
+        """
+        return tuple(verdict_record(j, None, self.settings) for j in self.judgements)
 
 
 def similarity_record(stats: SimilarityStats | None) -> SimilarityRecord | None:
-    """The record form of similarity stats."""
-    if stats is None:
-        return None
-    return SimilarityRecord(mean=stats.mean, min=stats.min, max=stats.max, stdev=stats.stdev)
+    """The record form of similarity stats (read off their attributes)."""
+    return None if stats is None else SimilarityRecord.model_validate(stats)
 
 
 def _app_record(app: Application) -> ApplicationRecord:
@@ -115,11 +126,14 @@ def assess_tally(
     tally: ScenarioTally,
     cost_key: str = COST_KEY,
     statistics: StatisticsSettings | None = None,
+    looks: Mapping[tuple[str, str], Look] | None = None,
+    max_samples: int | None = None,
 ) -> ScenarioAssessment:
-    """Judge every arm of one scenario from its finished tally (rules 2-7, 9, 11-14, 16).
+    """Judge every arm of one scenario from its finished tally (rules 2-7, 9, 11-14, 16, 19).
 
-    Each challenger's test is raw here; :func:`~counterfact.verdicts.family.judge_family`
-    adjusts it over its family and completes the statistical verdict and the claim.
+    Each challenger's test is decided here — the fixed-sample test, or (``looks`` of a
+    sequential sweep, capped at ``max_samples``) the e-process it stopped on — and left raw:
+    :func:`~counterfact.verdicts.family.adjust_family` places it in its family.
     """
     settings = statistics or StatisticsSettings()
     baseline = tally.baseline
@@ -138,9 +152,15 @@ def assess_tally(
         for arm in ordered
     ]
     readings = _cost_readings(judged, tally.stats(baseline), cost_key)  # the whole baseline
-    records = [
-        _record(j, context(j.tally.samples), j.tally.samples, readings).model_copy(
-            update=_tested(tally, j, base_tally, settings) | _explained(j, base_tally)
+    stops = _Stops(looks or {}, max_samples)
+    judgements = [
+        Judgement(
+            scenario=tally.scenario.id,
+            arm=j.tally.arm.id,
+            fields=_fields(j, context(j.tally.samples), j.tally.samples, readings)
+            | _explained(j, base_tally),
+            claim=j.decision.claim if j.decision else baseline_claim(context(j.tally.samples)),
+            **_tested(tally, j, base_tally, settings, stops),
         )
         for j in judged
     ]
@@ -156,7 +176,24 @@ def assess_tally(
         null_band=_band_record(ctx.band),
         arms=[a.arm.id for a in ordered],
     )
-    return ScenarioAssessment(summary=summary, verdicts=tuple(records))
+    return ScenarioAssessment(summary=summary, judgements=tuple(judgements), settings=settings)
+
+
+@dataclass(frozen=True)
+class _Stops:
+    """A sequential sweep's looks (empty for a fixed-sample sweep)."""
+
+    looks: Mapping[tuple[str, str], Look]
+    max_samples: int | None
+
+    def record(self, scenario: str, arm: str) -> tuple[Look, SequentialRecord] | None:
+        """The look the arm stopped on, and its record; None when it did not stop (or the
+        sweep is not sequential).
+        """
+        look = self.looks.get((scenario, arm))
+        if look is None or look.stopped_for is None or self.max_samples is None:
+            return None
+        return look, sequential_record(look, self.max_samples)
 
 
 def _context(tally: ScenarioTally, samples: int) -> ScenarioContext:
@@ -215,7 +252,7 @@ def _band_record(band: NullBand | None) -> NullBandRecord | None:
         floor=band.floor,
         degenerate=band.degenerate,
         gates=band.gates,
-        similarity=SimilarityRecord(**vars(band.similarity)),
+        similarity=SimilarityRecord.model_validate(band.similarity),
     )
 
 
@@ -241,36 +278,41 @@ _NO_TEST = ("arm-not-applied", "baseline-not-applied")
 
 
 def _tested(
-    tally: ScenarioTally, j: _Judged, base: ArmTally, settings: StatisticsSettings
+    tally: ScenarioTally,
+    j: _Judged,
+    base: ArmTally,
+    settings: StatisticsSettings,
+    stops: _Stops,
 ) -> dict[str, Any]:
-    """The raw test, effect and similarity test of a challenger (nothing for the baseline, or
-    with no reference to score against; withheld, with the reason, when the arm or the baseline
-    did not take effect).
+    """A challenger's test (the e-process a sequential arm stopped on), effect, similarity test
+    and stopping record: nothing for the baseline, nor a test with no reference to score
+    against; withheld, with the reason, when the arm or the baseline did not take effect.
     """
     arm = j.tally
-    if arm is base or tally.reference.text is None or j.decision is None:
+    if arm is base or j.decision is None:
         return {}
+    stop = stops.record(tally.scenario.id, arm.arm.id)
+    sequential = {"sequential": stop[1]} if stop is not None else {}
+    if tally.reference.text is None:
+        return sequential
     if j.decision.reason in _NO_TEST:
-        return {"statistical_verdict_withheld": j.decision.reason}
+        return sequential | {"withheld": j.decision.reason}
     pairs = pairs_of(arm, base, exclude_seed0=tally.reference.source == "baseline-arm")
     test = paired_test(pairs, settings.pairing)
     effect = paired_effect(pairs)
     sim = similarity_test(pairs)
-    return {
-        "test": TestRecord(
-            method=test.method,
-            pairing=test.pairing,
-            n10=test.n10,
-            n01=test.n01,
-            pairs=test.pairs,
-            pairs_excluded=test.pairs_excluded,
-            p_value=test.p_value,
-            alpha=settings.alpha,
-            min_attainable_p=test.min_attainable_p,
-        ),
-        "effect": None if effect is None else EffectRecord(**vars(effect)),
-        "similarity_test": None if sim is None else SimilarityTestRecord(**vars(sim)),
-    }
+    if stop is not None:  # rule 19: the e-process decides; the rest assume fixed seeds
+        test = e_test(test, stop[0])
+        effect = _fixed_sample(effect)
+        sim = _fixed_sample(sim)
+    return sequential | {"test": test, "effect": effect, "similarity_test": sim}
+
+
+def _fixed_sample(part: R | None) -> R | None:
+    """A figure that assumes the seeds were fixed, said so in its method (validated anew)."""
+    if part is None:
+        return None
+    return type(part).model_validate(part.model_dump() | {"method": part.method + FIXED_SAMPLE})
 
 
 def _explained(j: _Judged, base: ArmTally) -> dict[str, Any]:
@@ -345,12 +387,13 @@ def _reading_record(
     )
 
 
-def _record(
+def _fields(
     j: _Judged,
     ctx: ScenarioContext,
     samples: int,
     readings: dict[str, CostReading | None],
-) -> VerdictRecord:
+) -> dict[str, Any]:
+    """The row's tier-level fields (everything but the claim and the test)."""
     stats = j.stats
     seeds = j.tally.seeds
     interval = None
@@ -359,39 +402,31 @@ def _record(
         interval = flip_rate_interval(stats.flips, stats.samples - self_compared)
     cost = None
     if stats is not None and stats.cost is not None:
-        cost = {
-            k: CostRecord(median=c.median, min=c.min, max=c.max, reported=c.reported)
-            for k, c in stats.cost.items()
-        }
+        cost = {k: CostRecord.model_validate(c) for k, c in stats.cost.items()}
     confirmed = j.decision is not None and j.decision.verdict == "confirmed"
     is_ablation = j.tally.arm.id in readings
     withheld = _withheld(j) if is_ablation else None
-    return VerdictRecord(
-        scenario=ctx.scenario,
-        arm=j.tally.arm.id,
-        is_baseline=j.decision is None,
-        intervention=j.intervention.kind,
-        verdict=j.decision.verdict if j.decision else None,
-        reason=j.decision.reason if j.decision else None,
-        claim=j.decision.claim if j.decision else baseline_claim(ctx),
-        samples=len(seeds),
-        samples_declared=samples,
+    return {
+        "scenario": ctx.scenario,
+        "arm": j.tally.arm.id,
+        "is_baseline": j.decision is None,
+        "intervention": j.intervention.kind,
+        "verdict": j.decision.verdict if j.decision else None,
+        "reason": j.decision.reason if j.decision else None,
+        "samples": len(seeds),
+        "samples_declared": samples,
         **_seed_sets(seeds, stats, samples),
-        flips=stats.flips if stats is not None else None,
-        similarity=similarity_record(stats.similarity) if stats is not None else None,
-        outside_null_band=j.outside,
-        application=_app_record(j.application),
-        cost=cost,
-        runs_retried=j.tally.retried,
-        runs_from_cache=j.tally.from_cache,
-        cost_reading=_reading_record(readings.get(j.tally.arm.id), stats),
-        cost_class=None
+        "flips": stats.flips if stats is not None else None,
+        "similarity": similarity_record(stats.similarity) if stats is not None else None,
+        "outside_null_band": j.outside,
+        "application": _app_record(j.application),
+        "cost": cost,
+        "runs_retried": j.tally.retried,
+        "runs_from_cache": j.tally.from_cache,
+        "cost_reading": _reading_record(readings.get(j.tally.arm.id), stats),
+        "cost_class": None
         if not is_ablation or withheld or not seeds  # no successful run: nothing to classify
         else cost_class(confirmed, readings.get(j.tally.arm.id)),
-        cost_class_withheld=withheld,
-        flip_rate_ci=None
-        if interval is None
-        else IntervalRecord(
-            low=interval.low, high=interval.high, level=interval.level, method=interval.method
-        ),
-    )
+        "cost_class_withheld": withheld,
+        "flip_rate_ci": interval,
+    }

@@ -1,10 +1,11 @@
 """The statistical verdict over a family of tests (rules 15 and 18), and its words.
 
-Each challenger row arrives with its raw test (:mod:`counterfact.verdicts.significance`). Here the
-p-values are adjusted over the declared family — every (scenario, challenger) test of the sweep
-(``family: sweep``) or each scenario's (``family: scenario``) — the statistical verdict is set,
-and the claim gains one sentence that states the test in plain words beside the tier, so that a
-``confirmed`` tier never reads as significance.
+Each challenger's judgement arrives with its raw test (:mod:`counterfact.verdicts.significance`).
+Here the p-values are adjusted over the declared family — every (scenario, challenger) test of
+the sweep (``family: sweep``) or each scenario's (``family: scenario``) — and the statistical
+verdict is decided; :func:`test_sentence` states the test in plain words beside the tier (so
+that a ``confirmed`` tier never reads as significance), joined to the claim in
+:mod:`counterfact.verdicts.rows`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from counterfact.records.vocabulary import StatisticalVerdict
+from counterfact.verdicts.judgement import Adjusted, Judgement
 from counterfact.verdicts.multiplicity import adjust, best_factor
 from counterfact.verdicts.records import (
     AdjustmentRecord,
@@ -42,28 +44,25 @@ def verdict_of(
     return "significant" if at_most(p_adjusted, alpha) else "not-significant"
 
 
-def judge_family(
-    rows: Sequence[VerdictRecord], settings: StatisticsSettings
-) -> list[VerdictRecord]:
-    """Every row, challengers' tests adjusted over their family, verdicts and claims completed."""
+def adjust_family(
+    judgements: Sequence[Judgement], settings: StatisticsSettings
+) -> list[Adjusted | None]:
+    """Each tested row's adjusted p and statistical verdict over its family (None: untested)."""
     groups: dict[str, list[int]] = defaultdict(list)
-    for i, row in enumerate(rows):
-        if row.test is not None:
-            groups[row.scenario if settings.family == "scenario" else ""].append(i)
-    out = list(rows)
+    for i, j in enumerate(judgements):
+        if j.test is not None:
+            groups[j.scenario if settings.family == "scenario" else ""].append(i)
+    out: list[Adjusted | None] = [None] * len(judgements)
     for members in groups.values():
-        tests = [t for t in (rows[i].test for i in members) if t is not None]
+        tests = [t for t in (judgements[i].test for i in members) if t is not None]
         adjusted = adjust([t.p_value for t in tests], settings.adjust)
         note = AdjustmentRecord(
             method=settings.adjust, family=settings.family, family_size=len(members)
         )
+        factor = best_factor(settings.adjust, len(members))
         for i, test, p_adj in zip(members, tests, adjusted, strict=True):
-            done = test.model_copy(update={"p_adjusted": p_adj, "adjustment": note})
-            factor = best_factor(settings.adjust, len(members))
             verdict = verdict_of(test.min_attainable_p, p_adj, settings.alpha, factor)
-            claim = f"{rows[i].claim} {test_sentence(done, verdict, settings)}"
-            update = {"test": done, "statistical_verdict": verdict, "claim": claim}
-            out[i] = rows[i].model_copy(update=update)
+            out[i] = Adjusted(p_adjusted=p_adj, adjustment=note, verdict=verdict)
     return out
 
 

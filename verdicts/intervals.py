@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
 from scipy.stats import binomtest
 
+from counterfact.records.verdicts import Interval
 
-@dataclass(frozen=True)
-class FlipRateInterval:
-    """Two-sided interval for the flip probability, from ``flips`` of ``samples``."""
-
-    low: float
-    high: float
-    level: float
-    method: Literal["clopper-pearson"] = "clopper-pearson"
+FlipRateInterval = Interval
+"""Two-sided interval for the flip probability (the record's one :class:`Interval`)."""
 
 
-def flip_rate_interval(flips: int, samples: int, level: float = 0.95) -> FlipRateInterval | None:
+def flip_rate_interval(flips: int, samples: int, level: float = 0.95) -> Interval | None:
     """Clopper–Pearson exact interval via ``scipy.stats.binomtest(...).proportion_ci``.
 
     Clopper, C. J. & Pearson, E. S. (1934), Biometrika 26(4): 404-413. None when ``samples`` is 0.
@@ -26,4 +18,4 @@ def flip_rate_interval(flips: int, samples: int, level: float = 0.95) -> FlipRat
     if samples <= 0:
         return None
     ci = binomtest(flips, samples).proportion_ci(confidence_level=level, method="exact")
-    return FlipRateInterval(low=float(ci.low), high=float(ci.high), level=level)
+    return Interval(low=float(ci.low), high=float(ci.high), level=level, method="clopper-pearson")

@@ -29,6 +29,7 @@ import numpy as np
 from scipy.stats import binomtest, fisher_exact, wilcoxon
 
 from counterfact.probes.pairs import Pairs
+from counterfact.records.verdicts import EffectRecord, SimilarityTestRecord
 
 # The words now live in counterfact.records; re-exported here for the old import path.
 from counterfact.records.vocabulary import Pairing as Pairing
@@ -48,6 +49,8 @@ class TestResult:
     p_value: float
     min_attainable_p: float
     """The smallest p-value any outcome at these samples could give."""
+    e_value: float | None = None
+    """A sequential sweep's e-process at the arm's stopping point (``p_value = min(1, 1/e)``)."""
 
 
 def mcnemar_exact(n10: int, n01: int) -> float:
@@ -106,15 +109,8 @@ def pairs_needed(alpha: float, pairing: Pairing = "seed", factor: float = 1.0) -
     return n
 
 
-@dataclass(frozen=True)
-class Effect:
-    """Paired flip-rate difference, arm minus baseline, with its interval."""
-
-    diff: float
-    low: float
-    high: float
-    level: float
-    method: str = "Newcombe paired (method 10)"
+Effect = EffectRecord
+"""Paired flip-rate difference, arm minus baseline, with its interval (the record is the result)."""
 
 
 def _wilson(k: int, n: int, level: float) -> tuple[float, float]:
@@ -139,16 +135,11 @@ def paired_effect(pairs: Pairs, level: float = 0.95) -> Effect | None:
     d = p1 - p2
     lower = math.sqrt(max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0))
     upper = math.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0))
-    return Effect(d, max(-1.0, d - lower), min(1.0, d + upper), level)
+    return EffectRecord(diff=d, low=max(-1.0, d - lower), high=min(1.0, d + upper), level=level)
 
 
-@dataclass(frozen=True)
-class SimilarityTest:
-    """Wilcoxon signed-rank: are the arm's similarities lower than the baseline's, pair by pair?"""
-
-    statistic: float
-    p_value: float
-    method: str = "Wilcoxon signed-rank (one-sided, paired)"
+SimilarityTest = SimilarityTestRecord
+"""Wilcoxon signed-rank: are the arm's similarities lower than the baseline's, pair by pair?"""
 
 
 def similarity_test(pairs: Pairs) -> SimilarityTest | None:
@@ -157,6 +148,6 @@ def similarity_test(pairs: Pairs) -> SimilarityTest | None:
     if pairs.size == 0 or np.any(np.isnan(diffs)):
         return None
     if not np.any(diffs != 0):
-        return SimilarityTest(0.0, 1.0)
+        return SimilarityTestRecord(statistic=0.0, p_value=1.0)
     result = wilcoxon(pairs.base_similarity, pairs.arm_similarity, alternative="greater")
-    return SimilarityTest(float(result.statistic), float(result.pvalue))
+    return SimilarityTestRecord(statistic=float(result.statistic), p_value=float(result.pvalue))

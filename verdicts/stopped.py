@@ -1,8 +1,8 @@
-"""A sequential sweep's rows: each challenger's test becomes the e-process it stopped on, and its
-record and claim say why and where it stopped (rule 19).
+"""A sequential sweep's challengers: the test is the e-process each stopped on, and the record and
+claim say why and where it stopped (rule 19).
 
 The tier is untouched: it was computed, as always, on the seeds the arm used. The family's
-adjustment (:func:`~counterfact.verdicts.family.judge_family`) runs afterwards on
+adjustment (:func:`~counterfact.verdicts.family.adjust_family`) runs afterwards on
 ``p = min(1, 1/e)``, which is a valid p-value at any stopping time.
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import replace
 
 from counterfact.verdicts.family import StatisticsSettings, verdict_of
 from counterfact.verdicts.multiplicity import adjust, best_factor
@@ -21,22 +22,42 @@ from counterfact.verdicts.records import (
     VerdictRecord,
 )
 from counterfact.verdicts.sequential import METHOD, Look, e_value
+from counterfact.verdicts.significance import TestResult
 
 UNPAIRED_NOTE = " over runs paired by seed index"
 
 
-def e_test(test: TestRecord, look: Look) -> TestRecord:
-    """The row's fixed-sample test replaced by the e-process at the arm's stopping point."""
+def e_test(test: TestResult, look: Look) -> TestResult:
+    """The arm's fixed-sample test replaced by the e-process at its stopping point."""
     method = METHOD + (UNPAIRED_NOTE if test.pairing == "none" else "")
-    return test.model_copy(
-        update={
-            "method": method,
-            "n10": look.n10,
-            "n01": look.n01,
-            "p_value": min(1.0, 1 / look.e_value),
-            "e_value": look.e_value,
-            "min_attainable_p": min(1.0, 1 / e_value(test.pairs, 0)),
-        }
+    return replace(
+        test,
+        method=method,
+        n10=look.n10,
+        n01=look.n01,
+        p_value=min(1.0, 1 / look.e_value),
+        e_value=look.e_value,
+        min_attainable_p=min(1.0, 1 / e_value(test.pairs, 0)),
+    )
+
+
+def sequential_record(look: Look, max_samples: int) -> SequentialRecord:
+    """Where and why the arm stopped, as recorded.
+
+    Raises:
+        ValueError: the arm has not stopped (``look.stopped_for`` is None).
+    """
+    if look.stopped_for is None:
+        msg = f"the arm has not stopped at {look.seeds} seeds: there is nothing to record"
+        raise ValueError(msg)
+    return SequentialRecord(
+        stopped_for=look.stopped_for,
+        seeds_used=look.seeds,
+        max_samples=max_samples,
+        e_value=look.e_value,
+        threshold=look.threshold,
+        n10=look.n10,
+        n01=look.n01,
     )
 
 
@@ -60,41 +81,6 @@ def stop_sentence(record: SequentialRecord, *, withheld: bool = False) -> str:
     if record.stopped_for == "untestable":
         return f"{at}: there is no reference to test against."
     return f"{at}: it reached the cap with the e-value at {e} (threshold {t})."
-
-
-def sequential_rows(
-    rows: Sequence[VerdictRecord], looks: Mapping[tuple[str, str], Look], max_samples: int
-) -> list[VerdictRecord]:
-    """Every row; challengers gain their ``sequential`` record, the e-process test (when they
-    are tested) and the stopping sentence in their claim.
-    """
-    out: list[VerdictRecord] = []
-    for row in rows:
-        look = looks.get((row.scenario, row.arm))
-        if row.is_baseline or look is None or look.stopped_for is None:
-            out.append(row)
-            continue
-        record = SequentialRecord(
-            stopped_for=look.stopped_for,
-            seeds_used=look.seeds,
-            max_samples=max_samples,
-            e_value=look.e_value,
-            threshold=look.threshold,
-            n10=look.n10,
-            n01=look.n01,
-        )
-        withheld = row.statistical_verdict_withheld is not None
-        update: dict[str, object] = {
-            "sequential": record,
-            "claim": f"{row.claim} {stop_sentence(record, withheld=withheld)}",
-            "test": None if row.test is None else e_test(row.test, look),
-        }
-        for name in ("effect", "similarity_test"):
-            part = getattr(row, name)
-            if part is not None:
-                update[name] = part.model_copy(update={"method": part.method + FIXED_SAMPLE})
-        out.append(row.model_copy(update=update))
-    return out
 
 
 def pooled_e(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> list[PooledRecord]:

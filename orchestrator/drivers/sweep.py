@@ -25,7 +25,8 @@ from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
 from counterfact.probes.tally import ScenarioTally
 from counterfact.verdicts.assess import ScenarioAssessment, assess_tally
-from counterfact.verdicts.family import StatisticsSettings, judge_family, pooled
+from counterfact.verdicts.family import StatisticsSettings, pooled
+from counterfact.verdicts.judgement import Judgement
 from counterfact.verdicts.records import (
     BudgetRecord,
     ScenarioSummary,
@@ -34,7 +35,8 @@ from counterfact.verdicts.records import (
 )
 from counterfact.verdicts.report import render_table, sequential_line
 from counterfact.verdicts.rollup import render_rollup, rollup
-from counterfact.verdicts.stopped import pooled_e, sequential_rows
+from counterfact.verdicts.rows import verdict_rows
+from counterfact.verdicts.stopped import pooled_e
 
 
 @dataclass(frozen=True)
@@ -325,17 +327,18 @@ def _judge(
     log: Any,
     waves: WavesOutcome | None = None,
 ) -> SweepResult:
-    rows: list[VerdictRecord] = []
+    judgements: list[Judgement] = []
     scenarios = []
     settings = sweep.statistics
+    looks = waves.looks if waves is not None else None
+    cap = waves.waves.max_samples if waves is not None else None
     for sc in sweep.scenarios:
-        assessed = assess_tally(tallies[sc.id].finish(), sweep.config.cost_key, settings)
+        finished = tallies[sc.id].finish()
+        assessed = assess_tally(finished, sweep.config.cost_key, settings, looks, cap)
         _warn_degenerate(assessed, sc.id, log)
-        rows.extend(assessed.verdicts)
+        judgements.extend(assessed.judgements)
         scenarios.append(assessed.summary)
-    if waves is not None:
-        rows = sequential_rows(rows, waves.looks, waves.waves.max_samples)
-    rows = judge_family(rows, settings)
+    rows = verdict_rows(judgements, settings)
     judged = {
         "statistics": settings.record(),
         # rule 18's McNemar is a fixed-sample test: a sequential sweep pools its e-values instead

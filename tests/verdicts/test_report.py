@@ -48,7 +48,8 @@ def test_empty_table() -> None:
 
 
 def test_the_test_column_shows_once_the_family_is_judged() -> None:
-    from counterfact.verdicts.family import StatisticsSettings, judge_family
+    from counterfact.verdicts.family import StatisticsSettings
+    from counterfact.verdicts.rows import verdict_rows
 
     arms = (ArmSpec("base", {}), ArmSpec("alt", {"x": 1}))
     got = assess_scenario(
@@ -61,7 +62,7 @@ def test_the_test_column_shows_once_the_family_is_judged() -> None:
         ExactComparator(),
         TextSimilarity(),
     )
-    lines = render_table(judge_family(got.verdicts, StatisticsSettings())).splitlines()
+    lines = render_table(verdict_rows(got.judgements, StatisticsSettings())).splitlines()
     assert lines[0].split() == ["arm", "verdict", "flips", "mean", "sim", "reason", "test"]
     # 2 pairs: the smallest attainable p is 0.25 > 0.05, whatever the outcome
     assert lines[3].split() == ["alt", "confirmed", "2/2", "0.000", "majority-flip", "underpowered"]

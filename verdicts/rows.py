@@ -1,0 +1,68 @@
+"""Judgements to verdict records, in one place: each row validated once, its claim composed once.
+
+The claim reads: the tier's claim; then, for a sequential challenger, why and where it stopped;
+then the test in plain words (once its family adjusted it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from counterfact.records.verdicts import TestRecord, VerdictRecord
+from counterfact.verdicts.family import adjust_family, test_sentence
+from counterfact.verdicts.judgement import Adjusted, Judgement
+from counterfact.verdicts.settings import StatisticsSettings
+from counterfact.verdicts.stopped import stop_sentence
+
+
+def test_record(
+    j: Judgement, adjusted: Adjusted | None, s: StatisticsSettings
+) -> TestRecord | None:
+    """The row's test as recorded: the result, the level, and its family's adjustment."""
+    if j.test is None:
+        return None
+    extra: dict[str, Any] = {"alpha": s.alpha}
+    if adjusted is not None:
+        extra |= {"p_adjusted": adjusted.p_adjusted, "adjustment": adjusted.adjustment}
+    return TestRecord.model_validate(asdict(j.test) | extra)
+
+
+def compose_claim(
+    j: Judgement, test: TestRecord | None, adjusted: Adjusted | None, s: StatisticsSettings
+) -> str:
+    """The row's claim: the tier's, the stopping sentence, the test's sentence."""
+    parts = [j.claim]
+    if j.sequential is not None:
+        parts.append(stop_sentence(j.sequential, withheld=j.withheld is not None))
+    if test is not None and adjusted is not None:
+        parts.append(test_sentence(test, adjusted.verdict, s))
+    return " ".join(parts)
+
+
+def verdict_record(
+    j: Judgement, adjusted: Adjusted | None, settings: StatisticsSettings
+) -> VerdictRecord:
+    """One validated row (``adjusted`` None: the raw test, before its family is known)."""
+    test = test_record(j, adjusted, settings)
+    return VerdictRecord.model_validate(
+        {
+            **j.fields,
+            "claim": compose_claim(j, test, adjusted, settings),
+            "test": test,
+            "statistical_verdict": None if adjusted is None else adjusted.verdict,
+            "statistical_verdict_withheld": j.withheld,
+            "effect": j.effect,
+            "similarity_test": j.similarity_test,
+            "sequential": j.sequential,
+        }
+    )
+
+
+def verdict_rows(
+    judgements: Sequence[Judgement], settings: StatisticsSettings
+) -> list[VerdictRecord]:
+    """Every row: each test adjusted over its family, then each record built once."""
+    adjusted = adjust_family(judgements, settings)
+    return [verdict_record(j, a, settings) for j, a in zip(judgements, adjusted, strict=True)]

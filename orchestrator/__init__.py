@@ -12,3 +12,11 @@ Subpackages, by job (see ``docs/architecture.md`` for the arrows between them):
   group; ``provenance`` builds what every record says about where it came from.
 - ``cli``: the ``counterfact`` command, a thin layer over the drivers.
 """
+
+if __name__ != "counterfact.orchestrator":  # one import name per module: see docs/architecture.md
+    msg = (
+        f"import counterfact.orchestrator, not {__name__!r}: the top-level folder orchestrator/ "
+        "is the subpackage counterfact.orchestrator, and a second name would load every module "
+        "twice"
+    )
+    raise ImportError(msg)

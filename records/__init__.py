@@ -12,6 +12,13 @@ another tool can load a verdict line without numpy, scipy, rapidfuzz, pandas or 
     rows = read_verdicts("runs/quickstart")
 """
 
+if __name__ != "counterfact.records":  # one import name per module: see docs/architecture.md
+    msg = (
+        f"import counterfact.records, not {__name__!r}: the top-level folder records/ is the "
+        "subpackage counterfact.records, and a second name would load every module twice"
+    )
+    raise ImportError(msg)
+
 from counterfact.records.files import read_bisect, read_runs, read_summary, read_verdicts
 from counterfact.records.runs import RUN_SCHEMA_VERSION, RunError, RunRecord
 from counterfact.records.verdicts import (

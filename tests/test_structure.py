@@ -185,3 +185,40 @@ def test_loading_a_record_imports_nothing_heavy() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_no_module_has_a_second_import_name_from_the_repository_root() -> None:
+    # From the repository root the top-level folders are importable as `probes`, `verdicts` ...
+    # (the working directory is on sys.path); each refuses, so `probes.records.RunRecord` can
+    # never be a second class beside `counterfact.probes.records.RunRecord`.
+    import subprocess
+    import sys
+
+    second = sorted(
+        name.removeprefix("counterfact.")
+        for name in MODULES
+        if name.split(".")[1:2]
+        and name.split(".")[1] in {"orchestrator", "probes", "verdicts", "records"}
+    )
+    assert "probes.records" in second and "orchestrator.drivers.session" in second
+    script = (
+        "import importlib, sys\n"
+        "ok = []\n"
+        "for name in sys.argv[1:]:\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except ImportError as exc:\n"
+        "        assert 'import counterfact.' in str(exc), (name, exc)\n"
+        "    else:\n"
+        "        ok.append(name)\n"
+        "print(','.join(ok))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, *second],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert done.stdout.strip() == "", f"importable under a second name: {done.stdout}"

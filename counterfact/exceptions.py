@@ -23,7 +23,10 @@ Hierarchy::
     └── DegenerateBandWarning        the baseline never varied, so its null band has no width
 
 User-input errors (``ConfigError``, ``RunDirectoryError``) carry one readable line; the CLI prints
-that line without a traceback and exits with code 2.
+that line without a traceback and exits with code 2. Every class says its exit code
+(:attr:`CounterfactError.exit_code`, as httpx's errors carry their request), and errors about a
+thing carry it: ``ConfigError.field``, ``RunDirectoryError.run_dir``, ``SweepInterrupted.recorded``
+and ``.planned``, ``BudgetExhausted.result`` and ``RunsFailed.result``.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ from __future__ import annotations
 class CounterfactError(Exception):
     """Base class of every error counterfact raises on purpose."""
 
+    exit_code: int = 1
+    """The CLI's exit code when this error ends a command (1: the engine's own failures)."""
+
 
 class ConfigError(CounterfactError):
     """A sweep declaration is wrong.
@@ -39,6 +45,8 @@ class ConfigError(CounterfactError):
     The message names the field by its path (``arms[2].facets``), what was received, what is
     allowed and how to fix it.
     """
+
+    exit_code = 2
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         self.field = field
@@ -55,6 +63,13 @@ class RunnerImportError(ConfigError):
 
 class RunDirectoryError(CounterfactError):
     """The run directory cannot be used as asked; counterfact never overwrites records."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, run_dir: object = None) -> None:
+        self.run_dir = run_dir
+        """The directory in question (a ``pathlib.Path``; None when unknown)."""
+        super().__init__(message)
 
 
 class ResumeConflictError(RunDirectoryError):
@@ -86,6 +101,9 @@ class SweepInterrupted(CounterfactError):
     """The sweep was stopped (Ctrl-C) before its plan finished; finished runs are recorded and a
     rerun of the same command resumes.
     """
+
+    exit_code = 130
+    """As a shell reports a process ended by Ctrl-C."""
 
     def __init__(self, message: str, *, recorded: int, planned: int) -> None:
         self.recorded = recorded

@@ -49,9 +49,9 @@ class Pairs:
 
 def pairs_of(arm: ArmTally, base: ArmTally, *, exclude_seed0: bool) -> Pairs:
     """The pairs of ``arm`` and ``base`` (tallies of one scenario) over the arm's admitted seeds
-    ``0..arm.samples-1`` (the baseline may hold more, in a sequential sweep).
+    ``0..arm.admitted-1`` (the baseline may hold more, in a sequential sweep).
     """
-    n = arm.samples
+    n = arm.admitted
     both = arm.scored[:n] & base.scored[:n]
     excluded = 0
     if exclude_seed0 and len(both) and both[0]:

@@ -49,8 +49,9 @@ class ArmTally:
 
     def __init__(self, arm: ArmSpec, samples: int, capacity: int | None = None) -> None:
         self.arm = arm
-        self.samples = samples
-        """Seeds admitted: ``0..samples-1`` (a sequential sweep widens it wave by wave)."""
+        self.admitted = samples
+        """Seeds admitted: ``0..admitted-1`` (a sequential sweep widens it wave by wave). Not
+        the successful runs (``ProbeStats.samples``): a seed is admitted before it has run."""
         self.capacity = max(capacity or samples, samples)
         """Seeds the arrays hold; records of seeds between ``samples`` and this wait parked."""
         self.parked: dict[int, RunRecord] = {}
@@ -77,11 +78,11 @@ class ArmTally:
 
     def accepts(self, record: RunRecord) -> bool:
         """True for the first record of an admitted seed (later duplicates are ignored)."""
-        return 0 <= record.seed < self.samples and not self.seen[record.seed]
+        return 0 <= record.seed < self.admitted and not self.seen[record.seed]
 
     def park(self, record: RunRecord) -> bool:
         """Keep a record of a seed past the window for later; True when it was parked."""
-        if self.samples <= record.seed < self.capacity and record.seed not in self.parked:
+        if self.admitted <= record.seed < self.capacity and record.seed not in self.parked:
             self.parked[record.seed] = record
             return True
         return False
@@ -90,13 +91,13 @@ class ArmTally:
         """Admit seeds up to ``samples`` (at most the capacity); return the parked records that
         are now admitted, in seed order, for the caller to add.
         """
-        self.samples = min(max(self.samples, samples), self.capacity)
-        due = sorted(s for s in self.parked if s < self.samples)
+        self.admitted = min(max(self.admitted, samples), self.capacity)
+        due = sorted(s for s in self.parked if s < self.admitted)
         return [self.parked.pop(s) for s in due]
 
     def complete(self, seeds: int) -> bool:
         """A record (successful or not) arrived for every seed ``0..seeds-1``."""
-        return seeds <= self.samples and bool(self.seen[:seeds].all())
+        return seeds <= self.admitted and bool(self.seen[:seeds].all())
 
     def add(self, record: RunRecord) -> None:
         """Count a record whose seed :meth:`accepts`; scoring comes separately."""
@@ -180,7 +181,6 @@ class ScenarioTally:
     ) -> None:
         self.scenario = scenario
         self.baseline = baseline
-        self.samples = samples
         self.comparator = comparator
         self.similarity = similarity
         self.arms: dict[str, ArmTally] = {a.id: ArmTally(a, samples, capacity) for a in arms}

@@ -145,10 +145,10 @@ def assess_tally(
             contexts[samples] = _context(tally, samples)
         return contexts[samples]
 
-    ctx = context(base_tally.samples)
+    ctx = context(base_tally.admitted)
     ordered = sorted(tally.arms.values(), key=lambda a: a.arm.id != baseline)
     judged = [
-        _judge(arm, tally.stats(arm.arm.id), base_tally.arm, context(arm.samples))
+        _judge(arm, tally.stats(arm.arm.id), base_tally.arm, context(arm.admitted))
         for arm in ordered
     ]
     readings = _cost_readings(judged, tally.stats(baseline), cost_key)  # the whole baseline
@@ -157,9 +157,9 @@ def assess_tally(
         Judgement(
             scenario=tally.scenario.id,
             arm=j.tally.arm.id,
-            fields=_fields(j, context(j.tally.samples), j.tally.samples, readings)
+            fields=_fields(j, context(j.tally.admitted), j.tally.admitted, readings)
             | _explained(j, base_tally),
-            claim=j.decision.claim if j.decision else baseline_claim(context(j.tally.samples)),
+            claim=j.decision.claim if j.decision else baseline_claim(context(j.tally.admitted)),
             **_tested(tally, j, base_tally, settings, stops),
         )
         for j in judged

@@ -11,9 +11,7 @@ from pathlib import Path
 import click
 
 from counterfact.exceptions import (
-    ConfigError,
     CounterfactError,
-    RunDirectoryError,
     RunsFailed,
     SweepInterrupted,
 )
@@ -29,10 +27,11 @@ def notes(lines: Sequence[str]) -> None:
 
 
 def fail(exc: CounterfactError) -> None:
-    """Print the error as one line and exit: 2 for bad input, 1 for the engine's own failures."""
+    """Print the error as one line and exit with its code (:attr:`CounterfactError.exit_code`:
+    2 for bad input, 1 for the engine's own failures).
+    """
     click.echo(f"error: {exc}", err=True)
-    code = 2 if isinstance(exc, ConfigError | RunDirectoryError) else 1
-    sys.exit(code)
+    sys.exit(exc.exit_code)
 
 
 def resume_command(run_dir: Path) -> str:
@@ -68,7 +67,7 @@ def ended(exc: CounterfactError, run_dir: Path | None, report: bool) -> None:
         click.echo(f"{exc}: {resume_command(run_dir)}", err=True)
         with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C skips the report
             finish(run_dir, report, [])
-        sys.exit(130)
+        sys.exit(exc.exit_code)
     if isinstance(exc, RunsFailed) and run_dir is not None:
         finish(run_dir, report, [])
     fail(exc)

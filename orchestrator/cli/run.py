@@ -75,7 +75,7 @@ def run(
         click.echo(f"budget: {exc}", err=True)
         if run_dir is not None:
             finish(run_dir, not no_report, [])
-        sys.exit(BudgetExhausted.exit_code)
+        sys.exit(exc.exit_code)
     except CounterfactError as exc:
         ended(exc, run_dir, not no_report)
         return

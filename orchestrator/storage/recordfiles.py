@@ -25,13 +25,13 @@ def require_records(run_dir: Path) -> None:
     """Refuse a folder that holds no records at all."""
     if not run_dir.is_dir():
         msg = f"{str(run_dir)!r} is not a directory; give a run directory (e.g. runs/<name>)"
-        raise RunDirectoryError(msg)
+        raise RunDirectoryError(msg, run_dir=run_dir)
     if not any((run_dir / f).is_file() for f in (SUMMARY_FILE, BISECT_FILE, RUNS_FILE)):
         msg = (
             f"{str(run_dir)!r} holds no records (no {SUMMARY_FILE}, {BISECT_FILE} or "
             f"{RUNS_FILE}); point at a directory written by 'counterfact run' or 'bisect'"
         )
-        raise RunDirectoryError(msg)
+        raise RunDirectoryError(msg, run_dir=run_dir)
 
 
 def _load(path: Path, model: type[BaseModel]) -> Any:
@@ -41,10 +41,10 @@ def _load(path: Path, model: type[BaseModel]) -> Any:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"]) or "(top level)"
         msg = f"{path} is not a valid {model.__name__} record: {where}: {error['msg']}"
-        raise RunDirectoryError(msg) from exc
+        raise RunDirectoryError(msg, run_dir=path.parent) from exc
     except ValueError as exc:
         msg = f"{path} is not a valid {model.__name__} record: {str(exc)[:200]}"
-        raise RunDirectoryError(msg) from exc
+        raise RunDirectoryError(msg, run_dir=path.parent) from exc
 
 
 def read_summary(run_dir: Path) -> SweepSummary | None:
@@ -71,7 +71,7 @@ def read_verdicts(run_dir: Path) -> list[VerdictRecord]:
         except ValidationError as exc:
             first = str(exc).splitlines()[0][:200]
             msg = f"{path} record {number} is not a verdict record: {first}"
-            raise RunDirectoryError(msg) from exc
+            raise RunDirectoryError(msg, run_dir=path.parent) from exc
     return rows
 
 
@@ -85,10 +85,10 @@ def json_lines(path: Path) -> Iterator[dict[str, Any]]:
                 data = json.loads(line)
             except json.JSONDecodeError as exc:
                 msg = f"{path} line {number} is not JSON ({exc.msg}); the file is damaged"
-                raise RunDirectoryError(msg) from exc
+                raise RunDirectoryError(msg, run_dir=path.parent) from exc
             if not isinstance(data, dict):
                 msg = f"{path} line {number} is not a JSON object; the file is damaged"
-                raise RunDirectoryError(msg)
+                raise RunDirectoryError(msg, run_dir=path.parent)
             yield data
 
 

@@ -67,7 +67,7 @@ def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: b
     """
     if run_dir.exists() and not run_dir.is_dir():
         msg = f"run directory {str(run_dir)!r} exists and is not a directory; pass --out NEW_DIR"
-        raise RunDirectoryError(msg)
+        raise RunDirectoryError(msg, run_dir=run_dir)
     runs = run_dir / RUNS_FILE
     if fresh or not runs.exists() or runs.stat().st_size == 0:
         return
@@ -77,14 +77,14 @@ def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: b
             f"run directory {str(run_dir)!r} holds records but no {FINGERPRINT_FILE}, so a "
             "resume cannot check what they mean; pass --fresh (moves it aside) or --out NEW_DIR"
         )
-        raise RunDirectoryError(msg)
+        raise RunDirectoryError(msg, run_dir=run_dir)
     if fingerprint is None:
         return
     old = _with_owner(run_dir, json.loads(stored.read_text(encoding="utf-8")))
     owner = owner_conflict(old, fingerprint)
     if owner is not None:
         msg = f"cannot use run directory {str(run_dir)!r}: {owner}"
-        raise RunDirectoryError(msg)
+        raise RunDirectoryError(msg, run_dir=run_dir)
     changes = differences(old, fingerprint)
     if changes:
         msg = (
@@ -93,7 +93,7 @@ def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: b
             + ". Undo the change; or pass --out NEW_DIR; or --fresh --cache DIR, which moves "
             "the old directory aside and reuses its unchanged runs through the run cache DIR"
         )
-        raise ResumeConflictError(msg)
+        raise ResumeConflictError(msg, run_dir=run_dir)
 
 
 def _with_owner(run_dir: Path, stored: dict[str, Any]) -> dict[str, Any]:
@@ -244,7 +244,7 @@ class RunStore:
                 f"run directory {str(run_dir)!r} is in use by another counterfact process; "
                 "wait for it to finish, or pass --out NEW_DIR"
             )
-            raise RunDirectoryError(msg) from exc
+            raise RunDirectoryError(msg, run_dir=run_dir) from exc
 
     def _take(self, record: RunRecord) -> bool:
         """Index, count, keep and pass on a record; False for a duplicate key (ignored)."""

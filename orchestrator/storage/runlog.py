@@ -74,7 +74,7 @@ class RunLogReader:
                 f"{self.path} line {number} is not a run record ({exc.errors()[0]['msg']}); the "
                 f"file is corrupt beyond a torn last line — {advice}"
             )
-            raise RunDirectoryError(msg) from exc
+            raise RunDirectoryError(msg, run_dir=self.path.parent) from exc
         self.good_bytes += len(line)  # a complete record without its newline is kept too
         return record
 

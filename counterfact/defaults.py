@@ -41,3 +41,20 @@ FAMILY = "sweep"
 """The family p-values are adjusted over: sweep (every scenario and challenger) or scenario."""
 PAIRING = "seed"
 """seed: paired exact McNemar on seed pairs; none: unpaired Fisher exact test."""
+
+MAX_CONFIG_NODES = 100_000
+"""Values (mappings, lists, scalars) a sweep file may hold once YAML aliases are expanded; an
+alias bomb is refused at this count, in well under a second."""
+
+MAX_CONFIG_DEPTH = 64
+"""How deeply a sweep file's values may nest."""
+
+MAX_SAMPLES = 1_000_000
+"""The most seeds per (scenario, arm): ``samples`` and ``sequential.max_samples``."""
+
+MAX_ARMS = 100_000
+"""The most arms a sweep may declare or expand (``grid`` combinations included)."""
+
+MAX_PLAN_RUNS = 50_000_000
+"""The most runs a sweep may plan: ``samples`` (or ``sequential.max_samples``) x arms x
+scenarios."""

@@ -12,7 +12,8 @@ Hierarchy::
     ├── RunCancelled                 a runner's call was cancelled from inside the run
     ├── ScoringError                 a comparator or similarity measure failed or misbehaved
     ├── ExecutorError                the executor could not run the plan (Ray failed to start ...)
-    ├── SweepInterrupted             Ctrl-C or SIGTERM stopped the sweep; what finished is recorded
+    ├── SweepInterrupted             Ctrl-C, SIGTERM or SIGHUP stopped the sweep; what finished is
+    │                                recorded; exit code 128 + the signal (130, 143, 129)
     ├── BudgetExhausted              the spend budget stopped scheduling; what ran is judged;
     │                                exit code 4
     ├── RateLimited                  raised by a runner: the API said "slow down" (not a failure)
@@ -103,11 +104,18 @@ class SweepInterrupted(CounterfactError):
     """
 
     exit_code = 130
-    """As a shell reports a process ended by Ctrl-C."""
+    """128 + the signal that stopped it, as a shell reports it: 130 for Ctrl-C (SIGINT), 143
+    for SIGTERM, 129 for SIGHUP."""
 
-    def __init__(self, message: str, *, recorded: int, planned: int) -> None:
+    def __init__(
+        self, message: str, *, recorded: int, planned: int, signal: int | None = None
+    ) -> None:
         self.recorded = recorded
         self.planned = planned
+        self.signal = signal
+        """The signal's number (None: Ctrl-C or a stop asked for in code)."""
+        if signal is not None:
+            self.exit_code = 128 + signal
         super().__init__(message)
 
 

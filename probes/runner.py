@@ -119,8 +119,36 @@ def coerce_result(value: object) -> RunResult:
     )
 
 
+MAX_MANIFEST_DEPTH = 64
+"""How deeply a manifest may nest (mappings and lists): deeper data could be written to
+``runs.jsonl`` but not read back by every JSON parser (pydantic's stops near 200 levels)."""
+
+MAX_MANIFEST_BYTES = 1_000_000
+"""The largest manifest, as JSON: it is written into every record line."""
+
+
+def _check_depth(manifest: Mapping[Any, Any]) -> None:
+    """Refuse nesting deeper than :data:`MAX_MANIFEST_DEPTH` (iteratively: no recursion limit)."""
+    stack: list[tuple[Any, int]] = [(manifest, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_MANIFEST_DEPTH:
+            msg = (
+                f"runner manifest nests deeper than {MAX_MANIFEST_DEPTH} levels; report a flatter "
+                "manifest (dotted keys such as 'retriever.index')"
+            )
+            raise RunnerReturnError(msg)
+        if isinstance(node, Mapping):
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend((v, depth + 1) for v in node)
+
+
 def _check_manifest(manifest: Mapping[Any, Any]) -> dict[str, Any]:
-    """A manifest is recorded as JSON: text keys; text, numbers, booleans, null, lists, mappings."""
+    """A manifest is recorded as JSON: text keys; text, numbers, booleans, null, lists, mappings;
+    at most :data:`MAX_MANIFEST_DEPTH` deep and :data:`MAX_MANIFEST_BYTES` long.
+    """
+    _check_depth(manifest)
 
     def bad_key(node: Any) -> Any:
         if isinstance(node, Mapping):
@@ -142,13 +170,20 @@ def _check_manifest(manifest: Mapping[Any, Any]) -> dict[str, Any]:
         msg = f"runner manifest keys must be strings, got {key!r} ({type(key).__name__})"
         raise RunnerReturnError(msg)
     try:
-        data: dict[str, Any] = json.loads(json.dumps(manifest, allow_nan=False))
+        text = json.dumps(manifest, allow_nan=False)
     except (TypeError, ValueError) as exc:
         msg = (
             f"runner manifest must be JSON data (text, finite numbers, booleans, null, lists, "
             f"mappings): {exc}"
         )
         raise RunnerReturnError(msg) from exc
+    if len(text) > MAX_MANIFEST_BYTES:
+        msg = (
+            f"runner manifest is {len(text):,} characters as JSON, more than "
+            f"{MAX_MANIFEST_BYTES:,}; report what the run was configured with, not its data"
+        )
+        raise RunnerReturnError(msg)
+    data: dict[str, Any] = json.loads(text)
     return data
 
 

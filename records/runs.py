@@ -6,9 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-RUN_SCHEMA_VERSION: Literal[4] = 4
+RUN_SCHEMA_VERSION: Literal[5] = 5
 """2 added ``node``, ``infra_retries`` and ``infra_error``; 3 added ``error.traceback``; 4 added
-``rate_limited`` and ``rate_limited_s``; older lines still load."""
+``rate_limited`` and ``rate_limited_s``; 5 added ``text_escaped``; older lines still load."""
 
 
 class RunError(BaseModel):
@@ -30,7 +30,7 @@ class RunRecord(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    schema_version: Literal[1, 2, 3, 4] = RUN_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5] = RUN_SCHEMA_VERSION
     """Version of this record's layout."""
     scenario: str
     """Scenario id."""
@@ -65,6 +65,11 @@ class RunRecord(BaseModel):
     waited and ran again; these are neither failures nor ``attempts``."""
     rate_limited_s: float = 0.0
     """Seconds this run spent waiting on rate limits (``Retry-After`` or backoff)."""
+    text_escaped: bool = False
+    """True when some text of the run (output, error, manifest) held characters UTF-8 cannot
+    encode (lone surrogates, e.g. a file name that was not UTF-8): they are written as
+    backslash escapes (the six characters ``\\udcff``), and the run was judged on the escaped
+    text."""
     node: str | None = None
     """Where the run ran: the Ray node id, or ``local`` in-process. Null when unknown: records
     written before this field existed, and runs whose task was lost with its worker."""

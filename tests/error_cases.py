@@ -61,10 +61,16 @@ class Case:
     """Bytes to write instead of ``config`` (for encoding errors)."""
 
 
+BOMB_TEXT = "bomb: &a [x, x, x, x, x, x, x, x, x]\nb0: &b0 [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nb1: &b1 [*b0, *b0, *b0, *b0, *b0, *b0, *b0, *b0, *b0]\nb2: &b2 [*b1, *b1, *b1, *b1, *b1, *b1, *b1, *b1, *b1]\nb3: &b3 [*b2, *b2, *b2, *b2, *b2, *b2, *b2, *b2, *b2]\nb4: &b4 [*b3, *b3, *b3, *b3, *b3, *b3, *b3, *b3, *b3]\nb5: &b5 [*b4, *b4, *b4, *b4, *b4, *b4, *b4, *b4, *b4]\nb6: &b6 [*b5, *b5, *b5, *b5, *b5, *b5, *b5, *b5, *b5]\nb7: &b7 [*b6, *b6, *b6, *b6, *b6, *b6, *b6, *b6, *b6]\n"
+"""Nine references to nine references ... eight levels deep: 9**9 values once expanded."""
+
+
 def _replace(old: str, new: str) -> str:
     assert old in BASE, old
     return BASE.replace(old, new)
 
+
+BOMB = BOMB_TEXT
 
 CASES: list[Case] = [
     Case("YAML syntax error", "name: demo\narms: [base\n"),
@@ -221,6 +227,48 @@ CASES: list[Case] = [
     Case(
         "cost not a number",
         returns="{'output': 'yes', 'cost': {'tokens': '12'}}",
+        group="return",
+        expect_code=1,
+    ),
+    Case("a key given twice in one mapping", BASE + "name: again\n"),
+    Case("a YAML tag whose value cannot be read", BASE + "samples: !!int 0x1F demo\n"),
+    Case(
+        "a YAML alias bomb",
+        BASE + "facets_bomb:\n" + "".join("  " + line + "\n" for line in BOMB.splitlines()),
+    ),
+    Case("values nested too deeply", BASE + "deep: " + "[" * 70 + "]" * 70 + "\n"),
+    Case(
+        "text that is not valid Unicode (a lone surrogate)", _replace("id: alt", 'id: "alt\\udcff"')
+    ),
+    Case("samples above the cap", BASE + "samples: 100000000\n"),
+    Case(
+        "a plan larger than the cap",
+        BASE
+        + "samples: 1000000\nscenarios: ["
+        + ", ".join(f"{{id: s{i}}}" for i in range(30))
+        + "]\n",
+    ),
+    Case(
+        "a grid with too many combinations",
+        BASE
+        + "grid: {"
+        + ", ".join(f"g{i}: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]" for i in range(6))
+        + "}\n",
+    ),
+    Case(
+        "a tolerance that is not a finite number",
+        BASE + "comparator: {kind: numeric, tolerance: .nan}\n",
+    ),
+    Case("a sweep name that is a path step", _replace("name: demo", "name: '..'")),
+    Case(
+        "--fresh on a folder that is not a run directory",
+        args=("run", "{cfg}", "--out", "{dir}", "--fresh"),
+        group="cli",
+    ),
+    Case(
+        "manifest nested too deeply",
+        returns="{'output': 'yes', 'manifest': "
+        "__import__('functools').reduce(lambda m, _: {'k': m}, range(70), {})}",
         group="return",
         expect_code=1,
     ),

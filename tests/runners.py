@@ -50,3 +50,20 @@ def flip_rate(ctx: RunContext) -> str:
     rate = float(ctx.arm.facets.get("rate", 0.05))
     draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
     return "B" if draw < rate else "A"
+
+
+def hostile(ctx: RunContext) -> RunResult:
+    """Text and data a record writer must survive, chosen by the scenario's ``inputs.kind``:
+    ``surrogate`` (a lone surrogate in the output and the manifest, as a non-UTF-8 file name
+    decoded with surrogateescape gives), ``raise-surrogate`` (one in the error), ``deep`` (a
+    manifest ``inputs.depth`` mappings deep).
+    """
+    kind = ctx.scenario.inputs["kind"]
+    if kind == "raise-surrogate":
+        raise ValueError("cannot open /data/caf\udcff.txt")
+    if kind == "deep":
+        manifest: dict[str, object] = {}
+        for _ in range(int(ctx.scenario.inputs["depth"]) - 1):
+            manifest = {"k": manifest}
+        return RunResult(output="yes", manifest=manifest)
+    return RunResult(output="caf\udcff" if ctx.arm.facets else "yes", manifest={"file": "\udcff"})

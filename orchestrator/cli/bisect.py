@@ -8,6 +8,7 @@ import click
 
 from counterfact.exceptions import CounterfactError
 from counterfact.orchestrator.cli.common import (
+    aborted,
     address_opt,
     cache_opt,
     config_arg,
@@ -67,6 +68,8 @@ def bisect_command(
     except CounterfactError as exc:
         ended(exc, run_dir, not no_report)
         return
+    except KeyboardInterrupt:
+        aborted(run_dir)
     click.echo(result.report())
     click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, bisect.json)")
     finish(run_dir, not no_report, bisect_hits(result.record, fail_on))

@@ -7,6 +7,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -56,6 +57,20 @@ def finish(run_dir: Path, report: bool, hits: Sequence[str]) -> None:
         shown = "; ".join(hits[:10]) + (f"; and {len(hits) - 10} more" if len(hits) > 10 else "")
         click.echo(f"fail-on: {len(hits)} match(es): {shown}", err=True)
         sys.exit(GATE_EXIT)
+
+
+def aborted(run_dir: Path | None) -> NoReturn:
+    """A second Ctrl-C (or signal) stopped at once: say what is kept and how to resume, exit 130
+    (a summary may be missing; the resume rebuilds it from ``runs.jsonl``).
+    """
+    where = f" in {run_dir}" if run_dir is not None else ""
+    resume = f": {resume_command(run_dir)}" if run_dir is not None else ""
+    click.echo(
+        f"aborted at once (second interrupt): the runs that finished are recorded{where}; run "
+        f"the same command again to resume{resume}",
+        err=True,
+    )
+    sys.exit(130)
 
 
 def ended(exc: CounterfactError, run_dir: Path | None, report: bool) -> None:

@@ -10,6 +10,7 @@ import click
 
 from counterfact.exceptions import BudgetExhausted, CounterfactError
 from counterfact.orchestrator.cli.common import (
+    aborted,
     address_opt,
     cache_opt,
     config_arg,
@@ -79,6 +80,8 @@ def run(
     except CounterfactError as exc:
         ended(exc, run_dir, not no_report)
         return
+    except KeyboardInterrupt:
+        aborted(run_dir)
     _show(result, run_dir)
     finish(run_dir, not no_report, sweep_hits(result.rows, fail_on))
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from dataclasses import dataclass, field
 
+from counterfact.defaults import MAX_ARMS
 from counterfact.exceptions import ConfigError, RefusalError
 from counterfact.orchestrator.config.schema import ArmConfig, SweepConfig
 from counterfact.probes.arms import ArmSpec, check_not_ablated, flatten_facets
@@ -96,6 +98,13 @@ def expand_arms(config: SweepConfig) -> ExpandedArms:
     skipped: list[str] = []
     if config.grid:
         axes = list(config.grid.items())
+        combinations = math.prod(len(values) for _, values in axes)
+        if len(arms) + combinations > MAX_ARMS:
+            msg = (
+                f"the grid makes {combinations:,} arms (the product of its axes' lengths), more "
+                f"than the {MAX_ARMS:,} one sweep may hold; shorten an axis or split the grid"
+            )
+            raise ConfigError(msg, field="grid")
         for path, values in axes:
             if not values:
                 msg = "a grid axis needs at least one value"

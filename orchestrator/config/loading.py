@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from counterfact.defaults import MAX_CONFIG_DEPTH, MAX_CONFIG_NODES
 from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.config.errors import config_error
 from counterfact.orchestrator.config.overrides import apply_overrides
@@ -22,6 +23,7 @@ from counterfact.orchestrator.config.resolve import (
     resolve_sweep,
 )
 from counterfact.orchestrator.config.schema import SweepConfig
+from counterfact.orchestrator.config.yamlload import is_text, load_yaml
 from counterfact.orchestrator.engine.executors import EXECUTORS, unhonoured
 
 if sys.version_info >= (3, 11):
@@ -62,7 +64,7 @@ def read_raw(path: Path) -> dict[str, Any]:
         raise ConfigError(msg) from exc
     try:
         if suffix in {".yaml", ".yml"}:
-            data = yaml.safe_load(text)
+            data = load_yaml(text)
         elif suffix == ".toml":
             data = tomllib.loads(text)
         else:
@@ -74,6 +76,12 @@ def read_raw(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         msg = f"{path.name}: TOML syntax error: {exc}"
         raise ConfigError(msg) from exc
+    except RecursionError as exc:
+        msg = f"{path.name}: values nest too deeply to read (at most {MAX_CONFIG_DEPTH} levels)"
+        raise ConfigError(msg) from exc
+    except (ValueError, TypeError, OverflowError) as exc:  # a tag's constructor: !!int 0x1F x
+        msg = f"{path.name}: a value cannot be read: {str(exc)[:200]}"
+        raise ConfigError(msg) from exc
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -82,27 +90,62 @@ def read_raw(path: Path) -> dict[str, Any]:
     return data
 
 
-def _refuse_cycles(node: Any, path: str, stack: tuple[int, ...] = ()) -> None:
-    """A YAML alias inside its own anchor makes data that contains itself; refuse it by path."""
-    if not isinstance(node, dict | list):
-        return
-    if id(node) in stack:
+def _where(path: str, key: object) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else str(key)
+
+
+def _check_tree(root: Any) -> None:
+    """Refuse, by path, what no sweep needs and would make loading hang or crash: a value that
+    contains itself (an alias inside its own anchor), more than :data:`MAX_CONFIG_NODES` values
+    once aliases are expanded (an alias bomb), nesting deeper than :data:`MAX_CONFIG_DEPTH`, and
+    text that is not valid Unicode (lone surrogates). Iterative: no recursion limit to hit.
+    """
+    stack: list[tuple[Any, str, tuple[int, ...]]] = [(root, "", ())]
+    seen = 0
+    while stack:
+        node, path, inside = stack.pop()
+        seen += 1
+        if seen > MAX_CONFIG_NODES:
+            msg = (
+                f"the config holds more than {MAX_CONFIG_NODES:,} values once YAML aliases are "
+                "expanded (an alias bomb?); write the values out, or split the sweep"
+            )
+            raise ConfigError(msg, field=path or "config")
+        if isinstance(node, str) and not is_text(node):
+            msg = "holds text that is not valid Unicode (a lone surrogate); use UTF-8 text"
+            raise ConfigError(msg, field=path or "config")
+        if isinstance(node, dict | list):
+            _check_container(node, path, inside, stack)
+
+
+def _check_container(
+    node: dict[Any, Any] | list[Any],
+    path: str,
+    inside: tuple[int, ...],
+    stack: list[tuple[Any, str, tuple[int, ...]]],
+) -> None:
+    if id(node) in inside:
         msg = (
             "this value contains itself (a YAML alias inside its own anchor, such as "
             "'facets: &f {x: *f}'); write the values out"
         )
         raise ConfigError(msg, field=path or "config")
+    if len(inside) >= MAX_CONFIG_DEPTH:
+        msg = f"values nest more than {MAX_CONFIG_DEPTH} levels deep; flatten them"
+        raise ConfigError(msg, field=path or "config")
     items = node.items() if isinstance(node, dict) else enumerate(node)
     for key, value in items:
-        where = (
-            f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else str(key))
-        )
-        _refuse_cycles(value, where, (*stack, id(node)))
+        if isinstance(key, str) and not is_text(key):
+            msg = "a key is not valid Unicode text (a lone surrogate); use UTF-8 text"
+            raise ConfigError(msg, field=path or "config")
+        stack.append((value, _where(path, key), (*inside, id(node))))
 
 
 def validate_config(raw: dict[str, Any]) -> SweepConfig:
     """Validate raw data against the schema; every problem names its field path."""
-    _refuse_cycles(raw, "")
+    _check_tree(raw)
     try:
         return SweepConfig.model_validate(raw)
     except ValidationError as exc:

@@ -9,6 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
+from counterfact.defaults import MAX_PLAN_RUNS
 from counterfact.exceptions import ConfigError, RefusalError
 from counterfact.orchestrator.config.expand import expand_arms
 from counterfact.orchestrator.config.schema import BisectConfig, SweepConfig
@@ -235,6 +236,7 @@ def _resolve(
     baseline = config.baseline_id()
     check(expanded.arms, baseline, expanded.origins)
     scenarios = _scenarios(config)
+    _bounded_plan(config, len(expanded.arms), len(scenarios))
     comparator = _build(COMPARATORS, config.comparator, "comparator", base_dir)
     _answer_references(config, scenarios, comparator)
     return ResolvedSweep(
@@ -251,6 +253,21 @@ def _resolve(
         skipped=expanded.skipped,
         notes=_unknown_facets(expanded.arms, baseline, expanded.origins),
     )
+
+
+def _bounded_plan(config: SweepConfig, arms: int, scenarios: int) -> None:
+    """Refuse a plan larger than :data:`~counterfact.defaults.MAX_PLAN_RUNS` runs."""
+    seq = config.sequential
+    seeds = seq.max_samples if seq is not None else config.samples
+    runs = seeds * arms * scenarios
+    if runs > MAX_PLAN_RUNS:
+        which = "sequential.max_samples" if seq is not None else "samples"
+        msg = (
+            f"the sweep plans {runs:,} runs ({which} {seeds:,} x {arms:,} arms x {scenarios:,} "
+            f"scenarios), more than the {MAX_PLAN_RUNS:,} one sweep may hold; lower {which}, or "
+            "split the arms or scenarios over several sweeps"
+        )
+        raise ConfigError(msg, field=which)
 
 
 def _unknown_facets(

@@ -34,6 +34,7 @@ from counterfact.defaults import (
     MAX_IN_FLIGHT,
     MAX_PROBES,
     MAX_RATE_LIMIT_WAIT_S,
+    MAX_SAMPLES,
     OUTPUT_DIR,
     PAIRING,
     SAMPLES,
@@ -109,10 +110,10 @@ class ComparatorConfig(_Model):
 
     kind: StrictStr = COMPARATOR
     """A name in :data:`counterfact.probes.comparators.COMPARATORS`."""
-    threshold: StrictFloat | StrictInt | None = None
-    """similarity only: flip iff similarity < threshold (default 0.8)."""
-    tolerance: StrictFloat | StrictInt | None = None
-    """numeric only: flip iff |output - reference| > tolerance (default 0)."""
+    threshold: StrictFloat | StrictInt | None = Field(default=None, allow_inf_nan=False)
+    """similarity only: flip iff similarity < threshold (default 0.8); a finite number."""
+    tolerance: StrictFloat | StrictInt | None = Field(default=None, allow_inf_nan=False)
+    """numeric only: flip iff |output - reference| > tolerance (default 0); a finite number."""
     target: Target | None = None
     """custom only: ``callable(reference, output) -> bool`` (True means flipped)."""
     pattern: StrictStr | None = None
@@ -281,8 +282,8 @@ class SequentialConfig(_Model):
     ``samples`` is the first wave (and the minimum).
     """
 
-    max_samples: StrictInt = Field(ge=2)
-    """The cap on seeds per arm (at least ``samples``)."""
+    max_samples: StrictInt = Field(ge=2, le=MAX_SAMPLES)
+    """The cap on seeds per arm (at least ``samples``, at most 1,000,000)."""
     wave: StrictInt | None = None
     """Seeds added per round to an undecided arm (at least 1); default ``samples``."""
 
@@ -388,6 +389,23 @@ class SweepConfig(_Model):
             msg = (
                 f"samples must be at least 2 (rule 1: never a single-run verdict), got "
                 f"{value}; set samples: {SAMPLES} (the default) or more"
+            )
+            raise ValueError(msg)
+        if value > MAX_SAMPLES:
+            msg = (
+                f"samples must be at most {MAX_SAMPLES:,} seeds per (scenario, arm), got "
+                f"{value:,}; for an open-ended count use sequential.max_samples"
+            )
+            raise ValueError(msg)
+        return value
+
+    @field_validator("name")
+    @classmethod
+    def _not_a_path_step(cls, value: str) -> str:
+        if value.strip(".") == "":
+            msg = (
+                f"name {value!r} would name the output folder itself or its parent; use a name "
+                "with a letter or digit, e.g. my-sweep"
             )
             raise ValueError(msg)
         return value

@@ -212,6 +212,7 @@ class Session:
                 "interrupted during bisection; run the same command again to resume",
                 recorded=recorded,
                 planned=recorded + pending,
+                signal=self.executor.stop_signal,
             )
 
     def conclude(
@@ -247,7 +248,8 @@ class Session:
             )
             raise RunsFailed(msg, recorded=recorded)
         if ending.kind == "interrupted":
-            raise _interrupted(store, planned, missing, sequential=sequential)
+            signum = self.executor.stop_signal
+            raise _interrupted(store, planned, missing, sequential=sequential, signum=signum)
         if ending.kind == "all-failed":
             where = f"; see {store.run_dir}/runs.jsonl" if store.run_dir else ""
             raise RunsFailed(f"{ending.failure}{where}", recorded=recorded, result=result)
@@ -275,7 +277,7 @@ class Session:
 
 
 def _interrupted(
-    store: RunStore, planned: int, missing: int, *, sequential: bool
+    store: RunStore, planned: int, missing: int, *, sequential: bool, signum: int | None
 ) -> SweepInterrupted:
     # a sequential plan has no fixed size: count what the directory holds
     recorded = store.done.count if sequential else planned - missing
@@ -285,7 +287,7 @@ def _interrupted(
         + (f" in {store.run_dir}" if store.run_dir else "")
         + "; run the same command again to resume"
     )
-    return SweepInterrupted(msg, recorded=planned - missing, planned=planned)
+    return SweepInterrupted(msg, recorded=planned - missing, planned=planned, signal=signum)
 
 
 def watched(scenarios: Iterable[str], arms: Iterable[str], baseline: str) -> Watched:

@@ -1,6 +1,7 @@
-"""Ctrl-C or SIGTERM during a sweep: the first stops scheduling (runs in flight finish, or are
-cancelled when they overlap: a resume runs them); the second interrupts at once. SIGTERM is what
-``kill``, ``ray job stop``, a batch scheduler's pre-emption and a CI timeout send.
+"""Ctrl-C, SIGTERM or SIGHUP during a sweep: the first stops scheduling (runs in flight finish,
+or are cancelled when they overlap: a resume runs them); the second interrupts at once. SIGTERM
+is what ``kill``, ``ray job stop``, a batch scheduler's pre-emption and a CI timeout send; SIGHUP
+what a closed terminal or SSH session sends.
 """
 
 from __future__ import annotations
@@ -14,10 +15,14 @@ from types import FrameType
 from counterfact.orchestrator.engine.events import get_logger
 from counterfact.orchestrator.engine.executors import Executor
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""The signals that stop a sweep gracefully; the exit code is then 128 + the signal's number."""
+
 
 @contextmanager
 def graceful_stop(executor: Executor) -> Iterator[None]:
-    """While active, SIGINT and SIGTERM ask ``executor`` to stop instead of ending the process.
+    """While active, SIGINT, SIGTERM and SIGHUP ask ``executor`` to stop instead of ending the
+    process.
 
     Only installed on the main thread (signal handlers can be set nowhere else); elsewhere this
     does nothing.
@@ -30,7 +35,7 @@ def graceful_stop(executor: Executor) -> Iterator[None]:
     def handler(signum: int, frame: FrameType | None) -> None:
         if executor.stop_requested:
             raise KeyboardInterrupt
-        executor.request_stop()
+        executor.request_stop(signum)
         log.warning(
             "sweep.stopping",
             note=(
@@ -39,7 +44,7 @@ def graceful_stop(executor: Executor) -> Iterator[None]:
             ),
         )
 
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
     try:
         yield
     finally:

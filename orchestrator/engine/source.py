@@ -117,7 +117,7 @@ class RunSource:
         for record in self.executor.run(self.runner, feed):
             if self.budget is not None:
                 self.budget.finished()
-            self.store.append(record)
+            record = self.store.append(record)  # as stored (unwritable text escaped)
             self.runner_calls += record.attempts
             self._watch(record)
             spec = self._planned.pop((record.scenario, record.arm, record.seed), None)

@@ -25,6 +25,7 @@ from counterfact.exceptions import ResumeConflictError, RunDirectoryError
 from counterfact.orchestrator.storage.atomic import write_atomic
 from counterfact.orchestrator.storage.fingerprints import differences, merged, owner_conflict
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
+from counterfact.orchestrator.storage.writable import record_line
 from counterfact.probes.records import RunRecord
 
 if TYPE_CHECKING:  # only annotations: validate stays free of the judging path's imports
@@ -58,6 +59,33 @@ def move_aside(run_dir: Path) -> Path:
     return target
 
 
+RECORD_FILES = (RUNS_FILE, FINGERPRINT_FILE, SUMMARY_FILE, BISECT_FILE, VERDICTS_FILE)
+"""A folder holding one of these was written by counterfact."""
+
+
+def refuse_to_move(run_dir: Path) -> None:
+    """``--fresh`` moves only a run directory: never the working directory, a path that names a
+    folder's parent, or a folder with files but no counterfact records.
+
+    Raises:
+        RunDirectoryError: ``run_dir`` is not something ``--fresh`` may move aside.
+    """
+    if run_dir.name in ("", ".", "..") or run_dir.resolve() == Path.cwd().resolve():
+        msg = (
+            f"--fresh would move {str(run_dir)!r}, the working directory or a parent, aside; "
+            "pass --out runs/NAME (a run directory of its own)"
+        )
+        raise RunDirectoryError(msg, run_dir=run_dir)
+    holds = any(run_dir.iterdir())
+    if holds and not any((run_dir / name).exists() for name in RECORD_FILES):
+        msg = (
+            f"{str(run_dir)!r} is not a run directory (it holds files but no counterfact "
+            f"records: none of {', '.join(RECORD_FILES)}), so --fresh will not move it; pass "
+            "--out NEW_DIR"
+        )
+        raise RunDirectoryError(msg, run_dir=run_dir)
+
+
 def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: bool) -> None:
     """Refuse, before anything runs, a directory whose records a resume would misread.
 
@@ -68,6 +96,8 @@ def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: b
     if run_dir.exists() and not run_dir.is_dir():
         msg = f"run directory {str(run_dir)!r} exists and is not a directory; pass --out NEW_DIR"
         raise RunDirectoryError(msg, run_dir=run_dir)
+    if fresh and run_dir.is_dir():
+        refuse_to_move(run_dir)
     runs = run_dir / RUNS_FILE
     if fresh or not runs.exists() or runs.stat().st_size == 0:
         return
@@ -211,7 +241,7 @@ class RunStore:
         fingerprint = self.fingerprint
         check_run_dir(self.run_dir, fingerprint, fresh=self.fresh)
         if self.fresh and self.run_dir.exists():
-            self.moved_to = move_aside(self.run_dir)
+            self.moved_to = self._move_old(self.run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._lock(self.run_dir)
         runs = self.run_dir / RUNS_FILE
@@ -231,6 +261,20 @@ class RunStore:
         self._fh = runs.open("a", encoding="utf-8")
         if needs_newline:
             self._fh.write("\n")
+
+    def _move_old(self, run_dir: Path) -> Path:
+        """Move the old directory aside holding its lock: a live driver's is refused."""
+        self._lock(run_dir)  # raises when another process holds it
+        try:
+            return move_aside(run_dir)
+        finally:
+            self._unlock()
+
+    def _unlock(self) -> None:
+        if self._lock_fh is not None:
+            fcntl.flock(self._lock_fh.fileno(), fcntl.LOCK_UN)
+            self._lock_fh.close()
+            self._lock_fh = None
 
     def _lock(self, run_dir: Path) -> None:
         """Hold an exclusive lock on the directory while the store is open (one writer)."""
@@ -276,20 +320,25 @@ class RunStore:
         """The kept record of (scenario, arm, seed), or None (not done, or not ``keep``)."""
         return self._keys.get((scenario, arm, seed))
 
-    def append(self, record: RunRecord) -> None:
+    def append(self, record: RunRecord) -> RunRecord:
         """Take a new record: with a directory, append its line (flushed, synced at checkpoints)
-        *before* handing it on, so nothing the sink does can lose a finished run.
+        *before* handing it on, so nothing the sink does can lose a finished run. Returns the
+        record as stored: text UTF-8 cannot encode is escaped (``text_escaped``), and a record
+        that cannot be written at all is stored as a failed run
+        (:mod:`~counterfact.orchestrator.storage.writable`).
         """
+        record, line = record_line(record)  # never raises: text escaped, or a failed run
         key = (record.scenario, record.arm, record.seed)
         if not self.done.add(key):
-            return
+            return record
         if self._fh is not None:
-            self._fh.write(record.model_dump_json() + "\n")
+            self._fh.write(line + "\n")
             self._fh.flush()
             if time.monotonic() - self._synced >= SYNC_EVERY_S:
                 os.fsync(self._fh.fileno())
                 self._synced = time.monotonic()
         self._pass_on(key, record)
+        return record
 
     def close(self) -> None:
         """Sync and close ``runs.jsonl``."""
@@ -298,10 +347,7 @@ class RunStore:
             os.fsync(self._fh.fileno())
             self._fh.close()
             self._fh = None
-        if self._lock_fh is not None:
-            fcntl.flock(self._lock_fh.fileno(), fcntl.LOCK_UN)
-            self._lock_fh.close()
-            self._lock_fh = None
+        self._unlock()
 
     def write_verdicts(self, verdicts: Iterable[VerdictRecord]) -> None:
         """Write ``verdicts.jsonl`` atomically (nothing without a directory)."""

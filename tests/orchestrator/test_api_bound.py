@@ -231,7 +231,12 @@ def test_sequential_waves_with_an_async_runner_in_process() -> None:
     assert alt.sequential.seeds_used < 40  # stopped early: waves ran through the event loop
 
 
-def test_sigterm_cancels_in_flight_runs_and_the_resume_runs_them(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_sigterm_cancels_in_flight_runs_and_the_resume_runs_them(
+    tmp_path: Path, signum: int, code: int
+) -> None:
+    # SIGTERM (kill, ray job stop, Slurm, CI) and SIGHUP (a closed terminal) stop like Ctrl-C;
+    # the exit code is 128 + the signal, as a shell reports it
     cfg = write_config(
         tmp_path,
         "name: t\nrunner: " + str(TESTS / "io_runners.py") + ":sleepy\nsamples: 100\n"
@@ -247,9 +252,10 @@ def test_sigterm_cancels_in_flight_runs_and_the_resume_runs_them(tmp_path: Path)
         if (out / "runs.jsonl").exists() and len(_runs(out)) >= 40:
             break
         time.sleep(0.02)
-    driver.send_signal(signal.SIGTERM)
+    driver.send_signal(signum)
     _, err = driver.communicate(timeout=60)
-    assert driver.returncode == 130, err.decode()
+    assert driver.returncode == code, err.decode()
+    assert "run the same command again to resume: counterfact run" in err.decode()
     stopped = _runs(out)
     assert 40 <= len(stopped) < 200
     assert all(r["error"] is None for r in stopped)  # cancelled runs are not recorded as failed

@@ -52,6 +52,7 @@ def test_quickstart_locally_shows_the_three_verdicts(tmp_path: Path) -> None:
         "infra_error",
         "rate_limited",
         "rate_limited_s",
+        "text_escaped",
         "node",
     }
     assert {r["node"] for r in runs} == {"local"}

@@ -18,9 +18,15 @@ class Executor(ABC):
 
     def __init__(self) -> None:
         self._stop = threading.Event()
+        self.stop_signal: int | None = None
+        """The signal that asked for the stop (SIGINT, SIGTERM, SIGHUP); None otherwise."""
 
-    def request_stop(self) -> None:
-        """Stop scheduling new runs (Ctrl-C); runs in flight may still be yielded."""
+    def request_stop(self, signum: int | None = None) -> None:
+        """Stop scheduling new runs (Ctrl-C, or ``signum``); runs in flight may still be
+        yielded.
+        """
+        if signum is not None and self.stop_signal is None:
+            self.stop_signal = signum
         self._stop.set()
 
     @property

@@ -1,0 +1,149 @@
+"""Hostile text and data end clean (issue 18 items 1-3, 5): nothing a runner returns can crash
+the store, what is written is read back, ``--fresh`` moves only a run directory it can lock, and
+a second interrupt exits 130 with the resume line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from counterfact import RunDirectoryError, compare_arms
+from counterfact.exceptions import RunsFailed
+from counterfact.orchestrator.storage.rundir import RunStore
+from counterfact.orchestrator.storage.runlog import read_runs
+from counterfact.probes.runner import MAX_MANIFEST_DEPTH
+
+from ..conftest import TESTS, write_config
+
+RUNNERS = TESTS / "runners.py"
+FAULTS = TESTS / "fault_runners.py"
+ARMS: list[dict[str, Any]] = [{"id": "base"}, {"id": "alt", "facets": {"answer": "no"}}]
+
+
+def sweep(tmp_path: Path, inputs: dict[str, Any], executor: Any = "local", **kw: Any) -> Any:
+    return compare_arms(
+        ARMS,
+        f"{RUNNERS}:hostile",
+        scenarios=[{"id": "s", "inputs": inputs, "reference": "yes"}],
+        comparator="exact",
+        samples=3,
+        executor=executor,
+        out=tmp_path / "o",
+        **kw,
+    )
+
+
+def test_a_lone_surrogate_in_output_and_manifest_is_escaped_and_read_back(tmp_path: Path) -> None:
+    result = sweep(tmp_path, {"kind": "surrogate"})
+    runs = list(read_runs(tmp_path / "o" / "runs.jsonl").records)
+    assert len(runs) == 6 and all(r.text_escaped and r.error is None for r in runs)
+    alt = [r for r in runs if r.arm == "alt"]
+    assert {r.output for r in alt} == {"caf\\udcff"}  # the six characters, not the surrogate
+    assert runs[0].manifest == {"file": "\\udcff"}
+    assert result.row("alt").flips == 3  # judged on the escaped text
+    again = sweep(tmp_path, {"kind": "surrogate"})  # the resume reads every line back
+    assert again.summary.runs_reused == 6 and again.summary.runs_used == 0
+
+
+def test_a_lone_surrogate_in_an_error_is_escaped(tmp_path: Path) -> None:
+    with pytest.raises(Exception, match=r"every one of the 6 runs failed|stopped after"):
+        sweep(tmp_path, {"kind": "raise-surrogate"})
+    (first, *_) = read_runs(tmp_path / "o" / "runs.jsonl").records
+    assert first.error is not None and "caf\\udcff.txt" in first.error.message
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["status"] == "failed"
+
+
+@pytest.mark.parametrize("depth", [MAX_MANIFEST_DEPTH, MAX_MANIFEST_DEPTH + 1])
+def test_a_manifest_at_the_depth_limit_is_kept_and_one_past_it_is_refused(
+    tmp_path: Path, depth: int
+) -> None:
+    ok = depth <= MAX_MANIFEST_DEPTH
+    if ok:
+        sweep(tmp_path, {"kind": "deep", "depth": depth})
+    else:  # past the limit every run fails: the sweep says so
+        with pytest.raises(RunsFailed):
+            sweep(tmp_path, {"kind": "deep", "depth": depth})
+    runs = list(read_runs(tmp_path / "o" / "runs.jsonl").records)  # what is written reads back
+    assert len(runs) >= 2
+    if ok:
+        assert all(r.error is None and r.manifest is not None for r in runs)
+    else:
+        assert all(r.error is not None and r.error.type == "RunnerReturnError" for r in runs)
+        assert "deeper than 64 levels" in runs[0].error.message  # type: ignore[union-attr]
+
+
+@pytest.mark.ray
+@pytest.mark.usefixtures("ray_instance")
+def test_hostile_records_on_ray(tmp_path: Path) -> None:
+    sweep(tmp_path / "a", {"kind": "surrogate"}, executor="ray")
+    runs = list(read_runs(tmp_path / "a" / "o" / "runs.jsonl").records)
+    assert len(runs) == 6 and all(r.text_escaped for r in runs)
+    sweep(tmp_path / "b", {"kind": "deep", "depth": MAX_MANIFEST_DEPTH}, executor="ray")
+    deep = list(read_runs(tmp_path / "b" / "o" / "runs.jsonl").records)
+    assert len(deep) == 6 and all(r.error is None for r in deep)
+
+
+def test_fresh_refuses_a_folder_that_is_not_a_run_directory(tmp_path: Path) -> None:
+    project = tmp_path / "myproject"
+    (project / "src").mkdir(parents=True)
+    (project / "README.md").write_text("mine")
+    with pytest.raises(RunDirectoryError, match="is not a run directory"):
+        compare_arms(ARMS, f"{RUNNERS}:echo_arm", executor="local", out=project, fresh=True)
+    assert (project / "README.md").read_text() == "mine"  # not moved
+    assert not list(tmp_path.glob("myproject.moved-*"))
+
+
+def test_fresh_refuses_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RunDirectoryError, match="the working directory or a parent"):
+        compare_arms(ARMS, f"{RUNNERS}:echo_arm", executor="local", out=".", fresh=True)
+
+
+def test_fresh_refuses_a_directory_a_live_driver_holds(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    compare_arms(ARMS, f"{RUNNERS}:echo_arm", executor="local", out=out)
+    held = RunStore(out)  # another driver holds the lock
+    with held, pytest.raises(RunDirectoryError, match="in use by another counterfact process"):
+        compare_arms(ARMS, f"{RUNNERS}:echo_arm", executor="local", out=out, fresh=True)
+    assert (out / "runs.jsonl").exists() and not list(tmp_path.glob("o.moved-*"))
+
+
+def test_a_second_interrupt_exits_130_with_the_resume_line(tmp_path: Path) -> None:
+    log = tmp_path / "calls.log"
+    cfg = write_config(
+        tmp_path,
+        f"name: c\nrunner: {FAULTS}:steady\nsamples: 40\n"
+        f"scenarios: [{{id: s, inputs: {{log: '{log}', sleep_s: 0.5}}, reference: 'yes'}}]\n"
+        "comparator: {kind: exact}\nexecutor: {kind: local}\n"
+        "arms: [{id: base}, {id: alt, facets: {answer: 'no'}}]\n",
+    )
+    out = tmp_path / "o"
+    cmd = [sys.executable, "-m", "counterfact.orchestrator.cli", "run", str(cfg), "--out", str(out)]
+    env = {**os.environ, "CF_SESSION": "1"}
+    driver = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (
+        (out / "runs.jsonl").exists() and (out / "runs.jsonl").read_text().count("\n") >= 2
+    ):
+        time.sleep(0.02)
+    driver.send_signal(signal.SIGINT)
+    time.sleep(0.1)  # inside the next 0.5 s run: the first stop is still waiting for it
+    driver.send_signal(signal.SIGINT)
+    _, err = driver.communicate(timeout=60)
+    assert driver.returncode == 130, err.decode()
+    assert "aborted at once (second interrupt)" in err.decode()
+    assert "run the same command again to resume: counterfact run" in err.decode()
+    assert "Traceback" not in err.decode()
+    lines = (out / "runs.jsonl").read_text().splitlines()
+    assert all(json.loads(line) for line in lines)  # every recorded line is whole

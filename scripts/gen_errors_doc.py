@@ -6,6 +6,7 @@ python scripts/gen_errors_doc.py
 from __future__ import annotations
 
 import difflib
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -79,13 +80,18 @@ def _input(case: Case) -> str:
     return "`" + "`⏎`".join(added) + "`"
 
 
+def _squeezed(text: str) -> str:
+    """Long runs of one character (a 5,000-character path) shown as ``x…(5000×)``."""
+    return re.sub(r"(.)\1{39,}", lambda m: f"{m.group(1)}…({len(m.group(0))}×)", text)
+
+
 def render() -> str:
     rows = ["| # | what is wrong | input | exit | exact error |", "|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory() as tmp:
         for i, case in enumerate(CASES, 1):
             code, error = run_case(case, Path(tmp) / f"case{i}")
             cell = error.replace("|", "\\|")
-            shown = _input(case).replace("|", "\\|")
+            shown = _squeezed(_input(case)).replace("|", "\\|")
             rows.append(f"| {i} | {case.what} | {shown} | {code} | `{cell}` |")
     return HEADER.format(base=BASE) + "\n".join(rows) + "\n"
 

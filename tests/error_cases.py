@@ -259,6 +259,16 @@ CASES: list[Case] = [
         "a tolerance that is not a finite number",
         BASE + "comparator: {kind: numeric, tolerance: .nan}\n",
     ),
+    Case(
+        "a regex pattern that backtracks catastrophically on the reference",
+        BASE
+        + "reference: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!'\n"
+        "comparator: {kind: regex, pattern: '(a+)+$'}\n",
+    ),
+    Case(
+        "a runner path too long for the file system",
+        BASE.replace("agent.py:run", "x" * 5000 + ".py:run"),
+    ),
     Case("a sweep name that is a path step", _replace("name: demo", "name: '..'")),
     Case(
         "--fresh on a folder that is not a run directory",

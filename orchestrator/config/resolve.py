@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from counterfact.defaults import MAX_PLAN_RUNS
 from counterfact.exceptions import ConfigError, RefusalError
 from counterfact.orchestrator.config.expand import expand_arms
+from counterfact.orchestrator.config.regexcheck import REGEX_CHECK_S, extracts_in_time
 from counterfact.orchestrator.config.schema import BisectConfig, SweepConfig
 from counterfact.orchestrator.config.targets import parse_target
 from counterfact.orchestrator.engine.embedders import sentence_transformer
@@ -31,7 +32,6 @@ from counterfact.probes.comparators import (
     ContainsComparator,
     NumericComparator,
     RegexComparator,
-    extract,
     first_number,
     normalize_text,
 )
@@ -182,6 +182,24 @@ def _scenarios(config: SweepConfig) -> tuple[ScenarioSpec, ...]:
     return tuple(specs)
 
 
+def _regex_reference(comparator: RegexComparator, reference: str, where: str) -> None:
+    """The pattern must extract an answer from the reference, within a time bound."""
+    found = extracts_in_time(comparator.pattern, reference)
+    if found is None:
+        msg = (
+            f"the regex comparator's pattern /{comparator.pattern.pattern}/ took more than "
+            f"{REGEX_CHECK_S:g} s to search the reference (catastrophic backtracking, e.g. "
+            "nested quantifiers such as (a+)+); simplify comparator.pattern"
+        )
+        raise RefusalError(msg, field=where)
+    if not found:
+        msg = (
+            f"the regex comparator's pattern /{comparator.pattern.pattern}/ extracts nothing "
+            f"from the reference {reference!r}; fix comparator.pattern or the reference"
+        )
+        raise RefusalError(msg, field=where)
+
+
 def _answer_references(
     config: SweepConfig, scenarios: tuple[ScenarioSpec, ...], comparator: Comparator
 ) -> None:
@@ -196,15 +214,8 @@ def _answer_references(
                 f"{sc.reference!r}; write the expected number, or choose another comparator"
             )
             raise RefusalError(msg, field=where)
-        if (
-            isinstance(comparator, RegexComparator)
-            and extract(comparator.pattern, sc.reference) is None
-        ):
-            msg = (
-                f"the regex comparator's pattern /{comparator.pattern.pattern}/ extracts nothing "
-                f"from the reference {sc.reference!r}; fix comparator.pattern or the reference"
-            )
-            raise RefusalError(msg, field=where)
+        if isinstance(comparator, RegexComparator):
+            _regex_reference(comparator, sc.reference, where)
         if isinstance(comparator, ContainsComparator) and not normalize_text(sc.reference):
             msg = (
                 f"the contains comparator needs an answer in the reference, got "

@@ -95,7 +95,12 @@ def load_target(ref: TargetRef, *, field: str = "runner") -> Callable[..., Any]:
     if ref in _LOADED:
         return _LOADED[ref]
     if ref.kind == "file":
-        module = _load_file(_shipped(ref), field)
+        try:
+            path = _shipped(ref)
+        except OSError as exc:  # a name too long for the file system, a loop of links ...
+            msg = f"cannot use {ref.location[:120]!r} as a runner file: {exc.strerror or exc}"
+            raise RunnerImportError(msg, field=field) from exc
+        module = _load_file(path, field)
     else:
         try:
             module = importlib.import_module(ref.location)

@@ -110,7 +110,7 @@ def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: b
         raise RunDirectoryError(msg, run_dir=run_dir)
     if fingerprint is None:
         return
-    old = _with_owner(run_dir, json.loads(stored.read_text(encoding="utf-8")))
+    old = _with_owner(run_dir, read_fingerprint(stored))
     owner = owner_conflict(old, fingerprint)
     if owner is not None:
         msg = f"cannot use run directory {str(run_dir)!r}: {owner}"
@@ -124,6 +124,29 @@ def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: b
             "the old directory aside and reuses its unchanged runs through the run cache DIR"
         )
         raise ResumeConflictError(msg, run_dir=run_dir)
+
+
+def read_fingerprint(path: Path) -> dict[str, Any]:
+    """``sweep.json``; one clear error when it is damaged (truncated, not a JSON mapping).
+
+    Raises:
+        RunDirectoryError: the file cannot be read as a fingerprint.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        msg = (
+            f"{path} is damaged ({str(exc)[:120]}), so a resume cannot check what the records "
+            "mean; pass --fresh (moves the directory aside) or --out NEW_DIR"
+        )
+        raise RunDirectoryError(msg, run_dir=path.parent) from exc
+    if not isinstance(data, dict):
+        msg = (
+            f"{path} is not a JSON mapping (got {type(data).__name__}), so a resume cannot "
+            "check what the records mean; pass --fresh or --out NEW_DIR"
+        )
+        raise RunDirectoryError(msg, run_dir=path.parent)
+    return data
 
 
 def _with_owner(run_dir: Path, stored: dict[str, Any]) -> dict[str, Any]:
@@ -254,7 +277,7 @@ class RunStore:
         self.torn = reader.torn
         if fingerprint is not None:
             stored = self.run_dir / FINGERPRINT_FILE
-            old = json.loads(stored.read_text(encoding="utf-8")) if stored.exists() else {}
+            old = read_fingerprint(stored) if stored.exists() else {}
             payload = merged(old, fingerprint) | {"schema_version": 1}
             write_json(stored, payload, sort_keys=True)
         needs_newline = _ends_without_newline(runs)

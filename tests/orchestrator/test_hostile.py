@@ -147,3 +147,12 @@ def test_a_second_interrupt_exits_130_with_the_resume_line(tmp_path: Path) -> No
     assert "Traceback" not in err.decode()
     lines = (out / "runs.jsonl").read_text().splitlines()
     assert all(json.loads(line) for line in lines)  # every recorded line is whole
+
+
+@pytest.mark.parametrize("text", ['{"runner": "x"', "[1, 2]"])
+def test_a_damaged_sweep_json_is_one_clear_error(tmp_path: Path, text: str) -> None:
+    out = tmp_path / "o"
+    compare_arms(ARMS, f"{RUNNERS}:echo_arm", executor="local", comparator="exact", out=out)
+    (out / "sweep.json").write_text(text)
+    with pytest.raises(RunDirectoryError, match=r"sweep\.json is (damaged|not a JSON mapping)"):
+        compare_arms(ARMS, f"{RUNNERS}:echo_arm", executor="local", comparator="exact", out=out)

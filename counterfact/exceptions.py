@@ -8,6 +8,8 @@ Hierarchy::
     │   └── RunnerImportError        a ``module:attr`` / ``file.py:attr`` target cannot be loaded
     ├── RunDirectoryError            the run directory cannot be used as asked; exit code 2
     │   └── ResumeConflictError      resuming would change what recorded runs mean
+    ├── RecordWriteError             a record could not be written (disk full, read-only);
+    │                                what was written stays sound; exit code 1
     ├── RunnerReturnError            a runner returned something that is not a run result
     ├── RunCancelled                 a runner's call was cancelled from inside the run
     ├── ScoringError                 a comparator or similarity measure failed or misbehaved
@@ -75,6 +77,19 @@ class RunDirectoryError(CounterfactError):
 
 class ResumeConflictError(RunDirectoryError):
     """Resuming would change what recorded runs mean (runner, an arm, a scenario's inputs)."""
+
+
+class RecordWriteError(CounterfactError):
+    """A record file could not be written (no space left, a read-only file system, ...). What was
+    written before stays sound: free the space and run the same command again to resume.
+    """
+
+    def __init__(self, message: str, *, path: object = None, run_dir: object = None) -> None:
+        self.path = path
+        """The file that could not be written."""
+        self.run_dir = run_dir
+        """Its run directory (None: no run directory)."""
+        super().__init__(message)
 
 
 class RunnerReturnError(CounterfactError):

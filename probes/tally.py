@@ -17,6 +17,7 @@ that is cheaper per batch (embeddings) keeps its advantage.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -70,9 +71,10 @@ class ArmTally:
         """Successful runs taken from the run cache."""
         self.manifests = ManifestLog(arm.facets)
         self.flipped_outputs: dict[str, list[int]] = {}
-        """Normalized flipped output -> ``[count, seed, seed, ...]`` (seeds capped)."""
+        """Normalized flipped output -> ``[count, seed, seed, ...]`` (the lowest seeds, capped)."""
         self.flipped_text: dict[str, str] = {}
-        """Normalized flipped output -> the first output seen with it (cut), as shown."""
+        """Normalized flipped output -> the lowest seed's output with it (cut), as shown."""
+        self.flipped_text_seed: dict[str, int] = {}
         self.flipped_other = 0
         """Flips whose output was not among the :data:`FLIPPED_OUTPUTS` distinct ones kept."""
 
@@ -127,11 +129,15 @@ class ArmTally:
         if key not in self.flipped_outputs and len(self.flipped_outputs) >= FLIPPED_OUTPUTS:
             self.flipped_other += 1
             return
-        self.flipped_text.setdefault(key, text)
+        shown = self.flipped_text_seed.get(key)
+        if shown is None or seed < shown:  # the lowest seed's text: the same in any arrival order
+            self.flipped_text[key] = text
+            self.flipped_text_seed[key] = seed
         entry = self.flipped_outputs.setdefault(key, [0])
         entry[0] += 1
-        if len(entry) <= SEEDS_PER_OUTPUT:
-            entry.append(seed)
+        seeds = entry[1:]
+        bisect.insort(seeds, seed)
+        entry[1:] = seeds[:SEEDS_PER_OUTPUT]  # the lowest seeds, whatever order runs finished in
 
     def changed_to(self, top: int = 3) -> list[tuple[str, int, list[int]]]:
         """The ``top`` most common flipped outputs, the same once normalized counted together:

@@ -11,6 +11,7 @@ from counterfact.exceptions import (
     BudgetExhausted,
     ConfigError,
     CounterfactError,
+    RecordWriteError,
     ResumeConflictError,
     RunsFailed,
     SweepInterrupted,
@@ -27,6 +28,7 @@ from counterfact.exceptions import (
         (ResumeConflictError, 2),
         (BudgetExhausted, 4),
         (SweepInterrupted, 130),
+        (RecordWriteError, 1),
     ],
 )
 def test_every_error_says_its_exit_code(cls: type[CounterfactError], code: int) -> None:

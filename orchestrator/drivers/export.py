@@ -133,9 +133,23 @@ def export(run_dir: str | Path, fmt: str = "parquet") -> list[Path]:
     return written
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""A CSV cell starting with one of these is read as a formula by spreadsheets (CSV injection)."""
+
+
+def _as_text(value: Any) -> Any:
+    """A cell a spreadsheet would run as a formula, kept as text: a leading ``'``."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
 def _write(frame: Any, path: Path, fmt: str) -> None:
-    if fmt == "csv":
-        frame.to_csv(path, index=False)
+    if fmt == "csv":  # an LLM's output may be '=HYPERLINK(...)': never a live formula
+        safe = frame.copy()
+        for column in safe.columns:  # text may sit in object or string columns: map them all
+            safe[column] = safe[column].map(_as_text)
+        safe.to_csv(path, index=False)
         return
     try:
         frame.to_parquet(path, index=False)

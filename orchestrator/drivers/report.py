@@ -16,6 +16,7 @@ from counterfact.orchestrator.storage.recordfiles import (
     require_records,
     runs,
 )
+from counterfact.orchestrator.storage.rundir import writing
 from counterfact.verdicts.html import FailedRun, ReportData, render
 
 REPORT_FILE = "report.html"
@@ -62,7 +63,10 @@ def write_report(run_dir: Path) -> Path:
 
     Raises:
         RunDirectoryError: no records there, or a record file is damaged.
+        RecordWriteError: the file cannot be written (no space left, read-only).
     """
     path = run_dir / REPORT_FILE
-    write_atomic(path, render(report_data(run_dir)))
+    text = render(report_data(run_dir))
+    with writing(path):
+        write_atomic(path, text)
     return path

@@ -9,11 +9,13 @@ directory aside (never deletes it) and starts anew.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
@@ -21,7 +23,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from counterfact.exceptions import ResumeConflictError, RunDirectoryError
+from counterfact.exceptions import RecordWriteError, ResumeConflictError, RunDirectoryError
 from counterfact.orchestrator.storage.atomic import write_atomic
 from counterfact.orchestrator.storage.fingerprints import differences, merged, owner_conflict
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
@@ -44,7 +46,22 @@ Key = tuple[str, str, int]
 
 def write_json(path: Path, data: Any, *, sort_keys: bool = False) -> None:
     """Write ``data`` as indented JSON, atomically."""
-    write_atomic(path, json.dumps(data, indent=2, sort_keys=sort_keys, default=str) + "\n")
+    with writing(path):
+        write_atomic(path, json.dumps(data, indent=2, sort_keys=sort_keys, default=str) + "\n")
+
+
+@contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """Turn an ``OSError`` while writing ``path`` into one :class:`RecordWriteError` line."""
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        msg = (
+            f"cannot write {path.name} in {path.parent}: {reason}; free space (or make the "
+            "directory writable) and run the same command again: what was written is kept"
+        )
+        raise RecordWriteError(msg, path=path, run_dir=path.parent) from exc
 
 
 def move_aside(run_dir: Path) -> Path:
@@ -96,6 +113,8 @@ def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: b
     if run_dir.exists() and not run_dir.is_dir():
         msg = f"run directory {str(run_dir)!r} exists and is not a directory; pass --out NEW_DIR"
         raise RunDirectoryError(msg, run_dir=run_dir)
+    if run_dir.is_dir():
+        _refuse_foreign_links(run_dir)
     if fresh and run_dir.is_dir():
         refuse_to_move(run_dir)
     runs = run_dir / RUNS_FILE
@@ -173,6 +192,33 @@ def _ends_without_newline(path: Path) -> bool:
     with path.open("rb") as fh:
         fh.seek(-1, os.SEEK_END)
         return fh.read(1) != b"\n"
+
+
+def _refuse_foreign_links(run_dir: Path) -> None:
+    """A record file that is a link to a file outside the directory would be truncated or
+    appended to as if it were ours: refuse it.
+
+    Raises:
+        RunDirectoryError: naming the link and where it points.
+    """
+    inside = run_dir.resolve()
+    for name in RECORD_FILES:
+        path = run_dir / name
+        if path.is_symlink() and inside not in path.resolve().parents:
+            msg = (
+                f"{path} is a link to {path.resolve()}, outside the run directory; counterfact "
+                "writes only its own files: replace the link with the file, or pass --out NEW_DIR"
+            )
+            raise RunDirectoryError(msg, run_dir=run_dir)
+
+
+def _remove_litter(run_dir: Path) -> None:
+    """Temporary files of atomic writes a killed driver left (``.NAME.HEX.tmp``): the lock is
+    held, so no writer is alive to finish them.
+    """
+    for tmp in run_dir.glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 class DoneIndex:
@@ -267,6 +313,8 @@ class RunStore:
             self.moved_to = self._move_old(self.run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._lock(self.run_dir)
+        _refuse_foreign_links(self.run_dir)
+        _remove_litter(self.run_dir)
         runs = self.run_dir / RUNS_FILE
         reader = RunLogReader(runs)
         for record in reader:
@@ -354,22 +402,28 @@ class RunStore:
         key = (record.scenario, record.arm, record.seed)
         if not self.done.add(key):
             return record
-        if self._fh is not None:
-            self._fh.write(line + "\n")
-            self._fh.flush()
-            if time.monotonic() - self._synced >= SYNC_EVERY_S:
-                os.fsync(self._fh.fileno())
-                self._synced = time.monotonic()
+        if self._fh is not None and self.run_dir is not None:
+            with writing(self.run_dir / RUNS_FILE):
+                self._fh.write(line + "\n")
+                self._fh.flush()
+                if time.monotonic() - self._synced >= SYNC_EVERY_S:
+                    os.fsync(self._fh.fileno())
+                    self._synced = time.monotonic()
         self._pass_on(key, record)
         return record
 
     def close(self) -> None:
         """Sync and close ``runs.jsonl``."""
         if self._fh is not None:
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
-            self._fh.close()
-            self._fh = None
+            fh, self._fh = self._fh, None
+            try:
+                fh.flush()
+                os.fsync(fh.fileno())
+            except OSError:  # disk full: the error that stopped the sweep is the one reported
+                pass
+            finally:
+                with contextlib.suppress(OSError):
+                    fh.close()
         self._unlock()
 
     def write_verdicts(self, verdicts: Iterable[VerdictRecord]) -> None:
@@ -377,7 +431,8 @@ class RunStore:
         if self.run_dir is None:
             return
         text = "".join(v.model_dump_json() + "\n" for v in verdicts)
-        write_atomic(self.run_dir / VERDICTS_FILE, text)
+        with writing(self.run_dir / VERDICTS_FILE):
+            write_atomic(self.run_dir / VERDICTS_FILE, text)
 
     def write_summary(self, summary: SweepSummary) -> None:
         """Write ``summary.json`` atomically (nothing without a directory)."""

@@ -57,3 +57,19 @@ def test_local_executor_runs_in_order_and_records_errors() -> None:
 def test_batch_size(mean: float | None, queued: int, room: int, expected: int) -> None:
     got = batch_size(mean, queued, 2, room, target_task_s=0.05, max_batch=256)
     assert got == expected
+
+
+def test_a_ray_task_failure_keeps_its_cause_and_traceback_without_colour_codes() -> None:
+    ray_exceptions = pytest.importorskip("ray.exceptions")
+    from counterfact.orchestrator.engine.executors.ray_exec import _task_failure
+
+    try:
+        raise ValueError("the index is gone")
+    except ValueError as cause:
+        import traceback
+
+        exc = ray_exceptions.RayTaskError("ray_batch", traceback.format_exc(), cause, pid=7)
+    assert "\x1b[" in str(exc)  # what Ray gives: the task's name in colour, first
+    kind, message, trace = _task_failure(exc)
+    assert (kind, message) == ("ValueError", "the index is gone")
+    assert trace is not None and "\x1b[" not in trace and "ValueError: the index is gone" in trace

@@ -145,3 +145,25 @@ def test_missing_values_stay_missing_in_mixed_columns(tmp_path: Path) -> None:
     verdicts = pd.read_csv(tmp_path / "o" / "verdicts.csv").set_index("arm")
     assert pd.isna(verdicts.loc["base", "facets_diff.t"])  # absent: empty, not the text "NaN"
     assert json.loads(verdicts.loc["warm", "facets_diff.t"]) == ["default", 0.7]
+
+
+def test_csv_cells_a_spreadsheet_would_run_are_kept_as_text(tmp_path: Path) -> None:
+    import csv
+
+    from counterfact import compare_arms
+
+    arms = [{"id": "base"}, {"id": "evil", "facets": {"answer": '=HYPERLINK("http://x","y")'}}]
+    compare_arms(
+        arms,
+        "runners.py:echo_arm",
+        base_dir=TESTS,
+        reference="yes",
+        executor="local",
+        out=tmp_path / "o",
+    )
+    code, _, err = invoke("export", str(tmp_path / "o"), "--format", "csv")
+    assert code == 0, err
+    with (tmp_path / "o" / "runs.csv").open(newline="") as fh:
+        outputs = {row["output"] for row in csv.DictReader(fh)}
+    assert outputs == {"yes", '\'=HYPERLINK("http://x","y")'}
+    assert not any(cell.startswith("=") for cell in outputs)

@@ -156,3 +156,57 @@ def test_a_damaged_sweep_json_is_one_clear_error(tmp_path: Path, text: str) -> N
     (out / "sweep.json").write_text(text)
     with pytest.raises(RunDirectoryError, match=r"sweep\.json is (damaged|not a JSON mapping)"):
         compare_arms(ARMS, f"{RUNNERS}:echo_arm", executor="local", comparator="exact", out=out)
+
+
+def test_a_full_disk_is_one_error_line_and_the_resume_finishes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # /dev/full is a real device whose every write fails with ENOSPC: runs.jsonl is pointed at it
+    # once the store is open, as a disk that fills up mid-sweep would behave
+    from tests.helpers import invoke
+
+    cfg = write_config(
+        tmp_path,
+        f"name: f\nrunner: {RUNNERS}:echo_arm\nsamples: 3\nreference: 'yes'\n"
+        "comparator: {kind: exact}\nexecutor: {kind: local}\n"
+        "arms: [{id: base}, {id: alt, facets: {answer: 'no'}}]\n",
+    )
+    out = tmp_path / "o"
+    opened = RunStore.open
+
+    def open_then_fill(self: RunStore) -> None:
+        opened(self)
+        self._fh = Path("/dev/full").open("a", encoding="utf-8")  # noqa: SIM115
+
+    monkeypatch.setattr(RunStore, "open", open_then_fill)
+    code, _, err = invoke("run", str(cfg), "--out", str(out))
+    assert code == 1
+    last = err.strip().splitlines()[-1]
+    assert (
+        last.startswith("error: cannot write runs.jsonl in ") and "No space left on device" in last
+    )
+    assert "Traceback" not in err
+    monkeypatch.setattr(RunStore, "open", opened)  # space freed: the same command resumes
+    code, _, err = invoke("run", str(cfg), "--out", str(out))
+    assert code == 0, err
+    assert len((out / "runs.jsonl").read_text().splitlines()) == 6
+
+
+def test_a_record_file_linked_outside_the_directory_is_refused(tmp_path: Path) -> None:
+    foreign = tmp_path / "elsewhere.jsonl"
+    foreign.write_text("precious\n")
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "runs.jsonl").symlink_to(foreign)
+    with pytest.raises(RunDirectoryError, match=r"is a link to .*outside the run directory"):
+        compare_arms(ARMS, f"{RUNNERS}:echo_arm", executor="local", comparator="exact", out=out)
+    assert foreign.read_text() == "precious\n"  # neither truncated nor appended to
+
+
+def test_temporary_files_a_killed_driver_left_are_removed_on_open(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    compare_arms(ARMS, f"{RUNNERS}:echo_arm", executor="local", comparator="exact", out=out)
+    litter = out / ".summary.json.0123456789ab.tmp"
+    litter.write_text("half a summary")
+    compare_arms(ARMS, f"{RUNNERS}:echo_arm", executor="local", comparator="exact", out=out)
+    assert not litter.exists()

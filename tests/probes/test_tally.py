@@ -115,3 +115,18 @@ def test_duplicates_and_out_of_range_seeds_are_ignored() -> None:
     t.finish()
     stats = t.stats("alt")
     assert stats is not None and stats.seeds == (0,) and stats.flipped_seeds == (0,)
+
+
+def test_changed_to_keeps_the_lowest_seeds_whatever_the_arrival_order() -> None:
+    # 30 flipped seeds, outputs "no" / "No" (one answer once normalized): the record must list
+    # the lowest 20 seeds and the lowest seed's text, in any order the runs finish (a resumed
+    # sweep reads them back in another order than they first arrived)
+    seen = []
+    for order in (list(range(30)), list(range(29, -1, -1)), random.Random(3).sample(range(30), 30)):
+        t = tally("yes", 30)
+        for s in order:
+            t.add(rec("alt", s, "no" if s % 2 else "No"))
+        t.finish()
+        seen.append(t.arms["alt"].changed_to())
+    assert seen[0] == seen[1] == seen[2]
+    assert seen[0] == [("No", 30, list(range(20)))]

@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -143,6 +144,21 @@ class _Slots:
         else:
             # tasks, not runs: ``max_in_flight`` caps runs, where runs are submitted
             self.max_tasks = max(TASKS_PER_WORKER * self.workers, MIN_TASKS)
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+"""Terminal colour codes, which Ray puts into its task errors (``\x1b[36mray::ray_batch()``)."""
+
+
+def _task_failure(exc: BaseException) -> tuple[str, str, str | None]:
+    """A failed task's error for its record: the cause's type and message (Ray wraps it in a
+    ``RayTaskError`` whose first line is only the task's name), and the traceback, colourless.
+    """
+    cause = getattr(exc, "cause", None)
+    trace = ANSI.sub("", str(exc))[-4000:] or None
+    if isinstance(cause, BaseException):
+        return type(cause).__name__, ANSI.sub("", _first_line(cause)), trace
+    return type(exc).__name__, ANSI.sub("", _first_line(exc)), trace
 
 
 def _first_line(exc: BaseException) -> str:
@@ -346,8 +362,9 @@ class RayExecutor(Executor):
         except ray.exceptions.RayError as exc:
             retry = self._lost(exc, item, queue, stopping=stopping)
             lone = retry is None and len(item.batch) == 1 and not stopping
+            kind, message, trace = _task_failure(exc)
             records = (
-                [failed_record(c, type(exc).__name__, _first_line(exc), 0.0) for c in item.batch]
+                [failed_record(c, kind, message, 0.0, trace=trace) for c in item.batch]
                 if lone
                 else []
             )

@@ -24,9 +24,10 @@ from counterfact.records.vocabulary import (
 VERDICT_SCHEMA_VERSION: Literal[3] = 3
 """2 added the statistical test (``statistical_verdict``, ``test``, ``effect``,
 ``similarity_test``); 3 added ``sequential`` and ``test.e_value``; older lines still load."""
-SUMMARY_SCHEMA_VERSION: Literal[4] = 4
+SUMMARY_SCHEMA_VERSION: Literal[5] = 5
 """2 added ``statistics`` and ``pooled``; 3 added ``sequential``; 4 added ``concurrency``,
-``budget`` and status ``budget-exhausted``; older files still load."""
+``budget`` and status ``budget-exhausted``; 5 added ``cache_entries_rejected``; older files
+still load."""
 
 
 class _Record(BaseModel):
@@ -436,7 +437,7 @@ class BudgetRecord(_Record):
 class SweepSummary(_Provenance):
     """``summary.json``: provenance and per-scenario facts of one sweep."""
 
-    schema_version: Literal[1, 2, 3, 4] = SUMMARY_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5] = SUMMARY_SCHEMA_VERSION
     status: Literal["complete", "interrupted", "failed", "budget-exhausted"] = "complete"
     """``interrupted`` when Ctrl-C or SIGTERM stopped the sweep (then there are no verdicts
     yet); ``failed`` when every run failed, or scheduling stopped because the runner evidently
@@ -455,6 +456,9 @@ class SweepSummary(_Provenance):
     """Runs read back from this directory's ``runs.jsonl`` (a resume)."""
     runs_from_cache: int = 0
     """Runs taken from the run cache."""
+    cache_entries_rejected: int = 0
+    """Run-cache entries found but not used: damaged, edited, or not the run asked for (their
+    runs were executed and the entries rewritten)."""
     torn_line_dropped: bool = False
     """A crash had cut the last line of ``runs.jsonl``; it was dropped on resume."""
     runs_failed: int

@@ -77,7 +77,7 @@ class RunSource:
                 if record is not None:
                     known.append(record)
                 continue
-            cached = self.cache.get(ctx, arm) if self.cache is not None else None
+            cached = self._cached(ctx, arm)
             if cached is None:
                 todo.append((ctx, arm))
                 continue
@@ -86,6 +86,22 @@ class RunSource:
             if self.store.keep:
                 known.append(cached)
         return known, todo
+
+    def _cached(self, ctx: RunContext, arm: ArmSpec) -> RunRecord | None:
+        """The run cache's record of this run; an entry that fails its check is logged."""
+        if self.cache is None:
+            return None
+        before = self.cache.rejected
+        record = self.cache.get(ctx, arm)
+        if self.cache.rejected > before:
+            self.log.warning(
+                "cache.entry_rejected",
+                scenario=ctx.scenario.id,
+                arm=ctx.arm.id,
+                seed=ctx.seed,
+                note="damaged, edited or another run's: not used; the run is executed",
+            )
+        return record
 
     def _watch(self, record: RunRecord) -> None:
         if self.watch is None or self.aborted is not None:

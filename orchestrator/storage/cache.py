@@ -7,6 +7,14 @@ sweep that plans the same (configuration, inputs, seed) under any arm or scenari
 result back instead of running it; its record says ``from_cache: true``. Failed runs are never
 cached. Entries are JSON files ``<dir>/<2 hex>/<64 hex>.json`` written atomically, so several
 sweeps may share one cache directory.
+
+Each entry holds the key's inputs (runner identity, scenario inputs, arm configuration, seed)
+beside the record, and the SHA-256 of the record's JSON. Every hit is checked: an entry whose
+inputs are not the ones asked for, whose seed is another, or whose record does not hash to what
+was stored (an edited file) is not used — the run is executed and the entry rewritten — and is
+counted (:attr:`RunCache.rejected`, ``cache_entries_rejected`` in ``summary.json``). The check
+catches damage and careless edits, not an adversary who recomputes the hash: a shared cache
+directory is trusted input, like the runner's own code.
 """
 
 from __future__ import annotations
@@ -24,10 +32,40 @@ from counterfact.probes.arms import ArmSpec
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
 
+ENTRY_VERSION = 2
+"""1: a bare run record (written before entries were checked: never used now, re-run once)."""
 
-def _key(runner: object, inputs: object, arm: object, seed: int) -> str:
-    payload = {"runner": runner, "inputs": inputs, "arm": arm, "seed": seed}
+
+def _payload(runner: object, inputs: object, arm: object, seed: int) -> dict[str, object]:
+    return {"runner": runner, "inputs": inputs, "arm": arm, "seed": seed}
+
+
+def _key(payload: dict[str, object]) -> str:
+    """The SHA-256 of what a key is made of."""
     return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
+
+
+def _entry(payload: dict[str, object], record: RunRecord) -> str:
+    """An entry's text: what the key was made of, the record, and the record's hash."""
+    text = record.model_dump_json()
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    body = {"entry_version": ENTRY_VERSION, "key": payload, "sha256": digest, "record": text}
+    return json.dumps(body)
+
+
+def _verified(raw: bytes, payload: dict[str, object]) -> RunRecord | None:
+    """The entry's record when it is intact and is the run asked for; else None."""
+    try:
+        body = json.loads(raw)
+        text = body["record"]
+        intact = hashlib.sha256(text.encode()).hexdigest() == body["sha256"]
+        same = canonical_json(body["key"]) == canonical_json(payload)
+        record = RunRecord.model_validate_json(text) if intact and same else None
+    except (ValueError, TypeError, KeyError, AttributeError, ValidationError):
+        return None
+    if record is None or record.seed != payload["seed"] or not record.ok:
+        return None
+    return record
 
 
 class RunCache:
@@ -36,11 +74,16 @@ class RunCache:
     def __init__(self, root: Path, runner_identity: str) -> None:
         self.root = root
         self.runner_identity = runner_identity
+        self.rejected = 0
+        """Entries found but not used: damaged, edited, or not the run asked for."""
 
     def key(self, ctx: RunContext, arm: ArmSpec) -> str:
         """The entry's SHA-256: runner identity, scenario inputs, arm configuration, seed."""
+        return _key(self._inputs(ctx, arm))
+
+    def _inputs(self, ctx: RunContext, arm: ArmSpec) -> dict[str, object]:
         inputs = json.loads(canonical_json(dict(ctx.scenario.inputs)))
-        return _key(self.runner_identity, inputs, json.loads(arm.canonical()), ctx.seed)
+        return _payload(self.runner_identity, inputs, json.loads(arm.canonical()), ctx.seed)
 
     def adopt(self, run_dir: Path) -> int:
         """Store the successful runs of another run directory (one moved aside by ``--fresh``),
@@ -58,11 +101,13 @@ class RunCache:
         for record in RunLogReader(run_dir / RUNS_FILE):
             if not record.ok or record.arm not in arms or record.scenario not in scenarios:
                 continue
-            key = _key(old.get("runner"), scenarios[record.scenario], arms[record.arm], record.seed)
-            path = self._path(key)
+            payload = _payload(
+                old.get("runner"), scenarios[record.scenario], arms[record.arm], record.seed
+            )
+            path = self._path(_key(payload))
             if not path.exists():
                 path.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(path, record.model_dump_json())
+                write_atomic(path, _entry(payload, record))
                 stored += 1
         return stored
 
@@ -70,22 +115,29 @@ class RunCache:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, ctx: RunContext, arm: ArmSpec) -> RunRecord | None:
-        """The cached result of this run under this sweep's ids, or None."""
-        path = self._path(self.key(ctx, arm))
-        if not path.is_file():
-            return None
+        """The cached result of this run under this sweep's ids, or None (also for an entry
+        that fails its check: counted in :attr:`rejected`).
+        """
+        payload = self._inputs(ctx, arm)
+        path = self._path(_key(payload))
         try:
-            stored = RunRecord.model_validate_json(path.read_bytes())
-        except (ValidationError, OSError):
-            return None  # a damaged entry is a miss; the run happens and rewrites it
-        return stored.model_copy(
-            update={"scenario": ctx.scenario.id, "arm": ctx.arm.id, "from_cache": True}
+            raw = path.read_bytes()
+        except OSError:
+            return None  # no entry (or unreadable): a miss
+        stored = _verified(raw, payload)
+        if stored is None:
+            self.rejected += 1  # the run happens and rewrites the entry
+            return None
+        return RunRecord.model_validate(
+            stored.model_dump()
+            | {"scenario": ctx.scenario.id, "arm": ctx.arm.id, "from_cache": True}
         )
 
     def put(self, ctx: RunContext, arm: ArmSpec, record: RunRecord) -> None:
         """Store a successful run (failed runs are not cached)."""
         if not record.ok:
             return
-        path = self._path(self.key(ctx, arm))
+        payload = self._inputs(ctx, arm)
+        path = self._path(_key(payload))
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, record.model_dump_json())
+        write_atomic(path, _entry(payload, record))

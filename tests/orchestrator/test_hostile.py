@@ -210,3 +210,38 @@ def test_temporary_files_a_killed_driver_left_are_removed_on_open(tmp_path: Path
     litter.write_text("half a summary")
     compare_arms(ARMS, f"{RUNNERS}:echo_arm", executor="local", comparator="exact", out=out)
     assert not litter.exists()
+
+
+def _entries(cache: Path) -> list[Path]:
+    return sorted(cache.glob("*/*.json"))
+
+
+@pytest.mark.parametrize("edit", ["output", "seed", "bare record"])
+def test_an_edited_cache_entry_is_not_used_and_is_counted(tmp_path: Path, edit: str) -> None:
+    cache = tmp_path / "cache"
+    kw: dict[str, Any] = {"executor": "local", "comparator": "exact", "reference": "yes"}
+    first = compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=tmp_path / "a", cache_dir=cache, **kw)
+    assert first.row("alt").flips == 3
+    path = _entries(cache)[0]
+    body = json.loads(path.read_text())
+    record = json.loads(body["record"])
+    if edit == "output":  # an answer flipped by hand: the hash no longer matches
+        record["output"] = "yes" if record["output"] != "yes" else "no"
+        body["record"] = json.dumps(record)
+        path.write_text(json.dumps(body))
+    elif edit == "seed":  # the record says another seed than its key: refused even if rehashed
+        import hashlib
+
+        record["seed"] = 999
+        body["record"] = json.dumps(record)
+        body["sha256"] = hashlib.sha256(body["record"].encode()).hexdigest()
+        path.write_text(json.dumps(body))
+    else:  # an entry without its check (as older versions wrote them)
+        path.write_text(body["record"])
+    again = compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=tmp_path / "b", cache_dir=cache, **kw)
+    assert again.summary.cache_entries_rejected == 1
+    assert again.summary.runs_from_cache == 5 and again.summary.runs_used == 1  # re-run
+    assert again.row("alt").flips == 3 and again.row("base").flips == 0
+    assert {(r.arm, r.seed) for r in again.runs} == {
+        (a, s) for a in ("base", "alt") for s in range(3)
+    }

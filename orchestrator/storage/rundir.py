@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import time
@@ -194,6 +195,39 @@ def _ends_without_newline(path: Path) -> bool:
         return fh.read(1) != b"\n"
 
 
+FIRST_LINE_KEY = "runs_first_line_sha256"
+"""The ``sweep.json`` key that ties ``runs.jsonl`` to its directory."""
+
+
+def _digest(line: str) -> str:
+    return hashlib.sha256(line.encode("utf-8")).hexdigest()
+
+
+def _ours(runs: Path, known: object) -> str | None:
+    """The digest of ``runs.jsonl``'s first whole line, checked against ``sweep.json``'s; a
+    ``runs.jsonl`` copied in from another run directory starts with another line.
+
+    Raises:
+        RunDirectoryError: the first line is not the one this directory recorded.
+    """
+    if not runs.is_file():
+        return known if isinstance(known, str) else None
+    with runs.open("rb") as fh:
+        first = fh.readline()
+    if not first.endswith(b"\n"):
+        return known if isinstance(known, str) else None  # empty, or a torn first line
+    digest = hashlib.sha256(first).hexdigest()
+    if isinstance(known, str) and digest != known:
+        msg = (
+            f"{runs} is not the one this run directory recorded (its first line differs from "
+            f"the one sweep.json names): runs copied in from elsewhere are not this sweep's "
+            "evidence. Put the original back, or pass --fresh (moves the directory aside) or "
+            "--out NEW_DIR"
+        )
+        raise RunDirectoryError(msg, run_dir=runs.parent)
+    return digest
+
+
 def _refuse_foreign_links(run_dir: Path) -> None:
     """A record file that is a link to a file outside the directory would be truncated or
     appended to as if it were ours: refuse it.
@@ -279,6 +313,9 @@ class RunStore:
         self._fh: IO[str] | None = None
         self._lock_fh: IO[str] | None = None
         self._synced = time.monotonic()
+        self._first_line: str | None = None
+        """SHA-256 of ``runs.jsonl``'s first line, recorded in ``sweep.json``."""
+        self._meaning: dict[str, Any] | None = None
 
     def __enter__(self) -> RunStore:
         """Open the store; on any failure release what was taken (the directory lock)."""
@@ -316,6 +353,9 @@ class RunStore:
         _refuse_foreign_links(self.run_dir)
         _remove_litter(self.run_dir)
         runs = self.run_dir / RUNS_FILE
+        stored = self.run_dir / FINGERPRINT_FILE
+        old = read_fingerprint(stored) if stored.exists() else {}
+        self._first_line = _ours(runs, old.get(FIRST_LINE_KEY))
         reader = RunLogReader(runs)
         for record in reader:
             self.reused += self._take(record)
@@ -324,14 +364,19 @@ class RunStore:
                 fh.truncate(reader.good_bytes)
         self.torn = reader.torn
         if fingerprint is not None:
-            stored = self.run_dir / FINGERPRINT_FILE
-            old = read_fingerprint(stored) if stored.exists() else {}
-            payload = merged(old, fingerprint) | {"schema_version": 1}
-            write_json(stored, payload, sort_keys=True)
+            self._meaning = merged(old, fingerprint) | {"schema_version": 1}
+            self._write_fingerprint()
         needs_newline = _ends_without_newline(runs)
         self._fh = runs.open("a", encoding="utf-8")
         if needs_newline:
             self._fh.write("\n")
+
+    def _write_fingerprint(self) -> None:
+        """``sweep.json``: what the runs mean, and the digest of ``runs.jsonl``'s first line."""
+        if self.run_dir is None or self._meaning is None:
+            return
+        first = {FIRST_LINE_KEY: self._first_line} if self._first_line else {}
+        write_json(self.run_dir / FINGERPRINT_FILE, self._meaning | first, sort_keys=True)
 
     def _move_old(self, run_dir: Path) -> Path:
         """Move the old directory aside holding its lock: a live driver's is refused."""
@@ -409,6 +454,9 @@ class RunStore:
                 if time.monotonic() - self._synced >= SYNC_EVERY_S:
                     os.fsync(self._fh.fileno())
                     self._synced = time.monotonic()
+            if self._first_line is None:  # the directory's first record: sweep.json says so
+                self._first_line = _digest(line + "\n")
+                self._write_fingerprint()
         self._pass_on(key, record)
         return record
 

@@ -245,3 +245,17 @@ def test_an_edited_cache_entry_is_not_used_and_is_counted(tmp_path: Path, edit: 
     assert {(r.arm, r.seed) for r in again.runs} == {
         (a, s) for a in ("base", "alt") for s in range(3)
     }
+
+
+def test_a_runs_file_copied_in_from_another_directory_is_refused(tmp_path: Path) -> None:
+    kw: dict[str, Any] = {"executor": "local", "comparator": "exact", "reference": "yes"}
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=mine, samples=2, **kw)
+    other = [{"id": "base"}, {"id": "alt", "facets": {"answer": "yes"}}]
+    compare_arms(other, f"{RUNNERS}:echo_arm", out=theirs, samples=2, **kw)
+    assert json.loads((mine / "sweep.json").read_text())["runs_first_line_sha256"]
+    (mine / "runs.jsonl").write_bytes((theirs / "runs.jsonl").read_bytes())
+    with pytest.raises(RunDirectoryError, match="is not the one this run directory recorded"):
+        compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=mine, samples=2, **kw)
+    moved = compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=tmp_path / "moved", samples=2, **kw)
+    assert moved.row("alt").flips == 2  # a directory of its own is unaffected

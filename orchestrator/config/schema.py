@@ -246,6 +246,20 @@ class ExecutorConfig(_Model):
     def _known_kind(cls, value: str) -> str:
         return _known(EXECUTORS, value, "executor")
 
+    @field_validator("address")
+    @classmethod
+    def _an_address(cls, value: str | None) -> str | None:
+        if value is None or value == "auto" or value.startswith("ray://"):
+            return value
+        host, sep, port = value.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            msg = (
+                f"{value!r} is not a Ray address; use 'auto', HOST:PORT (the head's GCS port, "
+                "6379 by default, e.g. 10.0.0.5:6379) or ray://HOST:PORT"
+            )
+            raise ValueError(msg)
+        return value
+
     @model_validator(mode="after")
     def _options_the_kind_honours(self) -> ExecutorConfig:
         if self.retries and not self.retry_on:

@@ -16,10 +16,9 @@ from counterfact.orchestrator.storage.recordfiles import (
     require_records,
     runs,
 )
-from counterfact.orchestrator.storage.rundir import writing
+from counterfact.orchestrator.storage.rundir import REPORT_FILE, writing
 from counterfact.verdicts.html import FailedRun, ReportData, render
 
-REPORT_FILE = "report.html"
 FAILED_LISTED = 50
 """Failed runs listed on the page (all are counted)."""
 

@@ -38,6 +38,10 @@ VERDICTS_FILE = "verdicts.jsonl"
 SUMMARY_FILE = "summary.json"
 FINGERPRINT_FILE = "sweep.json"
 BISECT_FILE = "bisect.json"
+REPORT_FILE = "report.html"
+PREVIOUS = {VERDICTS_FILE: "verdicts.previous.jsonl", REPORT_FILE: "report.previous.html"}
+"""Where a resume moves the last verdicts and report, so that a resume stopped before it judged
+never leaves them presented as current (the new ones are written when it finishes)."""
 LOCK_FILE = ".lock"
 SYNC_EVERY_S = 2.0
 """``runs.jsonl`` is fsynced at most this often while runs stream in, and when the store closes."""
@@ -246,6 +250,13 @@ def _refuse_foreign_links(run_dir: Path) -> None:
             raise RunDirectoryError(msg, run_dir=run_dir)
 
 
+def _retire_previous(run_dir: Path) -> None:
+    """Move the last verdicts and report aside (see :data:`PREVIOUS`)."""
+    for name, previous in PREVIOUS.items():
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(run_dir / name, run_dir / previous)
+
+
 def _remove_litter(run_dir: Path) -> None:
     """Temporary files of atomic writes a killed driver left (``.NAME.HEX.tmp``): the lock is
     held, so no writer is alive to finish them.
@@ -352,6 +363,7 @@ class RunStore:
         self._lock(self.run_dir)
         _refuse_foreign_links(self.run_dir)
         _remove_litter(self.run_dir)
+        _retire_previous(self.run_dir)
         runs = self.run_dir / RUNS_FILE
         stored = self.run_dir / FINGERPRINT_FILE
         old = read_fingerprint(stored) if stored.exists() else {}

@@ -259,3 +259,18 @@ def test_a_runs_file_copied_in_from_another_directory_is_refused(tmp_path: Path)
         compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=mine, samples=2, **kw)
     moved = compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=tmp_path / "moved", samples=2, **kw)
     assert moved.row("alt").flips == 2  # a directory of its own is unaffected
+
+
+def test_a_resume_that_stops_before_judging_leaves_no_stale_verdicts(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    kw: dict[str, Any] = {"executor": "local", "comparator": "exact", "reference": "yes"}
+    compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=out, **kw)
+    (out / "report.html").write_text("<p>the last report</p>")
+    before = (out / "verdicts.jsonl").read_text()
+    with RunStore(out):  # a resume that is killed before it judges: it opened, nothing more
+        pass
+    assert not (out / "verdicts.jsonl").exists() and not (out / "report.html").exists()
+    assert (out / "verdicts.previous.jsonl").read_text() == before  # kept, marked as previous
+    assert (out / "report.previous.html").read_text() == "<p>the last report</p>"
+    compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=out, **kw)  # a resume that finishes
+    assert (out / "verdicts.jsonl").read_text().count("\n") == 2

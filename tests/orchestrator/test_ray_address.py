@@ -71,3 +71,52 @@ def test_no_address_starts_a_fresh_instance_despite_a_leftover(
     done, _ = cli("run", str(QUICKSTART), "--out", str(tmp_path / "o"), timeout=240)
     assert done.returncode == 0, done.stderr
     assert "stale-index  confirmed" in done.stdout
+
+
+def test_a_port_that_accepts_tcp_but_is_not_ray_fails_within_30_s(tmp_path: Path) -> None:
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))  # loopback only
+    server.listen(64)
+    port = server.getsockname()[1]
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:  # accepts every connection and never says a word
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        done, took = cli(
+            "run",
+            str(QUICKSTART),
+            "--address",
+            f"127.0.0.1:{port}",
+            "--out",
+            str(tmp_path / "o"),
+            timeout=120,
+        )
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        for conn in held:
+            conn.close()
+        server.close()
+    assert done.returncode == 1, done.stderr[-2000:]
+    last = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert last and f"could not join the Ray cluster at '127.0.0.1:{port}' within 20 s" in last[-1]
+    assert took < 30 + 10  # 20 s bound, plus starting Python and the CLI on a loaded machine
+
+
+def test_a_malformed_address_is_bad_input(tmp_path: Path) -> None:
+    done, _ = cli("validate", str(QUICKSTART), "--address", "not-an-address", timeout=60)
+    assert done.returncode == 2
+    assert "'not-an-address' is not a Ray address" in done.stderr

@@ -14,11 +14,50 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from counterfact.exceptions import ExecutorError
 
 CONNECT_TIMEOUT_S = 10.0
+
+JOIN_TIMEOUT_S = 20.0
+"""How long joining may take once the port answered: a port that accepts TCP but is not a Ray
+cluster made ``ray.init`` retry for many minutes."""
+
+
+def join_bounded(
+    join: Callable[[], object], address: str, timeout_s: float = JOIN_TIMEOUT_S
+) -> None:
+    """Call ``join`` (``ray.init(address=...)``) on a daemon thread and wait ``timeout_s``.
+
+    Raises:
+        ExecutorError: the join did not finish in time (the message names the address), or it
+            failed (with Ray's reason and the likely fix, :func:`join_error`).
+    """
+    done = threading.Event()
+    failure: list[BaseException] = []
+
+    def attempt() -> None:
+        try:
+            join()
+        except BaseException as exc:  # handed to the caller's thread
+            failure.append(exc)
+        finally:
+            done.set()
+
+    threading.Thread(target=attempt, name="counterfact-ray-join", daemon=True).start()
+    if not done.wait(timeout_s):
+        msg = (
+            f"could not join the Ray cluster at {address!r} within {timeout_s:g} s: the port "
+            "accepts connections but no Ray cluster answered there (another service, or a "
+            "cluster still starting). Check the address ('ray status' on the head prints it; "
+            "the GCS port is 6379 by default), or drop --address to run on a local instance"
+        )
+        raise ExecutorError(msg)
+    if failure:
+        raise join_error(address, failure[0]) from failure[0]
 
 
 def cluster_file() -> Path:

@@ -41,7 +41,7 @@ from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 from counterfact.orchestrator.engine.executors.ray_address import (
     CONNECT_TIMEOUT_S,
     check_reachable,
-    join_error,
+    join_bounded,
 )
 from counterfact.orchestrator.engine.executors.ray_pool import ActorPool, run_on_pool
 from counterfact.orchestrator.engine.executors.ray_ship import init_runtime_env, shipped
@@ -227,15 +227,16 @@ class RayExecutor(Executor):
                 raise ExecutorError(msg) from exc
         else:
             resolved = check_reachable(self.address, self.connect_timeout_s)
-            try:
-                ray.init(
+            env = init_runtime_env(self.ship_dir)
+            join_bounded(
+                lambda: ray.init(
                     address=resolved,
-                    runtime_env=init_runtime_env(self.ship_dir),
+                    runtime_env=env,
                     logging_level=logging.ERROR,
                     log_to_driver=False,
-                )
-            except Exception as exc:
-                raise join_error(resolved, exc) from exc
+                ),
+                resolved,
+            )
         self._owned = True
         return ray
 

@@ -67,3 +67,25 @@ def hostile(ctx: RunContext) -> RunResult:
             manifest = {"k": manifest}
         return RunResult(output="yes", manifest=manifest)
     return RunResult(output="caf\udcff" if ctx.arm.facets else "yes", manifest={"file": "\udcff"})
+
+
+class _Escape(BaseException):
+    """Not an Exception: what some libraries raise to unwind."""
+
+
+def raises_base(ctx: RunContext) -> str:
+    """Seed 0 of arm 'alt' raises ``inputs.what`` (SystemExit, KeyboardInterrupt or a bare
+    BaseException subclass); every other run answers 'yes'.
+    """
+    if ctx.arm.id == "alt" and ctx.seed == 0:
+        what = ctx.scenario.inputs["what"]
+        raise {"exit": SystemExit(3), "interrupt": KeyboardInterrupt(), "base": _Escape("x")}[what]
+    return "yes"
+
+
+def leaves_a_thread(ctx: RunContext) -> str:
+    """Answers 'yes' after starting a thread that is not a daemon and never ends."""
+    import threading
+
+    threading.Thread(target=time.sleep, args=(3600,), daemon=False).start()
+    return "yes"

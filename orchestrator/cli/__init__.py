@@ -5,6 +5,10 @@ User errors print one line (``error: ...``) without a traceback and exit with co
 
 from __future__ import annotations
 
+import logging
+import os
+import sys
+import threading
 import warnings
 
 import click
@@ -29,6 +33,26 @@ def main(verbose: bool) -> None:
     # A CounterfactWarning is also a log event (with its category); printed by ``warnings`` too,
     # it would put a non-JSON line into the JSON log stream.
     warnings.simplefilter("ignore", CounterfactWarning)
+
+
+def entry() -> None:
+    """The console script: :func:`main`, then exit with its code even when a runner left threads
+    running that are not daemons (they would keep the process alive after the last record).
+    """
+    try:
+        main()
+        code: int = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if isinstance(exc.code, str):
+            click.echo(exc.code, err=True)
+    others = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+    if others:  # everything is written and flushed: do not wait for them
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+        os._exit(code)
+    sys.exit(code)
 
 
 main.add_command(run)

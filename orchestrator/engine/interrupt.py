@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from counterfact.orchestrator.engine.aborting import abort_now, reset
 from counterfact.orchestrator.engine.events import get_logger
 from counterfact.orchestrator.engine.executors import Executor
 
@@ -34,6 +35,7 @@ def graceful_stop(executor: Executor) -> Iterator[None]:
 
     def handler(signum: int, frame: FrameType | None) -> None:
         if executor.stop_requested:
+            abort_now()
             raise KeyboardInterrupt
         executor.request_stop(signum)
         log.warning(
@@ -44,6 +46,7 @@ def graceful_stop(executor: Executor) -> Iterator[None]:
             ),
         )
 
+    reset()
     previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
     try:
         yield

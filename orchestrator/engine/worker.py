@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from counterfact.defaults import MAX_RATE_LIMIT_WAIT_S
+from counterfact.orchestrator.engine.aborting import aborting
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
 from counterfact.orchestrator.engine.loops import process_loop
 from counterfact.orchestrator.engine.ratelimits import full_jitter, refusal_of, wait_for
@@ -182,17 +183,30 @@ def execute_run(
     policy: RetryPolicy = NO_RETRY,
     node: str | None = None,
     rng: random.Random | None = None,
+    *,
+    in_process: bool = False,
 ) -> RunRecord:
     """Run once (plus allowed retries and rate-limit waits); an exception or broken return
     becomes ``error``. Waits block this thread (one run per worker on this path).
+
+    ``in_process``: the run shares the driver's process, so anything it raises — ``SystemExit``,
+    ``KeyboardInterrupt``, other ``BaseException`` — is that run's failure, except the user's own
+    abort (:mod:`~counterfact.orchestrator.engine.aborting`).
     """
     tries = Attempts(policy, rng or random.Random())
+    caught: tuple[type[BaseException], ...] = (
+        (BaseException,) if in_process else (Exception, SystemExit)
+    )
     while True:
         tries.calls += 1
         start = time.perf_counter()
         try:
             result, claimed = call_sync(runner, ctx)
-        except (Exception, SystemExit) as exc:
+        except caught as exc:
+            if isinstance(exc, GeneratorExit) or (
+                isinstance(exc, KeyboardInterrupt) and aborting()
+            ):
+                raise  # the user's abort, or a generator closing: not the run's failure
             wait = tries.after(exc)
             if wait is None:
                 return tries.stamp(error_record(ctx, exc, time.perf_counter() - start, node))

@@ -274,3 +274,36 @@ def test_a_resume_that_stops_before_judging_leaves_no_stale_verdicts(tmp_path: P
     assert (out / "report.previous.html").read_text() == "<p>the last report</p>"
     compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=out, **kw)  # a resume that finishes
     assert (out / "verdicts.jsonl").read_text().count("\n") == 2
+
+
+@pytest.mark.parametrize("what", ["exit", "interrupt", "base"])
+def test_a_run_that_raises_a_base_exception_in_process_is_that_runs_failure(
+    tmp_path: Path, what: str
+) -> None:
+    result = compare_arms(
+        ARMS,
+        f"{RUNNERS}:raises_base",
+        scenarios=[{"id": "s", "inputs": {"what": what}, "reference": "yes"}],
+        comparator="exact",
+        executor="local",
+        out=tmp_path / "o",
+    )
+    failed = [r for r in result.runs if r.error is not None]
+    assert [(r.arm, r.seed) for r in failed] == [("alt", 0)]
+    assert failed[0].error.type in ("SystemExit", "KeyboardInterrupt", "_Escape")  # type: ignore[union-attr]
+    assert len(result.runs) == 6  # the sweep went on
+
+
+def test_the_cli_exits_when_a_runner_leaves_a_thread_running(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path,
+        f"name: t\nrunner: {RUNNERS}:leaves_a_thread\nsamples: 2\nreference: 'yes'\n"
+        "comparator: {kind: exact}\nexecutor: {kind: local}\n"
+        "arms: [{id: base}, {id: alt, facets: {x: 1}}]\n",
+    )
+    cmd = [sys.executable, "-m", "counterfact.orchestrator.cli", "run", str(cfg)]
+    done = subprocess.run(
+        [*cmd, "--out", str(tmp_path / "o"), "--no-report"], capture_output=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert (tmp_path / "o" / "verdicts.jsonl").exists()

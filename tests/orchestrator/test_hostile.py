@@ -251,7 +251,7 @@ def test_a_runs_file_copied_in_from_another_directory_is_refused(tmp_path: Path)
     kw: dict[str, Any] = {"executor": "local", "comparator": "exact", "reference": "yes"}
     mine, theirs = tmp_path / "mine", tmp_path / "theirs"
     compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=mine, samples=2, **kw)
-    other = [{"id": "base"}, {"id": "alt", "facets": {"answer": "yes"}}]
+    other: list[dict[str, Any]] = [{"id": "base"}, {"id": "alt", "facets": {"answer": "yes"}}]
     compare_arms(other, f"{RUNNERS}:echo_arm", out=theirs, samples=2, **kw)
     assert json.loads((mine / "sweep.json").read_text())["runs_first_line_sha256"]
     (mine / "runs.jsonl").write_bytes((theirs / "runs.jsonl").read_bytes())

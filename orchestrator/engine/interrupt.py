@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-from counterfact.orchestrator.engine.aborting import abort_now, reset
+from counterfact.orchestrator.engine.aborting import abort_now, activate, deactivate, reset
 from counterfact.orchestrator.engine.events import get_logger
 from counterfact.orchestrator.engine.executors import Executor
 
@@ -48,8 +48,10 @@ def graceful_stop(executor: Executor) -> Iterator[None]:
 
     reset()
     previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
+    activate(STOP_SIGNALS, handler)
     try:
         yield
     finally:
+        deactivate()
         for sig, old in previous.items():
             signal.signal(sig, old)

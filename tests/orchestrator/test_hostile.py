@@ -307,3 +307,29 @@ def test_the_cli_exits_when_a_runner_leaves_a_thread_running(tmp_path: Path) -> 
     )
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert (tmp_path / "o" / "verdicts.jsonl").exists()
+
+
+@pytest.mark.ray
+def test_sigterm_on_ray_records_and_prints_the_resume_line(tmp_path: Path) -> None:
+    # ray.init installs a SIGTERM handler of its own (a C++ stack dump, no summary): the
+    # graceful stop is put back once Ray has started
+    cfg = write_config(
+        tmp_path,
+        f"name: r\nrunner: {FAULTS}:steady\nsamples: 40\n"
+        f"scenarios: [{{id: s, inputs: {{sleep_s: 0.2, log: '{tmp_path / 'calls.log'}'}}, "
+        "reference: 'yes'}]\ncomparator: {kind: exact}\nexecutor: {kind: ray, num_cpus: 2}\n"
+        "arms: [{id: base}, {id: alt, facets: {answer: 'no'}}]\n",
+    )
+    out = tmp_path / "o"
+    cmd = [sys.executable, "-m", "counterfact.orchestrator.cli", "run", str(cfg), "--out", str(out)]
+    driver = subprocess.Popen(cmd, env={**os.environ, "CF_SESSION": "1"}, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (
+        (out / "runs.jsonl").exists() and (out / "runs.jsonl").read_text().count("\n") >= 6
+    ):
+        time.sleep(0.1)
+    driver.send_signal(signal.SIGTERM)
+    _, err = driver.communicate(timeout=120)
+    assert driver.returncode == 143, err.decode()[-3000:]
+    assert "run the same command again to resume: counterfact run" in err.decode()
+    assert json.loads((out / "summary.json").read_text())["status"] == "interrupted"

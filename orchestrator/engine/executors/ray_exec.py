@@ -36,6 +36,7 @@ from typing import Any
 
 from counterfact.defaults import INFRA_RETRIES, MAX_IN_FLIGHT
 from counterfact.exceptions import ExecutorError
+from counterfact.orchestrator.engine.aborting import reinstall
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 from counterfact.orchestrator.engine.executors.ray_address import (
@@ -238,6 +239,7 @@ class RayExecutor(Executor):
                 resolved,
             )
         self._owned = True
+        reinstall()  # ray.init put its own SIGTERM handler in place of the graceful stop's
         return ray
 
     def run(

@@ -9,9 +9,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from counterfact.records.seedsets import unpack
 from counterfact.records.vocabulary import (
     Adjustment,
+    Alternative,
     BisectReason,
     BisectVerdict,
     CostClass,
+    Decider,
     Family,
     InterventionKind,
     Pairing,
@@ -21,9 +23,10 @@ from counterfact.records.vocabulary import (
     Verdict,
 )
 
-VERDICT_SCHEMA_VERSION: Literal[3] = 3
+VERDICT_SCHEMA_VERSION: Literal[4] = 4
 """2 added the statistical test (``statistical_verdict``, ``test``, ``effect``,
-``similarity_test``); 3 added ``sequential`` and ``test.e_value``; older lines still load."""
+``similarity_test``); 3 added ``sequential`` and ``test.e_value``; 4 added ``decided_by``,
+``tier_verdict`` and ``tier_reason``; older lines still load."""
 SUMMARY_SCHEMA_VERSION: Literal[5] = 5
 """2 added ``statistics`` and ``pooled``; 3 added ``sequential``; 4 added ``concurrency``,
 ``budget`` and status ``budget-exhausted``; 5 added ``cache_entries_rejected``; older files
@@ -135,8 +138,9 @@ class TestRecord(_Record):
 
     method: str
     pairing: Pairing
-    alternative: Literal["greater"] = "greater"
-    """One-sided: the arm flips more often than the baseline."""
+    alternative: Alternative = "greater"
+    """``greater``: does the arm flip more often than the baseline; ``less``: less often (a fix);
+    ``two-sided``: either."""
     n10: int
     """Pairs where the arm flipped and the baseline did not."""
     n01: int
@@ -245,6 +249,12 @@ class StatisticsRecord(_Record):
     adjust: Adjustment
     family: Family
     pairing: Pairing
+    decide: Decider = "tiers"
+    """What decided each row's headline verdict (null in older files: the tiers)."""
+    alternative: Alternative = "greater"
+    """The direction every test looked in."""
+    min_effect: float | None = None
+    """The declared minimal flip-rate difference worth finding (``decide: test``)."""
 
 
 class VerdictRecord(_Record):
@@ -254,7 +264,7 @@ class VerdictRecord(_Record):
     per-seed similarities are left out above 10,000 seeds (marked so).
     """
 
-    schema_version: Literal[1, 2, 3] = VERDICT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4] = VERDICT_SCHEMA_VERSION
     """Version of this record's layout."""
     scenario: str
     arm: str
@@ -267,6 +277,15 @@ class VerdictRecord(_Record):
     """Machine-readable reason code; null for the baseline."""
     claim: str
     """The verdict in words, with its numbers and bounds."""
+    decided_by: Decider = "tiers"
+    """What decided ``verdict``: the seed tiers (rule 7), or the adjusted test
+    (``statistics.decide: test``; the arm- and baseline-not-applied gates still decide first)."""
+    tier_verdict: Verdict | None = None
+    """The seed tier's verdict (rule 7), on every challenger row: ``verdict`` itself when the
+    tiers decided, recorded beside the test's when the test did; null for the baseline (and in
+    older records)."""
+    tier_reason: Reason | None = None
+    """The tier's reason, beside ``tier_verdict``."""
     samples: int
     """Successful runs (failed runs are not samples)."""
     samples_declared: int

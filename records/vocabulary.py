@@ -21,8 +21,35 @@ Reason = Literal[
     "majority-flip",
     "minority-flip",
     "no-flip",
+    "test-significant",
+    "test-not-significant",
+    "test-rules-out-effect",
+    "test-inconclusive",
+    "test-underpowered",
 ]
-"""Why a row got its tier, in refusal order (rule 7)."""
+"""Why a row got its verdict: the tier's reasons in refusal order (rule 7), then, under
+``statistics.decide: test``, the test's (``test-significant``: confirmed; ``test-not-significant``
+and ``test-rules-out-effect``: not confirmed; ``test-inconclusive``: not significant but the
+declared minimal effect is not ruled out; ``test-underpowered``: no outcome could reach alpha)."""
+
+TIER_REASONS = (
+    "runs-failed",
+    "unstable-baseline",
+    "baseline-not-applied",
+    "arm-not-applied",
+    "inside-null-band",
+    "majority-flip",
+    "minority-flip",
+    "no-flip",
+)
+"""The reasons a tier can give (the rest are the test's)."""
+
+Alternative = Literal["greater", "less", "two-sided"]
+"""Which way a test looks: ``greater`` (the arm flips more than the baseline: a break),
+``less`` (the arm flips less: a fix, with the correct answer as the reference), ``two-sided``."""
+
+Decider = Literal["tiers", "test"]
+"""What decides a row's headline verdict: the seed tiers (rule 7) or the adjusted test."""
 
 BisectVerdict = Literal["confirmed", "not-reproducible", "inconclusive"]
 """What a culprit search concluded (rule 10)."""

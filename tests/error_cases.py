@@ -136,6 +136,13 @@ CASES: list[Case] = [
             "executor: {kind: local, rate_limit: {requests_per_minute: 0}}",
         ),
     ),
+    Case("unknown decide mode", BASE + "statistics: {decide: vote}\n"),
+    Case("min_effect out of range", BASE + "statistics: {decide: test, min_effect: 1.5}\n"),
+    Case("unknown alternative", BASE + "statistics: {alternative: bigger}\n"),
+    Case(
+        "alternative other than greater with sequential",
+        BASE + "statistics: {alternative: less}\nsequential: {max_samples: 40}\n",
+    ),
     Case("unknown bisection decision rule", BASE + "bisect: {suspects: [t1], decide: vote}\n"),
     Case("threshold out of range", BASE + "comparator: {threshold: 1.5}\n"),
     Case("regex comparator without a pattern", BASE + "comparator: {kind: regex}\n"),

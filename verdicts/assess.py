@@ -277,6 +277,20 @@ _NO_TEST = ("arm-not-applied", "baseline-not-applied")
 """Tiers under which the runs are not evidence about the arm: no test is reported (rule 12)."""
 
 
+def _not_applied(j: _Judged, base: ArmTally) -> Reason | None:
+    """Why the runs are not evidence about the arm (rule 12): the tier's gate, or — whatever
+    the tier decided first (an unstable baseline comes before the manifest check) — a manifest
+    check that failed for the baseline or the arm. No test is reported for such an arm.
+    """
+    if j.decision is not None and j.decision.reason in _NO_TEST:
+        return j.decision.reason
+    if base.application().applied is False:
+        return "baseline-not-applied"
+    if j.application.applied is False:
+        return "arm-not-applied"
+    return None
+
+
 def _tested(
     tally: ScenarioTally,
     j: _Judged,
@@ -295,12 +309,13 @@ def _tested(
     sequential = {"sequential": stop[1]} if stop is not None else {}
     if tally.reference.text is None:
         return sequential
-    if j.decision.reason in _NO_TEST:
-        return sequential | {"withheld": j.decision.reason}
+    gate = _not_applied(j, base)
+    if gate is not None:
+        return sequential | {"withheld": gate}
     pairs = pairs_of(arm, base, exclude_seed0=tally.reference.source == "baseline-arm")
-    test = paired_test(pairs, settings.pairing)
+    test = paired_test(pairs, settings.pairing, settings.alternative)
     effect = paired_effect(pairs)
-    sim = similarity_test(pairs)
+    sim = similarity_test(pairs, settings.alternative)
     if stop is not None:  # rule 19: the e-process decides; the rest assume fixed seeds
         test = e_test(test, stop[0])
         effect = _fixed_sample(effect)

@@ -26,6 +26,7 @@ from counterfact.verdicts.sequential import pairs_needed as e_pairs_needed
 from counterfact.verdicts.settings import StatisticsSettings as StatisticsSettings
 from counterfact.verdicts.significance import (
     at_most,
+    floor_of,
     mcnemar_exact,
     pairs_needed,
 )
@@ -75,7 +76,8 @@ def test_sentence(test: TestRecord, verdict: StatisticalVerdict, s: StatisticsSe
         if test.e_value is not None:
             needed = e_pairs_needed(s.alpha, factor) + test.pairs_excluded
         else:
-            needed = pairs_needed(s.alpha, test.pairing, factor) + test.pairs_excluded
+            needed = pairs_needed(s.alpha, test.pairing, factor, test.alternative)
+            needed += test.pairs_excluded
         over = f" once adjusted over {size} tests" if factor > 1 else ""
         return (
             f"Statistical test: underpowered — at {test.pairs} paired samples{seed0} no outcome "
@@ -87,10 +89,7 @@ def test_sentence(test: TestRecord, verdict: StatisticalVerdict, s: StatisticsSe
             f"seeds went the arm's way, e-value {test.e_value:.3g}"
         )
     elif test.pairing == "seed":
-        what = (
-            f"paired exact test{seed0}: {test.n10} of {test.n10 + test.n01} discordant seeds "
-            "went the arm's way"
-        )
+        what = f"paired exact test{seed0}: {_discordant(test)}"
     else:
         what = f"unpaired exact test over {test.pairs} runs each{seed0}"
     size = test.adjustment.family_size if test.adjustment else 1
@@ -100,6 +99,18 @@ def test_sentence(test: TestRecord, verdict: StatisticalVerdict, s: StatisticsSe
     outcome = "significant" if verdict == "significant" else "not significant"
     p = "p ≤ 1/e = " if test.e_value is not None else "p = "
     return f"Statistical test: {what}, {p}{test.p_value:.3g}{adjusted} — {outcome} at {s.alpha:g}."
+
+
+def _discordant(test: TestRecord) -> str:
+    """The discordant pairs, counted the way the test looks."""
+    n = test.n10 + test.n01
+    if test.alternative == "less":
+        return (
+            f"{test.n01} of {n} discordant seeds went the arm's way (the baseline flipped, it held)"
+        )
+    if test.alternative == "two-sided":
+        return f"{test.n10} of {n} discordant seeds flipped only on the arm (two-sided)"
+    return f"{test.n10} of {n} discordant seeds went the arm's way"
 
 
 def pooled(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> list[PooledRecord]:
@@ -116,7 +127,7 @@ def pooled(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> list[
     n10 = [sum(t.n10 for t in by_arm[a]) for a in arms]
     n01 = [sum(t.n01 for t in by_arm[a]) for a in arms]
     pairs = [sum(t.pairs for t in by_arm[a]) for a in arms]
-    p = [mcnemar_exact(x, y) for x, y in zip(n10, n01, strict=True)]
+    p = [mcnemar_exact(x, y, settings.alternative) for x, y in zip(n10, n01, strict=True)]
     p_adj = adjust(p, settings.adjust)
     return [
         PooledRecord(
@@ -128,7 +139,10 @@ def pooled(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> list[
             p_value=p[i],
             p_adjusted=p_adj[i],
             statistical_verdict=verdict_of(
-                0.5 ** pairs[i], p_adj[i], settings.alpha, best_factor(settings.adjust, len(arms))
+                floor_of(pairs[i], "seed", settings.alternative),
+                p_adj[i],
+                settings.alpha,
+                best_factor(settings.adjust, len(arms)),
             ),
         )
         for i, a in enumerate(arms)

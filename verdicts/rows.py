@@ -1,7 +1,8 @@
 """Judgements to verdict records, in one place: each row validated once, its claim composed once.
 
-The claim reads: the tier's claim; then, for a sequential challenger, why and where it stopped;
-then the test in plain words (once its family adjusted it).
+The claim reads: under ``decide: test``, the test's decision first, then the tier's claim (said
+to agree or to differ); under ``tiers``, the tier's claim. Then, for a sequential challenger, why
+and where it stopped; then the test in plain words (once its family adjusted it).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import asdict
 from typing import Any
 
 from counterfact.records.verdicts import TestRecord, VerdictRecord
+from counterfact.verdicts.decide import Headline, headline
 from counterfact.verdicts.family import adjust_family, test_sentence
 from counterfact.verdicts.judgement import Adjusted, Judgement
 from counterfact.verdicts.settings import StatisticsSettings
@@ -30,10 +32,21 @@ def test_record(
 
 
 def compose_claim(
-    j: Judgement, test: TestRecord | None, adjusted: Adjusted | None, s: StatisticsSettings
+    j: Judgement,
+    test: TestRecord | None,
+    adjusted: Adjusted | None,
+    s: StatisticsSettings,
+    head: Headline | None = None,
 ) -> str:
-    """The row's claim: the tier's, the stopping sentence, the test's sentence."""
+    """The row's claim: the decision, the tier's claim, the stopping sentence, the test's."""
     parts = [j.claim]
+    if head is not None and head.sentence is not None:
+        tier = (j.fields["verdict"], j.fields["reason"])
+        if head.verdict == tier[0]:
+            note = "The seed tiers agree:"
+        else:
+            note = f"The seed tiers alone would say {tier[0]} ({tier[1]}):"
+        parts = [head.sentence, note, j.claim]
     if j.sequential is not None:
         parts.append(stop_sentence(j.sequential, withheld=j.withheld is not None))
     if test is not None and adjusted is not None:
@@ -41,15 +54,37 @@ def compose_claim(
     return " ".join(parts)
 
 
+def _decided(j: Judgement, adjusted: Adjusted | None, s: StatisticsSettings) -> Headline | None:
+    """A challenger's headline (None for the baseline); without a test, or before its family is
+    known, the tier decides.
+    """
+    verdict, reason = j.fields["verdict"], j.fields["reason"]
+    if verdict is None or reason is None:
+        return None
+    statistical = adjusted.verdict if adjusted else None
+    return headline((verdict, reason), statistical, j.effect, s, j.withheld)
+
+
 def verdict_record(
     j: Judgement, adjusted: Adjusted | None, settings: StatisticsSettings
 ) -> VerdictRecord:
     """One validated row (``adjusted`` None: the raw test, before its family is known)."""
     test = test_record(j, adjusted, settings)
+    head = _decided(j, adjusted, settings)
+    decision: dict[str, Any] = {}
+    if head is not None:
+        decision = {
+            "verdict": head.verdict,
+            "reason": head.reason,
+            "decided_by": head.decided_by,
+            "tier_verdict": j.fields["verdict"],
+            "tier_reason": j.fields["reason"],
+        }
     return VerdictRecord.model_validate(
         {
             **j.fields,
-            "claim": compose_claim(j, test, adjusted, settings),
+            **decision,
+            "claim": compose_claim(j, test, adjusted, settings, head),
             "test": test,
             "statistical_verdict": None if adjusted is None else adjusted.verdict,
             "statistical_verdict_withheld": j.withheld,

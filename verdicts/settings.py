@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from counterfact.defaults import ADJUST, ALPHA, FAMILY, PAIRING
 from counterfact.records.verdicts import StatisticsRecord
-from counterfact.records.vocabulary import Adjustment, Family, Pairing
+from counterfact.records.vocabulary import Adjustment, Alternative, Decider, Family, Pairing
 
 
 @dataclass(frozen=True)
@@ -19,11 +19,24 @@ class StatisticsSettings:
     adjust: Adjustment = ADJUST  # type: ignore[assignment]
     family: Family = FAMILY  # type: ignore[assignment]
     pairing: Pairing = PAIRING  # type: ignore[assignment]
+    decide: Decider = "tiers"
+    """What decides the headline verdict: the seed tiers, or the adjusted test."""
+    alternative: Alternative = "greater"
+    """Which way every test looks (a break, a fix, or either)."""
+    min_effect: float | None = None
+    """The smallest flip-rate difference worth finding; lets ``decide: test`` say not-confirmed
+    only when the effect interval rules it out."""
 
     def record(self) -> StatisticsRecord:
         """The settings as recorded in ``summary.json``."""
         return StatisticsRecord(
-            alpha=self.alpha, adjust=self.adjust, family=self.family, pairing=self.pairing
+            alpha=self.alpha,
+            adjust=self.adjust,
+            family=self.family,
+            pairing=self.pairing,
+            decide=self.decide,
+            alternative=self.alternative,
+            min_effect=self.min_effect,
         )
 
 

@@ -32,6 +32,7 @@ from counterfact.probes.pairs import Pairs
 from counterfact.records.verdicts import EffectRecord, SimilarityTestRecord
 
 # The words now live in counterfact.records; re-exported here for the old import path.
+from counterfact.records.vocabulary import Alternative as Alternative
 from counterfact.records.vocabulary import Pairing as Pairing
 from counterfact.records.vocabulary import StatisticalVerdict as StatisticalVerdict
 
@@ -51,36 +52,55 @@ class TestResult:
     """The smallest p-value any outcome at these samples could give."""
     e_value: float | None = None
     """A sequential sweep's e-process at the arm's stopping point (``p_value = min(1, 1/e)``)."""
+    alternative: Alternative = "greater"
+    """The direction tested (:data:`~counterfact.records.vocabulary.Alternative`)."""
 
 
-def mcnemar_exact(n10: int, n01: int) -> float:
-    """One-sided exact McNemar: ``P(Binomial(n10 + n01, 1/2) >= n10)``; 1 without discordance."""
+_METHODS = {
+    ("seed", "greater"): "exact McNemar (one-sided)",
+    ("seed", "less"): "exact McNemar (one-sided, fewer flips)",
+    ("seed", "two-sided"): "exact McNemar (two-sided)",
+    ("none", "greater"): "Fisher exact (one-sided, unpaired)",
+    ("none", "less"): "Fisher exact (one-sided, fewer flips, unpaired)",
+    ("none", "two-sided"): "Fisher exact (two-sided, unpaired)",
+}
+
+
+def mcnemar_exact(n10: int, n01: int, alternative: Alternative = "greater") -> float:
+    """Exact McNemar on the discordant pairs, ``n10`` ~ Binomial(n10 + n01, 1/2) under the null:
+    ``greater`` is ``P(X >= n10)``, ``less`` ``P(X <= n10)``, ``two-sided`` scipy's two-sided
+    binomial p (the sum of outcomes no more likely than the one seen); 1 without discordance.
+    """
     if n10 + n01 == 0:
         return 1.0
-    return float(binomtest(n10, n10 + n01, 0.5, alternative="greater").pvalue)
+    return float(binomtest(n10, n10 + n01, 0.5, alternative=alternative).pvalue)
 
 
-def fisher_one_sided(arm_flips: int, arm_n: int, base_flips: int, base_n: int) -> float:
-    """Fisher's exact test that the arm's flip rate is higher than the baseline's."""
+def fisher_one_sided(
+    arm_flips: int, arm_n: int, base_flips: int, base_n: int, alternative: Alternative = "greater"
+) -> float:
+    """Fisher's exact test that the arm's flip rate is higher (``less``: lower; ``two-sided``:
+    different) than the baseline's.
+    """
     if arm_n == 0 or base_n == 0:
         return 1.0
     table = [[arm_flips, arm_n - arm_flips], [base_flips, base_n - base_flips]]
-    return float(fisher_exact(table, alternative="greater").pvalue)
+    return float(fisher_exact(table, alternative=alternative).pvalue)
 
 
-def paired_test(pairs: Pairs, pairing: Pairing) -> TestResult:
-    """The rule-14 test of one challenger against its baseline."""
+def paired_test(pairs: Pairs, pairing: Pairing, alternative: Alternative = "greater") -> TestResult:
+    """The rule-14 test of one challenger against its baseline, in the direction asked."""
     n = pairs.size
     if pairing == "seed":
-        p = mcnemar_exact(pairs.n10, pairs.n01)
-        floor = 0.5**n if n else 1.0
-        method = "exact McNemar (one-sided)"
+        p = mcnemar_exact(pairs.n10, pairs.n01, alternative)
     else:
         af, bf = int(pairs.arm.sum()), int(pairs.base.sum())
-        p = fisher_one_sided(af, n, bf, n)
-        floor = 1 / math.comb(2 * n, n) if n else 1.0  # exact: P of the most extreme table
-        method = "Fisher exact (one-sided, unpaired)"
-    return TestResult(method, pairing, pairs.n10, pairs.n01, n, pairs.excluded, p, floor)
+        p = fisher_one_sided(af, n, bf, n, alternative)
+    floor = floor_of(n, pairing, alternative)
+    method = _METHODS[(pairing, alternative)]
+    return TestResult(
+        method, pairing, pairs.n10, pairs.n01, n, pairs.excluded, p, floor, alternative=alternative
+    )
 
 
 TOLERANCE = 1e-9
@@ -92,19 +112,28 @@ def at_most(p: float, alpha: float) -> bool:
     return p <= alpha * (1 + TOLERANCE)
 
 
-def floor_of(n: int, pairing: Pairing) -> float:
-    """The smallest p-value any outcome can give with ``n`` pairs (runs per side, unpaired)."""
+def floor_of(n: int, pairing: Pairing, alternative: Alternative = "greater") -> float:
+    """The smallest p-value any outcome can give with ``n`` pairs (runs per side, unpaired):
+    the most extreme outcome's probability, twice that two-sided (the two tails are mirror
+    images under the null).
+    """
     if n <= 0:
         return 1.0
-    return 0.5**n if pairing == "seed" else 1 / math.comb(2 * n, n)
+    one = 0.5**n if pairing == "seed" else 1 / math.comb(2 * n, n)
+    return min(1.0, 2 * one) if alternative == "two-sided" else one
 
 
-def pairs_needed(alpha: float, pairing: Pairing = "seed", factor: float = 1.0) -> int:
+def pairs_needed(
+    alpha: float,
+    pairing: Pairing = "seed",
+    factor: float = 1.0,
+    alternative: Alternative = "greater",
+) -> int:
     """The fewest pairs at which ``factor * floor`` can reach ``alpha`` (``factor``: what the
     multiplicity adjustment multiplies the smallest p by at best).
     """
     n = 1
-    while not at_most(factor * floor_of(n, pairing), alpha):
+    while not at_most(factor * floor_of(n, pairing, alternative), alpha):
         n += 1
     return n
 
@@ -142,12 +171,26 @@ SimilarityTest = SimilarityTestRecord
 """Wilcoxon signed-rank: are the arm's similarities lower than the baseline's, pair by pair?"""
 
 
-def similarity_test(pairs: Pairs) -> SimilarityTest | None:
-    """None with no pair; p = 1 when every pair has equal similarity (nothing to rank)."""
+def similarity_test(pairs: Pairs, alternative: Alternative = "greater") -> SimilarityTest | None:
+    """None with no pair; p = 1 when every pair has equal similarity (nothing to rank).
+    ``greater`` asks whether the arm's similarities are lower (it drifts from the reference more),
+    ``less`` higher, ``two-sided`` either.
+    """
     diffs = pairs.base_similarity - pairs.arm_similarity
     if pairs.size == 0 or np.any(np.isnan(diffs)):
         return None
     if not np.any(diffs != 0):
-        return SimilarityTestRecord(statistic=0.0, p_value=1.0)
-    result = wilcoxon(pairs.base_similarity, pairs.arm_similarity, alternative="greater")
-    return SimilarityTestRecord(statistic=float(result.statistic), p_value=float(result.pvalue))
+        return SimilarityTestRecord(statistic=0.0, p_value=1.0, method=_WILCOXON[alternative])
+    result = wilcoxon(pairs.base_similarity, pairs.arm_similarity, alternative=alternative)
+    return SimilarityTestRecord(
+        statistic=float(result.statistic),
+        p_value=float(result.pvalue),
+        method=_WILCOXON[alternative],
+    )
+
+
+_WILCOXON = {
+    "greater": "Wilcoxon signed-rank (one-sided, paired)",
+    "less": "Wilcoxon signed-rank (one-sided, higher similarity, paired)",
+    "two-sided": "Wilcoxon signed-rank (two-sided, paired)",
+}

@@ -82,7 +82,13 @@ class ResolvedSweep:
         """The ``statistics:`` section as the judging settings."""
         cfg = self.config.statistics
         return StatisticsSettings(
-            alpha=float(cfg.alpha), adjust=cfg.adjust, family=cfg.family, pairing=cfg.pairing
+            alpha=float(cfg.alpha),
+            adjust=cfg.adjust,
+            family=cfg.family,
+            pairing=cfg.pairing,
+            decide=cfg.decide,
+            alternative=cfg.alternative,
+            min_effect=cfg.min_effect,
         )
 
     @cached_property

@@ -288,6 +288,21 @@ class StatisticsConfig(_Model):
     pairing: Literal["seed", "none"] = PAIRING  # type: ignore[assignment]
     """``seed``: paired exact McNemar test; ``none`` (declare it before running, for runners whose
     seed does not control their randomness): unpaired Fisher exact test."""
+    decide: Literal["tiers", "test"] = "tiers"
+    """What decides each row's headline ``verdict``. ``tiers`` (default): the seed tiers of rule
+    7, where one flip of the baseline makes the arm ``inconclusive (unstable-baseline)``.
+    ``test``: the adjusted test — ``confirmed`` when significant, ``not-confirmed`` when not
+    significant (and, with ``min_effect``, only when the effect interval rules it out),
+    ``inconclusive`` when underpowered. Use ``test`` for any program whose baseline is not
+    deterministic. The tier is recorded beside it on every row (``tier_verdict``)."""
+    alternative: Literal["greater", "less", "two-sided"] = "greater"
+    """Which way every test looks: ``greater`` (default): does the arm flip the answer *more*
+    often than the baseline (a break); ``less``: *less* often — a fix, with the correct answer as
+    the reference; ``two-sided``: either way. The paired and unpaired tests, the pooled test and
+    ``decide: test`` honour it (``sequential`` supports ``greater`` only for now)."""
+    min_effect: StrictFloat | None = Field(default=None, gt=0.0, le=1.0)
+    """``decide: test``: the smallest flip-rate difference (arm minus baseline) worth finding;
+    not significant is then ``not-confirmed`` only when the 95% interval excludes it."""
 
 
 class SequentialConfig(_Model):
@@ -423,6 +438,17 @@ class SweepConfig(_Model):
             )
             raise ValueError(msg)
         return value
+
+    @model_validator(mode="after")
+    def _sequential_looks_one_way(self) -> SweepConfig:
+        if self.sequential is not None and self.statistics.alternative != "greater":
+            msg = (
+                f"statistics.alternative {self.statistics.alternative!r} with 'sequential': the "
+                "sequential e-process tests 'greater' only for now; drop 'sequential' (a fixed "
+                "number of samples) or use alternative 'greater'"
+            )
+            raise ValueError(msg)
+        return self
 
     @field_validator("sequential")
     @classmethod

@@ -93,6 +93,8 @@ def test_a_stopped_job_resubmitted_resumes_without_rerunning(
     assert stop.returncode == 0, stop.stderr[-2000:]
     before = {(r["arm"], r["seed"]) for r in records(out)}
     assert 20 <= len(before) < 120, "the stop must land mid-sweep"
+    # ray job stop sends SIGTERM: the driver stops as on Ctrl-C and records that it did
+    assert json.loads((out / "summary.json").read_text())["status"] == "interrupted"
     again = submit("cf-second")
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     runs = records(out)

@@ -55,6 +55,8 @@ def join_bounded(
             "cluster still starting). Check the address ('ray status' on the head prints it; "
             "the GCS port is 6379 by default), or drop --address to run on a local instance"
         )
+        if os.environ.get("RAY_AUTH_MODE", "").lower() != "token":
+            msg += f". If it is a Ray cluster, it may refuse joins without a token{TOKEN_HINT}"
         raise ExecutorError(msg)
     if failure:
         raise join_error(address, failure[0]) from failure[0]
@@ -113,6 +115,13 @@ def check_reachable(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> str:
     return resolved
 
 
+TOKEN_HINT = (
+    " (Ray >= 2.59 turns token authentication on for clusters started with 'ray start'): set "
+    "RAY_AUTH_MODE=token and give the cluster's token via RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH "
+    "('ray get-auth-token' on the head prints it)"
+)
+
+
 def join_error(address: str, exc: BaseException) -> ExecutorError:
     """Ray's refusal to join, with the likely fix (token authentication above all)."""
     text = f"{type(exc).__name__}: {exc}"
@@ -122,9 +131,5 @@ def join_error(address: str, exc: BaseException) -> ExecutorError:
         cause = cause.__cause__ or cause.__context__
     hint = ""
     if any(w in " ".join(chain).lower() for w in ("authenticat", "auth_token", "invalidauth")):
-        hint = (
-            ". The cluster uses token authentication (Ray >= 2.59 turns it on for clusters "
-            "started with 'ray start'): set RAY_AUTH_MODE=token and give the cluster's token via "
-            "RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH ('ray get-auth-token' on the head prints it)"
-        )
+        hint = f". The cluster uses token authentication{TOKEN_HINT}"
     return ExecutorError(f"could not join the Ray cluster at {address!r}: {text[:400]}{hint}")

@@ -140,6 +140,12 @@ CASES: list[Case] = [
     Case("min_effect out of range", BASE + "statistics: {decide: test, min_effect: 1.5}\n"),
     Case("unknown alternative", BASE + "statistics: {alternative: bigger}\n"),
     Case(
+        "alternative other than greater with bisect",
+        BASE + "statistics: {alternative: less}\nbisect: {suspects: [tool:a]}\n",
+        args=("bisect", "{cfg}"),
+        group="cli",
+    ),
+    Case(
         "alternative other than greater with sequential",
         BASE + "statistics: {alternative: less}\nsequential: {max_samples: 40}\n",
     ),

@@ -62,7 +62,14 @@ def headline(
     """
     verdict, reason = tier
     if settings.decide == "test" and withheld in GATES:
-        return Headline("inconclusive", withheld, "tiers")
+        sentence = None
+        if reason != withheld:  # the tier order put another reason first: say the gate's
+            who = "baseline's" if withheld == "baseline-not-applied" else "arm's"
+            sentence = (
+                f"Inconclusive ({withheld}): the {who} manifests contradict its declared facets, "
+                "so the runs are not evidence about the arm and it gets no test."
+            )
+        return Headline("inconclusive", withheld, "tiers", sentence)
     if settings.decide == "tiers" or statistical is None or reason in GATES:
         return Headline(verdict, reason, "tiers")
     if statistical == "significant":

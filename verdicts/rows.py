@@ -42,8 +42,10 @@ def compose_claim(
     parts = [j.claim]
     if head is not None and head.sentence is not None:
         tier = (j.fields["verdict"], j.fields["reason"])
-        if head.verdict == tier[0]:
+        if (head.verdict, head.reason) == tier:
             note = "The seed tiers agree:"
+        elif head.verdict == tier[0]:
+            note = f"The seed tiers also say {tier[0]}, for another reason ({tier[1]}):"
         else:
             note = f"The seed tiers alone would say {tier[0]} ({tier[1]}):"
         parts = [head.sentence, note, j.claim]

@@ -47,7 +47,8 @@ def _yaml_where(exc: yaml.YAMLError) -> str:
 
 
 def read_raw(path: Path) -> dict[str, Any]:
-    """Parse the file into a mapping; YAML is loaded with ``yaml.safe_load``.
+    """Parse the file into a mapping; YAML is loaded with a ``yaml.SafeLoader`` that also refuses
+    duplicate keys (:mod:`~counterfact.orchestrator.config.yamlload`).
 
     Raises:
         ConfigError: missing file, unknown extension, syntax error, or a top level that is not a

@@ -268,8 +268,16 @@ def _resolve(
         source=source,
         overrides=overrides,
         skipped=expanded.skipped,
-        notes=_unknown_facets(expanded.arms, baseline, expanded.origins),
+        notes=_unknown_facets(expanded.arms, baseline, expanded.origins) + _unused(config),
     )
+
+
+def _unused(config: SweepConfig) -> tuple[str, ...]:
+    """Settings that do nothing as written (said as notes, not refused)."""
+    stats = config.statistics
+    if stats.min_effect is not None and stats.decide == "tiers":
+        return ("statistics.min_effect is used by 'decide: test' only; the tiers ignore it",)
+    return ()
 
 
 def _bounded_plan(config: SweepConfig, arms: int, scenarios: int) -> None:
@@ -381,6 +389,13 @@ def resolve_bisect(
             "'counterfact run'"
         )
         raise ConfigError(msg, field="budget")
+    if config.statistics.alternative != "greater":
+        msg = (
+            "'counterfact bisect' looks for what makes the answer flip: its probes are tested "
+            "'greater' only; remove statistics.alternative, or keep it in a separate file for "
+            "'counterfact run'"
+        )
+        raise ConfigError(msg, field="statistics.alternative")
     if settings is None:
         msg = (
             "'counterfact bisect' needs a 'bisect:' section with 'suspects' (ranked ablation "

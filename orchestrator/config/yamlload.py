@@ -10,6 +10,8 @@ import yaml
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode
 
+MERGE_TAG = "tag:yaml.org,2002:merge"
+
 
 class StrictLoader(yaml.SafeLoader):
     """``SafeLoader`` that refuses a key given twice in one mapping."""
@@ -18,6 +20,8 @@ class StrictLoader(yaml.SafeLoader):
         """The mapping, refusing a repeated key (``ConstructorError`` with its position)."""
         seen: dict[Any, Any] = {}
         for key_node, _ in node.value:
+            if key_node.tag == MERGE_TAG:  # '<<: *base': merged keys may be overridden here
+                continue
             key = self.construct_object(key_node, deep=deep)
             try:
                 first = seen.setdefault(key, key_node)

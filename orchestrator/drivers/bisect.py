@@ -159,6 +159,8 @@ def run_bisect(
         probes = ProbeRunner(bisect_plan, session)
         outcome, stopped, wall = session.execute(lambda: _search(bisect_plan, probes))
         ending = session.ending()
+        if stopped is None and ending.kind == "interrupted":  # the stop came after the last probe
+            ending = Ending("done")
         failure = str(stopped) if isinstance(stopped, RunsFailed) else ending.failure
         record = _record(bisect_plan, outcome, probes, session, started, wall, ending, failure)
         session.store.write_record(BISECT_FILE, record.model_dump(mode="json", by_alias=True))
@@ -267,11 +269,7 @@ def _record(
             {"text": probes.reference.text, "from": probes.reference.source}
         ),
         wall_time_s=wall,
-        status="failed"
-        if failed
-        else "interrupted"
-        if ending.kind == "interrupted"
-        else "complete",
+        status=_status(failed=failed, ending=ending),
         failure=failure if failed else None,
         **provenance(sweep, started),
     )

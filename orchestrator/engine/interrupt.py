@@ -47,8 +47,11 @@ def graceful_stop(executor: Executor) -> Iterator[None]:
         )
 
     reset()
-    previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
-    activate(STOP_SIGNALS, handler)
+    # a signal the parent chose to ignore stays ignored: 'nohup counterfact run' keeps running
+    # after the terminal closes
+    taken = tuple(sig for sig in STOP_SIGNALS if signal.getsignal(sig) is not signal.SIG_IGN)
+    previous = {sig: signal.signal(sig, handler) for sig in taken}
+    activate(taken, handler)
     try:
         yield
     finally:

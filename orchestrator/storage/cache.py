@@ -25,8 +25,15 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from counterfact.exceptions import RunDirectoryError
 from counterfact.orchestrator.storage.atomic import write_atomic
 from counterfact.orchestrator.storage.fingerprints import canonical_json
+from counterfact.orchestrator.storage.rundir import (
+    FIRST_LINE_KEY,
+    first_line_digest,
+    read_fingerprint,
+    writing,
+)
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.records import RunRecord
@@ -93,7 +100,11 @@ class RunCache:
         meaning = run_dir / "sweep.json"
         if not meaning.is_file():
             return 0
-        old = json.loads(meaning.read_text(encoding="utf-8"))
+        try:  # damaged, or a runs.jsonl copied in from elsewhere: nothing of it is adopted
+            old = read_fingerprint(meaning)
+            first_line_digest(run_dir / RUNS_FILE, old.get(FIRST_LINE_KEY))
+        except RunDirectoryError:
+            return 0
         if old.get("runner") != self.runner_identity:
             return 0  # another runner's results: this sweep could never use them
         arms, scenarios = old.get("arms", {}), old.get("scenarios", {})
@@ -106,8 +117,9 @@ class RunCache:
             )
             path = self._path(_key(payload))
             if not path.exists():
-                path.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(path, _entry(payload, record))
+                with writing(path):
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    write_atomic(path, _entry(payload, record))
                 stored += 1
         return stored
 
@@ -139,5 +151,6 @@ class RunCache:
             return
         payload = self._inputs(ctx, arm)
         path = self._path(_key(payload))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, _entry(payload, record))
+        with writing(path):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, _entry(payload, record))

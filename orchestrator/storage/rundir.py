@@ -207,19 +207,21 @@ def _digest(line: str) -> str:
     return hashlib.sha256(line.encode("utf-8")).hexdigest()
 
 
-def _ours(runs: Path, known: object) -> str | None:
-    """The digest of ``runs.jsonl``'s first whole line, checked against ``sweep.json``'s; a
-    ``runs.jsonl`` copied in from another run directory starts with another line.
+def first_line_digest(runs: Path, known: object) -> str | None:
+    """The digest of ``runs.jsonl``'s first whole line, checked against ``sweep.json``'s
+    (``known``); a ``runs.jsonl`` copied in from another run directory starts with another line.
+    None when there is no whole first line yet (then the stored digest no longer applies: the
+    next first line is recorded).
 
     Raises:
         RunDirectoryError: the first line is not the one this directory recorded.
     """
     if not runs.is_file():
-        return known if isinstance(known, str) else None
+        return None
     with runs.open("rb") as fh:
         first = fh.readline()
     if not first.endswith(b"\n"):
-        return known if isinstance(known, str) else None  # empty, or a torn first line
+        return None  # empty, a torn first line, or one record still missing its newline
     digest = hashlib.sha256(first).hexdigest()
     if isinstance(known, str) and digest != known:
         msg = (
@@ -363,11 +365,10 @@ class RunStore:
         self._lock(self.run_dir)
         _refuse_foreign_links(self.run_dir)
         _remove_litter(self.run_dir)
-        _retire_previous(self.run_dir)
         runs = self.run_dir / RUNS_FILE
         stored = self.run_dir / FINGERPRINT_FILE
         old = read_fingerprint(stored) if stored.exists() else {}
-        self._first_line = _ours(runs, old.get(FIRST_LINE_KEY))
+        self._first_line = first_line_digest(runs, old.get(FIRST_LINE_KEY))
         reader = RunLogReader(runs)
         for record in reader:
             self.reused += self._take(record)
@@ -375,13 +376,17 @@ class RunStore:
             with runs.open("r+b") as fh:
                 fh.truncate(reader.good_bytes)
         self.torn = reader.torn
-        if fingerprint is not None:
-            self._meaning = merged(old, fingerprint) | {"schema_version": 1}
-            self._write_fingerprint()
         needs_newline = _ends_without_newline(runs)
         self._fh = runs.open("a", encoding="utf-8")
         if needs_newline:
             self._fh.write("\n")
+            self._fh.flush()
+        if self._first_line is None:  # a lone record just got its newline: it is the first
+            self._first_line = first_line_digest(runs, None)
+        if fingerprint is not None:
+            self._meaning = merged(old, fingerprint) | {"schema_version": 1}
+            self._write_fingerprint()
+        _retire_previous(self.run_dir)  # every check passed: this open writes
 
     def _write_fingerprint(self) -> None:
         """``sweep.json``: what the runs mean, and the digest of ``runs.jsonl``'s first line."""

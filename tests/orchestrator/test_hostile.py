@@ -333,3 +333,64 @@ def test_sigterm_on_ray_records_and_prints_the_resume_line(tmp_path: Path) -> No
     assert driver.returncode == 143, err.decode()[-3000:]
     assert "run the same command again to resume: counterfact run" in err.decode()
     assert json.loads((out / "summary.json").read_text())["status"] == "interrupted"
+
+
+def test_yaml_merge_keys_still_load_and_a_local_key_overrides() -> None:
+    from counterfact.orchestrator.config.yamlload import load_yaml
+
+    data = load_yaml("base: &b {x: 1, y: 1}\narm: {<<: *b, y: 2}\n")
+    assert data["arm"] == {"x": 1, "y": 2}
+
+
+def test_the_first_line_digest_follows_an_emptied_log_and_a_lone_unterminated_record(
+    tmp_path: Path,
+) -> None:
+    kw: dict[str, Any] = {"executor": "local", "comparator": "exact", "reference": "yes"}
+    out = tmp_path / "o"
+    compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=out, samples=2, **kw)
+    (out / "runs.jsonl").write_text("")  # the user empties the log to run everything again
+    compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=out, samples=2, **kw)
+    again = compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=out, samples=2, **kw)
+    assert again.summary.runs_reused == 4  # the new first line was recorded, not the old
+    first = (out / "runs.jsonl").read_text().splitlines()[0]
+    (out / "runs.jsonl").write_text(first)  # one record, its newline lost in a crash
+    compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=out, samples=2, **kw)
+    last = compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=out, samples=2, **kw)
+    assert last.summary.runs_reused == 4
+
+
+def test_fresh_with_a_cache_adopts_nothing_from_a_foreign_runs_file(tmp_path: Path) -> None:
+    kw: dict[str, Any] = {"executor": "local", "comparator": "exact", "reference": "yes"}
+    mine, theirs, cache = tmp_path / "mine", tmp_path / "theirs", tmp_path / "cache"
+    compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=mine, samples=2, **kw)
+    compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=theirs, samples=2, **kw)
+    (mine / "runs.jsonl").write_bytes((theirs / "runs.jsonl").read_bytes())
+    moved = compare_arms(
+        ARMS, f"{RUNNERS}:echo_arm", out=mine, samples=2, fresh=True, cache_dir=cache, **kw
+    )
+    assert moved.summary.runs_from_cache == 0 and moved.summary.runs_used == 4
+
+
+def test_an_ignored_sighup_stays_ignored_under_nohup(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path,
+        f"name: n\nrunner: {FAULTS}:steady\nsamples: 20\n"
+        f"scenarios: [{{id: s, inputs: {{sleep_s: 0.05, log: '{tmp_path / 'c.log'}'}}, "
+        "reference: 'yes'}]\ncomparator: {kind: exact}\nexecutor: {kind: local}\n"
+        "arms: [{id: base}, {id: alt, facets: {answer: 'no'}}]\n",
+    )
+    out = tmp_path / "o"
+    cmd = [sys.executable, "-m", "counterfact.orchestrator.cli", "run", str(cfg), "--out", str(out)]
+    driver = subprocess.Popen(
+        cmd,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "CF_SESSION": "1"},
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),  # what nohup does
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (out / "runs.jsonl").exists():
+        time.sleep(0.05)
+    driver.send_signal(signal.SIGHUP)
+    _, err = driver.communicate(timeout=120)
+    assert driver.returncode == 0, err.decode()[-2000:]
+    assert json.loads((out / "summary.json").read_text())["status"] == "complete"

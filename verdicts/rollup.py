@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from counterfact.verdicts.records import RollupRecord, VerdictRecord
+from counterfact.verdicts.records import PooledRecord, RollupRecord, VerdictRecord
 
 _ORDER = ("confirmed", "inconclusive", "not-confirmed")
 
@@ -48,3 +48,18 @@ def _line(arm: str, n: int, tiers: Counter[str], significant: int, tested: int) 
 def render_rollup(records: Sequence[RollupRecord]) -> str:
     """The roll-up section of the table: one line per arm."""
     return "\n".join(["across scenarios:", *(f"  {r.summary}" for r in records)])
+
+
+def render_pooled(records: Sequence[PooledRecord]) -> str:
+    """The pooled tests, one line per challenger (rule 18): what a reader looks for first when
+    every per-scenario test is underpowered once adjusted over many scenarios.
+    """
+    lines = ["pooled across scenarios:"]
+    for r in records:
+        e = f", e-value {r.e_value:.3g}" if r.e_value is not None else ""
+        lines.append(
+            f"  {r.arm}: {r.statistical_verdict} — {r.method} over {r.scenarios} scenarios, "
+            f"{r.n10} vs {r.n01} discordant of {r.pairs} pairs{e}, p = {r.p_value:.3g}, "
+            f"adjusted over the challengers {r.p_adjusted:.3g}"
+        )
+    return "\n".join(lines)

@@ -34,7 +34,7 @@ from counterfact.verdicts.records import (
     VerdictRecord,
 )
 from counterfact.verdicts.report import render_table, sequential_line
-from counterfact.verdicts.rollup import render_rollup, rollup
+from counterfact.verdicts.rollup import render_pooled, render_rollup, rollup
 from counterfact.verdicts.rows import verdict_rows
 from counterfact.verdicts.stopped import pooled_e
 
@@ -87,6 +87,8 @@ class SweepResult:
         table = render_table(self.rows, similarity=measure)
         if len(self.summary.scenarios) > 1 and self.summary.rollup:
             table += "\n\n" + render_rollup(self.summary.rollup)
+        if self.summary.pooled:
+            table += "\n\n" + render_pooled(self.summary.pooled)
         return table
 
     def sequential_note(self) -> str | None:

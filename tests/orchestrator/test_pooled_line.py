@@ -1,0 +1,43 @@
+"""The pooled test is shown where people look (issue 19 item 5, the stdout part): after the
+per-scenario table, one line per challenger."""
+
+from __future__ import annotations
+
+import random
+
+from counterfact import RunContext, compare_arms
+
+
+def run(ctx: RunContext) -> str:
+    """Seeded: the arm is wrong half the time, the baseline a fifth."""
+    rng = random.Random(ctx.seed * 31 + int(ctx.scenario.id[1:]) * 7 + len(ctx.arm.id))
+    return "no" if rng.random() < (0.5 if ctx.arm.facets else 0.2) else "yes"
+
+
+def test_the_table_ends_with_each_challengers_pooled_test() -> None:
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        run,
+        samples=12,
+        scenarios=[{"id": f"s{i}", "reference": "yes"} for i in range(6)],
+        comparator="exact",
+        executor="local",
+    )
+    (pooled,) = result.summary.pooled
+    lines = result.table().splitlines()
+    at = lines.index("pooled across scenarios:")
+    assert lines[at + 1].startswith(f"  alt: {pooled.statistical_verdict} — McNemar stratified")
+    assert f"p = {pooled.p_value:.3g}" in lines[at + 1]
+    assert f"{pooled.n10} vs {pooled.n01} discordant of {pooled.pairs} pairs" in lines[at + 1]
+
+
+def test_one_scenario_has_no_pooled_line() -> None:
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        run,
+        samples=6,
+        scenarios=[{"id": "s0", "reference": "yes"}],
+        comparator="exact",
+        executor="local",
+    )
+    assert "pooled across scenarios:" not in result.table()

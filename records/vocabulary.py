@@ -32,18 +32,6 @@ Reason = Literal[
 and ``test-rules-out-effect``: not confirmed; ``test-inconclusive``: not significant but the
 declared minimal effect is not ruled out; ``test-underpowered``: no outcome could reach alpha)."""
 
-TIER_REASONS = (
-    "runs-failed",
-    "unstable-baseline",
-    "baseline-not-applied",
-    "arm-not-applied",
-    "inside-null-band",
-    "majority-flip",
-    "minority-flip",
-    "no-flip",
-)
-"""The reasons a tier can give (the rest are the test's)."""
-
 Alternative = Literal["greater", "less", "two-sided"]
 """Which way a test looks: ``greater`` (the arm flips more than the baseline: a break),
 ``less`` (the arm flips less: a fix, with the correct answer as the reference), ``two-sided``."""

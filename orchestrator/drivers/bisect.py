@@ -18,7 +18,7 @@ from counterfact.orchestrator.drivers.session import Ending, Session, watched
 from counterfact.orchestrator.engine.events import get_logger
 from counterfact.orchestrator.engine.executors import Executor
 from counterfact.orchestrator.engine.worker import now_iso
-from counterfact.orchestrator.storage.rundir import BISECT_FILE
+from counterfact.orchestrator.storage.dirchecks import BISECT_FILE
 from counterfact.probes.records import RunRecord
 from counterfact.verdicts.assess import similarity_record
 from counterfact.verdicts.bisection import (

@@ -17,15 +17,11 @@ from counterfact.orchestrator.drivers.provenance import fingerprint_of
 from counterfact.orchestrator.engine.loader import resolve_runner
 from counterfact.orchestrator.engine.plan import build_plan
 from counterfact.orchestrator.engine.worker import execute_run
-from counterfact.orchestrator.storage.rundir import DoneIndex, check_run_dir
+from counterfact.orchestrator.storage.dirchecks import check_run_dir
+from counterfact.orchestrator.storage.rundir import DoneIndex
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
-
-
-def run_dir_for(sweep: ResolvedSweep, out: str | None, suffix: str = "") -> Path:
-    """``out``, else ``<output_dir>/<name><suffix>`` (:meth:`ResolvedSweep.run_dir_for`)."""
-    return sweep.run_dir_for(out, suffix)
 
 
 def preflight_sweep(
@@ -44,7 +40,7 @@ def preflight_sweep(
         RunDirectoryError: the run directory cannot be used as asked.
     """
     sweep = load_sweep(config, overrides=overrides, executor=executor, address=address)
-    run_dir = run_dir_for(sweep, out)
+    run_dir = sweep.run_dir_for(out)
     check_run_dir(run_dir, fingerprint_of(sweep), fresh=fresh)
     return sweep, run_dir
 
@@ -65,7 +61,7 @@ def preflight_bisect(
         RunDirectoryError: the run directory cannot be used as asked.
     """
     plan = load_bisect(config, overrides=overrides, executor=executor, address=address)
-    run_dir = run_dir_for(plan.sweep, out, "-bisect")
+    run_dir = plan.sweep.run_dir_for(out, "-bisect")
     check_run_dir(run_dir, fingerprint_of(plan.sweep, [plan.base]), fresh=fresh)
     return plan, run_dir
 

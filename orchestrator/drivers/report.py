@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from counterfact.orchestrator.storage.atomic import write_atomic
+from counterfact.orchestrator.storage.atomic import write_atomic, writing
+from counterfact.orchestrator.storage.dirchecks import REPORT_FILE
 from counterfact.orchestrator.storage.recordfiles import (
     read_bisect,
     read_summary,
@@ -16,7 +17,6 @@ from counterfact.orchestrator.storage.recordfiles import (
     require_records,
     runs,
 )
-from counterfact.orchestrator.storage.rundir import REPORT_FILE, writing
 from counterfact.verdicts.html import FailedRun, ReportData, render
 
 FAILED_LISTED = 50

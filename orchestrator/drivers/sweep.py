@@ -25,7 +25,7 @@ from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
 from counterfact.probes.tally import ScenarioTally
 from counterfact.verdicts.assess import ScenarioAssessment, assess_tally
-from counterfact.verdicts.family import StatisticsSettings, pooled
+from counterfact.verdicts.family import pooled
 from counterfact.verdicts.judgement import Judgement
 from counterfact.verdicts.records import (
     BudgetRecord,
@@ -112,11 +112,6 @@ class SweepResult:
 def executor_for(sweep: ResolvedSweep) -> Executor:
     """The executor the sweep's ``executor:`` section names."""
     return make_executor(sweep.config.executor.kind, sweep.executor_options)
-
-
-def statistics_of(sweep: ResolvedSweep) -> StatisticsSettings:
-    """The ``statistics:`` section as the judging settings (:attr:`ResolvedSweep.statistics`)."""
-    return sweep.statistics
 
 
 def run_sweep(

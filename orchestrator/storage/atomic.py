@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+from counterfact.exceptions import RecordWriteError
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -24,3 +30,23 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """Turn an ``OSError`` while writing ``path`` into one :class:`RecordWriteError` line."""
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        msg = (
+            f"cannot write {path.name} in {path.parent}: {reason}; free space (or make the "
+            "directory writable) and run the same command again: what was written is kept"
+        )
+        raise RecordWriteError(msg, path=path, run_dir=path.parent) from exc
+
+
+def write_json(path: Path, data: Any, *, sort_keys: bool = False) -> None:
+    """Write ``data`` as indented JSON, atomically."""
+    with writing(path):
+        write_atomic(path, json.dumps(data, indent=2, sort_keys=sort_keys, default=str) + "\n")

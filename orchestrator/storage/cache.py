@@ -26,14 +26,13 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from counterfact.exceptions import RunDirectoryError
-from counterfact.orchestrator.storage.atomic import write_atomic
-from counterfact.orchestrator.storage.fingerprints import canonical_json
-from counterfact.orchestrator.storage.rundir import (
+from counterfact.orchestrator.storage.atomic import write_atomic, writing
+from counterfact.orchestrator.storage.dirchecks import (
     FIRST_LINE_KEY,
     first_line_digest,
     read_fingerprint,
-    writing,
 )
+from counterfact.orchestrator.storage.fingerprints import canonical_json
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.records import RunRecord

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from counterfact.exceptions import RunDirectoryError
-from counterfact.orchestrator.storage.rundir import BISECT_FILE, SUMMARY_FILE, VERDICTS_FILE
+from counterfact.orchestrator.storage.dirchecks import BISECT_FILE, SUMMARY_FILE, VERDICTS_FILE
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
 from counterfact.probes.records import RunRecord
 from counterfact.verdicts.records import BisectRecord, SweepSummary, VerdictRecord

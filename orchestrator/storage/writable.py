@@ -24,15 +24,6 @@ def escape_text(value: str) -> str:
     return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def is_text(value: str) -> bool:
-    """True when ``value`` is valid Unicode text (UTF-8 can encode it)."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _escaped(node: Any) -> Any:
     if isinstance(node, str):
         return escape_text(node)

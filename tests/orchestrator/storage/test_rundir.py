@@ -11,11 +11,8 @@ from pathlib import Path
 import pytest
 
 from counterfact import ResumeConflictError, RunDirectoryError
-from counterfact.orchestrator.storage.rundir import (
-    FINGERPRINT_FILE,
-    RunStore,
-    check_run_dir,
-)
+from counterfact.orchestrator.storage.dirchecks import FINGERPRINT_FILE, check_run_dir
+from counterfact.orchestrator.storage.rundir import RunStore
 from counterfact.orchestrator.storage.runlog import RUNS_FILE
 from counterfact.probes.records import RunRecord
 

@@ -1,0 +1,219 @@
+"""What a run directory is, checked before a store writes into it: its files' names, whether
+``--fresh`` may move it, whether a resume may read it (``sweep.json``, the first line of
+``runs.jsonl``, links that point outside it), and the tidying an opening store does (leftover
+temporary files, the previous verdicts and report moved aside).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from counterfact.exceptions import ResumeConflictError, RunDirectoryError
+from counterfact.orchestrator.storage.fingerprints import differences, owner_conflict
+from counterfact.orchestrator.storage.runlog import RUNS_FILE
+
+VERDICTS_FILE = "verdicts.jsonl"
+SUMMARY_FILE = "summary.json"
+FINGERPRINT_FILE = "sweep.json"
+BISECT_FILE = "bisect.json"
+REPORT_FILE = "report.html"
+PREVIOUS = {VERDICTS_FILE: "verdicts.previous.jsonl", REPORT_FILE: "report.previous.html"}
+"""Where a resume moves the last verdicts and report, so that a resume stopped before it judged
+never leaves them presented as current (the new ones are written when it finishes)."""
+
+
+def move_aside(run_dir: Path) -> Path:
+    """Rename ``run_dir`` to ``<run_dir>.moved-<UTC timestamp>`` and return the new path."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+    target = run_dir.with_name(f"{run_dir.name}.moved-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = run_dir.with_name(f"{run_dir.name}.moved-{stamp}-{n}")
+    run_dir.rename(target)
+    return target
+
+
+RECORD_FILES = (RUNS_FILE, FINGERPRINT_FILE, SUMMARY_FILE, BISECT_FILE, VERDICTS_FILE)
+"""A folder holding one of these was written by counterfact."""
+
+
+def refuse_to_move(run_dir: Path) -> None:
+    """``--fresh`` moves only a run directory: never the working directory, a path that names a
+    folder's parent, or a folder with files but no counterfact records.
+
+    Raises:
+        RunDirectoryError: ``run_dir`` is not something ``--fresh`` may move aside.
+    """
+    if run_dir.name in ("", ".", "..") or run_dir.resolve() == Path.cwd().resolve():
+        msg = (
+            f"--fresh would move {str(run_dir)!r}, the working directory or a parent, aside; "
+            "pass --out runs/NAME (a run directory of its own)"
+        )
+        raise RunDirectoryError(msg, run_dir=run_dir)
+    holds = any(run_dir.iterdir())
+    if holds and not any((run_dir / name).exists() for name in RECORD_FILES):
+        msg = (
+            f"{str(run_dir)!r} is not a run directory (it holds files but no counterfact "
+            f"records: none of {', '.join(RECORD_FILES)}), so --fresh will not move it; pass "
+            "--out NEW_DIR"
+        )
+        raise RunDirectoryError(msg, run_dir=run_dir)
+
+
+def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: bool) -> None:
+    """Refuse, before anything runs, a directory whose records a resume would misread.
+
+    Raises:
+        RunDirectoryError: not a directory, or records without a fingerprint.
+        ResumeConflictError: the plan changes what old runs mean (the message lists each change).
+    """
+    if run_dir.exists() and not run_dir.is_dir():
+        msg = f"run directory {str(run_dir)!r} exists and is not a directory; pass --out NEW_DIR"
+        raise RunDirectoryError(msg, run_dir=run_dir)
+    if run_dir.is_dir():
+        refuse_foreign_links(run_dir)
+    if fresh and run_dir.is_dir():
+        refuse_to_move(run_dir)
+    runs = run_dir / RUNS_FILE
+    if fresh or not runs.exists() or runs.stat().st_size == 0:
+        return
+    stored = run_dir / FINGERPRINT_FILE
+    if not stored.exists():
+        msg = (
+            f"run directory {str(run_dir)!r} holds records but no {FINGERPRINT_FILE}, so a "
+            "resume cannot check what they mean; pass --fresh (moves it aside) or --out NEW_DIR"
+        )
+        raise RunDirectoryError(msg, run_dir=run_dir)
+    if fingerprint is None:
+        return
+    old = _with_owner(run_dir, read_fingerprint(stored))
+    owner = owner_conflict(old, fingerprint)
+    if owner is not None:
+        msg = f"cannot use run directory {str(run_dir)!r}: {owner}"
+        raise RunDirectoryError(msg, run_dir=run_dir)
+    changes = differences(old, fingerprint)
+    if changes:
+        msg = (
+            f"cannot resume {str(run_dir)!r}: this changes what recorded runs mean: "
+            + "; ".join(changes)
+            + ". Undo the change; or pass --out NEW_DIR; or --fresh --cache DIR, which moves "
+            "the old directory aside and reuses its unchanged runs through the run cache DIR"
+        )
+        raise ResumeConflictError(msg, run_dir=run_dir)
+
+
+def read_fingerprint(path: Path) -> dict[str, Any]:
+    """``sweep.json``; one clear error when it is damaged (truncated, not a JSON mapping).
+
+    Raises:
+        RunDirectoryError: the file cannot be read as a fingerprint.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        msg = (
+            f"{path} is damaged ({str(exc)[:120]}), so a resume cannot check what the records "
+            "mean; pass --fresh (moves the directory aside) or --out NEW_DIR"
+        )
+        raise RunDirectoryError(msg, run_dir=path.parent) from exc
+    if not isinstance(data, dict):
+        msg = (
+            f"{path} is not a JSON mapping (got {type(data).__name__}), so a resume cannot "
+            "check what the records mean; pass --fresh or --out NEW_DIR"
+        )
+        raise RunDirectoryError(msg, run_dir=path.parent)
+    return data
+
+
+def _with_owner(run_dir: Path, stored: dict[str, Any]) -> dict[str, Any]:
+    """``sweep.json`` with its kind and name; directories written before they were recorded
+    say it through their records (``bisect.json`` or ``summary.json``).
+    """
+    if "kind" in stored:
+        return stored
+    for name, kind in ((BISECT_FILE, "bisection"), (SUMMARY_FILE, "sweep")):
+        path = run_dir / name
+        if path.is_file():
+            try:
+                owner = json.loads(path.read_text(encoding="utf-8")).get("name")
+            except (ValueError, AttributeError):
+                owner = None
+            return stored | {"kind": kind, "name": owner}
+    return stored
+
+
+FIRST_LINE_KEY = "runs_first_line_sha256"
+"""The ``sweep.json`` key that ties ``runs.jsonl`` to its directory."""
+
+
+def digest_of(line: str) -> str:
+    """The SHA-256 of one line of text, as hex."""
+    return hashlib.sha256(line.encode("utf-8")).hexdigest()
+
+
+def first_line_digest(runs: Path, known: object) -> str | None:
+    """The digest of ``runs.jsonl``'s first whole line, checked against ``sweep.json``'s
+    (``known``); a ``runs.jsonl`` copied in from another run directory starts with another line.
+    None when there is no whole first line yet (then the stored digest no longer applies: the
+    next first line is recorded).
+
+    Raises:
+        RunDirectoryError: the first line is not the one this directory recorded.
+    """
+    if not runs.is_file():
+        return None
+    with runs.open("rb") as fh:
+        first = fh.readline()
+    if not first.endswith(b"\n"):
+        return None  # empty, a torn first line, or one record still missing its newline
+    digest = hashlib.sha256(first).hexdigest()
+    if isinstance(known, str) and digest != known:
+        msg = (
+            f"{runs} is not the one this run directory recorded (its first line differs from "
+            f"the one sweep.json names): runs copied in from elsewhere are not this sweep's "
+            "evidence. Put the original back, or pass --fresh (moves the directory aside) or "
+            "--out NEW_DIR"
+        )
+        raise RunDirectoryError(msg, run_dir=runs.parent)
+    return digest
+
+
+def refuse_foreign_links(run_dir: Path) -> None:
+    """A record file that is a link to a file outside the directory would be truncated or
+    appended to as if it were ours: refuse it.
+
+    Raises:
+        RunDirectoryError: naming the link and where it points.
+    """
+    inside = run_dir.resolve()
+    for name in RECORD_FILES:
+        path = run_dir / name
+        if path.is_symlink() and inside not in path.resolve().parents:
+            msg = (
+                f"{path} is a link to {path.resolve()}, outside the run directory; counterfact "
+                "writes only its own files: replace the link with the file, or pass --out NEW_DIR"
+            )
+            raise RunDirectoryError(msg, run_dir=run_dir)
+
+
+def retire_previous(run_dir: Path) -> None:
+    """Move the last verdicts and report aside (see :data:`PREVIOUS`)."""
+    for name, previous in PREVIOUS.items():
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(run_dir / name, run_dir / previous)
+
+
+def remove_litter(run_dir: Path) -> None:
+    """Temporary files of atomic writes a killed driver left (``.NAME.HEX.tmp``): the lock is
+    held, so no writer is alive to finish them.
+    """
+    for tmp in run_dir.glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            tmp.unlink()

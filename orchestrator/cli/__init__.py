@@ -17,6 +17,7 @@ from counterfact.exceptions import CounterfactWarning
 from counterfact.orchestrator.cli.bisect import bisect_command
 from counterfact.orchestrator.cli.export import export
 from counterfact.orchestrator.cli.logs import configure_logging
+from counterfact.orchestrator.cli.plan import plan
 from counterfact.orchestrator.cli.report import report
 from counterfact.orchestrator.cli.run import run
 from counterfact.orchestrator.cli.schema import schema
@@ -61,3 +62,4 @@ main.add_command(validate)
 main.add_command(report)
 main.add_command(schema)
 main.add_command(export)
+main.add_command(plan)

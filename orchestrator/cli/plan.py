@@ -1,0 +1,48 @@
+"""``counterfact plan RUN_DIR``: how many samples to buy, from a pilot run directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from counterfact.exceptions import CounterfactError
+from counterfact.orchestrator.cli.common import fail
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--power",
+    type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+    default=0.8,
+    show_default=True,
+    help="The chance of a significant test the plan asks for.",
+)
+@click.option(
+    "--effect",
+    type=click.FloatRange(0.0, 1.0, min_open=True),
+    default=None,
+    help="Plan for this flip-rate difference (arm minus baseline) instead of the pilot's rates.",
+)
+@click.option(
+    "--concurrency",
+    type=click.FloatRange(1.0),
+    default=None,
+    help="Runs in flight at once for the wall-time estimate (default: what the pilot achieved).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
+def plan(
+    run_dir: Path, power: float, effect: float | None, concurrency: float | None, as_json: bool
+) -> None:
+    """Samples per arm that reach --power under the pilot sweep's own test, adjustment and
+    direction, with the runs, spend and wall time they imply.
+    """
+    from counterfact.orchestrator.drivers.plan import plan_sweep, render_plan
+
+    try:
+        found = plan_sweep(run_dir, power=power, effect=effect, concurrency=concurrency)
+    except CounterfactError as exc:
+        fail(exc)
+        return
+    click.echo(found.model_dump_json(indent=2) if as_json else render_plan(found))

@@ -1,0 +1,181 @@
+"""``counterfact plan RUN_DIR``: the samples a sweep needs, read from a pilot run directory.
+
+The statistics (:mod:`counterfact.verdicts.planning`) come from the pilot's verdict rows and
+settings; the runs, spend and wall time from its run records: the mean cost per successful run
+for each cost key, the mean run time, and the concurrency the pilot achieved (its run time summed
+over its wall time), unless one is given.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+from counterfact.exceptions import RunDirectoryError
+from counterfact.orchestrator.storage.recordfiles import (
+    read_summary,
+    read_verdicts,
+    require_records,
+    runs,
+)
+from counterfact.records.plan import ChallengerPlan, PlanRecord
+from counterfact.records.verdicts import SweepSummary, VerdictRecord
+from counterfact.verdicts.planning import Design, Planned, plan_challenger
+
+
+class _Pilot:
+    """What the pilot's run records say about time and spend."""
+
+    def __init__(self, run_dir: Path) -> None:
+        totals: dict[str, float] = defaultdict(float)
+        ok, durations, starts, ends = 0, 0.0, [], []
+        for record in runs(run_dir):
+            finished = datetime.fromisoformat(record.finished_at).timestamp()
+            starts.append(finished - record.duration_s)
+            ends.append(finished)
+            durations += record.duration_s
+            if record.ok:
+                ok += 1
+                for key, value in (record.cost or {}).items():
+                    totals[key] += value
+        self.count = len(ends)
+        self.run_s = durations / self.count if self.count else None
+        wall = max(ends) - min(starts) if ends else 0.0
+        self.concurrency = max(1.0, durations / wall) if wall > 0 else 1.0
+        self.cost_per_run = {k: v / ok for k, v in sorted(totals.items())} if ok else {}
+
+
+def _design(summary: SweepSummary, rows: list[VerdictRecord]) -> Design:
+    stats = summary.statistics
+    if stats is None:
+        msg = "summary.json has no statistics settings (a version-1 file); rerun the pilot"
+        raise RunDirectoryError(msg)
+    tested = [r for r in rows if r.test is not None]
+    challengers = sorted({r.arm for r in tested})
+    scenarios = sorted({r.scenario for r in tested})
+    family = len(challengers) * (len(scenarios) if stats.family == "sweep" else 1)
+    return Design(stats.alpha, stats.adjust, stats.alternative, family, len(challengers))
+
+
+def _challenger(
+    arm: str, planned: Planned, pilot: _Pilot, shape: tuple[int, int], conc: float
+) -> ChallengerPlan:
+    runs_needed = None if planned.samples is None else planned.samples * shape[0] * shape[1]
+    wall = None
+    if runs_needed is not None and pilot.run_s is not None:
+        wall = runs_needed * pilot.run_s / conc
+    cost = (
+        {} if runs_needed is None else {k: v * runs_needed for k, v in pilot.cost_per_run.items()}
+    )
+    note = planned.note
+    if planned.samples is None and planned.scenarios:
+        note = (
+            "the power asked for is out of reach: the pilot shows no effect the test's way "
+            "(pass --effect D to plan for an effect of D)"
+        )
+    return ChallengerPlan(
+        arm=arm,
+        samples=planned.samples,
+        power=planned.power,
+        power_method=planned.method,
+        power_se=planned.se,
+        runs=runs_needed,
+        cost=cost,
+        wall_s=wall,
+        scenarios=planned.scenarios,
+        note=note,
+    )
+
+
+def plan_sweep(
+    run_dir: Path,
+    *,
+    power: float = 0.8,
+    effect: float | None = None,
+    concurrency: float | None = None,
+) -> PlanRecord:
+    """The plan for every challenger of the pilot sweep in ``run_dir``.
+
+    Raises:
+        RunDirectoryError: no sweep records there (a bisection, or an interrupted sweep).
+    """
+    require_records(run_dir)
+    summary = read_summary(run_dir)
+    rows = read_verdicts(run_dir)
+    if summary is None or not rows:
+        msg = (
+            f"{run_dir} holds no finished sweep to plan from (a bisection, or a sweep "
+            "interrupted before its verdicts); run or resume the pilot with 'counterfact run'"
+        )
+        raise RunDirectoryError(msg, run_dir=run_dir)
+    design = _design(summary, rows)
+    pilot = _Pilot(run_dir)
+    arms = len({r.arm for r in rows})
+    shape = (len(summary.scenarios), arms)
+    conc = concurrency if concurrency is not None else pilot.concurrency
+    by_arm: dict[str, list[VerdictRecord]] = defaultdict(list)
+    for row in rows:
+        if not row.is_baseline:
+            by_arm[row.arm].append(row)
+    plans = [
+        _challenger(arm, plan_challenger(mine, design, power, effect), pilot, shape, conc)
+        for arm, mine in by_arm.items()
+    ]
+    return PlanRecord(
+        run_dir=str(run_dir),
+        name=summary.name,
+        power_target=power,
+        effect=effect,
+        alpha=design.alpha,
+        adjust=design.adjust,
+        alternative=design.alternative,
+        family_size=design.family_size,
+        pilot_samples=max(r.samples_declared for r in rows),
+        scenarios=shape[0],
+        arms=arms,
+        run_s_mean=pilot.run_s,
+        concurrency=conc,
+        concurrency_source="given" if concurrency is not None else "measured",
+        challengers=plans,
+    )
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def render_plan(plan: PlanRecord) -> str:
+    """The plan as text: one block per challenger."""
+    what = f"an effect of {plan.effect:g}" if plan.effect is not None else "the pilot's rates"
+    lines = [
+        f"plan for {plan.name} (pilot: {plan.pilot_samples} samples, {plan.scenarios} "
+        f"scenario(s), {plan.arms} arms): power {plan.power_target:g} for {what}; exact McNemar "
+        f"({plan.alternative}), {plan.adjust} over {plan.family_size} tests, alpha {plan.alpha:g}"
+    ]
+    for c in plan.challengers:
+        if c.samples is None:
+            lines.append(f"  {c.arm}: {c.note or 'no test to plan from'}")
+            continue
+        se = f" ± {c.power_se:.3f}" if c.power_se is not None else ""
+        lines.append(
+            f"  {c.arm}: {c.samples} samples per arm (power {c.power:.2f}{se}, {c.power_method})"
+        )
+        for s in c.scenarios:
+            own = "out of reach" if s.samples is None else f"{s.samples} (power {s.power:.2f})"
+            lines.append(
+                f"    {s.scenario}: its own test needs {own}; p10 {s.p10:.2f}, p01 {s.p01:.2f}"
+            )
+        spend = ", ".join(f"{k} ~{v:,.0f}" for k, v in c.cost.items())
+        wall = "" if c.wall_s is None else f", wall ~{_duration(c.wall_s)}"
+        lines.append(
+            f"    the sweep at {c.samples} samples: {c.runs:,} runs{', ' + spend if spend else ''}"
+            f"{wall} at concurrency {plan.concurrency:.1f} ({plan.concurrency_source})"
+        )
+        if c.note:
+            lines.append(f"    note: {c.note}")
+    return "\n".join(lines)

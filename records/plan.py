@@ -1,0 +1,82 @@
+"""``counterfact plan --json``: how many samples a sweep needs, from a pilot run directory."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+PLAN_SCHEMA_VERSION: Literal[1] = 1
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ScenarioPlan(_Record):
+    """One scenario's test for a challenger: its cell rates and the samples its own test needs."""
+
+    scenario: str
+    p10: float
+    """Share of seed pairs where the arm flipped and the baseline held (pilot, or with
+    ``--effect``)."""
+    p01: float
+    """Share of seed pairs where the baseline flipped and the arm held."""
+    samples: int | None
+    """Samples per arm at which this scenario's own test reaches the power asked for, at its
+    family's per-test level; null when it does not by the search cap (no effect the test's way)."""
+    power: float | None
+    """The exact power at ``samples``."""
+
+
+class ChallengerPlan(_Record):
+    """What one challenger needs."""
+
+    arm: str
+    samples: int | None
+    """Samples per arm the plan recommends: the pooled test's need with several scenarios, the
+    scenario's own test with one; null when the power asked for is out of reach."""
+    power: float | None
+    """The power at ``samples``."""
+    power_method: str
+    """How the power was computed (exact enumeration, or simulation with its error)."""
+    power_se: float | None
+    """Standard error of a simulated power; null when it is exact."""
+    runs: int | None
+    """Runs the whole sweep takes at ``samples``: samples x scenarios x arms."""
+    cost: dict[str, float]
+    """Estimated spend per cost key at ``runs`` (the pilot's mean per run, times runs)."""
+    wall_s: float | None
+    """Estimated wall time at ``runs``: runs x the pilot's mean run time / concurrency."""
+    scenarios: list[ScenarioPlan]
+    note: str | None = None
+    """Why a figure is missing or weaker than it looks."""
+
+
+class PlanRecord(_Record):
+    """The whole plan."""
+
+    schema_version: Literal[1] = PLAN_SCHEMA_VERSION
+    run_dir: str
+    name: str
+    power_target: float
+    effect: float | None
+    """``--effect``: the flip-rate difference planned for; null: the pilot's observed rates."""
+    alpha: float
+    adjust: str
+    alternative: str
+    family_size: int
+    """Tests in a per-scenario test's family (the per-test level is ``alpha`` over it for Holm
+    and BH)."""
+    pilot_samples: int
+    scenarios: int
+    arms: int
+    """Arms, the baseline included."""
+    run_s_mean: float | None
+    """The pilot's mean run time, seconds."""
+    concurrency: float
+    """Runs in flight at once the wall time assumes."""
+    concurrency_source: Literal["measured", "given"]
+    """``measured``: the pilot's run time summed over its wall time; ``given``:
+    ``--concurrency``."""
+    challengers: list[ChallengerPlan]

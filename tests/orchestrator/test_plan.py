@@ -1,0 +1,121 @@
+"""``counterfact plan RUN_DIR`` (issue 19 item 6): samples for a power, from a pilot."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from counterfact import RunContext, compare_arms
+from counterfact.orchestrator.drivers.plan import plan_sweep
+
+from ..helpers import invoke
+
+RATES = {"base": 0.1, "worse": 0.4, "same": 0.1}
+SCENARIOS = [{"id": f"s{i}", "reference": "A"} for i in range(3)]
+
+
+def runner(ctx: RunContext) -> dict[str, Any]:
+    """Each arm flips at its own rate, independently per (scenario, arm, seed)."""
+    draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
+    return {"output": "B" if draw < RATES[ctx.arm.id] else "A", "cost": {"tokens": 100.0}}
+
+
+@pytest.fixture(scope="module")
+def pilot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("plan") / "pilot"
+    arms = [{"id": "base"}, {"id": "worse", "facets": {"x": 1}}, {"id": "same", "facets": {"x": 2}}]
+    compare_arms(
+        arms,
+        runner,
+        samples=24,
+        scenarios=SCENARIOS,
+        comparator="exact",
+        executor="local",
+        runner_version="plan",
+        out=out,
+    )
+    return out
+
+
+def _independent_power(samples: int, level: float, sweeps: int = 4000) -> float:
+    """Reference, independent of the engine's power code: simulate whole sweeps with the true
+    rates (arm 0.4, baseline 0.1, independent), sum the discordant pairs over the 3 scenarios
+    and apply scipy's one-sided binomial test at ``level``."""
+    rng = np.random.default_rng(7)
+    hits = 0
+    for _ in range(sweeps):
+        arm = rng.random((3, samples)) < 0.4
+        base = rng.random((3, samples)) < 0.1
+        n10, n01 = int(np.sum(arm & ~base)), int(np.sum(~arm & base))
+        hits += binomtest(n10, n10 + n01, 0.5, alternative="greater").pvalue <= level
+    return hits / sweeps
+
+
+def test_the_plan_s_samples_reach_the_power_when_simulated_independently(pilot: Path) -> None:
+    plan = plan_sweep(pilot, power=0.8)
+    worse = next(c for c in plan.challengers if c.arm == "worse")
+    assert worse.samples is not None and worse.power is not None and worse.power >= 0.8
+    assert worse.runs == worse.samples * 3 * 3
+    assert worse.cost == {"tokens": pytest.approx(100.0 * worse.runs)}
+    # The pooled family holds the two challengers: Holm's per-test bound is 0.05 / 2.
+    assert _independent_power(worse.samples, 0.025) >= 0.7
+    same = next(c for c in plan.challengers if c.arm == "same")
+    assert same.samples is None and same.note is not None and "--effect" in same.note
+
+
+def test_a_declared_effect_plans_an_arm_the_pilot_saw_no_effect_for(pilot: Path) -> None:
+    plan = plan_sweep(pilot, power=0.8, effect=0.3)
+    same = next(c for c in plan.challengers if c.arm == "same")
+    assert same.samples is not None and same.power is not None and same.power >= 0.8
+    for s in same.scenarios:
+        assert s.p10 == pytest.approx(s.p01 + 0.3)
+
+
+def test_plan_cli_text_and_json(pilot: Path) -> None:
+    code, out, err = invoke("plan", str(pilot))
+    assert code == 0, err
+    assert out.startswith("plan for ") and "worse:" in out and "samples per arm" in out
+    code, out, err = invoke("plan", str(pilot), "--json", "--power", "0.9", "--concurrency", "4")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["power_target"] == 0.9 and data["concurrency"] == 4.0
+    assert data["concurrency_source"] == "given"
+    assert {c["arm"] for c in data["challengers"]} == {"worse", "same"}
+    worse = next(c for c in data["challengers"] if c["arm"] == "worse")
+    assert set(worse) >= {"samples", "power", "runs", "cost", "wall_s", "scenarios"}
+
+
+def test_plan_refuses_bad_input_in_one_line(pilot: Path, tmp_path: Path) -> None:
+    code, _, err = invoke("plan", str(pilot), "--power", "1.5")
+    assert code == 2 and "--power" in err
+    code, _, err = invoke("plan", str(tmp_path))
+    assert code == 2 and err.startswith("error:") and len(err.strip().splitlines()) == 1
+
+
+def test_plan_for_a_fix_under_alternative_less(tmp_path: Path) -> None:
+    def fixer(ctx: RunContext) -> str:
+        rate = 0.5 if ctx.arm.id == "base" else 0.1
+        draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
+        return "B" if draw < rate else "A"
+
+    compare_arms(
+        [{"id": "base"}, {"id": "fix", "facets": {"x": 1}}],
+        fixer,
+        samples=16,
+        scenarios=[{"id": "s0", "reference": "A"}],
+        comparator="exact",
+        executor="local",
+        statistics={"alternative": "less"},
+        runner_version="fix",
+        out=tmp_path / "o",
+    )
+    plan = plan_sweep(tmp_path / "o")
+    (fix,) = plan.challengers
+    assert plan.alternative == "less" and fix.power_method == "exact enumeration"
+    assert fix.samples is not None and fix.power is not None and fix.power >= 0.8

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from counterfact.exceptions import ConfigError, RefusalError
 from counterfact.probes.ids import check_ids
@@ -87,6 +87,17 @@ class ArmSpec:
     restorations: tuple[str, ...] = ()
     placebo: bool = False
     """An A/A rerun of the baseline's configuration under its own id (rule 17)."""
+    seed_offset: int = 0
+    """``placebo: fresh``: the runner sees seed index + this (a range no other arm uses)."""
+
+    @property
+    def placebo_kind(self) -> Literal["same-seeds", "fresh-seeds"] | None:
+        """``same-seeds`` (``placebo: true``, a determinism check), ``fresh-seeds``
+        (``placebo: fresh``, a false-alarm check); None for an arm that is not a placebo.
+        """
+        if not self.placebo:
+            return None
+        return "fresh-seeds" if self.seed_offset else "same-seeds"
 
     @property
     def declares_nothing(self) -> bool:
@@ -101,13 +112,15 @@ class ArmSpec:
         ablation / restoration lists is ignored; a facet value that is a list keeps its order.
         """
         facets = {k: _canonical_value(v) for k, v in sorted(self.facets.items())}
-        payload = {
+        payload: dict[str, Any] = {
             "facets": facets,
             "ablations": sorted(set(self.ablations)),
             "restorations": sorted(set(self.restorations)),
         }
         if self.placebo:  # its own configuration: never the baseline's cached runs, nor a twin
             payload["placebo"] = self.id
+        if self.seed_offset:
+            payload["seed_offset"] = self.seed_offset
         return json.dumps(payload, sort_keys=True, default=str)
 
     def view(self) -> ArmView:
@@ -117,6 +130,7 @@ class ArmSpec:
             facets=nest_facets(self.facets),
             ablations=self.ablations,
             restorations=self.restorations,
+            seed_offset=self.seed_offset,
         )
 
 
@@ -227,8 +241,18 @@ def intervention(arm: ArmSpec, baseline: ArmSpec) -> Intervention:
     """Classify ``arm`` against ``baseline``."""
     if arm.id == baseline.id:
         return Intervention("baseline", f"the baseline '{arm.id}'")
+    if arm.placebo and arm.seed_offset:
+        return Intervention(
+            "placebo",
+            f"rerunning the baseline's configuration as '{arm.id}' on fresh seeds (the runner "
+            f"got seed + {arm.seed_offset:,})",
+        )
     if arm.placebo:
-        return Intervention("placebo", f"rerunning the baseline's configuration as '{arm.id}'")
+        return Intervention(
+            "placebo",
+            f"rerunning the baseline's configuration as '{arm.id}' on the baseline's own seeds "
+            "(a determinism check)",
+        )
     removed = tuple(i for i in arm.ablations if i not in set(baseline.ablations))
     restored = tuple(i for i in arm.restorations if i not in set(baseline.restorations))
     same_facets = dict(arm.facets) == dict(baseline.facets)

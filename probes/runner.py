@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeAlias
 
 from counterfact.exceptions import RunnerReturnError
@@ -33,6 +33,9 @@ class ArmView:
     """Ids of things the runner must remove."""
     restorations: tuple[str, ...] = ()
     """Ids of things the runner must add back."""
+    seed_offset: int = 0
+    """``placebo: fresh`` arms: added to the seed index, so the runner sees seeds disjoint from
+    the baseline's (``ctx.seed`` already includes it); 0 for every other arm."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,14 @@ class RunContext:
     scenario: ScenarioView
     arm: ArmView
     seed: int
-    """The seed of this rerun; seeds are ``0..samples-1`` for every arm, so runs pair by seed."""
+    """The seed of this rerun; seeds are ``0..samples-1`` for every arm, so runs pair by seed (a
+    ``placebo: fresh`` arm's runner sees ``seed + arm.seed_offset``)."""
+
+    def for_runner(self) -> RunContext:
+        """The context the runner is called with: a fresh placebo's seed moved to its range."""
+        if not self.arm.seed_offset:
+            return self
+        return replace(self, seed=self.seed + self.arm.seed_offset)
 
 
 @dataclass(frozen=True)

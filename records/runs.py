@@ -6,9 +6,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-RUN_SCHEMA_VERSION: Literal[5] = 5
+RUN_SCHEMA_VERSION: Literal[6] = 6
 """2 added ``node``, ``infra_retries`` and ``infra_error``; 3 added ``error.traceback``; 4 added
-``rate_limited`` and ``rate_limited_s``; 5 added ``text_escaped``; older lines still load."""
+``rate_limited`` and ``rate_limited_s``; 5 added ``text_escaped``; 6 added ``runner_seed``; older
+lines still load."""
 
 
 class RunError(BaseModel):
@@ -30,14 +31,18 @@ class RunRecord(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    schema_version: Literal[1, 2, 3, 4, 5] = RUN_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6] = RUN_SCHEMA_VERSION
     """Version of this record's layout."""
     scenario: str
     """Scenario id."""
     arm: str
     """Arm id."""
     seed: int
-    """The seed the runner got."""
+    """The seed index: runs of different arms pair by it. The seed the runner got, except on a
+    ``placebo: fresh`` arm (``runner_seed``)."""
+    runner_seed: int | None = None
+    """``placebo: fresh`` arms only: the seed the runner got, from a range disjoint from every
+    other arm's (``seed`` plus the arm's offset); null when it is ``seed``."""
     output: str | None
     """The runner's output; null when the run failed."""
     manifest: dict[str, Any] | None

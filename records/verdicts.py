@@ -23,14 +23,16 @@ from counterfact.records.vocabulary import (
     Verdict,
 )
 
-VERDICT_SCHEMA_VERSION: Literal[4] = 4
+VERDICT_SCHEMA_VERSION: Literal[5] = 5
 """2 added the statistical test (``statistical_verdict``, ``test``, ``effect``,
 ``similarity_test``); 3 added ``sequential`` and ``test.e_value``; 4 added ``decided_by``,
-``tier_verdict`` and ``tier_reason``; older lines still load."""
-SUMMARY_SCHEMA_VERSION: Literal[5] = 5
+``tier_verdict`` and ``tier_reason``; 5 added ``sequential.min_effect``,
+``sequential.futility_e_value``, ``sequential.futile_because``, ``placebo`` and ``test.n11``;
+older lines still load."""
+SUMMARY_SCHEMA_VERSION: Literal[6] = 6
 """2 added ``statistics`` and ``pooled``; 3 added ``sequential``; 4 added ``concurrency``,
-``budget`` and status ``budget-exhausted``; 5 added ``cache_entries_rejected``; older files
-still load."""
+``budget`` and status ``budget-exhausted``; 5 added ``cache_entries_rejected``; 6 added
+``pooled[].effect``; older files still load."""
 
 
 class _Record(BaseModel):
@@ -157,6 +159,8 @@ class TestRecord(_Record):
     ``underpowered``."""
     e_value: float | None = None
     """Sequential sweeps: the e-value the test rests on (``p_value`` is ``min(1, 1/e_value)``)."""
+    n11: int | None = None
+    """Pairs where both flipped (null in records before version 5)."""
 
 
 class SequentialRecord(_Record):
@@ -164,8 +168,9 @@ class SequentialRecord(_Record):
 
     stopped_for: StoppedFor
     """``significant``: the e-value reached ``threshold``; ``futile``: no outcome of the seeds left
-    up to ``max_samples`` could lift it to ``1/alpha``; ``max-samples``: the cap;
-    ``untestable``: no reference to score against."""
+    up to ``max_samples`` could lift it to ``1/alpha``, or (with ``min_effect``) an effect of at
+    least ``min_effect`` was ruled out; ``max-samples``: the cap; ``untestable``: no reference to
+    score against."""
     seeds_used: int
     """Seeds ``0..seeds_used-1`` the verdict rests on."""
     max_samples: int
@@ -174,6 +179,14 @@ class SequentialRecord(_Record):
     """The e-value at which the arm is significant whatever its family shows."""
     n10: int
     n01: int
+    min_effect: float | None = None
+    """``sequential.min_effect``: the least flip-rate difference worth finding (null without)."""
+    futility_e_value: float | None = None
+    """With ``min_effect``: the e-value against "the effect is at least ``min_effect``"; the arm
+    stops as futile once it reaches ``1/alpha``."""
+    futile_because: Literal["unreachable", "below-min-effect"] | None = None
+    """Why a futile arm stopped: ``unreachable`` (the threshold was out of reach by the cap) or
+    ``below-min-effect`` (an effect of ``min_effect`` or more was ruled out)."""
 
 
 class EffectRecord(Interval):
@@ -189,6 +202,25 @@ class SimilarityTestRecord(_Record):
     statistic: float
     p_value: float
     method: str = "Wilcoxon signed-rank (one-sided, paired)"
+
+
+class PooledEffectRecord(Interval):
+    """One challenger's flip-rate difference (arm minus baseline) pooled over its scenarios, with
+    an interval that respects clustering by scenario, and whether the scenarios agree.
+    """
+
+    diff: float
+    """Summed ``n10 - n01`` over summed pairs."""
+    heterogeneity_p: float | None
+    """Cochran's Q p-value over the scenarios' differences (null with one scenario)."""
+    i_squared: float | None
+    """Share of the spread between scenarios beyond chance (Higgins' I², 0 to 1)."""
+    heterogeneous: bool
+    """True when Q's p is below 0.05: the scenarios' effects disagree, and the pooled figure
+    averages over different effects."""
+    disagreeing: list[str]
+    """Scenarios whose own effect stands out from the median scenario's (Bonferroni over the
+    scenarios)."""
 
 
 class PooledRecord(_Record):
@@ -208,6 +240,9 @@ class PooledRecord(_Record):
     e_value: float | None = None
     """Sequential sweeps: the product of the challenger's stopped e-values over its scenarios
     (an e-value, the scenarios' runs being independent); ``p_value`` is ``min(1, 1/e_value)``."""
+    effect: PooledEffectRecord | None = None
+    """The pooled effect with its cluster-robust interval and heterogeneity (null in summaries
+    before version 6, and when a scenario's test lacks ``n11``)."""
 
 
 class SequentialSummary(_Record):
@@ -264,13 +299,18 @@ class VerdictRecord(_Record):
     per-seed similarities are left out above 10,000 seeds (marked so).
     """
 
-    schema_version: Literal[1, 2, 3, 4] = VERDICT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5] = VERDICT_SCHEMA_VERSION
     """Version of this record's layout."""
     scenario: str
     arm: str
     is_baseline: bool
     intervention: InterventionKind
     """What the arm changes relative to the baseline (substitution, ablation, restoration ...)."""
+    placebo: Literal["same-seeds", "fresh-seeds"] | None = None
+    """A placebo arm's kind: ``fresh-seeds`` (``placebo: fresh``: independent draws of the
+    baseline's configuration, so its statistical verdict is the false-alarm check) or
+    ``same-seeds`` (``placebo: true``: the baseline's own seeds, a determinism check); null for
+    every other row."""
     verdict: Verdict | None
     """confirmed / not-confirmed / inconclusive; null for the baseline."""
     reason: Reason | None
@@ -456,7 +496,7 @@ class BudgetRecord(_Record):
 class SweepSummary(_Provenance):
     """``summary.json``: provenance and per-scenario facts of one sweep."""
 
-    schema_version: Literal[1, 2, 3, 4, 5] = SUMMARY_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6] = SUMMARY_SCHEMA_VERSION
     status: Literal["complete", "interrupted", "failed", "budget-exhausted"] = "complete"
     """``interrupted`` when Ctrl-C or SIGTERM stopped the sweep (then there are no verdicts
     yet); ``failed`` when every run failed, or scheduling stopped because the runner evidently

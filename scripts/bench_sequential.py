@@ -40,7 +40,7 @@ from benchlog import record
 from calibrate import Rate  # one Rate (with its Clopper-Pearson interval) for both scripts
 
 from counterfact import compare_arms
-from counterfact.verdicts.sequential import boundaries, look, stop_threshold
+from counterfact.verdicts.sequential import Waves, boundaries, look, stop_threshold
 from counterfact.verdicts.significance import at_most, mcnemar_exact
 
 HERE = Path(__file__).resolve().parent
@@ -48,6 +48,7 @@ ROOT = HERE.parent
 STATISTICS = ROOT / "docs" / "statistics.md"
 ALPHA = 0.05
 BASE_RATE = 0.05
+MIN_EFFECT = 0.3
 EFFECTS = (0.05, 0.1, 0.2, 0.4, 0.6, 0.9)
 START, END = "<!-- sequential:start -->", "<!-- sequential:end -->"
 
@@ -58,9 +59,7 @@ def sequential_arm(arm: np.ndarray, base: np.ndarray, max_samples: int) -> tuple
     for seeds in boundaries(4, 4, max_samples):
         a, b = arm[:seeds], base[:seeds]
         n10, n01 = int(np.sum(a & ~b)), int(np.sum(~a & b))
-        found = look(
-            n10, n01, seeds=seeds, max_samples=max_samples, alpha=ALPHA, threshold=threshold
-        )
+        found = look(n10, n01, seeds=seeds, rule=Waves(4, 4, max_samples, ALPHA, threshold))
         if found.stopped_for is not None:
             return seeds, found.stopped_for == "significant" or at_most(1 / found.e_value, ALPHA)
     raise AssertionError("the last boundary always decides")
@@ -91,6 +90,53 @@ def effect_rows(sweeps: int, max_samples: int) -> tuple[list[str], list[str], li
         if rate != BASE_RATE and seq.hits / sweeps < fixed.low:
             lost.append(f"{BASE_RATE} -> {rate}: sequential {seq} vs fixed {fixed}")
     return rows, failures, lost
+
+
+FUTILITY_CASES = (  # (label, baseline rate, arm rate, alternative, min_effect)
+    ("null 0.1 -> 0.1", 0.1, 0.1, "greater", MIN_EFFECT),
+    ("null 0.3 -> 0.3", 0.3, 0.3, "greater", MIN_EFFECT),
+    ("effect 0.1 -> 0.5", 0.1, 0.5, "greater", MIN_EFFECT),
+    ("null 0.1 -> 0.1, less", 0.1, 0.1, "less", MIN_EFFECT),
+    ("fix 0.5 -> 0.1, less", 0.5, 0.1, "less", MIN_EFFECT),
+    ("null 0.1 -> 0.1, two-sided", 0.1, 0.1, "two-sided", MIN_EFFECT),
+    ("effect 0.1 -> 0.5, two-sided", 0.1, 0.5, "two-sided", MIN_EFFECT),
+    ("A/A 0.3 -> 0.3, greater, no min_effect", 0.3, 0.3, "greater", None),
+    ("A/A 0.3 -> 0.3, less, no min_effect", 0.3, 0.3, "less", None),
+    ("A/A 0.3 -> 0.3, two-sided, no min_effect", 0.3, 0.3, "two-sided", None),
+)
+
+
+def futility_arm(arm: np.ndarray, base: np.ndarray, rule: Waves) -> tuple[int, str]:
+    """Seeds used and why the arm stopped, with ``sequential.min_effect`` (waves of 10)."""
+    for seeds in boundaries(rule.samples, rule.wave, rule.max_samples):
+        a, b = arm[:seeds], base[:seeds]
+        found = look(int(np.sum(a & ~b)), int(np.sum(~a & b)), seeds=seeds, pairs=seeds, rule=rule)
+        if found.stopped_for is not None:
+            return seeds, found.stopped_for
+    raise AssertionError("the last boundary always decides")
+
+
+def futility_rows(sweeps: int, cap: int) -> tuple[list[str], list[str]]:
+    """Per case: seeds saved, significant and futile rates; the targets checked."""
+    rng = np.random.default_rng(20261201)
+    rows, failures = [], []
+    for label, base_rate, arm_rate, alternative, d in FUTILITY_CASES:
+        rule = Waves(10, 10, cap, ALPHA, stop_threshold(ALPHA, "holm", 1), alternative, d)
+        used, stops = 0, Counter[str]()
+        for _ in range(sweeps):
+            seeds, why = futility_arm(rng.random(cap) < arm_rate, rng.random(cap) < base_rate, rule)
+            used += seeds
+            stops[why] += 1
+        saved = 1 - used / (sweeps * cap)
+        sig, fut = Rate(stops["significant"], sweeps), Rate(stops["futile"], sweeps)
+        rows.append(f"| {label} | {used / sweeps:.1f} of {cap} | {saved:.0%} | {sig} | {fut} |")
+        if base_rate == arm_rate and sig.low > ALPHA:
+            failures.append(f"A/A {label}: significant {sig} above alpha")
+        if base_rate == arm_rate and d is not None and saved < 0.5:
+            failures.append(f"futility {label}: saved {saved:.0%}, significant {sig}")
+        if base_rate != arm_rate and (sig.hits / sweeps < 0.8 or fut.hits / sweeps > 0.1):
+            failures.append(f"futility {label}: found {sig}, futile {fut}")
+    return rows, failures
 
 
 def aa_engine(sweeps: int) -> tuple[Rate, Rate, Counter[str]]:
@@ -204,6 +250,8 @@ def main() -> int:
     args = parser.parse_args()
 
     effects, failures, lost = effect_rows(args.sweeps, args.max_samples)
+    futility, futility_failures = futility_rows(args.sweeps, args.max_samples)
+    failures += futility_failures
     t0 = time.perf_counter()
     per_arm, any_arm, stops = aa_engine(args.aa_sweeps)
     aa_s = time.perf_counter() - t0
@@ -234,6 +282,8 @@ def main() -> int:
         any_arm=any_arm,
         stops=", ".join(f"{n} {k}" for k, n in sorted(stops.items())),
         engine="\n".join(engine),
+        futility="\n".join(futility),
+        min_effect=MIN_EFFECT,
         verdict=verdict,
         power=power,
     )
@@ -242,6 +292,13 @@ def main() -> int:
         + "; ".join(
             f"{rate}: {row.split('|')[3].strip()}"
             for rate, row in zip(EFFECTS, effects, strict=True)
+        ),
+        f"- futility with min_effect {MIN_EFFECT} (cap {args.max_samples}, {args.sweeps} sweeps "
+        "per case): "
+        + "; ".join(
+            f"{row.split('|')[1].strip()}: saved {row.split('|')[3].strip()}, "
+            f"significant {row.split('|')[4].strip()}, futile {row.split('|')[5].strip()}"
+            for row in futility
         ),
         f"- A/A through the engine, {args.aa_sweeps} sweeps x 3 placebo arms ({aa_s:.0f} s): "
         f"false-significant per arm {per_arm}, any arm {any_arm} (alpha {ALPHA})",
@@ -278,6 +335,25 @@ Reading it: the first row is an A/A arm (its "significant" rate is a false-alarm
 effects stop after a wave or two. Where the effect is small the e-process, which pays for being
 valid at every look, calls fewer arms significant than one fixed test at the cap would — the
 price of stopping early; the table shows it rather than hiding it.
+
+### Futility with a declared minimal effect
+
+`sequential.min_effect: {min_effect}`: an arm also stops as `futile` once an always-valid test
+(a mixture of betting martingales on the paired differences, `counterfact.verdicts.futility`)
+rules out an effect of {min_effect} or more in the tested direction. {sweeps} simulated arms per
+row (a seeded runner: baseline and arm independent per seed), first look at 10 seeds and every 10
+after, cap {max_samples}, threshold 20 (one challenger). Targets: null arms save at least 50% of
+their seeds; every null and A/A row is significant at most alpha of the time (the last three
+rows calibrate the mirrored and two-sided e-processes without `min_effect`); arms with a 0.1 ->
+0.5 effect are found at least 80% of the time and stopped as futile at most 10%.
+
+| case (baseline -> arm) | seeds used (mean) | seeds saved | significant | futile |
+|---|---|---|---|---|
+{futility}
+
+Reading it: the "futile" rate of an effect row is the error of abandoning a real effect; it is
+bounded by alpha for an effect of exactly {min_effect} (exact enumeration in
+`tests/verdicts/test_futility.py`) and is smaller for larger ones.
 
 ### A/A under sequential monitoring, through the engine
 

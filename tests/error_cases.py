@@ -146,8 +146,8 @@ CASES: list[Case] = [
         group="cli",
     ),
     Case(
-        "alternative other than greater with sequential",
-        BASE + "statistics: {alternative: less}\nsequential: {max_samples: 40}\n",
+        "sequential minimal effect out of range",
+        BASE + "sequential: {max_samples: 40, min_effect: 0}\n",
     ),
     Case("unknown bisection decision rule", BASE + "bisect: {suspects: [t1], decide: vote}\n"),
     Case("threshold out of range", BASE + "comparator: {threshold: 1.5}\n"),

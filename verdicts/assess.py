@@ -426,6 +426,7 @@ def _fields(
         "arm": j.tally.arm.id,
         "is_baseline": j.decision is None,
         "intervention": j.intervention.kind,
+        "placebo": j.tally.arm.placebo_kind,
         "verdict": j.decision.verdict if j.decision else None,
         "reason": j.decision.reason if j.decision else None,
         "samples": len(seeds),

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from counterfact.records.vocabulary import StatisticalVerdict
 from counterfact.verdicts.judgement import Adjusted, Judgement
 from counterfact.verdicts.multiplicity import adjust, best_factor
+from counterfact.verdicts.pooled import pooled_effect_record
 from counterfact.verdicts.records import (
     AdjustmentRecord,
     PooledRecord,
@@ -74,7 +75,7 @@ def test_sentence(test: TestRecord, verdict: StatisticalVerdict, s: StatisticsSe
         size = test.adjustment.family_size if test.adjustment else 1
         factor = best_factor(s.adjust, size)
         if test.e_value is not None:
-            needed = e_pairs_needed(s.alpha, factor) + test.pairs_excluded
+            needed = e_pairs_needed(s.alpha, factor, test.alternative) + test.pairs_excluded
         else:
             needed = pairs_needed(s.alpha, test.pairing, factor, test.alternative)
             needed += test.pairs_excluded
@@ -117,10 +118,11 @@ def pooled(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> list[
     """Rule 18: per challenger, summed discordant counts over its scenarios, one exact McNemar
     test each, Holm-style adjusted (``settings.adjust``) over the challengers.
     """
-    by_arm: dict[str, list[TestRecord]] = defaultdict(list)
+    rows_of: dict[str, list[VerdictRecord]] = defaultdict(list)
     for row in rows:
         if row.test is not None and row.test.pairing == "seed":
-            by_arm[row.arm].append(row.test)
+            rows_of[row.arm].append(row)
+    by_arm = {a: [r.test for r in mine if r.test is not None] for a, mine in rows_of.items()}
     if not by_arm or max(len(t) for t in by_arm.values()) < 2:
         return []
     arms = sorted(by_arm)
@@ -144,6 +146,7 @@ def pooled(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> list[
                 settings.alpha,
                 best_factor(settings.adjust, len(arms)),
             ),
+            effect=pooled_effect_record(rows_of[a]),
         )
         for i, a in enumerate(arms)
     ]

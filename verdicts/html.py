@@ -61,7 +61,7 @@ def render(data: ReportData) -> str:
     """The whole page."""
     parts = [f"<h1>{escape(data.title)}</h1>", _header(data)]
     if data.rows:
-        parts += [_verdict_table(data.rows), _rollup(data), _scenarios(data)]
+        parts += [_pooled(data), _verdict_table(data.rows), _rollup(data), _scenarios(data)]
     if data.bisect is not None:
         parts.append(_bisection(data.bisect))
     parts.append(_failures(data))
@@ -126,7 +126,10 @@ def _header(data: ReportData) -> str:
 def _stats_text(summary: SweepSummary) -> str:
     s = summary.statistics
     assert s is not None
-    return f"alpha {s.alpha:g}, adjust {s.adjust}, family {s.family}, pairing {s.pairing}"
+    return (
+        f"alpha {s.alpha:g}, adjust {s.adjust}, family {s.family}, pairing {s.pairing}, "
+        f"decide {s.decide}, alternative {s.alternative}"
+    )
 
 
 def _p(row: VerdictRecord) -> str:
@@ -159,6 +162,36 @@ def _verdict_table(rows: Sequence[VerdictRecord]) -> str:
             f"<td>{_p(r)}</td><td>{escape(r.cost_class or '')}</td></tr>"
         )
     return '<h2>Verdicts</h2><table class="verdicts">' + "".join(lines) + "</table>"
+
+
+def _pooled(data: ReportData) -> str:
+    """Each challenger's pooled test and effect, first: often the one result that survives the
+    adjustment over many per-scenario tests.
+    """
+    if data.summary is None or not data.summary.pooled:
+        return ""
+    lines = [
+        "<tr><th>challenger</th><th>pooled test</th><th>discordant pairs</th><th>p</th>"
+        "<th>p (adj.)</th><th>pooled effect, 95% CI (clustered)</th><th>scenarios</th></tr>"
+    ]
+    for r in data.summary.pooled:
+        e = r.effect
+        effect = "" if e is None else f"{e.diff:+.2f} [{e.low:+.2f}, {e.high:+.2f}]"
+        agree = f"{r.scenarios}"
+        if e is not None and e.heterogeneous:
+            named = f"; {', '.join(e.disagreeing)} stand out" if e.disagreeing else ""
+            agree += f" — effects disagree (p = {e.heterogeneity_p:.2g}){named}"
+        lines.append(
+            f'<tr data-pooled-arm="{escape(r.arm)}"><td>{escape(r.arm)}</td>'
+            f'<td class="{escape(r.statistical_verdict)}">{escape(r.statistical_verdict)}</td>'
+            f"<td>{r.n10} vs {r.n01} of {r.pairs}</td><td>{r.p_value:.3g}</td>"
+            f"<td>{r.p_adjusted:.3g}</td><td>{effect}</td><td>{escape(agree)}</td></tr>"
+        )
+    method = escape(data.summary.pooled[0].method)
+    return (
+        f"<h2>Pooled across scenarios</h2><p>{method}, adjusted over the challengers.</p>"
+        f'<table class="pooled">{"".join(lines)}</table>'
+    )
 
 
 def _rollup(data: ReportData) -> str:

@@ -7,7 +7,12 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from counterfact.verdicts.records import PooledRecord, RollupRecord, VerdictRecord
+from counterfact.verdicts.records import (
+    PooledEffectRecord,
+    PooledRecord,
+    RollupRecord,
+    VerdictRecord,
+)
 
 _ORDER = ("confirmed", "inconclusive", "not-confirmed")
 
@@ -62,4 +67,21 @@ def render_pooled(records: Sequence[PooledRecord]) -> str:
             f"{r.n10} vs {r.n01} discordant of {r.pairs} pairs{e}, p = {r.p_value:.3g}, "
             f"adjusted over the challengers {r.p_adjusted:.3g}"
         )
+        if r.effect is not None:
+            lines.append(f"    {effect_text(r.effect)}")
     return "\n".join(lines)
+
+
+def effect_text(effect: PooledEffectRecord) -> str:
+    """The pooled effect in words: the difference, its interval, and whether scenarios agree."""
+    text = (
+        f"pooled effect {effect.diff:+.2f} (flip-rate difference, arm minus baseline), "
+        f"{effect.level:.0%} CI [{effect.low:+.2f}, {effect.high:+.2f}] clustered by scenario"
+    )
+    if effect.heterogeneous:
+        named = f": {', '.join(effect.disagreeing)} stand out" if effect.disagreeing else ""
+        return (
+            f"{text}; the scenarios' effects disagree (heterogeneity p = "
+            f"{effect.heterogeneity_p:.2g}, I² = {effect.i_squared:.0%}){named}"
+        )
+    return text

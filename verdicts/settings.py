@@ -79,6 +79,10 @@ class Waves:
     alpha: float
     threshold: float
     """The e-value at which an arm stops as significant."""
+    alternative: Alternative = "greater"
+    """The direction the e-process tests (``statistics.alternative``)."""
+    min_effect: float | None = None
+    """``sequential.min_effect``: ruling out an effect this large stops an arm as futile."""
 
     def after(self, seeds: int) -> int:
         """The next look after ``seeds``."""

@@ -54,6 +54,8 @@ class TestResult:
     """A sequential sweep's e-process at the arm's stopping point (``p_value = min(1, 1/e)``)."""
     alternative: Alternative = "greater"
     """The direction tested (:data:`~counterfact.records.vocabulary.Alternative`)."""
+    n11: int | None = None
+    """Pairs where both flipped (the pooled effect's interval needs it)."""
 
 
 _METHODS = {
@@ -99,7 +101,16 @@ def paired_test(pairs: Pairs, pairing: Pairing, alternative: Alternative = "grea
     floor = floor_of(n, pairing, alternative)
     method = _METHODS[(pairing, alternative)]
     return TestResult(
-        method, pairing, pairs.n10, pairs.n01, n, pairs.excluded, p, floor, alternative=alternative
+        method,
+        pairing,
+        pairs.n10,
+        pairs.n01,
+        n,
+        pairs.excluded,
+        p,
+        floor,
+        alternative=alternative,
+        n11=pairs.n11,
     )
 
 
@@ -149,10 +160,13 @@ def _wilson(k: int, n: int, level: float) -> tuple[float, float]:
 
 def paired_effect(pairs: Pairs, level: float = 0.95) -> Effect | None:
     """Newcombe's method-10 interval for ``P(arm flips) - P(baseline flips)`` on paired seeds."""
-    n = pairs.size
+    return effect_of_counts(pairs.n10, pairs.n01, pairs.n11, pairs.size, level)
+
+
+def effect_of_counts(n10: int, n01: int, n11: int, n: int, level: float = 0.95) -> Effect | None:
+    """:func:`paired_effect` from the counts of ``n`` pairs (None when ``n`` is 0)."""
     if n == 0:
         return None
-    n10, n01, n11 = pairs.n10, pairs.n01, pairs.n11
     n00 = n - n10 - n01 - n11
     p1, p2 = (n11 + n10) / n, (n11 + n01) / n
     l1, u1 = _wilson(n11 + n10, n, level)

@@ -15,13 +15,13 @@ from dataclasses import replace
 
 from counterfact.verdicts.family import StatisticsSettings, verdict_of
 from counterfact.verdicts.multiplicity import adjust, best_factor
+from counterfact.verdicts.pooled import pooled_effect_record
 from counterfact.verdicts.records import (
     PooledRecord,
     SequentialRecord,
-    TestRecord,
     VerdictRecord,
 )
-from counterfact.verdicts.sequential import METHOD, Look, e_value
+from counterfact.verdicts.sequential import METHODS, Look, reachable
 from counterfact.verdicts.significance import TestResult
 
 UNPAIRED_NOTE = " over runs paired by seed index"
@@ -29,7 +29,7 @@ UNPAIRED_NOTE = " over runs paired by seed index"
 
 def e_test(test: TestResult, look: Look) -> TestResult:
     """The arm's fixed-sample test replaced by the e-process at its stopping point."""
-    method = METHOD + (UNPAIRED_NOTE if test.pairing == "none" else "")
+    method = METHODS[test.alternative] + (UNPAIRED_NOTE if test.pairing == "none" else "")
     return replace(
         test,
         method=method,
@@ -37,7 +37,7 @@ def e_test(test: TestResult, look: Look) -> TestResult:
         n01=look.n01,
         p_value=min(1.0, 1 / look.e_value),
         e_value=look.e_value,
-        min_attainable_p=min(1.0, 1 / e_value(test.pairs, 0)),
+        min_attainable_p=min(1.0, 1 / reachable(0, 0, test.pairs, test.alternative)),
     )
 
 
@@ -58,6 +58,9 @@ def sequential_record(look: Look, max_samples: int) -> SequentialRecord:
         threshold=look.threshold,
         n10=look.n10,
         n01=look.n01,
+        min_effect=look.min_effect,
+        futility_e_value=look.futility_e_value,
+        futile_because=look.futile_because,
     )
 
 
@@ -73,6 +76,11 @@ def stop_sentence(record: SequentialRecord, *, withheld: bool = False) -> str:
     e, t = f"{record.e_value:.3g}", f"{record.threshold:.3g}"
     if record.stopped_for == "significant":
         return f"{at}: the e-value {e} reached the threshold {t}."
+    if record.stopped_for == "futile" and record.futile_because == "below-min-effect":
+        return (
+            f"{at}: futile — an effect of {record.min_effect:g} or more is ruled out (e-value "
+            f"{record.futility_e_value:.3g} against it, anytime-valid)."
+        )
     if record.stopped_for == "futile":
         return (
             f"{at}: futile — even if every remaining seed up to {record.max_samples} went the "
@@ -89,10 +97,11 @@ def pooled_e(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> lis
     e-value — provided the runner's randomness differs between scenarios, not only by seed),
     ``p = min(1, 1/product)`` adjusted over the challengers.
     """
-    by_arm: dict[str, list[TestRecord]] = defaultdict(list)
+    rows_of: dict[str, list[VerdictRecord]] = defaultdict(list)
     for row in rows:
         if row.test is not None and row.test.e_value is not None:
-            by_arm[row.arm].append(row.test)
+            rows_of[row.arm].append(row)
+    by_arm = {a: [r.test for r in mine if r.test is not None] for a, mine in rows_of.items()}
     if not by_arm or max(len(t) for t in by_arm.values()) < 2:
         return []
     arms = sorted(by_arm)
@@ -113,6 +122,7 @@ def pooled_e(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> lis
             statistical_verdict=verdict_of(0.0, p_adj[i], settings.alpha, factor),
             method="product of stopped e-values across scenarios",
             e_value=products[i],
+            effect=pooled_effect_record(rows_of[a]),
         )
         for i, a in enumerate(arms)
     ]

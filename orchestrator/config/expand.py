@@ -12,10 +12,13 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from counterfact.defaults import MAX_ARMS
+from counterfact.defaults import FRESH_SEED_STRIDE, MAX_ARMS
 from counterfact.exceptions import ConfigError, RefusalError
 from counterfact.orchestrator.config.schema import ArmConfig, SweepConfig
 from counterfact.probes.arms import ArmSpec, check_not_ablated, flatten_facets
+
+MAX_FRESH_PLACEBOS = 400
+"""``(400 + 1) * FRESH_SEED_STRIDE`` stays below 2**32."""
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,7 @@ def _value_text(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _placebo(arm: ArmSpec, declared: ArmConfig, base: ArmSpec, index: int) -> ArmSpec:
+def _placebo(arm: ArmSpec, declared: ArmConfig, base: ArmSpec, index: int, fresh: int) -> ArmSpec:
     """A placebo arm takes the baseline's configuration (rule 17).
 
     Raises:
@@ -51,7 +54,23 @@ def _placebo(arm: ArmSpec, declared: ArmConfig, base: ArmSpec, index: int) -> Ar
             "itself; remove its facets, ablations and restorations"
         )
         raise RefusalError(msg, field=f"arms[{index}]")
-    return ArmSpec(arm.id, dict(base.facets), base.ablations, base.restorations, placebo=True)
+    offset = FRESH_SEED_STRIDE * fresh if declared.placebo == "fresh" else 0
+    return ArmSpec(
+        arm.id, dict(base.facets), base.ablations, base.restorations, True, seed_offset=offset
+    )
+
+
+def _fresh_ordinals(config: SweepConfig) -> dict[int, int]:
+    """``arms[i]`` -> k for the k-th ``placebo: fresh`` arm (1-based), in declaration order."""
+    indices = [i for i, a in enumerate(config.arms) if a.placebo == "fresh"]
+    if len(indices) > MAX_FRESH_PLACEBOS:
+        msg = (
+            f"{len(indices)} arms are 'placebo: fresh'; at most {MAX_FRESH_PLACEBOS} are allowed "
+            "(their seeds must stay below 2**32 for numpy); use 'placebo: true' for the rest, or "
+            "fewer A/A arms with more samples"
+        )
+        raise ConfigError(msg, field=f"arms[{indices[MAX_FRESH_PLACEBOS]}].placebo")
+    return {i: k for k, i in enumerate(indices, start=1)}
 
 
 def _declared(config: SweepConfig) -> tuple[list[ArmSpec], list[str], ArmSpec]:
@@ -72,7 +91,8 @@ def _declared(config: SweepConfig) -> tuple[list[ArmSpec], list[str], ArmSpec]:
     base_id = config.baseline_id()
     base = next((a for a in arms if a.id == base_id), arms[0])
     pairs = enumerate(zip(arms, config.arms, strict=False))  # no arms: the implicit baseline
-    declared = [_placebo(a, c, base, i) for i, (a, c) in pairs]
+    fresh = _fresh_ordinals(config)
+    declared = [_placebo(a, c, base, i, fresh.get(i, 0)) for i, (a, c) in pairs]
     return declared + arms[len(declared) :], origins, base
 
 

@@ -107,6 +107,8 @@ class ResolvedSweep:
             max_samples=seq.max_samples,
             alpha=stats.alpha,
             threshold=stop_threshold(stats.alpha, stats.adjust, family),
+            alternative=stats.alternative,
+            min_effect=seq.min_effect,
         )
 
     @cached_property

@@ -66,9 +66,14 @@ class ArmConfig(_Model):
     """Ids of things the runner must remove."""
     restorations: list[StrictStr] = Field(default_factory=list)
     """Ids of things the runner must add back."""
-    placebo: StrictBool = False
+    placebo: StrictBool | Literal["fresh"] = False
     """An A/A arm: reruns the baseline's configuration under its own id (declare nothing else).
-    Its statistical verdict is the false-alarm check of the test on your own program."""
+    ``fresh``: on fresh seeds (a range no other arm uses, recorded as ``runner_seed``), paired
+    with the baseline by seed index: on a seeded program its runs are independent draws of the
+    baseline, so its statistical verdict is the false-alarm check of the test on your program.
+    ``true``: on the baseline's own seeds, which on a seeded program answers identically — a
+    determinism check (a significant or unstable result means the seed does not control the
+    program), not a false-alarm rate."""
 
 
 class ScenarioConfig(_Model):
@@ -299,7 +304,7 @@ class StatisticsConfig(_Model):
     """Which way every test looks: ``greater`` (default): does the arm flip the answer *more*
     often than the baseline (a break); ``less``: *less* often — a fix, with the correct answer as
     the reference; ``two-sided``: either way. The paired and unpaired tests, the pooled test and
-    ``decide: test`` honour it (``sequential`` supports ``greater`` only for now)."""
+    ``decide: test`` and the sequential e-process honour it."""
     min_effect: StrictFloat | None = Field(default=None, gt=0.0, le=1.0)
     """``decide: test``: the smallest flip-rate difference (arm minus baseline) worth finding;
     not significant is then ``not-confirmed`` only when the 95% interval excludes it."""
@@ -315,6 +320,11 @@ class SequentialConfig(_Model):
     """The cap on seeds per arm (at least ``samples``, at most 1,000,000)."""
     wave: StrictInt | None = None
     """Seeds added per round to an undecided arm (at least 1); default ``samples``."""
+    min_effect: StrictFloat | None = Field(default=None, gt=0.0, le=1.0, allow_inf_nan=False)
+    """The least flip-rate difference (arm minus baseline, in the direction of
+    ``statistics.alternative``) worth finding, 0 < d <= 1. An arm also stops as ``futile`` once
+    an always-valid test rules out an effect this large (wrongly at most ``alpha`` of the time);
+    without it an arm stops as futile only when significance is out of reach by the cap."""
 
     def wave_size(self, samples: int) -> int:
         """Seeds per round: ``wave``, or ``samples`` when not given."""
@@ -438,17 +448,6 @@ class SweepConfig(_Model):
             )
             raise ValueError(msg)
         return value
-
-    @model_validator(mode="after")
-    def _sequential_looks_one_way(self) -> SweepConfig:
-        if self.sequential is not None and self.statistics.alternative != "greater":
-            msg = (
-                f"statistics.alternative {self.statistics.alternative!r} with 'sequential': the "
-                "sequential e-process tests 'greater' only for now; drop 'sequential' (a fixed "
-                "number of samples) or use alternative 'greater'"
-            )
-            raise ValueError(msg)
-        return self
 
     @field_validator("sequential")
     @classmethod

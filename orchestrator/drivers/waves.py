@@ -133,14 +133,7 @@ class WaveScheduler:
         pairs = pairs_of(
             tally.arms[state.spec.id], tally.arms[self.baseline.id], exclude_seed0=seed0
         )
-        return look(
-            pairs.n10,
-            pairs.n01,
-            seeds=state.window,
-            max_samples=w.max_samples,
-            alpha=w.alpha,
-            threshold=w.threshold,
-        )
+        return look(pairs.n10, pairs.n01, seeds=state.window, pairs=pairs.size, rule=w)
 
     def _widen(self, tally: ScenarioTally, state: _Arm) -> None:
         state.window = self.waves.after(state.window)

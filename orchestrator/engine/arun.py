@@ -76,7 +76,7 @@ def is_async_runner(runner: object) -> bool:
 
 async def _call_async(runner: Callable[..., Any], ctx: RunContext) -> tuple[RunResult, set[str]]:
     with claiming() as claimed:
-        value = runner(ctx)
+        value = runner(ctx.for_runner())
         if inspect.isawaitable(value):
             value = await value
         return coerce_result(value), claimed

@@ -39,6 +39,11 @@ def short_traceback(exc: BaseException) -> str:
     return "... (earlier frames cut)\n" + tail[tail.find("\n") + 1 :]
 
 
+def _runner_seed(ctx: RunContext) -> int | None:
+    """The seed the runner got, recorded only when it is not the seed index."""
+    return ctx.seed + ctx.arm.seed_offset if ctx.arm.seed_offset else None
+
+
 def failed_record(
     ctx: RunContext,
     error_type: str,
@@ -52,6 +57,7 @@ def failed_record(
         scenario=ctx.scenario.id,
         arm=ctx.arm.id,
         seed=ctx.seed,
+        runner_seed=_runner_seed(ctx),
         output=None,
         manifest=None,
         cost=None,
@@ -138,6 +144,7 @@ def result_record(
             scenario=ctx.scenario.id,
             arm=ctx.arm.id,
             seed=ctx.seed,
+            runner_seed=_runner_seed(ctx),
             output=result.output,
             manifest=dict(result.manifest) if result.manifest is not None else None,
             cost=dict(result.cost) if result.cost is not None else None,
@@ -167,7 +174,7 @@ def call_sync(runner: Callable[..., Any], ctx: RunContext) -> tuple[RunResult, s
     loop (:func:`~counterfact.orchestrator.engine.loops.process_loop`) while this thread waits.
     """
     with claiming() as claimed:
-        value = runner(ctx)
+        value = runner(ctx.for_runner())
         if inspect.isawaitable(value):
             value = process_loop().run(_awaited(value))
         return coerce_result(value), claimed

@@ -65,6 +65,7 @@ def unwritable(record: RunRecord, exc: BaseException) -> RunRecord:
         scenario=escape_text(record.scenario),
         arm=escape_text(record.arm),
         seed=record.seed,
+        runner_seed=record.runner_seed,
         output=None,
         manifest=None,
         cost=None,

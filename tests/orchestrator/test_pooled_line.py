@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from counterfact import RunContext, compare_arms
 
 
@@ -41,3 +43,28 @@ def test_one_scenario_has_no_pooled_line() -> None:
         executor="local",
     )
     assert "pooled across scenarios:" not in result.table()
+
+
+def test_the_pooled_effect_is_printed_and_heterogeneity_is_flagged() -> None:
+    # The arm breaks scenario s5 only (every seed), and changes nothing on s0..s4.
+    def runner(ctx: RunContext) -> str:
+        broken = ctx.arm.facets and ctx.scenario.id == "s5"
+        return "no" if broken or random.Random(ctx.seed).random() < 0.1 else "yes"
+
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        runner,
+        samples=30,
+        scenarios=[{"id": f"s{i}", "reference": "yes"} for i in range(6)],
+        comparator="exact",
+        executor="local",
+    )
+    (pooled,) = result.summary.pooled
+    effect = pooled.effect
+    assert effect is not None
+    assert effect.diff == pytest.approx((pooled.n10 - pooled.n01) / pooled.pairs)
+    assert effect.low < effect.diff < effect.high
+    assert effect.heterogeneous and effect.disagreeing == ["s5"]
+    table = result.table()
+    assert f"pooled effect {effect.diff:+.2f}" in table
+    assert "the scenarios' effects disagree" in table and "s5 stand out" in table

@@ -4,6 +4,7 @@ a real headless Chromium."""
 from __future__ import annotations
 
 import json
+import random
 import re
 import shutil
 import subprocess
@@ -11,6 +12,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+
+from counterfact import RunContext, compare_arms
+from counterfact.orchestrator.drivers.report import write_report
 
 from ..conftest import TESTS, write_config
 from ..helpers import invoke
@@ -173,3 +177,30 @@ def test_ids_with_dollars_and_markup_are_text(tmp_path: Path) -> None:
     assert code == 3, err  # the report was drawn, then the gate decided
     text = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
     assert "<script" not in text and "price_$5_$&lt;script&gt;" in text
+
+
+def test_pooled_results_come_first_in_the_report(tmp_path: Path) -> None:
+    def runner(ctx: RunContext) -> str:
+        rate = 0.5 if ctx.arm.facets else 0.2
+        return (
+            "no"
+            if random.Random(f"{ctx.scenario.id}/{ctx.seed}/{ctx.arm.id}").random() < rate
+            else "yes"
+        )
+
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        runner,
+        samples=12,
+        scenarios=[{"id": f"s{i}", "reference": "yes"} for i in range(4)],
+        comparator="exact",
+        executor="local",
+        out=tmp_path / "o",
+    )
+    (pooled,) = result.summary.pooled
+    assert pooled.effect is not None
+    text = write_report(tmp_path / "o").read_text(encoding="utf-8")
+    assert text.index("<h2>Pooled across scenarios</h2>") < text.index("<h2>Verdicts</h2>")
+    e = pooled.effect
+    assert f"{e.diff:+.2f} [{e.low:+.2f}, {e.high:+.2f}]" in text
+    assert 'data-pooled-arm="alt"' in text and "decide tiers, alternative greater" in text

@@ -246,7 +246,7 @@ def test_example_config_runs_from_the_cli(tmp_path: Path) -> None:
     assert rows["stale-index"]["sequential"]["stopped_for"] == "significant"
     assert rows["aa"]["statistical_verdict"] == "not-significant"
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["schema_version"] == 5 and summary["sequential"]["runs_saved"] > 0
+    assert summary["schema_version"] == 6 and summary["sequential"]["runs_saved"] > 0
 
 
 def test_no_reference_stops_every_arm_as_untestable() -> None:
@@ -344,3 +344,46 @@ def test_pooled_across_scenarios_multiplies_the_stopped_e_values() -> None:
         assert record.e_value == pytest.approx(product, rel=1e-9)
         assert record.p_value == pytest.approx(min(1.0, 1 / product), rel=1e-9)
     assert pooled["strong"].statistical_verdict == "significant"
+
+
+def test_a_fix_is_found_sequentially_under_alternative_less() -> None:
+    # The baseline always flips, the fix never: discordant pairs all the baseline's way. Under
+    # 'less' the mirrored e-process stops it significant at 7 seeds (e = 31.9 >= 20, as above);
+    # under 'greater' the same arm is futile.
+    arms = [{"id": "base"}, {"id": "fix", "facets": {"x": 1}}]
+    runner = scripted({"base": "B", "fix": "A"})
+    kwargs: dict[str, Any] = {
+        "samples": 2,
+        "reference": "A",
+        "comparator": "exact",
+        "executor": "local",
+        "sequential": {"max_samples": 50, "wave": 1},
+    }
+    less = compare_arms(arms, runner, statistics={"alternative": "less"}, **kwargs).row("fix")
+    assert less.sequential is not None
+    assert (less.sequential.stopped_for, less.sequential.seeds_used) == ("significant", 7)
+    assert less.test is not None and less.test.alternative == "less"
+    greater = compare_arms(arms, runner, **kwargs).row("fix")
+    assert greater.sequential is not None and greater.sequential.stopped_for == "futile"
+
+
+def test_min_effect_stops_a_null_arm_early_and_records_why(tmp_path: Path) -> None:
+    # The 'same' arm flips at 0.05 like the baseline: without min_effect it runs to 44+ of 60
+    # seeds (futile only once 20 is out of reach); with min_effect 0.3 the betting test rules out
+    # an effect of 0.3 within a few waves. The strong arm (0.9) is still found.
+    result = _sweep(
+        tmp_path / "o",
+        max_samples=200,
+        sequential={"max_samples": 200, "wave": 4, "min_effect": 0.3},
+    )
+    rows = {r.arm: r for r in result.rows if r.sequential is not None}
+    same = rows["same"].sequential
+    assert same is not None
+    assert same.stopped_for == "futile" and same.futile_because == "below-min-effect"
+    assert same.seeds_used <= 40 and same.min_effect == 0.3
+    assert same.futility_e_value is not None and same.futility_e_value >= 20
+    assert "ruled out" in rows["same"].claim
+    strong = rows["strong"].sequential
+    assert strong is not None and strong.stopped_for == "significant"
+    line = json.loads((tmp_path / "o" / "verdicts.jsonl").read_text().splitlines()[2])
+    assert line["schema_version"] == 5

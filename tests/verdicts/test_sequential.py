@@ -10,6 +10,7 @@ from scipy.integrate import quad
 from scipy.stats import beta as beta_dist
 
 from counterfact.verdicts.sequential import (
+    Waves,
     boundaries,
     e_value,
     log_e_value,
@@ -83,8 +84,7 @@ def test_power_under_a_strong_effect_by_enumeration() -> None:
 def test_stops_exactly_when_the_threshold_is_crossed() -> None:
     # e(6, 0) = 18.14 < 20 <= e(7, 0) = 31.875: a run of arm-way pairs stops at the 7th.
     decisions = [
-        look(k, 0, seeds=k, max_samples=100, alpha=0.05, threshold=20).stopped_for
-        for k in range(1, 9)
+        look(k, 0, seeds=k, rule=Waves(4, 4, 100, 0.05, 20)).stopped_for for k in range(1, 9)
     ]
     assert decisions == [None] * 6 + ["significant", "significant"]
 
@@ -93,7 +93,7 @@ def test_futile_exactly_when_the_threshold_is_unreachable() -> None:
     # No discordance at all: 1/alpha = 20 stays reachable while 7 pairs remain (e(7,0) = 31.9)
     # and becomes unreachable with 6 left (e(6,0) = 18.1): futile at seed 94 of 100.
     decisions = {
-        s: look(0, 0, seeds=s, max_samples=100, alpha=0.05, threshold=20).stopped_for
+        s: look(0, 0, seeds=s, rule=Waves(4, 4, 100, 0.05, 20)).stopped_for
         for s in (92, 93, 94, 95)
     }
     assert decisions == {92: None, 93: None, 94: "futile", 95: "futile"}
@@ -103,15 +103,13 @@ def test_futility_uses_the_level_not_the_family_threshold() -> None:
     # With a family threshold of 60 an arm at e = 31.9 can still become significant by BH at
     # another rank, so it is not futile while 1/alpha is reachable.
     assert reachable(7, 0, 0) == pytest.approx(31.875)
-    found = look(7, 0, seeds=10, max_samples=10, alpha=0.05, threshold=60)
+    found = look(7, 0, seeds=10, rule=Waves(4, 4, 10, 0.05, 60))
     assert found.stopped_for == "max-samples"
-    assert look(7, 0, seeds=10, max_samples=12, alpha=0.05, threshold=60).stopped_for is None
+    assert look(7, 0, seeds=10, rule=Waves(4, 4, 12, 0.05, 60)).stopped_for is None
 
 
 def test_cap_decides_when_nothing_else_does() -> None:
-    assert look(3, 3, seeds=40, max_samples=40, alpha=0.05, threshold=20).stopped_for == (
-        "max-samples"
-    )
+    assert look(3, 3, seeds=40, rule=Waves(4, 4, 40, 0.05, 20)).stopped_for == ("max-samples")
 
 
 def test_thresholds_per_adjustment() -> None:
@@ -147,7 +145,7 @@ def test_small_aa_calibration_with_fixed_seeds() -> None:
         for seeds in boundaries(4, 4, 100):
             n10 = int(np.sum(arm[:seeds] & ~base[:seeds]))
             n01 = int(np.sum(~arm[:seeds] & base[:seeds]))
-            found = look(n10, n01, seeds=seeds, max_samples=100, alpha=0.05, threshold=20)
+            found = look(n10, n01, seeds=seeds, rule=Waves(4, 4, 100, 0.05, 20))
             if found.stopped_for is not None:
                 hits += found.stopped_for == "significant"
                 break
@@ -211,3 +209,62 @@ class _Row:
 
     def __init__(self, scenario: str, arm: str, test: object) -> None:
         self.scenario, self.arm, self.test, self.is_baseline = scenario, arm, test, False
+
+
+@pytest.mark.parametrize(("n10", "n01"), [(0, 0), (1, 0), (0, 1), (0, 7), (3, 12), (35, 40)])
+def test_less_and_two_sided_e_values_are_their_mixture_integrals(n10: int, n01: int) -> None:
+    # Reference: the defining integrals, computed numerically by scipy.integrate.quad: the
+    # uniform prior on [0, 1/2] (the arm flips less) and on [0, 1] (either way).
+    def f(p: float) -> float:
+        return float(p**n10 * (1 - p) ** n01)
+
+    n = n10 + n01
+    low, _ = quad(f, 0.0, 0.5, epsabs=0, epsrel=1e-12)
+    whole, _ = quad(f, 0.0, 1.0, epsabs=0, epsrel=1e-12)
+    assert e_value(n10, n01, "less") == pytest.approx(2 ** (n + 1) * low, rel=1e-9)
+    assert e_value(n10, n01, "two-sided") == pytest.approx(2**n * whole, rel=1e-9)
+
+
+def test_two_sided_is_the_mean_of_the_one_sided_e_values() -> None:
+    for n10, n01 in [(0, 0), (5, 1), (1, 5), (20, 20)]:
+        mean = (e_value(n10, n01, "greater") + e_value(n10, n01, "less")) / 2
+        assert e_value(n10, n01, "two-sided") == pytest.approx(mean, rel=1e-12)
+
+
+def _crossing(pairs: int, threshold: float, alternative: str) -> float:
+    """Exact P(E_n >= threshold for some n <= pairs) under p = 1/2, as above, per direction."""
+    alive, crossed = {0: 1.0}, 0.0
+    for n in range(1, pairs + 1):
+        nxt: dict[int, float] = {}
+        for b, mass in alive.items():
+            for nb in (b, b + 1):
+                if e_value(nb, n - nb, alternative) >= threshold:  # type: ignore[arg-type]
+                    crossed += mass / 2
+                else:
+                    nxt[nb] = nxt.get(nb, 0.0) + mass / 2
+        alive = nxt
+    return crossed
+
+
+@pytest.mark.parametrize("alternative", ["less", "two-sided"])
+def test_ville_bound_holds_for_every_direction(alternative: str) -> None:
+    # Exact enumeration of 200 discordant pairs, looked at after each: below alpha = 0.05.
+    assert _crossing(200, 20, alternative) <= 0.05
+
+
+def test_reachable_and_pairs_needed_look_the_alternative_s_way() -> None:
+    assert reachable(0, 0, 7, "less") == e_value(0, 7, "less") == e_value(7, 0)
+    assert reachable(2, 0, 5, "two-sided") == e_value(7, 0, "two-sided")
+    assert reachable(0, 2, 5, "two-sided") == e_value(0, 7, "two-sided")
+    assert pairs_needed(0.05, 1.0, "less") == pairs_needed(0.05)
+    # Two-sided spreads the prior over both ways, so it needs more pairs: 2^n/(n+1) >= 20 first
+    # at n = 8 (256/9 = 28.4; n = 7 gives 16), against 2^(n+1)/(n+1) (1 - 2^-(n+1)) at n = 7.
+    assert pairs_needed(0.05) == 7
+    assert pairs_needed(0.05, 1.0, "two-sided") == 8
+
+
+def test_a_fix_stops_significant_under_less_and_not_under_greater() -> None:
+    waves = Waves(4, 4, 100, 0.05, 20)
+    assert look(0, 9, seeds=12, rule=waves).stopped_for is None
+    less = Waves(4, 4, 100, 0.05, 20, alternative="less")
+    assert look(0, 9, seeds=12, rule=less).stopped_for == "significant"

@@ -20,6 +20,7 @@ if __name__ != "counterfact.records":  # one import name per module: see docs/ar
     raise ImportError(msg)
 
 from counterfact.records.files import read_bisect, read_runs, read_summary, read_verdicts
+from counterfact.records.plan import PLAN_SCHEMA_VERSION, PlanRecord
 from counterfact.records.runs import RUN_SCHEMA_VERSION, RunError, RunRecord
 from counterfact.records.verdicts import (
     BISECT_SCHEMA_VERSION,
@@ -35,6 +36,7 @@ from counterfact.records.verdicts import (
 
 __all__ = [
     "BISECT_SCHEMA_VERSION",
+    "PLAN_SCHEMA_VERSION",
     "RUN_SCHEMA_VERSION",
     "SUMMARY_SCHEMA_VERSION",
     "VERDICT_SCHEMA_VERSION",
@@ -42,6 +44,7 @@ __all__ = [
     "BudgetRecord",
     "ConcurrencyRecord",
     "Interval",
+    "PlanRecord",
     "RunError",
     "RunRecord",
     "SweepSummary",

@@ -326,12 +326,14 @@ def render_config() -> str:
 def render_records() -> str:
     """docs/reference/records.md: every field of the records a run directory holds."""
     from counterfact import records
+    from counterfact.records.plan import PlanRecord
 
     roots: list[tuple[type[BaseModel], str]] = [
         (records.RunRecord, "runs.jsonl"),
         (records.VerdictRecord, "verdicts.jsonl"),
         (records.SweepSummary, "summary.json"),
         (records.BisectRecord, "bisect.json"),
+        (PlanRecord, "counterfact plan --json"),
     ]
 
     def title(section: Section) -> str:

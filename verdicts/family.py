@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from counterfact.records.vocabulary import StatisticalVerdict
+from counterfact.records.vocabulary import Adjustment, StatisticalVerdict
 from counterfact.verdicts.judgement import Adjusted, Judgement
 from counterfact.verdicts.multiplicity import adjust, best_factor
 from counterfact.verdicts.pooled import pooled_effect_record
@@ -68,17 +68,24 @@ def adjust_family(
     return out
 
 
+def samples_needed(test: TestRecord, alpha: float, adjust: Adjustment) -> int:
+    """The fewest samples at which some outcome of this test could reach ``alpha`` once adjusted
+    over its family (what an ``underpowered`` test lacks).
+    """
+    size = test.adjustment.family_size if test.adjustment else 1
+    factor = best_factor(adjust, size)
+    if test.e_value is not None:
+        return e_pairs_needed(alpha, factor, test.alternative) + test.pairs_excluded
+    return pairs_needed(alpha, test.pairing, factor, test.alternative) + test.pairs_excluded
+
+
 def test_sentence(test: TestRecord, verdict: StatisticalVerdict, s: StatisticsSettings) -> str:
     """The test in plain words: what it counted, its p, the adjustment, the verdict."""
     seed0 = " (seed 0 left out: it is the reference)" if test.pairs_excluded else ""
     if verdict == "underpowered":
         size = test.adjustment.family_size if test.adjustment else 1
         factor = best_factor(s.adjust, size)
-        if test.e_value is not None:
-            needed = e_pairs_needed(s.alpha, factor, test.alternative) + test.pairs_excluded
-        else:
-            needed = pairs_needed(s.alpha, test.pairing, factor, test.alternative)
-            needed += test.pairs_excluded
+        needed = samples_needed(test, s.alpha, s.adjust)
         over = f" once adjusted over {size} tests" if factor > 1 else ""
         return (
             f"Statistical test: underpowered — at {test.pairs} paired samples{seed0} no outcome "

@@ -35,6 +35,7 @@ from counterfact.records.verdicts import EffectRecord, SimilarityTestRecord
 from counterfact.records.vocabulary import Alternative as Alternative
 from counterfact.records.vocabulary import Pairing as Pairing
 from counterfact.records.vocabulary import StatisticalVerdict as StatisticalVerdict
+from counterfact.verdicts.signrank import signrank_exact
 
 
 @dataclass(frozen=True)
@@ -196,10 +197,14 @@ def similarity_test(pairs: Pairs, alternative: Alternative = "greater") -> Simil
     if not np.any(diffs != 0):
         return SimilarityTestRecord(statistic=0.0, p_value=1.0, method=_WILCOXON[alternative])
     result = wilcoxon(pairs.base_similarity, pairs.arm_similarity, alternative=alternative)
+    exact = signrank_exact(diffs, alternative)
+    method = _WILCOXON[alternative]
+    if exact is not None:
+        method += ", exact sign-flip distribution"
     return SimilarityTestRecord(
         statistic=float(result.statistic),
-        p_value=float(result.pvalue),
-        method=_WILCOXON[alternative],
+        p_value=float(result.pvalue) if exact is None else exact,
+        method=method,
     )
 
 

@@ -110,9 +110,10 @@ fail_on_opt = click.option(
     "--fail-on",
     "fail_on",
     multiple=True,
-    type=click.Choice(["confirmed", "significant", "inconclusive"]),
+    type=click.Choice(["confirmed", "significant", "inconclusive", "underpowered"]),
     help="Exit 3 (after writing every record) when any challenger — or the bisection — ends in "
-    "this state. Repeatable.",
+    "this state (a headline verdict, or a test's statistical verdict: 'underpowered' catches a "
+    "sweep too small to test). Repeatable; 'significant' warns when no test could reach it.",
 )
 executor_opt = click.option(
     "--executor", type=click.Choice(sorted(EXECUTORS)), help="Override executor.kind."

@@ -53,7 +53,7 @@ def run(
     """Run the sweep in CONFIG (resuming its run directory), print its verdict table and write
     report.html beside its records.
     """
-    from counterfact.orchestrator.drivers.gate import sweep_hits
+    from counterfact.orchestrator.drivers.gate import cannot_fire, sweep_hits
     from counterfact.orchestrator.drivers.preflight import preflight_sweep
     from counterfact.orchestrator.drivers.sweep import SweepResult, run_sweep
     from counterfact.orchestrator.engine.progress import LogProgress, Progress, TerminalProgress
@@ -83,6 +83,9 @@ def run(
     except KeyboardInterrupt:
         aborted(run_dir)
     _show(result, run_dir)
+    warning = cannot_fire(result.rows, fail_on, result.summary.statistics)
+    if warning is not None:
+        click.echo(f"warning: {warning}", err=True)
     finish(run_dir, not no_report, sweep_hits(result.rows, fail_on))
 
 

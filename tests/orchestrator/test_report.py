@@ -143,12 +143,40 @@ def test_fail_on_confirmed_exits_3_after_writing_everything(tmp_path: Path) -> N
 def test_fail_on_passes_when_nothing_matches(tmp_path: Path) -> None:
     cfg = write_config(
         tmp_path,
-        f"name: calm\nrunner: {TESTS / 'runners.py'}:echo_arm\nreference: 'yes'\n"
+        f"name: calm\nrunner: {TESTS / 'runners.py'}:echo_arm\nreference: 'yes'\nsamples: 8\n"
         "executor: local\narms: [{id: base}, {id: alt, facets: {model: large}}]\n",
     )
     args = ["--fail-on", "confirmed", "--fail-on", "significant"]
     code, _, err = invoke("run", str(cfg), "--out", str(tmp_path / "o"), *args)
     assert code == 0, err
+    assert "could not fire" not in err  # 8 samples: the test could have reached alpha
+
+
+def _small(tmp_path: Path) -> Path:
+    # 3 samples: (1/2)^3 = 0.125 > 0.05, so no outcome of the paired test reaches alpha.
+    return write_config(
+        tmp_path,
+        f"name: small\nrunner: {TESTS / 'runners.py'}:echo_arm\nreference: 'yes'\nsamples: 3\n"
+        "executor: local\narms: [{id: base}, {id: alt, facets: {model: large}}]\n",
+    )
+
+
+def test_fail_on_significant_says_when_it_could_not_fire(tmp_path: Path) -> None:
+    cfg = _small(tmp_path)
+    code, _, err = invoke("run", str(cfg), "--out", str(tmp_path / "o"), "--fail-on", "significant")
+    assert code == 0, err
+    (line,) = [x for x in err.splitlines() if "could not fire" in x]
+    assert "1 of 1 challenger tests are underpowered" in line
+    assert "at least 5 samples per arm can reach alpha 0.05" in line
+
+
+def test_fail_on_underpowered_exits_3(tmp_path: Path) -> None:
+    cfg = _small(tmp_path)
+    code, _, err = invoke(
+        "run", str(cfg), "--out", str(tmp_path / "o"), "--fail-on", "underpowered"
+    )
+    assert code == 3
+    assert "fail-on: 1 match(es): default/alt: underpowered" in err
 
 
 def test_bisection_report_shows_the_probes(tmp_path: Path) -> None:

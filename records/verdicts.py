@@ -532,9 +532,9 @@ class SweepSummary(_Provenance):
     """Each challenger across scenarios (every sweep; most useful with several scenarios)."""
 
 
-BISECT_SCHEMA_VERSION: Literal[3] = 3
+BISECT_SCHEMA_VERSION: Literal[4] = 4
 """2 added ``decide``, ``confirmations`` and each probe's ``p_value``; 3 added ``status`` and
-``failure``."""
+``failure``; 4 added ``search_complete``, ``culprit_checks`` and ``unconfirmed_found``."""
 
 
 class BisectProbeRecord(_Record):
@@ -573,10 +573,23 @@ class ConfirmationRecord(_Record):
     confirmed: bool
 
 
+class CulpritCheckRecord(_Record):
+    """A culprit set's 1-minimality check: the set probed without each of its suspects."""
+
+    culprit: list[str]
+    one_minimal: bool
+    """True when every one-smaller set was probed and none flipped; false when the budget (or a
+    Ctrl-C) stopped the check first."""
+    probes: list[list[str]]
+    """The one-smaller sets probed (none flipped)."""
+    shrunk_from: list[str] | None = None
+    """The set ddmin returned first, when leaving a suspect out still flipped and it was shrunk."""
+
+
 class BisectRecord(_Provenance):
     """``bisect.json``: the culprit search and its evidence."""
 
-    schema_version: Literal[1, 2, 3] = BISECT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4] = BISECT_SCHEMA_VERSION
     status: Literal["complete", "interrupted", "failed"] = "complete"
     """``failed`` when every run failed or the runner evidently cannot work (``failure``)."""
     failure: str | None = None
@@ -590,7 +603,16 @@ class BisectRecord(_Provenance):
     reason: BisectReason
     claim: str
     culprits: list[list[str]]
-    """Minimal culprit sets, in discovery order; empty unless confirmed."""
+    """Minimal culprit sets, in discovery order; empty unless confirmed. A budget that runs out
+    (or a Ctrl-C) after some sets were found keeps them, with ``search_complete`` false."""
+    search_complete: bool = True
+    """False when the search for further sets did not finish (budget, or interrupted): the sets
+    in ``culprits`` stand, and more may exist."""
+    culprit_checks: list[CulpritCheckRecord] = Field(default_factory=list)
+    """Per culprit set (same order): whether it is 1-minimal and the probes that showed it."""
+    unconfirmed_found: list[list[str]] = Field(default_factory=list)
+    """``decide: test``: sets the search found but could not confirm on fresh seeds (budget or
+    Ctrl-C); not claimed."""
     suspects: list[str]
     """The ranked suspects searched."""
     probes: list[BisectProbeRecord]

@@ -136,6 +136,12 @@ class Rate:
         assert ci is not None
         return ci.low
 
+    @property
+    def high(self) -> float:
+        ci = flip_rate_interval(self.hits, self.n)
+        assert ci is not None
+        return ci.high
+
 
 def rate(sweeps: int, event: Callable[[], bool]) -> Rate:
     return Rate(sum(event() for _ in range(sweeps)), sweeps)
@@ -444,10 +450,10 @@ def main() -> int:
     aa, failures = aa_section(args.sweeps)
     directions, wrong_way = direction_section(args.sweeps)
     failures += wrong_way
-    placebos, placebo_failures = placebo_section(max(args.sweeps // 4, 50))
-    failures += placebo_failures
     pooled_lines, pooled_failures = pooled_section(args.sweeps)
     failures += pooled_failures
+    placebos, placebo_failures = placebo_section(max(args.sweeps // 4, 50))
+    failures += placebo_failures
     family = family_section(args.sweeps)
     power = power_section(args.sweeps)
     text = DOC.format(

@@ -26,7 +26,7 @@ of budget for nothing whenever it does. ``speculative_unused`` counts those.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
@@ -92,6 +92,29 @@ class BisectOutcome:
     """``decide: test`` only: each culprit set's confirmation on fresh seeds."""
     decide: Literal["majority", "test"] = "majority"
     """How the probes were decided (for the claim's words)."""
+    search_complete: bool = True
+    """False when the budget ran out (or the search was stopped) after some sets were found:
+    they are kept, and further sets may exist."""
+    checks: tuple[MinimalityCheck, ...] = ()
+    """Per culprit set (same order): its 1-minimality check."""
+    unconfirmed_found: tuple[tuple[str, ...], ...] = ()
+    """``decide: test``: sets found before the budget ran out, left unconfirmed (not claimed)."""
+    suspects: int = 0
+    """How many suspects were searched (for the claim's words)."""
+
+
+@dataclass(frozen=True)
+class MinimalityCheck:
+    """A found set with each one-element-smaller set probed: none flipped (1-minimal), or the
+    budget ran out before every one was probed.
+    """
+
+    culprit: tuple[str, ...]
+    one_minimal: bool
+    probes: tuple[tuple[str, ...], ...]
+    """The sets probed with one element left out (each did not flip)."""
+    shrunk_from: tuple[str, ...] | None = None
+    """The set ddmin first returned, when dropping elements still flipped."""
 
 
 class ProbeRunner(Protocol):
@@ -127,6 +150,10 @@ def paired_p(probe: ProbeStats, base: ProbeStats, exclude_seed0: bool) -> tuple[
 
 class _BudgetExhausted(Exception):
     pass
+
+
+class _NotRun(_BudgetExhausted):
+    """A replayed (interrupted) search reached a probe that had not run."""
 
 
 class _RunsFailed(Exception):
@@ -215,6 +242,36 @@ class _Search:
         from_rest = self.minimize(rest, from_top + context)
         return from_top + from_rest
 
+    def shrink(self, found: list[str], checks: list[MinimalityCheck]) -> list[str]:
+        """Make ``found`` 1-minimal: probe it without each element in turn (cached as usual);
+        drop any element whose removal still flips, and start over. Appends the check (with
+        ``one_minimal`` False if the budget runs out first) before re-raising.
+        """
+        current = list(found)
+        probed: list[tuple[str, ...]] = []
+        try:
+            changed = True
+            while changed and len(current) > 1:
+                changed = False
+                for element in list(current):
+                    trial = [x for x in current if x != element]
+                    if self.ask(trial):
+                        current, probed, changed = trial, [], True
+                        break
+                    probed.append(tuple(trial))
+        except _BudgetExhausted:
+            checks.append(self._check_of(found, current, probed, done=False))
+            raise
+        checks.append(self._check_of(found, current, probed, done=True))
+        return current
+
+    @staticmethod
+    def _check_of(
+        found: list[str], current: list[str], probed: list[tuple[str, ...]], done: bool
+    ) -> MinimalityCheck:
+        shrunk = tuple(found) if current != found else None
+        return MinimalityCheck(tuple(current), done, tuple(probed), shrunk)
+
     def confirm(self, culprits: list[list[str]], max_culprits: int) -> list[Confirmation]:
         """Rule 20: re-test each set on fresh seeds ``samples..2*samples-1`` against a fresh
         baseline probe, at ``alpha / max_culprits``.
@@ -244,9 +301,56 @@ def bisect(
 ) -> BisectOutcome:
     """Find minimal culprit sets among ranked ``suspects`` (see the module docstring)."""
     search = _Search(run_probes, samples, max_probes, speculative, decide)
+    outcome = _run(search, suspects, max_culprits, _finisher(search, len(suspects)))
+    if decide.mode == "majority" or outcome.verdict != "confirmed":
+        return outcome
+    done = _finisher(search, len(suspects))
+    unconfirmed = replace(
+        done("inconclusive", "budget-exhausted", [], complete=False),
+        unconfirmed_found=outcome.culprits,
+        checks=outcome.checks,
+    )
+    if not outcome.search_complete:  # rule 20: nothing is claimed before it is confirmed
+        return unconfirmed
+    if search.executed + 1 + len(outcome.culprits) > max_probes:  # the confirmation's probes
+        return unconfirmed
+    checks = search.confirm([list(c) for c in outcome.culprits], max_culprits)
+    kept = [list(c.culprit) for c in checks if c.confirmed]
+    final = (
+        done("confirmed", "culprits-found", kept)
+        if kept
+        else done("inconclusive", "unconfirmed", [])
+    )
+    held = {tuple(k) for k in kept}
+    return replace(
+        final,
+        confirmations=tuple(checks),
+        checks=tuple(c for c in outcome.checks if c.culprit in held),
+    )
 
+
+class Done(Protocol):
+    """Builds the outcome from the search's state."""
+
+    def __call__(  # noqa: D102 - the protocol's one call
+        self,
+        verdict: BisectVerdict,
+        reason: BisectReason,
+        culprits: list[list[str]],
+        *,
+        complete: bool = True,
+        checks: Sequence[MinimalityCheck] = (),
+    ) -> BisectOutcome: ...
+
+
+def _finisher(search: _Search, suspects: int) -> Done:
     def done(
-        verdict: BisectVerdict, reason: BisectReason, culprits: list[list[str]]
+        verdict: BisectVerdict,
+        reason: BisectReason,
+        culprits: list[list[str]],
+        *,
+        complete: bool = True,
+        checks: Sequence[MinimalityCheck] = (),
     ) -> BisectOutcome:
         return BisectOutcome(
             verdict=verdict,
@@ -255,48 +359,44 @@ def bisect(
             probes=tuple(search.log),
             probes_executed=search.executed,
             speculative_unused=len(search.ahead),
-            decide=decide.mode,
+            decide=search.decide.mode,
+            search_complete=complete,
+            checks=tuple(checks),
+            suspects=suspects,
         )
 
-    outcome = _run(search, suspects, max_culprits, done)
-    if decide.mode == "majority" or outcome.reason != "culprits-found":
-        return outcome
-    if search.executed + 1 + len(outcome.culprits) > max_probes:  # the confirmation's probes
-        return done("inconclusive", "budget-exhausted", [])
-    checks = search.confirm([list(c) for c in outcome.culprits], max_culprits)
-    kept = [list(c.culprit) for c in checks if c.confirmed]
-    final = (
-        done("confirmed", "culprits-found", kept)
-        if kept
-        else done("inconclusive", "unconfirmed", [])
-    )
-    return replace(final, confirmations=tuple(checks))
-
-
-Done = Callable[[BisectVerdict, BisectReason, list[list[str]]], BisectOutcome]
+    return done
 
 
 def _run(search: _Search, suspects: Sequence[str], max_culprits: int, done: Done) -> BisectOutcome:
-    """Rule 10's search (the gates as ``search.decide`` says)."""
+    """Rule 10's search (the gates as ``search.decide`` says). Each set ddmin returns is made
+    1-minimal before the next is sought. A budget that runs out after a set was found keeps the
+    sets found (``search_complete`` False); only one that runs out before gives no culprit.
+    """
+    culprits: list[list[str]] = []
+    checks: list[MinimalityCheck] = []
     try:
         if search.ask([]):
             return done("inconclusive", "unstable-baseline", [])
         candidates = list(suspects)
         if not candidates or not search.ask(candidates):
             return done("not-reproducible", "not-reproducible", [])
-        culprits: list[list[str]] = []
         remaining = candidates
         for _ in range(max_culprits):
             found = search.minimize(remaining, [])
             culprits.append(found)
+            culprits[-1] = search.shrink(found, checks)
             remaining = [c for c in remaining if c not in set(found)]
             # No probe of the remainder once max_culprits sets are found: it could only spend
-            # budget (and, exhausting it, discard the sets already found).
+            # budget.
             if len(culprits) >= max_culprits or not remaining or not search.ask(remaining):
                 break
-        return done("confirmed", "culprits-found", culprits)
-    except _BudgetExhausted:
-        return done("inconclusive", "budget-exhausted", [])
+        return done("confirmed", "culprits-found", culprits, checks=checks)
+    except _BudgetExhausted as exc:
+        reason: BisectReason = "interrupted" if isinstance(exc, _NotRun) else "budget-exhausted"
+        if culprits:
+            return done("confirmed", reason, culprits, complete=False, checks=checks)
+        return done("inconclusive", reason, [])
     except _RunsFailed:
         return done("inconclusive", "runs-failed", [])
 
@@ -309,22 +409,42 @@ def probe_flipped_for_search(stats: ProbeStats, *, baseline: bool) -> bool:
 def interrupted_outcome(
     done: Sequence[tuple[Key, ProbeStats]],
     decide: Decide = Decide(),
+    *,
+    suspects: Sequence[str] = (),
+    samples: int = 0,
+    max_culprits: int = MAX_CULPRITS,
 ) -> BisectOutcome:
-    """The outcome of a search stopped by Ctrl-C: the probes finished so far, read as the
-    search read them (``decide``), no culprits.
+    """The outcome of a search stopped by Ctrl-C: the search replayed on the probes finished so
+    far (``decide`` reads them as the search did), keeping the culprit sets it had completed
+    (``search_complete`` False); none under ``decide: test``, whose sets need a confirmation
+    that did not run.
     """
-    search = _Search(lambda keys, first_seed=0: [], 0, 0, False, decide)
-    search.cache = {key: stats for key, stats in done if not key}
-    if decide.mode == "test" and () not in search.cache:
-        decide = Decide()  # no baseline probe to test against: the majority reading
-        search.decide = decide
+    finished = dict(done)
+    replay_decide = decide if decide.mode == "majority" or () in finished else Decide()
+
+    def cached_only(keys: Sequence[Key], first_seed: int = 0) -> list[ProbeStats]:
+        if first_seed or any(k not in finished for k in keys):
+            raise _NotRun
+        return [finished[k] for k in keys]
+
+    search = _Search(cached_only, samples, len(finished) + 1, False, replay_decide)
+    outcome = _run(search, suspects, max_culprits, _finisher(search, len(suspects)))
+    found = outcome.culprits if outcome.reason == "interrupted" else ()
+    keep = found if decide.mode == "majority" else ()
+    reader = _Search(lambda keys, first_seed=0: [], 0, 0, False, replay_decide)
+    reader.cache = {key: stats for key, stats in done if not key}
     return BisectOutcome(
-        verdict="inconclusive",
+        verdict="confirmed" if keep else "inconclusive",
         reason="interrupted",
-        culprits=(),
-        probes=tuple(search._entry(key, stats, False, False) for key, stats in done),
+        culprits=keep,
+        probes=tuple(reader._entry(key, stats, False, False) for key, stats in done),
         probes_executed=len(done),
         speculative_unused=0,
+        decide=decide.mode,
+        search_complete=False,
+        checks=outcome.checks if keep else (),
+        unconfirmed_found=found if not keep else (),
+        suspects=len(suspects),
     )
 
 
@@ -355,6 +475,20 @@ def bisect_claim(
             f"{base.samples} seeds (seeds {seed_list(base.flipped_seeds)}); the scenario is "
             "unstable, so no ablation can be blamed. " + bounds
         )
+    if outcome.culprits and not outcome.search_complete:
+        return _incomplete(outcome, max_probes, noun) + " " + bounds
+    if outcome.unconfirmed_found:
+        sets = "; ".join(_names(c) for c in outcome.unconfirmed_found)
+        why = (
+            "the search was stopped (Ctrl-C)"
+            if outcome.reason == "interrupted"
+            else f"the probe budget ({max_probes}, baseline included) ran out"
+        )
+        return (
+            f"Inconclusive: the search found {sets}, but {why} before the set(s) could be re-run "
+            "on fresh seeds, and under decide: test a set is claimed only once it holds there; "
+            "no culprit is claimed. Raise bisect.max_probes (or resume) to confirm it. " + bounds
+        )
     if outcome.reason == "interrupted":
         return (
             f"Inconclusive: the search was stopped (Ctrl-C) after {outcome.probes_executed} "
@@ -380,9 +514,13 @@ def bisect_claim(
             if outcome.decide == "test"
             else "on a majority of seeds"
         )
+        n = outcome.suspects or "the"
         return (
-            f"Not reproducible: ablating every suspect together did not change the {noun} {how}"
-            f"{detail}; the cause is not among the suspects, or is not removable by them. " + bounds
+            f"Not reproducible: removing all {n} suspects together did not change the {noun} "
+            f"{how}{detail}. That does not clear them: a cause among them can be masked when "
+            "removing another suspect undoes its effect (an interaction), or the cause may lie "
+            "outside them. Next: bisect a subset of the suspects, or run each as its own arm "
+            "(ablate_each) under statistics.decide: test. " + bounds
         )
     if outcome.reason == "unconfirmed":
         tried = "; ".join(_names(c.culprit) for c in outcome.confirmations)
@@ -399,10 +537,54 @@ def bisect_claim(
             f"Confirmed: {len(outcome.culprits)} culprit set(s) found by counterfactual reruns: "
             f"{sets}. Each was found by paired tests against the baseline and then held on "
             f"fresh seeds (seeds {held[0].first_seed}..{held[0].first_seed + samples - 1}; {ps}; "
-            f"each at {held[0].alpha:.3g} = alpha / max_culprits). " + bounds
+            f"each at {held[0].alpha:.3g} = alpha / max_culprits); {_minimality(outcome)} "
+            f"{DISJOINT} " + bounds
         )
     return (
         f"Confirmed: {len(outcome.culprits)} culprit set(s) found by counterfactual reruns: "
         f"{sets}. Ablating each set on its own changed the {noun} on a majority of seeds; "
-        "each is minimal as two-way ddmin finds it (no half of it flipped on its own). " + bounds
+        f"{_minimality(outcome)} {DISJOINT} " + bounds
+    )
+
+
+DISJOINT = (
+    "Only disjoint sets were searched (each found set is removed before the next is sought): a "
+    "further cause that shares suspects with a set found would not be reported."
+)
+
+
+def _minimality(outcome: BisectOutcome) -> str:
+    """How minimal the sets are, as the checks showed."""
+    if not outcome.checks:
+        return "each is minimal as two-way ddmin finds it (no half of it flipped on its own)."
+    unchecked = [c for c in outcome.checks if not c.one_minimal]
+    shrunk = [c for c in outcome.checks if c.shrunk_from is not None]
+    text = "each is 1-minimal: leaving out any one of its suspects no longer flipped"
+    if unchecked:
+        text = (
+            f"{len(outcome.checks) - len(unchecked)} of {len(outcome.checks)} checked 1-minimal "
+            "(leaving out any one suspect no longer flipped); the rest are minimal as ddmin "
+            "finds them"
+        )
+    if shrunk:
+        text += "; " + "; ".join(
+            f"ddmin's {_names(c.shrunk_from or ())} was shrunk to {_names(c.culprit)}"
+            for c in shrunk
+        )
+    return text + "."
+
+
+def _incomplete(outcome: BisectOutcome, max_probes: int, noun: str) -> str:
+    """A search that found sets and then ran out of budget, or was stopped."""
+    sets = "; ".join(_names(c) for c in outcome.culprits)
+    why = (
+        f"the search was stopped (Ctrl-C) after {outcome.probes_executed} probes"
+        if outcome.reason == "interrupted"
+        else f"the probe budget ({max_probes}, baseline included) ran out"
+    )
+    return (
+        f"Confirmed, search incomplete: {len(outcome.culprits)} culprit set(s) found: {sets}. "
+        f"Ablating each on its own changed the {noun} on a majority of seeds; "
+        f"{_minimality(outcome)} Then {why} while the remaining suspects were searched for "
+        "further sets, so there may be more (raise bisect.max_probes, or resume)."
     )

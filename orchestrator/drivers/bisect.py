@@ -32,6 +32,7 @@ from counterfact.verdicts.records import (
     BisectProbeRecord,
     BisectRecord,
     ConfirmationRecord,
+    CulpritCheckRecord,
     ReferenceRecord,
 )
 
@@ -203,7 +204,14 @@ def _search(
             decide=decide,
         )
     except (SweepInterrupted, RunsFailed) as exc:
-        return interrupted_outcome(probes.done, decide), exc, time.perf_counter() - t0
+        found = interrupted_outcome(
+            probes.done,
+            decide,
+            suspects=settings.suspects,
+            samples=plan.sweep.samples,
+            max_culprits=settings.max_culprits,
+        )
+        return found, exc, time.perf_counter() - t0
     return outcome, None, time.perf_counter() - t0
 
 
@@ -235,6 +243,17 @@ def _record(
             noun="answer" if sweep.comparator.answer_level else "output",
         ),
         culprits=[list(c) for c in outcome.culprits],
+        search_complete=outcome.search_complete,
+        culprit_checks=[
+            CulpritCheckRecord(
+                culprit=list(c.culprit),
+                one_minimal=c.one_minimal,
+                probes=[list(k) for k in c.probes],
+                shrunk_from=None if c.shrunk_from is None else list(c.shrunk_from),
+            )
+            for c in outcome.checks
+        ],
+        unconfirmed_found=[list(c) for c in outcome.unconfirmed_found],
         suspects=list(settings.suspects),
         probes=[
             BisectProbeRecord(

@@ -136,10 +136,17 @@ def test_budget_exactly_enough() -> None:
     assert o.verdict == "confirmed" and o.probes_executed == 6
 
 
-def test_budget_one_short() -> None:
+def test_budget_one_short_keeps_the_set_found() -> None:
+    # {c} is found with the 5th probe; the 6th (is anything left in {a, b, d}?) has no budget.
     o, probes = run(["a", "b", "c", "d"], removed("c"), max_probes=5)
-    assert (o.verdict, o.reason, o.culprits) == ("inconclusive", "budget-exhausted", ())
+    assert (o.verdict, o.reason, o.culprits) == ("confirmed", "budget-exhausted", (("c",),))
+    assert not o.search_complete
     assert len(probes.calls) == 5
+
+
+def test_budget_out_before_any_set_gives_no_culprit() -> None:
+    o, _ = run(["a", "b", "c", "d"], removed("c"), max_probes=4)
+    assert (o.verdict, o.reason, o.culprits) == ("inconclusive", "budget-exhausted", ())
 
 
 def test_budget_counts_the_baseline() -> None:

@@ -273,6 +273,9 @@ class RollupRecord(_Record):
     """Scenarios where its test was significant (after adjustment)."""
     tested: int
     """Scenarios where it had a test (not withheld, a reference to score against)."""
+    withheld: int = 0
+    """Scenarios where its test was withheld because the arm or the baseline did not take effect
+    (manifests): left out of the family adjustment and the pooled test."""
     summary: str
     """The line the table prints: ``prompt=v2: confirmed on 2 of 2 scenarios; ...``."""
 

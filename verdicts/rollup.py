@@ -28,6 +28,7 @@ def rollup(rows: Sequence[VerdictRecord]) -> list[RollupRecord]:
         tiers = Counter(str(r.verdict) for r in mine)
         significant = sum(r.statistical_verdict == "significant" for r in mine)
         tested = sum(r.statistical_verdict in ("significant", "not-significant") for r in mine)
+        withheld = sum(r.statistical_verdict_withheld is not None for r in mine)
         out.append(
             RollupRecord(
                 arm=arm,
@@ -35,18 +36,26 @@ def rollup(rows: Sequence[VerdictRecord]) -> list[RollupRecord]:
                 verdicts=dict(tiers),
                 significant=significant,
                 tested=tested,
-                summary=_line(arm, len(mine), tiers, significant, tested),
+                withheld=withheld,
+                summary=_line(arm, len(mine), tiers, significant, tested, withheld),
             )
         )
     return out
 
 
-def _line(arm: str, n: int, tiers: Counter[str], significant: int, tested: int) -> str:
+def _line(
+    arm: str, n: int, tiers: Counter[str], significant: int, tested: int, withheld: int = 0
+) -> str:
     parts = [f"{tiers[t]} {t}" for t in _ORDER if tiers[t]]
     tier_text = (
         f"{next(iter(tiers))} on {n} of {n} scenarios" if len(tiers) == 1 else ", ".join(parts)
     )
     test = f"; significant on {significant} of {tested} tested" if tested else ""
+    if withheld:
+        test += (
+            f"; test withheld on {withheld} (the manifests show it did not take effect: left out "
+            "of the adjustment and the pooled test)"
+        )
     return f"{arm}: {tier_text}{test}"
 
 

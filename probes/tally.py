@@ -65,10 +65,18 @@ class ArmTally:
         self.flipped = np.zeros(samples, dtype=bool)
         self.similarity = np.full(samples, math.nan)
         self.costs: dict[str, np.ndarray[Any, np.dtype[np.float64]]] = {}
-        self.retried = 0
-        """Runs that took more than one attempt (failed or not)."""
-        self.from_cache = 0
-        """Successful runs taken from the run cache."""
+        self.retried_at = np.zeros(samples, dtype=bool)
+        """The seed's run took more than one attempt (failed or not): the retry bias."""
+        self.cached_at = np.zeros(samples, dtype=bool)
+        """The seed's successful run came from the run cache (another sweep's)."""
+        self.rate_limited_at = np.zeros(samples, dtype=bool)
+        """The seed's run was refused by a rate limit and waited (at least once)."""
+        self.infra_at = np.zeros(samples, dtype=bool)
+        """The seed's task was resubmitted after its worker or node died."""
+        self.escaped_at = np.zeros(samples, dtype=bool)
+        """The seed's run held text UTF-8 cannot encode, judged on its escaped form."""
+        self.manifest_at = np.zeros(samples, dtype=bool)
+        """The seed's successful run reported a manifest."""
         self.manifests = ManifestLog(arm.facets)
         self.flipped_outputs: dict[str, list[int]] = {}
         """Normalized flipped output -> ``[count, seed, seed, ...]`` (the lowest seeds, capped)."""
@@ -77,6 +85,16 @@ class ArmTally:
         self.flipped_text_seed: dict[str, int] = {}
         self.flipped_other = 0
         """Flips whose output was not among the :data:`FLIPPED_OUTPUTS` distinct ones kept."""
+
+    @property
+    def retried(self) -> int:
+        """Runs that took more than one attempt (failed or not)."""
+        return int(self.retried_at.sum())
+
+    @property
+    def from_cache(self) -> int:
+        """Successful runs taken from the run cache."""
+        return int(self.cached_at.sum())
 
     def accepts(self, record: RunRecord) -> bool:
         """True for the first record of an admitted seed (later duplicates are ignored)."""
@@ -105,11 +123,15 @@ class ArmTally:
         """Count a record whose seed :meth:`accepts`; scoring comes separately."""
         seed = record.seed
         self.seen[seed] = True
-        self.retried += record.attempts > 1
+        self.retried_at[seed] = record.attempts > 1
+        self.rate_limited_at[seed] = record.rate_limited > 0
+        self.infra_at[seed] = record.infra_retries > 0
+        self.escaped_at[seed] = record.text_escaped
         if not record.ok:
             return
         self.ok[seed] = True
-        self.from_cache += record.from_cache
+        self.cached_at[seed] = record.from_cache
+        self.manifest_at[seed] = record.manifest is not None
         for key, value in (record.cost or {}).items():
             column = self.costs.setdefault(key, np.full(self.capacity, math.nan))
             column[seed] = value

@@ -14,21 +14,23 @@ from counterfact.records.vocabulary import (
     BisectVerdict,
     CostClass,
     Decider,
+    DoubtCode,
     Family,
     InterventionKind,
     Pairing,
     Reason,
+    Standing,
     StatisticalVerdict,
     StoppedFor,
     Verdict,
 )
 
-VERDICT_SCHEMA_VERSION: Literal[5] = 5
+VERDICT_SCHEMA_VERSION: Literal[6] = 6
 """2 added the statistical test (``statistical_verdict``, ``test``, ``effect``,
 ``similarity_test``); 3 added ``sequential`` and ``test.e_value``; 4 added ``decided_by``,
 ``tier_verdict`` and ``tier_reason``; 5 added ``sequential.min_effect``,
-``sequential.futility_e_value``, ``sequential.futile_because``, ``placebo`` and ``test.n11``;
-older lines still load."""
+``sequential.futility_e_value``, ``sequential.futile_because``, ``placebo`` and ``test.n11``; 6
+added ``standing`` and ``reasons``; older lines still load."""
 SUMMARY_SCHEMA_VERSION: Literal[6] = 6
 """2 added ``statistics`` and ``pooled``; 3 added ``sequential``; 4 added ``concurrency``,
 ``budget`` and status ``budget-exhausted``; 5 added ``cache_entries_rejected``; 6 added
@@ -78,6 +80,24 @@ class ApplicationRecord(_Record):
     """Further distinct mismatches, counted but not listed."""
     manifests_mismatched: int | None = None
     """How many of the manifests showed at least one mismatch (null in older records)."""
+
+
+class DoubtRecord(_Record):
+    """One reason for doubt about a verdict (rule 25): what kind, how many runs or probes, which
+    seeds witness it.
+    """
+
+    code: DoubtCode
+    count: int
+    """Runs (or probes, pairs) it concerns; a floor when ``at_least``."""
+    at_least: bool = False
+    """True when ``count`` is a floor (the sweep stopped before every run was seen)."""
+    seeds: list[int] = Field(default_factory=list)
+    """The seeds that witness it, lowest first, at most 20 (empty where it has no seeds)."""
+    seeds_omitted: int = 0
+    """Witnessing seeds beyond those listed."""
+    detail: str
+    """The doubt in a few words."""
 
 
 class Interval(_Record):
@@ -302,7 +322,7 @@ class VerdictRecord(_Record):
     per-seed similarities are left out above 10,000 seeds (marked so).
     """
 
-    schema_version: Literal[1, 2, 3, 4, 5] = VERDICT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6] = VERDICT_SCHEMA_VERSION
     """Version of this record's layout."""
     scenario: str
     arm: str
@@ -319,7 +339,14 @@ class VerdictRecord(_Record):
     reason: Reason | None
     """Machine-readable reason code; null for the baseline."""
     claim: str
-    """The verdict in words, with its numbers and bounds."""
+    """The verdict in words, with its numbers and bounds; its first sentence states the
+    standing."""
+    standing: Standing = "not-assessed"
+    """``sure`` / ``not-sure`` / ``not-assessed`` (rule 25; not-assessed in records before
+    version 6)."""
+    reasons: list[DoubtRecord] = Field(default_factory=list)
+    """One entry per kind of doubt; empty when ``sure``. An inconclusive row is not assessed
+    (it has no answer) but keeps its doubts here; the baseline row has none."""
     decided_by: Decider = "tiers"
     """What decided ``verdict``: the seed tiers (rule 7), or the adjusted test
     (``statistics.decide: test``; the arm- and baseline-not-applied gates still decide first)."""
@@ -537,7 +564,8 @@ class SweepSummary(_Provenance):
 
 BISECT_SCHEMA_VERSION: Literal[4] = 4
 """2 added ``decide``, ``confirmations`` and each probe's ``p_value``; 3 added ``status`` and
-``failure``; 4 added ``search_complete``, ``culprit_checks`` and ``unconfirmed_found``."""
+``failure``; 4 added ``search_complete``, ``culprit_checks``, ``unconfirmed_found``,
+``standing`` and ``reasons``."""
 
 
 class BisectProbeRecord(_Record):
@@ -605,6 +633,12 @@ class BisectRecord(_Provenance):
     """confirmed / not-reproducible / inconclusive."""
     reason: BisectReason
     claim: str
+    """The result in words; its first sentence states the standing."""
+    standing: Standing = "not-assessed"
+    """``sure`` / ``not-sure``, or ``not-assessed`` for a search that ended without an answer
+    (inconclusive)."""
+    reasons: list[DoubtRecord] = Field(default_factory=list)
+    """One entry per kind of doubt about the result."""
     culprits: list[list[str]]
     """Minimal culprit sets, in discovery order; empty unless confirmed. A budget that runs out
     (or a Ctrl-C) after some sets were found keeps them, with ``search_complete`` false."""

@@ -75,3 +75,31 @@ InterventionKind = Literal[
 
 Family = Literal["sweep", "scenario"]
 """The family p-values are adjusted over (rule 15)."""
+
+Standing = Literal["sure", "not-sure", "not-assessed"]
+"""How sure a verdict is (rule 25): ``sure`` when every check that bears on it ran and passed;
+``not-sure`` with one reason per kind of doubt; ``not-assessed`` for a record with no answer (a
+baseline row, a row without a successful run, a search that ended without a result)."""
+
+DoubtCode = Literal[
+    "runs-failed",
+    "runs-missing",
+    "runs-retried",
+    "runs-rate-limited",
+    "runs-from-cache",
+    "runs-lost-workers",
+    "text-escaped",
+    "manifests-missing",
+    "manifest-unchecked",
+    "reference-is-seed0",
+    "text-level-comparator",
+    "no-test",
+    "test-withheld",
+    "test-underpowered",
+    "tier-test-disagree",
+    "sequential-cap",
+    "search-incomplete",
+    "minimality-unchecked",
+    "probe-runs-failed",
+]
+"""One kind of doubt about a verdict (a :class:`~counterfact.records.verdicts.DoubtRecord`)."""

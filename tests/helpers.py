@@ -38,3 +38,10 @@ def run_record(
         finished_at="2026-11-30T00:00:00.000+00:00",
         from_cache=from_cache,
     )
+
+
+def after_standing(claim: str) -> str:
+    """A claim without its first sentence (the standing, rule 25)."""
+    first, _, rest = claim.partition(". ")
+    assert first.startswith(("Sure", "Not sure", "Not assessed")), claim
+    return rest

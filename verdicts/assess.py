@@ -40,6 +40,7 @@ from counterfact.verdicts.rows import verdict_record
 from counterfact.verdicts.sequential import Look
 from counterfact.verdicts.settings import StatisticsSettings
 from counterfact.verdicts.significance import paired_effect, paired_test, similarity_test
+from counterfact.verdicts.standing import context_doubts, manifest_doubts, run_doubts
 from counterfact.verdicts.stopped import FIXED_SAMPLE, e_test, sequential_record
 from counterfact.verdicts.tiers import (
     ArmEvidence,
@@ -161,6 +162,7 @@ def assess_tally(
             | _explained(j, base_tally),
             claim=j.decision.claim if j.decision else baseline_claim(context(j.tally.admitted)),
             **_tested(tally, j, base_tally, settings, stops),
+            **_doubted(tally, j, base_tally),
         )
         for j in judged
     ]
@@ -275,6 +277,21 @@ def _judge(
 
 _NO_TEST = ("arm-not-applied", "baseline-not-applied")
 """Tiers under which the runs are not evidence about the arm: no test is reported (rule 12)."""
+
+
+def _doubted(tally: ScenarioTally, j: _Judged, base: ArmTally) -> dict[str, Any]:
+    """The row's doubts from its runs, manifests, reference and comparator (rule 25)."""
+    if j.decision is None:
+        return {"unassessed": "this is the baseline every arm is compared with"}
+    if not j.tally.ok[: j.tally.admitted].any():
+        return {"unassessed": "the arm has no successful run"}
+    seed0 = tally.reference.source == "baseline-arm"
+    doubts = (
+        run_doubts(j.tally, base)
+        + manifest_doubts(j.tally, base)
+        + context_doubts(seed0, tally.comparator.answer_level)
+    )
+    return {"doubts": tuple(doubts)}
 
 
 def _not_applied(j: _Judged, base: ArmTally) -> Reason | None:

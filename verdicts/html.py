@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from html import escape
 
 from counterfact.verdicts.plots import ProbeBar, Series, arm_figure, probes_figure
-from counterfact.verdicts.records import BisectRecord, SweepSummary, VerdictRecord
+from counterfact.verdicts.records import BisectRecord, DoubtRecord, SweepSummary, VerdictRecord
 
 MAX_FIGURES = 200
 """Challenger rows drawn; beyond this the page says how many were left out (drawing takes
@@ -142,7 +142,8 @@ def _p(row: VerdictRecord) -> str:
 def _verdict_table(rows: Sequence[VerdictRecord]) -> str:
     head = (
         "<tr><th>scenario</th><th>arm</th><th>tier</th><th>reason</th><th>statistical</th>"
-        "<th>flips</th><th>flip-rate 95% CI</th><th>p (adj.)</th><th>cost class</th></tr>"
+        "<th>flips</th><th>flip-rate 95% CI</th><th>p (adj.)</th><th>cost class</th>"
+        "<th>standing</th></tr>"
     )
     lines = [head]
     for r in rows:
@@ -159,7 +160,8 @@ def _verdict_table(rows: Sequence[VerdictRecord]) -> str:
             f"<td>{escape(r.scenario)}</td><td>{escape(r.arm)}</td>"
             f'<td class="{escape(tier)}">{escape(tier)}</td><td>{escape(r.reason or "")}</td>'
             f'<td class="{escape(stat)}">{escape(stat)}</td><td>{flips}</td><td>{ci}</td>'
-            f"<td>{_p(r)}</td><td>{escape(r.cost_class or '')}</td></tr>"
+            f"<td>{_p(r)}</td><td>{escape(r.cost_class or '')}</td>"
+            f'<td class="{escape(r.standing)}">{escape(_standing_cell(r))}</td></tr>'
         )
     return '<h2>Verdicts</h2><table class="verdicts">' + "".join(lines) + "</table>"
 
@@ -192,6 +194,35 @@ def _pooled(data: ReportData) -> str:
         f"<h2>Pooled across scenarios</h2><p>{method}, adjusted over the challengers.</p>"
         f'<table class="pooled">{"".join(lines)}</table>'
     )
+
+
+def _standing_cell(row: VerdictRecord) -> str:
+    if row.standing == "not-assessed":
+        return ""
+    return row.standing if not row.reasons else f"{row.standing} ({len(row.reasons)})"
+
+
+def _reasons(reasons: Sequence[DoubtRecord], standing: str) -> str:
+    """The reasons for doubt, one line each with the seeds that witness it."""
+    if not reasons:
+        return (
+            "<p>Standing: <b>sure</b> — every check that bears on it ran and passed.</p>"
+            if (standing == "sure")
+            else ""
+        )
+    items = []
+    for d in reasons:
+        floor = "at least " if d.at_least else ""
+        seeds = ""
+        if d.seeds:
+            more = f" and {d.seeds_omitted} more" if d.seeds_omitted else ""
+            seeds = f"; seeds {', '.join(map(str, d.seeds))}{more}"
+        items.append(
+            f"<li><code>{escape(d.code)}</code> ({floor}{d.count}): {escape(d.detail)}"
+            f"{escape(seeds)}</li>"
+        )
+    head = "not sure" if standing == "not-sure" else "not assessed; doubts all the same"
+    return f'<p>Standing: <b>{head}</b></p><ul class="reasons">{"".join(items)}</ul>'
 
 
 def _rollup(data: ReportData) -> str:
@@ -233,7 +264,7 @@ def _scenarios(data: ReportData) -> str:
 
 def _challenger(row: VerdictRecord, figure: str) -> str:
     """One challenger: its figure, claim, what it changed to, facets, manifests, cost, stop."""
-    bits = [f'<p class="claim">{escape(row.claim)}</p>']
+    bits = [f'<p class="claim">{escape(row.claim)}</p>', _reasons(row.reasons, row.standing)]
     if row.changed_to:
         items = "".join(
             f"<li><code>{escape(c.output)}</code> — {c.count} run(s), seeds "
@@ -306,7 +337,8 @@ def _bisection(rec: BisectRecord) -> str:
     culprits = "".join(f"<li>{escape(', '.join(c))}</li>" for c in rec.culprits) or "<li>none</li>"
     return (
         f"<h2>Bisection: {escape(rec.verdict)} ({escape(rec.reason)})</h2>"
-        f'<p class="claim">{escape(rec.claim)}</p><h3>Culprit sets</h3><ul>{culprits}</ul>'
+        f'<p class="claim">{escape(rec.claim)}</p>{_reasons(rec.reasons, rec.standing)}'
+        f"<h3>Culprit sets</h3><ul>{culprits}</ul>"
         f'<h3>Probes, in order</h3><div class="plot">{probes_figure(bars) if bars else ""}</div>'
         "<table><tr><th>#</th><th>ablated</th><th>flips</th><th>flipped</th><th>cached</th>"
         f"<th>speculative</th></tr>{rows}</table>"

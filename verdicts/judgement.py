@@ -21,6 +21,7 @@ from counterfact.records.verdicts import (
 )
 from counterfact.records.vocabulary import Reason, StatisticalVerdict
 from counterfact.verdicts.significance import TestResult
+from counterfact.verdicts.standing import Doubt
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,11 @@ class Judgement:
     """Why there is no test (the arm or the baseline did not take effect)."""
     sequential: SequentialRecord | None = None
     """Where and why a sequential challenger stopped."""
+    doubts: tuple[Doubt, ...] = ()
+    """Doubts from the runs, the manifests, the reference and the comparator (the test's join
+    them once its family is known)."""
+    unassessed: str | None = None
+    """Why the row gets no standing (the baseline; no successful run); None: it is assessed."""
 
 
 @dataclass(frozen=True)

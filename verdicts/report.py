@@ -9,8 +9,18 @@ from collections.abc import Sequence
 from counterfact.probes.stats import baseline_stable
 from counterfact.verdicts.records import SequentialSummary, VerdictRecord
 
-_HEADERS = ("scenario", "arm", "verdict", "flips", "mean sim", "reason", "test", "cost class")
-_CLASS = len(_HEADERS) - 1
+_HEADERS = (
+    "scenario",
+    "arm",
+    "verdict",
+    "flips",
+    "mean sim",
+    "reason",
+    "test",
+    "cost class",
+    "standing",
+)
+_CLASS = len(_HEADERS) - 2
 
 
 def _row(rec: VerdictRecord) -> tuple[str, ...]:
@@ -31,7 +41,24 @@ def _row(rec: VerdictRecord) -> tuple[str, ...]:
             reason = "runs-failed"
     else:
         reason = str(rec.reason)
-    return (rec.scenario, rec.arm, verdict, flips, mean, reason, _test(rec), rec.cost_class or "")
+    return (
+        rec.scenario,
+        rec.arm,
+        verdict,
+        flips,
+        mean,
+        reason,
+        _test(rec),
+        rec.cost_class or "",
+        _standing(rec),
+    )
+
+
+def _standing(rec: VerdictRecord) -> str:
+    """``sure``, ``not-sure (2)`` (how many reasons), or nothing for a row not assessed."""
+    if rec.standing == "not-assessed":
+        return ""
+    return rec.standing if not rec.reasons else f"{rec.standing} ({len(rec.reasons)})"
 
 
 def _test(rec: VerdictRecord) -> str:
@@ -54,7 +81,8 @@ def render_table(records: Sequence[VerdictRecord], similarity: str | None = None
     multi = len({r.scenario for r in records}) > 1
     with_class = any(r.cost_class for r in records)
     with_test = any(r.statistical_verdict for r in records)
-    shown = {0: multi, _CLASS - 1: with_test, _CLASS: with_class}
+    with_standing = any(r.standing != "not-assessed" for r in records)
+    shown = {0: multi, _CLASS - 1: with_test, _CLASS: with_class, _CLASS + 1: with_standing}
     keep = [i for i in range(len(_HEADERS)) if shown.get(i, True)]
     label = f"mean sim ({similarity})" if similarity else "mean sim"
     headers = tuple(label if _HEADERS[i] == "mean sim" else _HEADERS[i] for i in keep)

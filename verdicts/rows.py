@@ -12,10 +12,12 @@ from dataclasses import asdict
 from typing import Any
 
 from counterfact.records.verdicts import TestRecord, VerdictRecord
+from counterfact.records.vocabulary import Standing
 from counterfact.verdicts.decide import Headline, headline
 from counterfact.verdicts.family import adjust_family, test_sentence
 from counterfact.verdicts.judgement import Adjusted, Judgement
 from counterfact.verdicts.settings import StatisticsSettings
+from counterfact.verdicts.standing import Doubt, evidence_doubts, standing_of, standing_sentence
 from counterfact.verdicts.stopped import stop_sentence
 
 
@@ -67,12 +69,44 @@ def _decided(j: Judgement, adjusted: Adjusted | None, s: StatisticsSettings) -> 
     return headline((verdict, reason), statistical, j.effect, s, j.withheld)
 
 
+def _standing(
+    j: Judgement, adjusted: Adjusted | None, head: Headline | None
+) -> tuple[Standing, list[Doubt], str]:
+    """The row's standing, every doubt (the test's included) and, when not assessed, why
+    (rule 25). An inconclusive row has no answer to be sure of: it is not assessed, and its
+    doubts are recorded all the same.
+    """
+    if j.unassessed is not None:
+        return "not-assessed", [], j.unassessed
+    tier = (j.fields["verdict"], j.fields["reason"])
+    doubts = [
+        *j.doubts,
+        *evidence_doubts(
+            has_test=j.test is not None,
+            statistical=adjusted.verdict if adjusted else None,
+            withheld=j.withheld,
+            tier=tier,
+            sequential=j.sequential,
+        ),
+    ]
+    verdict = head.verdict if head is not None else tier[0]
+    if verdict == "inconclusive":
+        return (
+            "not-assessed",
+            doubts,
+            "the verdict is inconclusive, so there is no answer to be sure of",
+        )
+    return standing_of(doubts, assessed=True), doubts, ""
+
+
 def verdict_record(
     j: Judgement, adjusted: Adjusted | None, settings: StatisticsSettings
 ) -> VerdictRecord:
     """One validated row (``adjusted`` None: the raw test, before its family is known)."""
     test = test_record(j, adjusted, settings)
     head = _decided(j, adjusted, settings)
+    standing, doubts, why = _standing(j, adjusted, head)
+    first = standing_sentence(standing, doubts, why)
     decision: dict[str, Any] = {}
     if head is not None:
         decision = {
@@ -86,7 +120,9 @@ def verdict_record(
         {
             **j.fields,
             **decision,
-            "claim": compose_claim(j, test, adjusted, settings, head),
+            "claim": f"{first} {compose_claim(j, test, adjusted, settings, head)}",
+            "standing": standing,
+            "reasons": [d.record() for d in doubts],
             "test": test,
             "statistical_verdict": None if adjusted is None else adjusted.verdict,
             "statistical_verdict_withheld": j.withheld,

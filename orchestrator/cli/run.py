@@ -113,5 +113,8 @@ def _show(result: SweepResult, run_dir: Path) -> None:
             continue
         click.echo(f"- {row.scenario}/{row.arm}: {row.claim}")
     if quiet:
-        click.echo(f"- {quiet} arm(s) not confirmed (no flip); every claim is in verdicts.jsonl")
+        click.echo(
+            f"- {quiet} arm(s) not confirmed (their claims say why); every claim is in "
+            "verdicts.jsonl"
+        )
     click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, verdicts.jsonl, summary.json)")

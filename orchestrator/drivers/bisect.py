@@ -35,6 +35,7 @@ from counterfact.verdicts.records import (
     CulpritCheckRecord,
     ReferenceRecord,
 )
+from counterfact.verdicts.standing import bisect_doubts, standing_of, standing_sentence
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ class BisectResult:
         """
         from counterfact.orchestrator.drivers.export import records_frame
 
-        return records_frame(self.record.probes, "BisectResult")
+        return records_frame(self.record.probes, "BisectResult", BisectProbeRecord)
 
     def report(self) -> str:
         """The verdict, each culprit set with its evidence, and the spend."""
@@ -229,19 +230,28 @@ def _record(
     sweep, settings, samples = plan.sweep, plan.settings, plan.sweep.samples
     failed = isinstance(failure, str) and ending.kind in ("aborted", "all-failed")
     comparator = sweep.comparator.describe()
+    answer_level = sweep.comparator.answer_level
+    seed0 = probes.reference.source == "baseline-arm"
+    doubts = bisect_doubts(outcome, samples, seed0, answer_level)
+    assessed = outcome.verdict != "inconclusive"
+    standing = standing_of(doubts, assessed)
+    why = "the search ended inconclusive: there is no answer to be sure of"
+    claim = bisect_claim(
+        outcome,
+        scenario=plan.scenario.id,
+        comparator=comparator,
+        samples=samples,
+        max_probes=settings.max_probes,
+        noun="answer" if answer_level else "output",
+    )
     return BisectRecord(
         name=sweep.config.name,
         scenario=plan.scenario.id,
         verdict=outcome.verdict,
         reason=outcome.reason,
-        claim=bisect_claim(
-            outcome,
-            scenario=plan.scenario.id,
-            comparator=comparator,
-            samples=samples,
-            max_probes=settings.max_probes,
-            noun="answer" if sweep.comparator.answer_level else "output",
-        ),
+        claim=f"{standing_sentence(standing, doubts, why)} {claim}",
+        standing=standing,
+        reasons=[d.record() for d in doubts],
         culprits=[list(c) for c in outcome.culprits],
         search_complete=outcome.search_complete,
         culprit_checks=[

@@ -12,6 +12,7 @@ from counterfact.orchestrator.config.schema import SweepConfig
 from counterfact.orchestrator.drivers.sweep import run_sweep
 
 from ..conftest import TESTS, write_config
+from ..helpers import after_standing
 
 HEAD = f"name: x\nrunner: {TESTS / 'runners.py'}:echo_arm\nexecutor: {{kind: local}}\n"
 
@@ -109,7 +110,9 @@ def test_ablation_sweep_verdicts_and_cost_classes() -> None:
         "confirmed",
         "content-bug",
     )
-    assert bad.claim.startswith("Confirmed: removing 'fact:bad' changed the output on 3 of 3")
+    assert after_standing(bad.claim).startswith(
+        "Confirmed: removing 'fact:bad' changed the output on 3 of 3"
+    )
     slow = rows["without:fact:slow"]
     assert (slow.verdict, slow.cost_class) == ("not-confirmed", "cost-cause")
     assert slow.cost_reading is not None and slow.cost_reading.saved == {"loops": 4.0}

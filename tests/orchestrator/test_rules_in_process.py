@@ -60,7 +60,9 @@ CASES = [
     ("not-reproducible", list("ab"), lambda a, s: False, {}, "not-reproducible", [], 2),
     ("unstable-baseline", list("ab"), lambda a, s: bool(a) or s == 1, {}, "inconclusive", [], 1),
     ("budget-exact", list("abcd"), needs("c"), {"max_probes": 6}, "confirmed", [["c"]], 6),
-    ("budget-one-short", list("abcd"), needs("c"), {"max_probes": 5}, "inconclusive", [], 5),
+    # {c} is found with the 5th probe: the budget runs out looking for more, and {c} is kept.
+    ("budget-one-short", list("abcd"), needs("c"), {"max_probes": 5}, "confirmed", [["c"]], 5),
+    ("budget-short-of-any", list("abcd"), needs("c"), {"max_probes": 4}, "inconclusive", [], 4),
     ("cache-hit", list("abc"), needs("c"), {}, "confirmed", [["c"]], 4),
     (
         "max-culprits",

@@ -386,4 +386,4 @@ def test_min_effect_stops_a_null_arm_early_and_records_why(tmp_path: Path) -> No
     strong = rows["strong"].sequential
     assert strong is not None and strong.stopped_for == "significant"
     line = json.loads((tmp_path / "o" / "verdicts.jsonl").read_text().splitlines()[2])
-    assert line["schema_version"] == 5
+    assert line["schema_version"] == 6

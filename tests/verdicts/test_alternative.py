@@ -15,6 +15,8 @@ import pytest
 from counterfact import RunContext, compare_arms
 from counterfact.verdicts.significance import at_most, floor_of, mcnemar_exact
 
+from ..helpers import after_standing
+
 
 def _pmf(k: int, n: int) -> float:
     return math.comb(n, k) / 2**n
@@ -94,7 +96,9 @@ def test_less_confirms_a_fix_and_not_a_non_fix() -> None:
     fix, same = result.row("fix"), result.row("same")
     assert (fix.statistical_verdict, fix.verdict) == ("significant", "confirmed")
     assert fix.test is not None and fix.test.alternative == "less"
-    assert fix.claim.startswith("Confirmed by the test: the arm flips the answer less often")
+    assert after_standing(fix.claim).startswith(
+        "Confirmed by the test: the arm flips the answer less often"
+    )
     assert same.statistical_verdict == "not-significant" and same.verdict == "not-confirmed"
     assert result.summary.statistics is not None and result.summary.statistics.alternative == "less"
 

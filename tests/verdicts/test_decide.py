@@ -14,6 +14,8 @@ from counterfact.records.verdicts import EffectRecord
 from counterfact.verdicts.decide import headline
 from counterfact.verdicts.settings import StatisticsSettings
 
+from ..helpers import after_standing
+
 ARMS: list[dict[str, Any]] = [
     {"id": "base"},
     {"id": "strong", "facets": {"p": 0.9}},
@@ -50,7 +52,7 @@ def test_the_test_confirms_a_strong_arm_over_a_noisy_baseline_and_records_the_ti
         "test",
     )
     assert (strong.tier_verdict, strong.tier_reason) == ("inconclusive", "unstable-baseline")
-    assert strong.claim.startswith("Confirmed by the test")
+    assert after_standing(strong.claim).startswith("Confirmed by the test")
     assert "The seed tiers alone would say inconclusive (unstable-baseline)" in strong.claim
 
 

@@ -1,0 +1,277 @@
+"""How sure a verdict is (rule 25): a standing, and one reason per kind of doubt.
+
+The discipline, after the reference design's "how sure" row: the standing is the one verdict on
+how sure an answer is; every reason for doubt is a line with the seeds that witness it; a list
+cut short says so (``seeds_omitted``) and a count that is a floor says "at least"; nothing is
+known from silence — a check that could not run is a reason, not a pass; and a record with no
+answer (a baseline row, a row without a successful run, an inconclusive row) gets no standing
+(``not-assessed``).
+
+Pure: tallies and results in, :class:`Doubt` values out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from counterfact.probes.tally import ArmTally
+from counterfact.records.verdicts import DoubtRecord, SequentialRecord
+from counterfact.records.vocabulary import DoubtCode, Standing
+from counterfact.verdicts.bisection import BisectOutcome
+
+SEEDS_SHOWN = 20
+"""Witnessing seeds listed per reason; the rest are counted in ``seeds_omitted``."""
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """One reason for doubt, before it is recorded."""
+
+    code: DoubtCode
+    count: int
+    detail: str
+    seeds: tuple[int, ...] = ()
+    at_least: bool = False
+
+    def record(self) -> DoubtRecord:
+        """As recorded on the row: the lowest seeds, the rest counted."""
+        shown = sorted(self.seeds)[:SEEDS_SHOWN]
+        return DoubtRecord(
+            code=self.code,
+            count=self.count,
+            at_least=self.at_least,
+            seeds=shown,
+            seeds_omitted=max(len(self.seeds) - len(shown), 0),
+            detail=self.detail,
+        )
+
+
+def _seeds(mask: np.ndarray[Any, Any]) -> tuple[int, ...]:
+    return tuple(int(s) for s in np.flatnonzero(mask))
+
+
+_RUN_FLAGS: tuple[tuple[str, DoubtCode, str], ...] = (
+    (
+        "retried_at",
+        "runs-retried",
+        "took more than one attempt (retry bias: a retried run may "
+        "answer differently from a first try)",
+    ),
+    ("rate_limited_at", "runs-rate-limited", "waited on a rate limit before they ran"),
+    ("cached_at", "runs-from-cache", "were taken from the run cache of another sweep"),
+    ("infra_at", "runs-lost-workers", "were resubmitted after their worker or node died"),
+    (
+        "escaped_at",
+        "text-escaped",
+        "held text UTF-8 cannot encode and were judged on its escaped form",
+    ),
+)
+
+
+def run_doubts(arm: ArmTally, base: ArmTally) -> list[Doubt]:
+    """Doubts from the runs of the arm and its baseline on the arm's seeds ``0..admitted-1``.
+    When some seeds have no record (the sweep stopped early), the count of failed runs is a
+    floor.
+    """
+    n = arm.admitted
+    out: list[Doubt] = []
+    incomplete = bool((~arm.seen[:n] | ~base.seen[:n]).any())
+    failed = [(t, t.seen[:n] & ~t.ok[:n]) for t in (arm, base)]
+    seeds = _seeds(failed[0][1] | failed[1][1])
+    total = int(failed[0][1].sum() + failed[1][1].sum())
+    if total:
+        out.append(
+            Doubt(
+                "runs-failed",
+                total,
+                f"{int(failed[0][1].sum())} of the arm's runs and {int(failed[1][1].sum())} of "
+                "the baseline's failed: the verdict rests on fewer seed pairs",
+                seeds,
+                at_least=incomplete,
+            )
+        )
+    missing = ~arm.seen[:n] | ~base.seen[:n]
+    if missing.any():
+        out.append(
+            Doubt(
+                "runs-missing",
+                int(missing.sum()),
+                "seeds without a record for the arm or the baseline (the sweep stopped early)",
+                _seeds(missing),
+                at_least=True,
+            )
+        )
+    for attr, code, words in _RUN_FLAGS:
+        a, b = getattr(arm, attr)[:n], getattr(base, attr)[:n]
+        count = int(a.sum() + b.sum())
+        if count:
+            detail = (
+                f"{int(a.sum())} of the arm's runs and {int(b.sum())} of the baseline's {words}"
+            )
+            out.append(Doubt(code, count, detail, _seeds(a | b)))
+    return out
+
+
+def manifest_doubts(arm: ArmTally, base: ArmTally) -> list[Doubt]:
+    """Doubts about the manifest check: runs that reported none, or no check at all."""
+    out: list[Doubt] = []
+    n = arm.admitted
+    for who, tally in (("arm", arm), ("baseline", base)):
+        if not tally.arm.facets:
+            continue
+        ok = tally.ok[:n]
+        lacking = ok & ~tally.manifest_at[:n]
+        if ok.any() and lacking.all():
+            out.append(
+                Doubt(
+                    "manifest-unchecked",
+                    int(lacking.sum()),
+                    f"the {who} declares facets but none of its runs reported a manifest: "
+                    "whether it took effect is unknown",
+                    _seeds(lacking),
+                )
+            )
+        elif lacking.any():
+            out.append(
+                Doubt(
+                    "manifests-missing",
+                    int(lacking.sum()),
+                    f"{int(lacking.sum())} of the {who}'s successful runs reported no manifest: "
+                    f"the check rests on {int(ok.sum() - lacking.sum())} runs",
+                    _seeds(lacking),
+                )
+            )
+    return out
+
+
+def context_doubts(reference_is_seed0: bool, answer_level: bool) -> list[Doubt]:
+    """Doubts from how the scenario is judged: the reference and the comparator."""
+    out: list[Doubt] = []
+    if reference_is_seed0:
+        out.append(
+            Doubt(
+                "reference-is-seed0",
+                1,
+                "the reference is the baseline's own seed-0 output, not a prior run's answer "
+                "(seed 0 is left out of the test)",
+                (0,),
+            )
+        )
+    if not answer_level:
+        out.append(
+            Doubt(
+                "text-level-comparator",
+                1,
+                "the comparator judges the text, not the answer: a rewording of the same answer "
+                "counts as a flip",
+            )
+        )
+    return out
+
+
+def evidence_doubts(
+    *,
+    has_test: bool,
+    statistical: str | None,
+    withheld: str | None,
+    tier: tuple[str | None, str | None],
+    sequential: SequentialRecord | None,
+) -> list[Doubt]:
+    """Doubts from the test: none, withheld, underpowered, or at odds with the tier."""
+    out: list[Doubt] = []
+    if withheld is not None:
+        out.append(Doubt("test-withheld", 1, f"the test is withheld ({withheld})"))
+    elif not has_test:
+        out.append(Doubt("no-test", 1, "there is no statistical test (no reference to score)"))
+    elif statistical == "underpowered":
+        out.append(
+            Doubt(
+                "test-underpowered",
+                1,
+                "the test is underpowered: no outcome at these samples could reach alpha",
+            )
+        )
+    verdict, reason = tier
+    disagree = (verdict == "confirmed" and statistical in ("not-significant", "underpowered")) or (
+        verdict in ("not-confirmed", "inconclusive") and statistical == "significant"
+    )
+    if disagree:
+        out.append(
+            Doubt(
+                "tier-test-disagree",
+                1,
+                f"the seed tiers say {verdict} ({reason}) while the test says {statistical}",
+            )
+        )
+    if sequential is not None and sequential.stopped_for == "max-samples":
+        out.append(
+            Doubt(
+                "sequential-cap",
+                sequential.seeds_used,
+                f"sequential sampling reached its cap ({sequential.max_samples} seeds) undecided",
+            )
+        )
+    return out
+
+
+def standing_of(doubts: Sequence[Doubt], assessed: bool) -> Standing:
+    """``not-assessed`` without an answer; else ``sure`` only when nothing is in doubt."""
+    if not assessed:
+        return "not-assessed"
+    return "not-sure" if doubts else "sure"
+
+
+def standing_sentence(standing: Standing, doubts: Sequence[Doubt], why: str = "") -> str:
+    """The claim's first sentence (``why``: what a not-assessed record lacks)."""
+    if standing == "not-assessed":
+        return f"Not assessed: {why or 'there is no answer to be sure of'}."
+    if standing == "sure":
+        return "Sure: every check that bears on this verdict ran and passed."
+    parts = []
+    for d in doubts:
+        floor = "at least " if d.at_least else ""
+        parts.append(f"{d.code} ({floor}{d.count})" if d.count > 1 else d.code)
+    return f"Not sure: {'; '.join(parts)}."
+
+
+def bisect_doubts(
+    outcome: BisectOutcome, samples: int, reference_is_seed0: bool, answer_level: bool
+) -> list[Doubt]:
+    """Doubts about a culprit search's result: an incomplete search, sets not checked
+    1-minimal, probes with failed runs, and how the scenario is judged.
+    """
+    out: list[Doubt] = []
+    if not outcome.search_complete:
+        out.append(
+            Doubt(
+                "search-incomplete",
+                len(outcome.culprits),
+                "the search for further culprit sets did not finish (budget or Ctrl-C): more "
+                "may exist",
+                at_least=True,
+            )
+        )
+    unchecked = [c for c in outcome.checks if not c.one_minimal]
+    if unchecked:
+        out.append(
+            Doubt(
+                "minimality-unchecked",
+                len(unchecked),
+                "set(s) not checked 1-minimal before the budget ran out: a suspect in them may "
+                "be superfluous",
+            )
+        )
+    short = [p for p in outcome.probes if p.stats.samples < samples]
+    if short:
+        out.append(
+            Doubt(
+                "probe-runs-failed",
+                len(short),
+                "probe(s) finished fewer runs than samples (failed runs): decided on fewer seeds",
+            )
+        )
+    return out + context_doubts(reference_is_seed0, answer_level)

@@ -146,6 +146,11 @@ CASES: list[Case] = [
         group="cli",
     ),
     Case(
+        "scenario file that does not exist",
+        BASE.replace("name: demo", "name: demo\nscenarios: {file: questions.jsonl}"),
+    ),
+    Case("runner_files pattern that matches nothing", BASE + "runner_files: ['data/*.json']\n"),
+    Case(
         "sequential minimal effect out of range",
         BASE + "sequential: {max_samples: 40, min_effect: 0}\n",
     ),

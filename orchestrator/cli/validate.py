@@ -126,6 +126,21 @@ def _bisect_ok(plan: ResolvedBisect, run_dir: Path) -> None:
     )
 
 
+def _identity(sweep: ResolvedSweep) -> str:
+    """What the runner's identity (resume, cache) covers, in one line."""
+    if sweep.config.runner_version is not None:
+        what = f"runner_version {sweep.config.runner_version!r}"
+    else:
+        what = "the runner's module source"
+    if sweep.runner_files:
+        names = ", ".join(name for name, _ in sweep.runner_files[:8])
+        more = f" and {len(sweep.runner_files) - 8} more" if len(sweep.runner_files) > 8 else ""
+        what += f" + {len(sweep.runner_files)} runner_files ({names}{more})"
+    else:
+        what += "; no runner_files (data the runner reads is not covered)"
+    return f"{what} -> {sweep.runner_identity}"
+
+
 def _sweep_ok(sweep: ResolvedSweep, run_dir: Path) -> None:
     from counterfact.orchestrator.drivers.preflight import outlook
 
@@ -146,6 +161,7 @@ def _sweep_ok(sweep: ResolvedSweep, run_dir: Path) -> None:
     if seq is not None:
         wave = seq.wave_size(sweep.config.samples)
         samples += f" then waves of {wave} up to {seq.max_samples} (sequential)"
+    click.echo(f"identity: {_identity(sweep)}")
     click.echo(
         f"ok: sweep {sweep.config.name!r}: {len(sweep.arms)} arms (baseline {sweep.baseline!r}), "
         f"{len(sweep.scenarios)} scenario(s), {samples} -> {most}{seen.planned} "

@@ -13,7 +13,9 @@ from counterfact.defaults import MAX_PLAN_RUNS
 from counterfact.exceptions import ConfigError, RefusalError
 from counterfact.orchestrator.config.expand import expand_arms
 from counterfact.orchestrator.config.regexcheck import REGEX_CHECK_S, extracts_in_time
-from counterfact.orchestrator.config.schema import BisectConfig, SweepConfig
+from counterfact.orchestrator.config.runnerfiles import files_digest, runner_files
+from counterfact.orchestrator.config.scenariofiles import load_scenario_file
+from counterfact.orchestrator.config.schema import BisectConfig, ScenarioFileConfig, SweepConfig
 from counterfact.orchestrator.config.targets import parse_target
 from counterfact.orchestrator.engine.embedders import sentence_transformer
 from counterfact.orchestrator.engine.executors import ExecutorOptions, PoolSettings
@@ -67,10 +69,17 @@ class ResolvedSweep:
     @cached_property
     def runner_identity(self) -> str:
         """The runner's identity for resume and the run cache (its module source is hashed once
-        per resolved sweep, however often preflight, fingerprint and cache ask).
+        per resolved sweep, however often preflight, fingerprint and cache ask), with the digest
+        of its ``runner_files`` when it lists any.
         """
         label = describe_target(self.config.runner)
-        return runner_identity(self.runner, label=label, version=self.config.runner_version)
+        found = runner_identity(self.runner, label=label, version=self.config.runner_version)
+        return f"{found}+files:{files_digest(self.runner_files)}" if self.runner_files else found
+
+    @cached_property
+    def runner_files(self) -> tuple[tuple[str, str], ...]:
+        """``(path, sha256 prefix)`` of each file ``runner_files`` covers."""
+        return runner_files(self.config.runner_files, self.base_dir)
 
     @property
     def samples(self) -> int:
@@ -179,9 +188,13 @@ def _build(registry: Mapping[str, Kind[T]], config: Any, section: str, base_dir:
     return registry[config.kind].build(options)
 
 
-def _scenarios(config: SweepConfig) -> tuple[ScenarioSpec, ...]:
-    declared = config.resolved_scenarios()
-    fields = [f"scenarios[{i}].id" for i in range(len(declared))]
+def _scenarios(config: SweepConfig, base_dir: Path) -> tuple[ScenarioSpec, ...]:
+    if isinstance(config.scenarios, ScenarioFileConfig):
+        declared = load_scenario_file(config.scenarios, base_dir)
+        fields = [f"scenarios.file item {i + 1} (id)" for i in range(len(declared))]
+    else:
+        declared = config.resolved_scenarios()
+        fields = [f"scenarios[{i}].id" for i in range(len(declared))]
     check_ids([sc.id for sc in declared], fields, "scenario id")
     specs = [ScenarioSpec(sc.id, dict(sc.inputs), sc.reference) for sc in declared]
     if not specs:
@@ -216,6 +229,8 @@ def _answer_references(
         if sc.reference is None:
             continue
         where = "reference" if config.scenarios is None else f"scenarios[{i}].reference"
+        if isinstance(config.scenarios, ScenarioFileConfig):
+            where = f"scenarios.file (scenario {sc.id!r}).reference"
         if isinstance(comparator, NumericComparator) and first_number(sc.reference) is None:
             msg = (
                 f"the numeric comparator needs a number in the reference, got "
@@ -254,11 +269,11 @@ def _resolve(
     expanded = expand_arms(config)
     baseline = config.baseline_id()
     check(expanded.arms, baseline, expanded.origins)
-    scenarios = _scenarios(config)
+    scenarios = _scenarios(config, base_dir)
     _bounded_plan(config, len(expanded.arms), len(scenarios))
     comparator = _build(COMPARATORS, config.comparator, "comparator", base_dir)
     _answer_references(config, scenarios, comparator)
-    return ResolvedSweep(
+    sweep = ResolvedSweep(
         config=config,
         arms=expanded.arms,
         baseline=baseline,
@@ -272,6 +287,8 @@ def _resolve(
         skipped=expanded.skipped,
         notes=_unknown_facets(expanded.arms, baseline, expanded.origins) + _unused(config),
     )
+    _ = sweep.runner_files  # a pattern that matches nothing is refused now, before any run
+    return sweep
 
 
 def _unused(config: SweepConfig) -> tuple[str, ...]:

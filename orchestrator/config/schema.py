@@ -85,6 +85,28 @@ class ScenarioConfig(_Model):
     """The answer the real run gave; without it, the baseline's seed-0 output is the reference."""
 
 
+class ScenarioSample(_Model):
+    """A seeded random subset of a scenario file."""
+
+    n: StrictInt = Field(ge=1)
+    """How many scenarios to keep (at most the file's)."""
+    seed: StrictInt = 0
+    """The subset's seed: the same seed keeps the same scenarios."""
+
+
+class ScenarioFileConfig(_Model):
+    """``scenarios: {file: PATH}``: an eval set from JSONL, CSV, Parquet or YAML."""
+
+    file: StrictStr
+    """Relative to the sweep file. JSONL: one ``{id, inputs, reference}`` object a line; CSV or
+    Parquet: column ``id``, optional ``reference``, every other column an input; YAML: a list of
+    scenario objects."""
+    limit: StrictInt | None = Field(default=None, ge=1)
+    """Keep the first N (after ``sample``)."""
+    sample: ScenarioSample | None = None
+    """Keep a seeded random subset of ``n`` scenarios, in file order."""
+
+
 def _check_kind(registry: Mapping[str, Kind[Any]], model: Any, options: tuple[str, ...]) -> None:
     given = {name: getattr(model, name) for name in options if getattr(model, name) is not None}
     problem = option_problem(registry, str(model.kind), given)
@@ -374,6 +396,10 @@ class SweepConfig(_Model):
     """``package.module:callable`` or ``path/to/file.py:callable`` (relative to the file)."""
     runner_version: StrictStr | None = None
     """The runner's identity for resume and the run cache; default a hash of its module source."""
+    runner_files: list[StrictStr] = Field(default_factory=list)
+    """Data files the runner reads (paths or globs, relative to the sweep file): their contents
+    join the runner's identity, so an edited corpus or prompt file is a changed runner (the
+    resume is refused naming it; the run cache does not serve the old runs)."""
     cache_dir: StrictStr | None = None
     """Opt-in run cache shared across sweeps (relative to the working directory)."""
     samples: StrictInt = SAMPLES
@@ -395,8 +421,10 @@ class SweepConfig(_Model):
     docs/how-to/sequential.md."""
     bisect: BisectConfig | None = None
     """Settings for ``counterfact bisect``; ignored by ``run``."""
-    scenarios: list[ScenarioConfig] | None = None
-    """Default: one scenario ``default`` with empty inputs."""
+    scenarios: list[ScenarioConfig] | ScenarioFileConfig | None = None
+    """A list of scenarios, or ``{file: PATH}`` to read them from a file (JSONL, CSV, Parquet,
+    YAML; see docs/reference/sweep-file.md). Default: one scenario ``default`` with empty
+    inputs."""
     reference: StrictStr | None = None
     """Shorthand for the single default scenario's reference."""
     comparator: ComparatorConfig = Field(default_factory=ComparatorConfig)
@@ -474,7 +502,12 @@ class SweepConfig(_Model):
         return self
 
     def resolved_scenarios(self) -> list[ScenarioConfig]:
-        """The scenarios, with the single-scenario default applied."""
+        """The inline scenarios, with the single-scenario default applied (a scenario file is
+        read by the resolver, which knows the sweep file's folder).
+        """
+        if isinstance(self.scenarios, ScenarioFileConfig):
+            msg = "a scenario file is read when the sweep is resolved (resolve_sweep)"
+            raise TypeError(msg)
         if self.scenarios is not None:
             return list(self.scenarios)
         return [ScenarioConfig(id="default", inputs={}, reference=self.reference)]

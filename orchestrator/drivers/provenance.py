@@ -35,7 +35,9 @@ def fingerprint_of(sweep: ResolvedSweep, arms: Sequence[ArmSpec] | None = None) 
 
     chosen = list(arms) if arms is not None else list(sweep.arms)
     kind = "sweep" if arms is None else "bisection"
-    found = fingerprint(sweep.runner_identity, chosen, sweep.scenarios, _design(sweep))
+    found = fingerprint(
+        sweep.runner_identity, chosen, sweep.scenarios, _design(sweep), sweep.runner_files
+    )
     return found | {"kind": kind, "name": sweep.config.name}
 
 

@@ -25,6 +25,7 @@ def fingerprint(
     arms: Sequence[ArmSpec],
     scenarios: Sequence[ScenarioSpec],
     design: dict[str, Any] | None = None,
+    runner_files: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any]:
     """What the records of a run directory mean: runner, arms' configurations, scenarios' inputs,
     and for a sequential sweep its ``design`` (what its stopping decisions depend on, the cap
@@ -35,6 +36,8 @@ def fingerprint(
         "arms": {a.id: json.loads(a.canonical()) for a in arms},
         "scenarios": {s.id: json.loads(canonical_json(dict(s.inputs))) for s in scenarios},
     }
+    if runner_files:
+        found["runner_files"] = dict(runner_files)
     return found | ({"sequential": design} if design is not None else {})
 
 
@@ -64,13 +67,31 @@ def leaf_changes(path: str, before: Any, after: Any) -> list[str]:
     return [f"{path}: {canonical_json(before)} → {canonical_json(after)}"]
 
 
+def _runner_change(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """The runner's change: the data files that differ when only they changed, else the
+    identities.
+    """
+    base = [str(x.get("runner", "")).split("+files:")[0] for x in (old, new)]
+    files = [x.get("runner_files") or {} for x in (old, new)]
+    if base[0] == base[1] and files[0] != files[1]:
+        names = sorted(set(files[0]) | set(files[1]))
+        return [
+            f"runner_files[{name}]: "
+            + ("added" if name not in files[0] else "removed" if name not in files[1] else "edited")
+            + f" ({files[0].get(name, '-')} → {files[1].get(name, '-')})"
+            for name in names
+            if files[0].get(name) != files[1].get(name)
+        ]
+    return [f"runner: was {old.get('runner')!r}, now {new.get('runner')!r}"]
+
+
 def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """Changes that would make old runs mean something else (added arms/scenarios are fine),
     each as compact as ``arms[dense].facets.k: 2 → 3``.
     """
     found: list[str] = []
     if old.get("runner") != new.get("runner"):
-        found.append(f"runner: was {old.get('runner')!r}, now {new.get('runner')!r}")
+        found += _runner_change(old, new)
     before, after = old.get("sequential"), new.get("sequential")
     if before is not None and after is not None and before != after:
         changed = [
@@ -101,4 +122,5 @@ def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
             "scenarios": {**old.get("scenarios", {}), **new["scenarios"]},
         }
         | ({"sequential": design} if design is not None else {})
+        | ({"runner_files": new["runner_files"]} if new.get("runner_files") else {})
     )

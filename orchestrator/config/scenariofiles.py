@@ -1,0 +1,152 @@
+"""``scenarios: {file: PATH}``: an eval set read from JSONL, CSV, Parquet or YAML.
+
+Each format gives a list of scenario objects (``id``, ``inputs``, ``reference``):
+
+- **JSONL**: one JSON object a line, ``{"id": ..., "inputs": {...}, "reference": ...}``;
+- **CSV** / **Parquet**: one row a scenario: column ``id``, optional ``reference``, every other
+  column an input (CSV values are text; Parquet keeps its types);
+- **YAML**: a list of the same objects as ``scenarios:`` inline.
+
+Errors name the file and the line (JSONL, YAML: the item) or row (CSV, Parquet, counted from 1
+after the header). ``limit`` keeps the first N; ``sample: {n, seed}`` a seeded random subset in
+file order. Nothing here runs anything: the file is read when the sweep is resolved.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from counterfact.exceptions import ConfigError
+from counterfact.orchestrator.config.schema import ScenarioConfig, ScenarioFileConfig
+from counterfact.orchestrator.config.yamlload import load_yaml
+
+FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet"}
+FORMATS |= {".yaml": "yaml", ".yml": "yaml"}
+FIELD = "scenarios.file"
+
+
+def _fail(path: Path, where: str, problem: str) -> ConfigError:
+    return ConfigError(f"{path}: {where}: {problem}", field=FIELD)
+
+
+def _jsonl(path: Path, text: str) -> Iterator[tuple[str, Any]]:
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            yield f"line {number}", json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise _fail(path, f"line {number}", f"not JSON ({exc.msg})") from exc
+
+
+def _table_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A CSV or Parquet row as a scenario object: ``id``, ``reference``, the rest inputs."""
+    found = dict(row)
+    out: dict[str, Any] = {"id": found.pop("id", None)}
+    if "reference" in found:
+        ref = found.pop("reference")
+        out["reference"] = None if ref is None or ref == "" else str(ref)
+    out["inputs"] = found
+    return out
+
+
+def _csv(path: Path, text: str) -> Iterator[tuple[str, Any]]:
+    reader = csv.DictReader(text.splitlines())
+    if reader.fieldnames is None or "id" not in reader.fieldnames:
+        raise _fail(path, "header", f"needs an 'id' column, has {reader.fieldnames or []}")
+    for number, row in enumerate(reader, 1):
+        if None in row:
+            raise _fail(path, f"row {number}", "has more cells than the header")
+        yield f"row {number}", _table_row(row)
+
+
+def _parquet(path: Path) -> Iterator[tuple[str, Any]]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        msg = "reading Parquet needs pyarrow: pip install 'counterfact[data]'"
+        raise ConfigError(msg, field=FIELD) from exc
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:  # pyarrow's errors are many: one line says which file
+        raise _fail(path, "file", f"not a Parquet file ({type(exc).__name__}: {exc})") from exc
+    if "id" not in table.column_names:
+        raise _fail(path, "columns", f"needs an 'id' column, has {table.column_names}")
+    for number, row in enumerate(table.to_pylist(), 1):
+        yield f"row {number}", _table_row(row)
+
+
+def _yaml(path: Path, text: str) -> Iterator[tuple[str, Any]]:
+    try:
+        data = load_yaml(text)
+    except Exception as exc:
+        raise _fail(path, "file", f"not valid YAML ({exc})".splitlines()[0]) from exc
+    if not isinstance(data, list):
+        raise _fail(path, "file", f"must hold a list of scenarios, got {type(data).__name__}")
+    for number, item in enumerate(data, 1):
+        yield f"item {number}", item
+
+
+def _items(path: Path, kind: str) -> Iterator[tuple[str, Any]]:
+    if kind == "parquet":
+        yield from _parquet(path)
+        return
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise _fail(path, "file", "is not UTF-8 text") from exc
+    yield from {"jsonl": _jsonl, "csv": _csv, "yaml": _yaml}[kind](path, text)
+
+
+def _scenario(path: Path, where: str, item: Any) -> ScenarioConfig:
+    if not isinstance(item, dict):
+        raise _fail(path, where, f"must be an object with 'id', got {type(item).__name__}")
+    if isinstance(item.get("id"), int) and not isinstance(item.get("id"), bool):
+        item = item | {"id": str(item["id"])}  # numeric ids in a table column
+    try:
+        return ScenarioConfig.model_validate(item)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(x) for x in first["loc"]) or "(the object)"
+        raise _fail(path, where, f"{loc}: {first['msg']}") from exc
+
+
+def load_scenario_file(spec: ScenarioFileConfig, base_dir: Path) -> list[ScenarioConfig]:
+    """The scenarios of ``spec.file`` (relative to the sweep file's folder), subset as asked.
+
+    Raises:
+        ConfigError: the file is missing, of an unknown kind, or a line or row is not a
+            scenario (the message names it).
+    """
+    path = (
+        (base_dir / spec.file).resolve() if not Path(spec.file).is_absolute() else Path(spec.file)
+    )
+    kind = FORMATS.get(path.suffix.lower())
+    if kind is None:
+        known = ", ".join(sorted(FORMATS))
+        raise ConfigError(f"{spec.file!r}: unknown file kind; use one of {known}", field=FIELD)
+    if not path.is_file():
+        msg = (
+            f"{spec.file!r} is not a file (looked for {path}); the path is relative to the "
+            "sweep file"
+        )
+        raise ConfigError(msg, field=FIELD)
+    found = [_scenario(path, where, item) for where, item in _items(path, kind)]
+    if not found:
+        raise _fail(path, "file", "holds no scenario")
+    if spec.sample is not None:
+        if spec.sample.n > len(found):
+            msg = f"sample.n is {spec.sample.n} but the file holds {len(found)} scenarios"
+            raise ConfigError(msg, field="scenarios.sample.n")
+        keep = sorted(random.Random(spec.sample.seed).sample(range(len(found)), spec.sample.n))
+        found = [found[i] for i in keep]
+    if spec.limit is not None:
+        found = found[: spec.limit]
+    return found

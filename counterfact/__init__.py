@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         run_bisect,
     )
     from counterfact.orchestrator.drivers.export import (
+        load_probes,
         load_runs,
         load_verdicts,
     )
@@ -92,6 +93,7 @@ _WHERE: dict[str, str] = {
     "ScoringError": "counterfact.exceptions",
     "SweepInterrupted": "counterfact.exceptions",
     "RunsFailed": "counterfact.exceptions",
+    "load_probes": "counterfact.orchestrator.drivers.export",
     "load_runs": "counterfact.orchestrator.drivers.export",
     "load_verdicts": "counterfact.orchestrator.drivers.export",
     "compare_arms": "counterfact.orchestrator.drivers.api",
@@ -173,6 +175,7 @@ __all__ = [
     "compare_arms",
     "find_culprits",
     "load_bisect",
+    "load_probes",
     "load_runs",
     "load_sweep",
     "load_verdicts",

@@ -40,6 +40,7 @@ def test_all_is_sorted_and_exact() -> None:
         "compare_arms",
         "find_culprits",
         "load_bisect",
+        "load_probes",
         "load_runs",
         "load_sweep",
         "load_verdicts",

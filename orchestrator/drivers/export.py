@@ -21,7 +21,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from counterfact.exceptions import ConfigError, ExecutorError
-from counterfact.orchestrator.storage.recordfiles import read_verdicts, require_records, runs
+from counterfact.orchestrator.drivers.columns import typed
+from counterfact.orchestrator.storage.recordfiles import (
+    read_bisect,
+    read_verdicts,
+    require_records,
+    runs,
+)
+from counterfact.records import RunRecord, VerdictRecord
+from counterfact.records.verdicts import BisectProbeRecord
 
 FORMATS = ("parquet", "csv")
 EXTRA = "pip install 'counterfact[data]'"
@@ -36,7 +44,9 @@ def _pandas() -> Any:
     return pd
 
 
-def records_frame(records: Iterable[BaseModel], owner: str) -> Any:
+def records_frame(
+    records: Iterable[BaseModel], owner: str, model: type[BaseModel] | None = None
+) -> Any:
     """``owner``'s ``to_frame()``: :func:`dotted` over ``records``.
 
     Raises:
@@ -47,7 +57,8 @@ def records_frame(records: Iterable[BaseModel], owner: str) -> Any:
     except ImportError as exc:
         msg = f"{owner}.to_frame needs pandas: pip install 'counterfact[data]'"
         raise ImportError(msg) from exc
-    return dotted(pd, records)
+    frame = dotted(pd, records)
+    return typed(pd, frame, model) if model is not None else frame
 
 
 def dotted(pd: Any, records: Iterable[BaseModel]) -> Any:
@@ -60,22 +71,29 @@ def dotted(pd: Any, records: Iterable[BaseModel]) -> Any:
     return frame.drop(columns=[c for c in frame.columns if c in parents])
 
 
-def _load(run_dir: str | Path, read: Callable[[Path], Iterable[BaseModel]]) -> Any:
+def _load(
+    run_dir: str | Path, read: Callable[[Path], Iterable[BaseModel]], model: type[BaseModel]
+) -> Any:
     pd = _pandas()
     folder = Path(run_dir)
     require_records(folder)
-    return dotted(pd, read(folder))
+    return typed(pd, dotted(pd, read(folder)), model)
 
 
 def load_runs(run_dir: str | Path) -> Any:
     """``runs.jsonl`` as a pandas DataFrame: one row per run, nested fields as dotted columns
-    (a torn last line is dropped, as on resume).
+    (a torn last line is dropped, as on resume), each of its record field's type whatever the
+    data (``error.type`` is a string column even when no run failed). Two columns join the
+    verdicts: ``flipped`` and ``similarity``, the run as its row judged it (null where no row
+    judged it: a failed run, no reference, a bisection's probes).
 
     Raises:
         RunDirectoryError: no records there, or a damaged line.
         ConfigError: pandas is not installed (the ``data`` extra).
     """
-    return _load(run_dir, runs)
+    pd = _pandas()
+    frame = _load(run_dir, runs, RunRecord)
+    return judged(pd, frame, read_verdicts(Path(run_dir)))
 
 
 def load_verdicts(run_dir: str | Path) -> Any:
@@ -85,7 +103,52 @@ def load_verdicts(run_dir: str | Path) -> Any:
         RunDirectoryError: no records there, or a damaged line.
         ConfigError: pandas is not installed (the ``data`` extra).
     """
-    return _load(run_dir, read_verdicts)
+    return _load(run_dir, read_verdicts, VerdictRecord)
+
+
+def load_probes(run_dir: str | Path) -> Any:
+    """A bisection's probes (``bisect.json`` ``probes``) as a DataFrame, one row per probe use in
+    order (``ablated`` a list of ids); empty for a sweep.
+
+    Raises:
+        RunDirectoryError: no records there, or a damaged file.
+        ConfigError: pandas is not installed (the ``data`` extra).
+    """
+    pd = _pandas()
+    folder = Path(run_dir)
+    require_records(folder)
+    record = read_bisect(folder)
+    probes = record.probes if record is not None else []
+    frame = typed(pd, dotted(pd, probes), BisectProbeRecord)
+    frame.insert(0, "probe", pd.Series(range(1, len(frame) + 1), dtype="Int64"))
+    return frame
+
+
+def judged(pd: Any, frame: Any, rows: Iterable[VerdictRecord]) -> Any:
+    """``frame`` (runs) with ``flipped`` and ``similarity`` as each run's row judged it."""
+    flips: dict[tuple[str, str, int], bool] = {}
+    sims: dict[tuple[str, str, int], float] = {}
+    for row in rows:
+        seeds = row.seed_list()
+        flipped = row.flipped_seed_list()
+        if flipped is None:
+            continue
+        hit = set(flipped)
+        for i, seed in enumerate(seeds):
+            flips[(row.scenario, row.arm, seed)] = seed in hit
+            if row.similarities is not None and i < len(row.similarities):
+                sims[(row.scenario, row.arm, seed)] = row.similarities[i]
+    keys = (
+        list(zip(frame["scenario"], frame["arm"], frame["seed"], strict=True)) if len(frame) else []
+    )
+    out = frame.copy()
+    out["flipped"] = pd.Series(
+        [flips.get(k, pd.NA) for k in keys], dtype="boolean", index=out.index
+    )
+    out["similarity"] = pd.Series(
+        [sims.get(k, pd.NA) for k in keys], dtype="Float64", index=out.index
+    )
+    return out
 
 
 def _missing(value: Any) -> bool:
@@ -108,7 +171,8 @@ def _flat(frame: Any) -> Any:
 
 
 def export(run_dir: str | Path, fmt: str = "parquet") -> list[Path]:
-    """Write ``runs.<fmt>`` and ``verdicts.<fmt>`` into ``run_dir``; the paths written.
+    """Write ``runs.<fmt>`` and ``verdicts.<fmt>`` (a bisection: ``probes.<fmt>``) into
+    ``run_dir``; the paths written.
 
     Raises:
         RunDirectoryError: no records there, or a damaged line.
@@ -119,7 +183,12 @@ def export(run_dir: str | Path, fmt: str = "parquet") -> list[Path]:
         raise ConfigError(msg, field="--format")
     folder = Path(run_dir)
     written = []
-    for name, frame in (("runs", load_runs(folder)), ("verdicts", load_verdicts(folder))):
+    tables = (
+        ("runs", load_runs(folder)),
+        ("verdicts", load_verdicts(folder)),
+        ("probes", load_probes(folder)),
+    )
+    for name, frame in tables:
         if frame.empty:
             continue
         path = folder / f"{name}.{fmt}"

@@ -79,7 +79,7 @@ class SweepResult:
         """
         from counterfact.orchestrator.drivers.export import records_frame
 
-        return records_frame(self.rows, "SweepResult")
+        return records_frame(self.rows, "SweepResult", VerdictRecord)
 
     def table(self) -> str:
         """The verdict table as text (the similarity column says which measure it shows)."""

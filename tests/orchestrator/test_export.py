@@ -167,3 +167,57 @@ def test_csv_cells_a_spreadsheet_would_run_are_kept_as_text(tmp_path: Path) -> N
         outputs = {row["output"] for row in csv.DictReader(fh)}
     assert outputs == {"yes", '\'=HYPERLINK("http://x","y")'}
     assert not any(cell.startswith("=") for cell in outputs)
+
+
+def test_runs_carry_their_judgement_and_join_the_verdicts(run_dir: Path) -> None:
+    # Issue 21 item 5: per-run flipped and similarity, as the row judged each run.
+    runs, verdicts = load_runs(run_dir), load_verdicts(run_dir)
+    flips = runs.groupby("arm")["flipped"].sum()
+    for _, row in verdicts.iterrows():
+        assert flips[row["arm"]] == row["flips"]
+    stale = runs[runs["arm"] == "stale-index"].sort_values("seed")
+    (rec,) = [r for r in verdicts.to_dict("records") if r["arm"] == "stale-index"]
+    assert list(stale["similarity"].round(9)) == [round(x, 9) for x in rec["similarities"]]
+
+
+def test_column_types_are_stable_whatever_the_data(run_dir: Path) -> None:
+    import pyarrow.parquet as pq
+
+    code, _, err = invoke("export", str(run_dir), "--format", "parquet")
+    assert code == 0, err
+    schema = pq.read_schema(run_dir / "runs.parquet")
+    # No run failed: the error columns exist all the same, typed as text.
+    text = ("string", "large_string")
+    assert str(schema.field("error.type").type) in text
+    assert str(schema.field("error.message").type) in text
+    assert "error" not in schema.names
+    assert str(schema.field("seed").type) == "int64"
+    assert str(schema.field("attempts").type) == "int64"
+    assert str(schema.field("flipped").type) == "bool"
+    verdicts = pq.read_schema(run_dir / "verdicts.parquet")
+    assert str(verdicts.field("sequential.seeds_used").type) == "int64"  # null everywhere here
+    assert str(verdicts.field("flips").type) == "int64"
+
+
+def test_a_bisection_exports_its_probes(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from counterfact import load_probes
+
+    cfg = tmp_path / "b.yaml"
+    cfg.write_text(
+        f"name: b\nrunner: {TESTS / 'runners.py'}:needs_two_removed\nreference: wrong\n"
+        "comparator: exact\nexecutor: local\nbisect: {suspects: [p, x, q, y], max_probes: 12}\n"
+    )
+    out = tmp_path / "o"
+    code, _, err = invoke("bisect", str(cfg), "--out", str(out))
+    assert code == 0, err
+    code, printed, err = invoke("export", str(out), "--format", "parquet")
+    assert code == 0, err
+    assert str(out / "probes.parquet") in printed.split()
+    probes = pd.read_parquet(out / "probes.parquet")
+    loaded = load_probes(out)
+    record = json.loads((out / "bisect.json").read_text())
+    assert len(probes) == len(loaded) == len(record["probes"])
+    assert list(loaded["probe"]) == list(range(1, len(record["probes"]) + 1))
+    assert list(loaded["flips"]) == [p["flips"] for p in record["probes"]]

@@ -11,6 +11,8 @@ Hierarchy::
     ├── RecordWriteError             a record could not be written (disk full, read-only);
     │                                what was written stays sound; exit code 1
     ├── RunnerReturnError            a runner returned something that is not a run result
+    ├── ImportedRunError             an imported log's sample failed (or has no score): replayed
+    │                                as a failed run
     ├── RunCancelled                 a runner's call was cancelled from inside the run
     ├── ScoringError                 a comparator or similarity measure failed or misbehaved
     ├── ExecutorError                the executor could not run the plan (Ray failed to start ...)
@@ -96,6 +98,13 @@ class RunnerReturnError(CounterfactError):
     """A runner returned a value that is not a string, a mapping or a ``RunResult``.
 
     Raised inside the run and recorded as that run's error; it never ends a sweep.
+    """
+
+
+class ImportedRunError(CounterfactError):
+    """A sample of an imported log (Inspect AI) failed there, or lacks the score judged.
+
+    Raised inside the replayed run and recorded as that run's error; it never ends the import.
     """
 
 

@@ -400,6 +400,12 @@ def render_cli() -> str:
         command = main.commands[name]
         ctx = click.Context(command, info_name=name, parent=root, **settings)
         lines += ["", f"## `counterfact {name}`", "", "```text", command.get_help(ctx), "```"]
+        if isinstance(command, click.Group):  # its subcommands too (counterfact import inspect)
+            for sub_name in sorted(command.commands):
+                sub = command.commands[sub_name]
+                sub_ctx = click.Context(sub, info_name=sub_name, parent=ctx, **settings)
+                title = f"## `counterfact {name} {sub_name}`"
+                lines += ["", title, "", "```text", sub.get_help(sub_ctx), "```"]
     return "\n".join(lines) + "\n"
 
 

@@ -16,6 +16,7 @@ import click
 from counterfact.exceptions import CounterfactWarning
 from counterfact.orchestrator.cli.bisect import bisect_command
 from counterfact.orchestrator.cli.export import export
+from counterfact.orchestrator.cli.imports import import_group
 from counterfact.orchestrator.cli.logs import configure_logging
 from counterfact.orchestrator.cli.plan import plan
 from counterfact.orchestrator.cli.report import report
@@ -63,3 +64,4 @@ main.add_command(report)
 main.add_command(schema)
 main.add_command(export)
 main.add_command(plan)
+main.add_command(import_group)

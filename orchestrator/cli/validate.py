@@ -161,9 +161,9 @@ def _sweep_ok(sweep: ResolvedSweep, run_dir: Path) -> None:
     if seq is not None:
         wave = seq.wave_size(sweep.config.samples)
         samples += f" then waves of {wave} up to {seq.max_samples} (sequential)"
-    click.echo(f"identity: {_identity(sweep)}")
     click.echo(
         f"ok: sweep {sweep.config.name!r}: {len(sweep.arms)} arms (baseline {sweep.baseline!r}), "
         f"{len(sweep.scenarios)} scenario(s), {samples} -> {most}{seen.planned} "
         f"runs on executor {sweep.config.executor.kind!r}; records would go to {run_dir}/"
     )
+    click.echo(f"identity: {_identity(sweep)}")

@@ -216,6 +216,36 @@ def _search(
     return outcome, None, time.perf_counter() - t0
 
 
+def _probe_records(outcome: BisectOutcome) -> list[BisectProbeRecord]:
+    return [
+        BisectProbeRecord(
+            ablated=list(p.ablated),
+            samples=p.stats.samples,
+            flips=p.stats.flips,
+            flipped=p.flipped,
+            similarity=similarity_record(p.stats.similarity),
+            cached=p.cached,
+            speculative=p.speculative,
+            p_value=p.p_value,
+            n10=p.n10,
+            n01=p.n01,
+        )
+        for p in outcome.probes
+    ]
+
+
+def _check_records(outcome: BisectOutcome) -> list[CulpritCheckRecord]:
+    return [
+        CulpritCheckRecord(
+            culprit=list(c.culprit),
+            one_minimal=c.one_minimal,
+            probes=[list(k) for k in c.probes],
+            shrunk_from=None if c.shrunk_from is None else list(c.shrunk_from),
+        )
+        for c in outcome.checks
+    ]
+
+
 def _record(
     plan: ResolvedBisect,
     outcome: BisectOutcome,
@@ -254,32 +284,10 @@ def _record(
         reasons=[d.record() for d in doubts],
         culprits=[list(c) for c in outcome.culprits],
         search_complete=outcome.search_complete,
-        culprit_checks=[
-            CulpritCheckRecord(
-                culprit=list(c.culprit),
-                one_minimal=c.one_minimal,
-                probes=[list(k) for k in c.probes],
-                shrunk_from=None if c.shrunk_from is None else list(c.shrunk_from),
-            )
-            for c in outcome.checks
-        ],
+        culprit_checks=_check_records(outcome),
         unconfirmed_found=[list(c) for c in outcome.unconfirmed_found],
         suspects=list(settings.suspects),
-        probes=[
-            BisectProbeRecord(
-                ablated=list(p.ablated),
-                samples=p.stats.samples,
-                flips=p.stats.flips,
-                flipped=p.flipped,
-                similarity=similarity_record(p.stats.similarity),
-                cached=p.cached,
-                speculative=p.speculative,
-                p_value=p.p_value,
-                n10=p.n10,
-                n01=p.n01,
-            )
-            for p in outcome.probes
-        ],
+        probes=_probe_records(outcome),
         decide=settings.decide,
         confirmations=[
             ConfirmationRecord(**vars(c) | {"culprit": list(c.culprit)})

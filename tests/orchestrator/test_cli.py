@@ -28,7 +28,7 @@ def test_quickstart_locally_shows_the_three_verdicts(tmp_path: Path) -> None:
     assert rows["rerank"][1] == "inconclusive" and rows["rerank"][4] == "arm-not-applied"
     # 8 of 8 discordant seeds: p = 1/256; Holm over the 2 tested challengers (rerank did not
     # take effect, so it has no test): 2/256 = 0.0078 (exact)
-    assert rows["stale-index"][5:] == ["significant", "p=0.0078"]
+    assert rows["stale-index"][5:] == ["significant", "p=0.0078", "not-sure", "(1)"]
     assert rows["rerank"][5:] == []
     runs = [json.loads(line) for line in (out_dir / "runs.jsonl").read_text().splitlines()]
     assert len(runs) == 32

@@ -38,9 +38,18 @@ def test_table_has_one_row_per_arm_with_verdict_flips_and_reason() -> None:
         TextSimilarity(),
     )
     lines = render_table(got.verdicts).splitlines()
-    assert lines[0].split() == ["arm", "verdict", "flips", "mean", "sim", "reason"]
+    assert lines[0].split() == ["arm", "verdict", "flips", "mean", "sim", "reason", "standing"]
     assert lines[2].split() == ["base", "baseline", "0/2", "1.000", "stable"]
-    assert lines[3].split() == ["alt", "confirmed", "2/2", "0.000", "majority-flip"]
+    # Exact match is text-level, and the test at 2 samples cannot reach alpha: two reasons.
+    assert lines[3].split() == [
+        "alt",
+        "confirmed",
+        "2/2",
+        "0.000",
+        "majority-flip",
+        "not-sure",
+        "(2)",
+    ]
 
 
 def test_empty_table() -> None:
@@ -63,6 +72,18 @@ def test_the_test_column_shows_once_the_family_is_judged() -> None:
         TextSimilarity(),
     )
     lines = render_table(verdict_rows(got.judgements, StatisticsSettings())).splitlines()
-    assert lines[0].split() == ["arm", "verdict", "flips", "mean", "sim", "reason", "test"]
+    assert lines[0].split() == [
+        "arm",
+        "verdict",
+        "flips",
+        "mean",
+        "sim",
+        "reason",
+        "test",
+        "standing",
+    ]
     # 2 pairs: the smallest attainable p is 0.25 > 0.05, whatever the outcome
-    assert lines[3].split() == ["alt", "confirmed", "2/2", "0.000", "majority-flip", "underpowered"]
+    cells = lines[3].split()
+    assert cells[:6] == ["alt", "confirmed", "2/2", "0.000", "majority-flip", "underpowered"]
+    # no manifest reported, text-level comparator, underpowered test, tier and test at odds
+    assert cells[6:] == ["not-sure", "(4)"]

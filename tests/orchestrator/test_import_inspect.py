@@ -1,0 +1,165 @@
+"""``counterfact import inspect`` (issue 21 item 4): Inspect AI logs judged here.
+
+The logs are written in the test by ``inspect_ai.eval`` itself, with the ``mockllm/model``
+provider and a solver that sets each output (seeded by sample and epoch), scored by Inspect's
+own ``includes()`` scorer.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+from inspect_ai import Task, eval, task
+from inspect_ai.dataset import Sample
+from inspect_ai.scorer import includes
+from inspect_ai.solver import Generate, TaskState, solver
+
+from counterfact import load_runs
+
+from ..helpers import invoke
+
+
+def _dataset(n: int = 10) -> list[Sample]:
+    return [Sample(id=f"q{i}", input=f"What is {i} plus {i}?", target=str(2 * i)) for i in range(n)]
+
+
+def _answering(wrong_rate: float):  # type: ignore[no-untyped-def]
+    @solver
+    def answer():  # type: ignore[no-untyped-def]
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            rng = random.Random(f"{state.sample_id}/{state.epoch}/{wrong_rate}")
+            right = state.target.text
+            wrong = rng.random() < wrong_rate
+            state.output.completion = "I am not sure." if wrong else f"The answer is {right}."
+            return state
+
+        return solve
+
+    return answer()
+
+
+@task
+def good() -> Task:
+    return Task(dataset=_dataset(), solver=_answering(0.1), scorer=includes(), epochs=5)
+
+
+@task
+def bad() -> Task:
+    return Task(dataset=_dataset(), solver=_answering(0.6), scorer=includes(), epochs=5)
+
+
+@task
+def short() -> Task:
+    return Task(dataset=_dataset(9), solver=_answering(0.1), scorer=includes(), epochs=5)
+
+
+@task
+def fewer_epochs() -> Task:
+    return Task(dataset=_dataset(), solver=_answering(0.1), scorer=includes(), epochs=3)
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("inspect")
+    written = eval(
+        [good(), bad(), short(), fewer_epochs()],
+        model="mockllm/model",
+        log_dir=str(folder),
+        display="none",
+    )
+    return {log.eval.task: Path(log.location) for log in written}
+
+
+def test_two_logs_import_into_a_judged_run_directory(logs: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "judged"
+    code, stdout, err = invoke(
+        "import",
+        "inspect",
+        str(logs["good"]),
+        str(logs["bad"]),
+        "--baseline",
+        "good",
+        "--out",
+        str(out),
+    )
+    assert code == 0, err
+    summary = json.loads((out / "summary.json").read_text())
+    (pooled,) = summary["pooled"]
+    assert pooled["arm"] == "bad" and pooled["statistical_verdict"] == "significant"
+    assert pooled["effect"]["diff"] > 0.3
+    rows = [json.loads(x) for x in (out / "verdicts.jsonl").read_text().splitlines()]
+    assert {r["scenario"] for r in rows} == {f"q{i}" for i in range(10)}
+    assert all(r["samples"] == 5 for r in rows)  # epochs are the seeds
+    assert all(r["application"]["applied"] for r in rows if not r["is_baseline"])
+    assert (out / "report.html").exists() and "pooled across scenarios:" in stdout
+    runs = load_runs(out)
+    assert len(runs) == 100
+    # Each run flipped exactly when Inspect scored it incorrect.
+    assert set(runs.loc[runs["flipped"], "output"].str.split(":").str[0]) == {"incorrect"}
+
+
+def test_arms_can_be_named_and_judged_by_a_comparator(
+    logs: dict[str, Path], tmp_path: Path
+) -> None:
+    code, stdout, err = invoke(
+        "import",
+        "inspect",
+        "--arm",
+        f"before={logs['good']}",
+        "--arm",
+        f"after={logs['bad']}",
+        "--baseline",
+        "before",
+        "--out",
+        str(tmp_path / "o"),
+        "--comparator",
+        "contains",
+    )
+    assert code == 0, err
+    assert "after: significant" in stdout
+
+
+@pytest.mark.parametrize(
+    ("other", "message"),
+    [
+        ("short", r"'short' lacks q9"),
+        ("fewer_epochs", r"sample 'q0' has epochs \[1, 2, 3, 4, 5\] in 'good' but \[1, 2, 3\]"),
+    ],
+)
+def test_logs_that_do_not_pair_are_refused_with_the_difference(
+    logs: dict[str, Path], tmp_path: Path, other: str, message: str
+) -> None:
+    code, _, err = invoke(
+        "import",
+        "inspect",
+        str(logs["good"]),
+        str(logs[other]),
+        "--baseline",
+        "good",
+        "--out",
+        str(tmp_path / "o"),
+    )
+    assert code == 2
+    assert err.startswith("error: LOG: ")
+    assert re.search(message, err), err
+    assert not (tmp_path / "o").exists()  # refused before anything was written
+
+
+def test_a_file_that_is_not_a_log_is_one_line(tmp_path: Path, logs: dict[str, Path]) -> None:
+    junk = tmp_path / "junk.json"
+    junk.write_text("{}")
+    code, _, err = invoke(
+        "import",
+        "inspect",
+        str(logs["good"]),
+        str(junk),
+        "--baseline",
+        "good",
+        "--out",
+        str(tmp_path / "o"),
+    )
+    assert code == 2 and "not an Inspect AI log" in err and len(err.strip().splitlines()) == 1

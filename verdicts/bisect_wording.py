@@ -1,0 +1,174 @@
+"""A culprit search's result in words (rule 10's claims): what was found, how minimal it is,
+what was not searched, and the bounds it holds within.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from counterfact.verdicts.wording import seed_list
+
+if TYPE_CHECKING:
+    from counterfact.verdicts.bisection import BisectOutcome
+
+
+def _names(ids: Sequence[str]) -> str:
+    return "{" + ", ".join(ids) + "}"
+
+
+DISJOINT = (
+    "Only disjoint sets were searched (each found set is removed before the next is sought): a "
+    "further cause that shares suspects with a set found would not be reported."
+)
+
+
+def _minimality(outcome: BisectOutcome) -> str:
+    """How minimal the sets are, as the checks showed."""
+    if not outcome.checks:
+        return "each is minimal as two-way ddmin finds it (no half of it flipped on its own)."
+    unchecked = [c for c in outcome.checks if not c.one_minimal]
+    shrunk = [c for c in outcome.checks if c.shrunk_from is not None]
+    text = "each is 1-minimal: leaving out any one of its suspects no longer flipped"
+    if unchecked:
+        text = (
+            f"{len(outcome.checks) - len(unchecked)} of {len(outcome.checks)} checked 1-minimal "
+            "(leaving out any one suspect no longer flipped); the rest are minimal as ddmin "
+            "finds them"
+        )
+    if shrunk:
+        text += "; " + "; ".join(
+            f"ddmin's {_names(c.shrunk_from or ())} was shrunk to {_names(c.culprit)}"
+            for c in shrunk
+        )
+    return text + "."
+
+
+def _incomplete(outcome: BisectOutcome, max_probes: int, noun: str) -> str:
+    """A search that found sets and then ran out of budget, or was stopped."""
+    sets = "; ".join(_names(c) for c in outcome.culprits)
+    why = (
+        f"the search was stopped (Ctrl-C) after {outcome.probes_executed} probes"
+        if outcome.reason == "interrupted"
+        else f"the probe budget ({max_probes}, baseline included) ran out"
+    )
+    return (
+        f"Confirmed, search incomplete: {len(outcome.culprits)} culprit set(s) found: {sets}. "
+        f"Ablating each on its own changed the {noun} on a majority of seeds; "
+        f"{_minimality(outcome)} Then {why} while the remaining suspects were searched for "
+        "further sets, so there may be more (raise bisect.max_probes, or resume)."
+    )
+
+
+def bisect_claim(
+    outcome: BisectOutcome,
+    *,
+    scenario: str,
+    comparator: str,
+    samples: int,
+    max_probes: int,
+    noun: str = "answer",
+) -> str:
+    """The search's result in words, with its bounds (``noun``: ``answer`` when the comparator
+    judges the answer, ``output`` when it can only tell the text changed).
+    """
+    bounds = (
+        f"Bounded by scenario '{scenario}', comparator '{comparator}' and {samples} seeded reruns "
+        "per probe."
+    )
+    if outcome.reason == "unstable-baseline":
+        base = outcome.probes[0].stats
+        return (
+            f"Inconclusive: with nothing ablated the {noun} already changed on {base.flips} of "
+            f"{base.samples} seeds (seeds {seed_list(base.flipped_seeds)}); the scenario is "
+            "unstable, so no ablation can be blamed. " + bounds
+        )
+    if outcome.culprits and not outcome.search_complete:
+        return _incomplete(outcome, max_probes, noun) + " " + bounds
+    if outcome.unconfirmed_found:
+        return _found_unconfirmed(outcome, max_probes) + " " + bounds
+    if outcome.reason == "interrupted":
+        return (
+            f"Inconclusive: the search was stopped (Ctrl-C) after {outcome.probes_executed} "
+            "probes; no culprit is claimed. Run the same command again to resume: finished runs "
+            "are read back."
+        )
+    if outcome.reason in _ENDED:
+        return _ENDED[outcome.reason].format(max_probes=max_probes) + " " + bounds
+    if outcome.reason == "not-reproducible":
+        return _not_reproducible(outcome, noun) + " " + bounds
+    if outcome.reason == "unconfirmed":
+        tried = "; ".join(_names(c.culprit) for c in outcome.confirmations)
+        return (
+            f"Inconclusive: the search pointed at {tried}, but no set held on fresh seeds "
+            f"(paired test at {outcome.confirmations[0].alpha:.3g}); no culprit is claimed. "
+            + bounds
+        )
+    return _confirmed(outcome, samples, noun) + " " + bounds
+
+
+_ENDED = {
+    "runs-failed": (
+        "Inconclusive: a probe finished fewer runs than samples without error, so its flip "
+        "could not be decided; see the errors in runs.jsonl. No culprit is claimed."
+    ),
+    "budget-exhausted": (
+        "Inconclusive: the probe budget ({max_probes}, baseline included) ran out before the "
+        "search finished; no culprit is claimed. Raise bisect.max_probes or rank suspects "
+        "better."
+    ),
+}
+"""Searches that ended without a result, in words (``{max_probes}`` filled in)."""
+
+
+def _found_unconfirmed(outcome: BisectOutcome, max_probes: int) -> str:
+    """``decide: test``: sets found, then no budget (or a Ctrl-C) before their confirmation."""
+    sets = "; ".join(_names(c) for c in outcome.unconfirmed_found)
+    why = (
+        "the search was stopped (Ctrl-C)"
+        if outcome.reason == "interrupted"
+        else f"the probe budget ({max_probes}, baseline included) ran out"
+    )
+    return (
+        f"Inconclusive: the search found {sets}, but {why} before the set(s) could be re-run "
+        "on fresh seeds, and under decide: test a set is claimed only once it holds there; "
+        "no culprit is claimed. Raise bisect.max_probes (or resume) to confirm it."
+    )
+
+
+def _not_reproducible(outcome: BisectOutcome, noun: str) -> str:
+    """Removing every suspect did not flip: said as exactly that, never as their acquittal."""
+    every = outcome.probes[-1].stats if len(outcome.probes) > 1 else None
+    detail = f" (it changed on {every.flips} of {every.samples} seeds)" if every else ""
+    how = (
+        "significantly more often than the baseline (paired test)"
+        if outcome.decide == "test"
+        else "on a majority of seeds"
+    )
+    n = outcome.suspects or "the"
+    return (
+        f"Not reproducible: removing all {n} suspects together did not change the {noun} "
+        f"{how}{detail}. That does not clear them: a cause among them can be masked when "
+        "removing another suspect undoes its effect (an interaction), or the cause may lie "
+        "outside them. Next: bisect a subset of the suspects, or run each as its own arm "
+        "(ablate_each) under statistics.decide: test."
+    )
+
+
+def _confirmed(outcome: BisectOutcome, samples: int, noun: str) -> str:
+    sets = "; ".join(_names(c) for c in outcome.culprits)
+    if outcome.confirmations:
+        held = [c for c in outcome.confirmations if c.confirmed]
+        ps = ", ".join(f"{_names(c.culprit)} p = {c.p_value:.3g}" for c in held)
+        return (
+            f"Confirmed: {len(outcome.culprits)} culprit set(s) found by counterfactual reruns: "
+            f"{sets}. Each was found by paired tests against the baseline and then held on "
+            f"fresh seeds (seeds {held[0].first_seed}..{held[0].first_seed + samples - 1}; {ps}; "
+            f"each at {held[0].alpha:.3g} = alpha / max_culprits); {_minimality(outcome)} "
+            f"{DISJOINT}"
+        )
+    return (
+        f"Confirmed: {len(outcome.culprits)} culprit set(s) found by counterfactual reruns: "
+        f"{sets}. Ablating each set on its own changed the {noun} on a majority of seeds; "
+        f"{_minimality(outcome)} {DISJOINT}"
+    )

@@ -485,6 +485,10 @@ class _Provenance(_Record):
     overrides: list[str]
     """``--set`` / flag overrides applied on top of the file, as given."""
     counterfact_version: str
+    python_version: str | None = None
+    """The Python that ran the driver (null in older records)."""
+    ray_version: str | None = None
+    """The installed Ray, when there is one (null in older records, or without Ray)."""
     started_at: str
     finished_at: str
 

@@ -3,21 +3,28 @@
 Pure: records in, HTML text out (the orchestrator reads the files and writes the page). Nothing
 is loaded from the network — styles are inline, figures are inline SVG (see
 :mod:`counterfact.verdicts.plots`), and there is no script — so the page opens offline and
-prints. Every challenger row gets a figure (up to :data:`MAX_FIGURES`; the rest are listed).
+prints. At the top, the verdicts at a glance (:mod:`~counterfact.verdicts.html_glance`); then
+the tables; then a section per scenario (:mod:`~counterfact.verdicts.html_scenario`) with one
+figure for all of its arms, so the page has no row limit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from html import escape
 
-from counterfact.verdicts.plots import ProbeBar, Series, arm_figure, probes_figure
-from counterfact.verdicts.records import BisectRecord, DoubtRecord, SweepSummary, VerdictRecord
-
-MAX_FIGURES = 200
-"""Challenger rows drawn; beyond this the page says how many were left out (drawing takes
-about 50 ms a figure)."""
+from counterfact.verdicts.html_data import FailedRun as FailedRun
+from counterfact.verdicts.html_data import Output as Output
+from counterfact.verdicts.html_data import ReportData as ReportData
+from counterfact.verdicts.html_glance import GLANCE_STYLE, forest, matrix, pooled_table
+from counterfact.verdicts.html_scenario import reasons_html, scenario_sections
+from counterfact.verdicts.plots import ProbeBar, probes_figure
+from counterfact.verdicts.records import (
+    BisectProbeRecord,
+    BisectRecord,
+    SweepSummary,
+    VerdictRecord,
+)
 
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1100px;
@@ -33,42 +40,25 @@ figure{margin:1em 0;page-break-inside:avoid}figure svg{max-width:100%;height:aut
 """
 
 
-@dataclass(frozen=True)
-class FailedRun:
-    """A failed run, as the report lists it."""
-
-    scenario: str
-    arm: str
-    seed: int
-    error: str
-
-
-@dataclass(frozen=True)
-class ReportData:
-    """Everything the page shows, read from one run directory."""
-
-    title: str
-    summary: SweepSummary | None = None
-    rows: Sequence[VerdictRecord] = ()
-    failed: Sequence[FailedRun] = ()
-    failed_total: int = 0
-    bisect: BisectRecord | None = None
-    floors: dict[str, float] = field(default_factory=dict)
-    """Null-band floor per scenario."""
-
-
 def render(data: ReportData) -> str:
     """The whole page."""
     parts = [f"<h1>{escape(data.title)}</h1>", _header(data)]
     if data.rows:
-        parts += [_pooled(data), _verdict_table(data.rows), _rollup(data), _scenarios(data)]
+        parts += [
+            matrix(data),
+            forest(data),
+            pooled_table(data),
+            _verdict_table(data.rows),
+            _rollup(data),
+            scenario_sections(data),
+        ]
     if data.bisect is not None:
         parts.append(_bisection(data.bisect))
     parts.append(_failures(data))
     body = "\n".join(p for p in parts if p)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{escape(data.title)}</title><style>{STYLE}</style></head>"
+        f"<title>{escape(data.title)}</title><style>{STYLE}{GLANCE_STYLE}</style></head>"
         f"<body>\n{body}\n</body></html>\n"
     )
 
@@ -89,6 +79,8 @@ def _header(data: ReportData) -> str:
         ("config", record.config_source or "(Python API)"),
         ("overrides", " ".join(record.overrides) or None),
         ("counterfact", record.counterfact_version),
+        ("Python", record.python_version),
+        ("Ray", record.ray_version),
         ("started", record.started_at),
         ("finished", record.finished_at),
         ("runs used", record.runs_used),
@@ -166,63 +158,10 @@ def _verdict_table(rows: Sequence[VerdictRecord]) -> str:
     return '<h2>Verdicts</h2><table class="verdicts">' + "".join(lines) + "</table>"
 
 
-def _pooled(data: ReportData) -> str:
-    """Each challenger's pooled test and effect, first: often the one result that survives the
-    adjustment over many per-scenario tests.
-    """
-    if data.summary is None or not data.summary.pooled:
-        return ""
-    lines = [
-        "<tr><th>challenger</th><th>pooled test</th><th>discordant pairs</th><th>p</th>"
-        "<th>p (adj.)</th><th>pooled effect, 95% CI (clustered)</th><th>scenarios</th></tr>"
-    ]
-    for r in data.summary.pooled:
-        e = r.effect
-        effect = "" if e is None else f"{e.diff:+.2f} [{e.low:+.2f}, {e.high:+.2f}]"
-        agree = f"{r.scenarios}"
-        if e is not None and e.heterogeneous:
-            named = f"; {', '.join(e.disagreeing)} stand out" if e.disagreeing else ""
-            agree += f" — effects disagree (p = {e.heterogeneity_p:.2g}){named}"
-        lines.append(
-            f'<tr data-pooled-arm="{escape(r.arm)}"><td>{escape(r.arm)}</td>'
-            f'<td class="{escape(r.statistical_verdict)}">{escape(r.statistical_verdict)}</td>'
-            f"<td>{r.n10} vs {r.n01} of {r.pairs}</td><td>{r.p_value:.3g}</td>"
-            f"<td>{r.p_adjusted:.3g}</td><td>{effect}</td><td>{escape(agree)}</td></tr>"
-        )
-    method = escape(data.summary.pooled[0].method)
-    return (
-        f"<h2>Pooled across scenarios</h2><p>{method}, adjusted over the challengers.</p>"
-        f'<table class="pooled">{"".join(lines)}</table>'
-    )
-
-
 def _standing_cell(row: VerdictRecord) -> str:
     if row.standing == "not-assessed":
         return ""
     return row.standing if not row.reasons else f"{row.standing} ({len(row.reasons)})"
-
-
-def _reasons(reasons: Sequence[DoubtRecord], standing: str) -> str:
-    """The reasons for doubt, one line each with the seeds that witness it."""
-    if not reasons:
-        return (
-            "<p>Standing: <b>sure</b> — every check that bears on it ran and passed.</p>"
-            if (standing == "sure")
-            else ""
-        )
-    items = []
-    for d in reasons:
-        floor = "at least " if d.at_least else ""
-        seeds = ""
-        if d.seeds:
-            more = f" and {d.seeds_omitted} more" if d.seeds_omitted else ""
-            seeds = f"; seeds {', '.join(map(str, d.seeds))}{more}"
-        items.append(
-            f"<li><code>{escape(d.code)}</code> ({floor}{d.count}): {escape(d.detail)}"
-            f"{escape(seeds)}</li>"
-        )
-    head = "not sure" if standing == "not-sure" else "not assessed; doubts all the same"
-    return f'<p>Standing: <b>{head}</b></p><ul class="reasons">{"".join(items)}</ul>'
 
 
 def _rollup(data: ReportData) -> str:
@@ -232,88 +171,35 @@ def _rollup(data: ReportData) -> str:
     return f"<h2>Each arm across scenarios</h2><ul>{items}</ul>"
 
 
-def _series(row: VerdictRecord) -> Series:
-    ci = row.flip_rate_ci
-    rate = row.flips / row.samples if row.flips is not None and row.samples else None
-    return Series(
-        row.arm, row.similarities or [], rate, ci.low if ci else None, ci.high if ci else None
-    )
-
-
-def _scenarios(data: ReportData) -> str:
-    parts: list[str] = []
-    drawn = 0
-    base: dict[str, VerdictRecord] = {r.scenario: r for r in data.rows if r.is_baseline}
-    for scenario in dict.fromkeys(r.scenario for r in data.rows):
-        parts.append(f"<h2>Scenario {escape(scenario)}</h2>")
-        for row in (r for r in data.rows if r.scenario == scenario and not r.is_baseline):
-            figure = ""
-            if drawn < MAX_FIGURES and scenario in base:
-                title = f"{scenario}: {row.arm} against {base[scenario].arm}"
-                svg = arm_figure(
-                    _series(base[scenario]), _series(row), data.floors.get(scenario), title
-                )
-                figure = f'<div class="plot">{svg}</div>'
-                drawn += 1
-            parts.append(_challenger(row, figure))
-    left = sum(not r.is_baseline for r in data.rows) - drawn
-    if left > 0:
-        parts.append(f"<p>{left} further rows are not drawn (see verdicts.jsonl).</p>")
-    return "\n".join(parts)
-
-
-def _challenger(row: VerdictRecord, figure: str) -> str:
-    """One challenger: its figure, claim, what it changed to, facets, manifests, cost, stop."""
-    bits = [f'<p class="claim">{escape(row.claim)}</p>', _reasons(row.reasons, row.standing)]
-    if row.changed_to:
-        items = "".join(
-            f"<li><code>{escape(c.output)}</code> — {c.count} run(s), seeds "
-            f"{escape(', '.join(map(str, c.seeds)))}</li>"
-            for c in row.changed_to
-        )
-        bits.append(f"<p>Changed the answer to:</p><ul>{items}</ul>")
-    if row.facets_diff:
-        cells = "".join(
-            f"<tr><td><code>{escape(k)}</code></td><td>{escape(repr(v[0]))}</td>"
-            f"<td>{escape(repr(v[1]))}</td></tr>"
-            for k, v in row.facets_diff.items()
-        )
-        bits.append(f"<table><tr><th>facet</th><th>baseline</th><th>arm</th></tr>{cells}</table>")
-    bits += _manifest_and_cost(row)
-    if row.sequential is not None:
-        q = row.sequential
-        bits.append(
-            f"<p>Sequential: stopped for <b>{escape(q.stopped_for)}</b> at {q.seeds_used} of "
-            f"up to {q.max_samples} seeds (e-value {q.e_value:.3g}, threshold "
-            f"{q.threshold:.3g}).</p>"
-        )
+def _probe_row(i: int, p: BisectProbeRecord, tested: bool) -> str:
+    label = "{" + ", ".join(p.ablated) + "}" if p.ablated else "baseline"
+    test = ""
+    if tested:
+        pv = "" if p.p_value is None else f"{p.p_value:.3g}"
+        pairs = "" if p.n10 is None else f"{p.n10} vs {p.n01}"
+        test = f"<td>{pairs}</td><td>{pv}</td>"
     return (
-        f'<figure class="arm" data-scenario="{escape(row.scenario)}" data-arm="{escape(row.arm)}">'
-        f"<figcaption><b>{escape(row.arm)}</b>: {escape(str(row.verdict))}</figcaption>"
-        f"{figure}{''.join(bits)}</figure>"
+        f"<tr><td>{i}</td><td>{escape(label)}</td><td>{p.flips}/{p.samples}</td>{test}"
+        f"<td>{'yes' if p.flipped else 'no'}</td><td>{'yes' if p.cached else ''}</td>"
+        f"<td>{'yes' if p.speculative else ''}</td></tr>"
     )
 
 
-def _manifest_and_cost(row: VerdictRecord) -> list[str]:
-    bits = []
-    app = row.application
-    if app.checked and app.mismatches:
-        items = "".join(
-            f"<li><code>{escape(str(m.get('facet')))}</code>: declared "
-            f"{escape(repr(m.get('declared')))}, reported "
-            f"{escape(repr(m['observed'])) if 'observed' in m else 'nothing'}</li>"
-            for m in app.mismatches[:10]
-        )
-        count = app.manifests_mismatched if app.manifests_mismatched is not None else "?"
-        bits.append(
-            f"<p>Manifest mismatches ({count} of {app.manifests_seen} manifests):</p>"
-            f"<ul>{items}</ul>"
-        )
-    if row.cost:
-        cells = ", ".join(f"{escape(k)} median {c.median:g}" for k, c in row.cost.items())
-        klass = f"; cost class <b>{escape(row.cost_class)}</b>" if row.cost_class else ""
-        bits.append(f"<p>Cost: {cells}{klass}.</p>")
-    return bits
+def _confirmations(rec: BisectRecord) -> str:
+    """``decide: test``: each set re-run on fresh seeds, the probe that confirmed it (or not)."""
+    if not rec.confirmations:
+        return ""
+    rows = "".join(
+        f"<tr><td>{escape(', '.join(c.culprit))}</td><td>{c.first_seed}..."
+        f"{c.first_seed + rec.samples - 1}</td><td>{c.n10} vs {c.n01}</td>"
+        f"<td>{c.p_value:.3g}</td><td>{c.alpha:.3g}</td><td>{'yes' if c.confirmed else 'no'}"
+        "</td></tr>"
+        for c in rec.confirmations
+    )
+    return (
+        "<h3>Confirmation on fresh seeds</h3><table><tr><th>set</th><th>seeds</th>"
+        "<th>discordant</th><th>p</th><th>level</th><th>held</th></tr>" + rows + "</table>"
+    )
 
 
 def _bisection(rec: BisectRecord) -> str:
@@ -328,20 +214,17 @@ def _bisection(rec: BisectRecord) -> str:
         )
         for p in rec.probes
     ]
-    rows = "".join(
-        f"<tr><td>{i}</td><td>{escape(b.label)}</td><td>{b.flips}/{b.samples}</td>"
-        f"<td>{'yes' if b.flipped else 'no'}</td><td>{'yes' if b.cached else ''}</td>"
-        f"<td>{'yes' if b.speculative else ''}</td></tr>"
-        for i, b in enumerate(bars, 1)
-    )
+    tested = rec.decide == "test"
+    head = "<th>discordant</th><th>p (vs baseline)</th>" if tested else ""
+    rows = "".join(_probe_row(i, p, tested) for i, p in enumerate(rec.probes, 1))
     culprits = "".join(f"<li>{escape(', '.join(c))}</li>" for c in rec.culprits) or "<li>none</li>"
     return (
         f"<h2>Bisection: {escape(rec.verdict)} ({escape(rec.reason)})</h2>"
-        f'<p class="claim">{escape(rec.claim)}</p>{_reasons(rec.reasons, rec.standing)}'
-        f"<h3>Culprit sets</h3><ul>{culprits}</ul>"
+        f'<p class="claim">{escape(rec.claim)}</p>{reasons_html(rec.reasons, rec.standing)}'
+        f"<h3>Culprit sets</h3><ul>{culprits}</ul>{_confirmations(rec)}"
         f'<h3>Probes, in order</h3><div class="plot">{probes_figure(bars) if bars else ""}</div>'
-        "<table><tr><th>#</th><th>ablated</th><th>flips</th><th>flipped</th><th>cached</th>"
-        f"<th>speculative</th></tr>{rows}</table>"
+        f"<table><tr><th>#</th><th>ablated</th><th>flips</th>{head}<th>flipped</th>"
+        f"<th>cached</th><th>speculative</th></tr>{rows}</table>"
     )
 
 

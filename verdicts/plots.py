@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import wraps
@@ -37,6 +38,8 @@ STYLE: dict[Any, Any] = {
     "svg.fonttype": "none",
     "svg.hashsalt": "counterfact",
     "text.parse_math": False,  # an id like "price_$5_$" is text, not maths
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans"],  # one name per text element, not a fallback list
 }
 """Text stays text; ids are stable, so the same records give the same file. Applied with
 ``rc_context`` around each figure: the caller's own matplotlib settings are left alone."""
@@ -50,12 +53,18 @@ def _figure(width: float, height: float) -> Any:
     return Figure(figsize=(width, height), layout="constrained")
 
 
+INDENT = re.compile(r"\n[ \t]+")
+"""matplotlib indents its SVG; a page of a thousand rows does not need the indentation."""
+
+
 def to_svg(fig: Any) -> str:
     """The figure as an ``<svg>`` element (no XML prolog), ready to inline in HTML."""
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None})
+    fig.savefig(
+        buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None}
+    )
     text = buffer.getvalue()
-    return text[text.find("<svg") :]
+    return INDENT.sub("\n", text[text.find("<svg") :])  # a third smaller, the same drawing
 
 
 def _label(text: str) -> str:
@@ -80,34 +89,6 @@ def _jitter(n: int) -> list[float]:
     return [((i * 0.6180339887) % 1.0 - 0.5) * 0.4 for i in range(n)]
 
 
-@styled
-def arm_figure(base: Series, arm: Series, floor: float | None, title: str) -> str:
-    """Two panels for one challenger: per-seed similarity of baseline and arm against the
-    baseline's null-band floor (a strip plot), and both flip rates with their 95% intervals
-    (a forest plot).
-    """
-    fig = _figure(7.5, 1.9)
-    strip, forest = fig.subplots(1, 2, width_ratios=[3, 2])
-    for row, (series, colour) in enumerate(((base, BASE_COLOUR), (arm, ARM_COLOUR))):
-        ys = [row + j for j in _jitter(len(series.similarities))]
-        strip.scatter(list(series.similarities), ys, s=14, color=colour, alpha=0.75)
-        _forest_row(forest, row, series, colour)
-    if floor is not None and math.isfinite(floor):
-        strip.axvline(floor, color=FLOOR_COLOUR, linestyle="--", linewidth=1)
-        strip.text(floor, 1.45, f" null-band floor {floor:.3f}", color=FLOOR_COLOUR, fontsize=7)
-    labels = [_label(base.label), _label(arm.label)]
-    for axis in (strip, forest):
-        axis.set_yticks([0, 1], labels=labels, fontsize=8)
-        axis.set_ylim(-0.6, 1.7)
-        axis.tick_params(axis="x", labelsize=7)
-    strip.set_xlim(-0.02, 1.02)
-    strip.set_xlabel("similarity to the reference, per seed", fontsize=8)
-    forest.set_xlim(-0.02, 1.02)
-    forest.set_xlabel("flip rate, 95% interval", fontsize=8)
-    fig.suptitle(_label(title) if len(title) > 2 * LABEL_CHARS else title, fontsize=9)
-    return to_svg(fig)
-
-
 def _forest_row(axis: Any, row: int, series: Series, colour: str) -> None:
     if series.rate is None:
         axis.text(0.02, row, "no reference", fontsize=7, va="center")
@@ -115,6 +96,78 @@ def _forest_row(axis: Any, row: int, series: Series, colour: str) -> None:
     if series.low is not None and series.high is not None:
         axis.hlines(row, series.low, series.high, color=colour, linewidth=2)
     axis.plot([series.rate], [row], "o", color=colour)
+
+
+@styled
+def scenario_figure(
+    series: Sequence[Series], floor: float | None, title: str, similarity: bool
+) -> str:
+    """Every arm of one scenario in one figure, the baseline first: each flip rate with its 95%
+    interval and, when ``similarity`` means something (a text-level comparator, or a similarity
+    measure configured), the per-seed similarity strip with the null-band floor.
+    """
+    n = len(series)
+    height = 0.32 * n + 0.9
+    fig = _figure(7.5, height)
+    axes = fig.subplots(1, 2, width_ratios=[3, 2]) if similarity else [fig.subplots()]
+    forest = axes[-1]
+    for row, item in enumerate(series):
+        colour = BASE_COLOUR if row == 0 else ARM_COLOUR
+        _forest_row(forest, row, item, colour)
+        if similarity:
+            ys = [row + j for j in _jitter(len(item.similarities))]
+            axes[0].scatter(list(item.similarities), ys, s=10, color=colour, alpha=0.7)
+    if similarity and floor is not None and math.isfinite(floor):
+        axes[0].axvline(floor, color=FLOOR_COLOUR, linestyle="--", linewidth=1)
+        axes[0].set_xlabel(f"similarity per seed (null-band floor {floor:.3f})", fontsize=8)
+    elif similarity:
+        axes[0].set_xlabel("similarity to the reference, per seed", fontsize=8)
+    labels = [_label(s.label) for s in series]
+    for axis in axes:
+        axis.set_yticks(range(n), labels=labels, fontsize=7)
+        axis.set_ylim(n - 0.5, -0.5)
+        axis.set_xlim(-0.02, 1.02)
+        axis.tick_params(axis="x", labelsize=7)
+    forest.set_xlabel(f"flip rate, 95% interval ({_label(title)})", fontsize=8)
+    forest.set_xticks([0.0, 0.25, 0.5, 0.75, 1.0])
+    return to_svg(fig)
+
+
+@dataclass(frozen=True)
+class Effect:
+    """One challenger's pooled effect for the forest plot."""
+
+    label: str
+    diff: float
+    low: float
+    high: float
+    significant: bool
+
+
+@styled
+def forest_figure(effects: Sequence[Effect]) -> str:
+    """Each challenger's pooled flip-rate difference (arm minus baseline) with its interval,
+    zero marked; significant ones filled.
+    """
+    n = len(effects)
+    fig = _figure(7.5, 0.34 * n + 0.9)
+    axis = fig.subplots()
+    axis.axvline(0.0, color="#888", linewidth=1)
+    for row, e in enumerate(effects):
+        colour = FLOOR_COLOUR if e.significant and e.diff > 0 else BASE_COLOUR
+        axis.hlines(row, e.low, e.high, color=colour, linewidth=2)
+        face = colour if e.significant else "white"
+        axis.plot([e.diff], [row], "o", color=colour, markerfacecolor=face)
+    axis.set_yticks(range(n), labels=[_label(e.label) for e in effects], fontsize=8)
+    axis.set_ylim(n - 0.5, -0.5)
+    axis.set_xlim(-1.02, 1.02)
+    axis.tick_params(axis="x", labelsize=7)
+    axis.set_xlabel(
+        "pooled flip-rate difference, arm minus baseline (95% CI clustered by scenario; "
+        "filled: significant)",
+        fontsize=8,
+    )
+    return to_svg(fig)
 
 
 @dataclass(frozen=True)

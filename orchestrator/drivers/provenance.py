@@ -6,6 +6,7 @@ Kept light (no Ray, no scipy): ``counterfact --version`` imports it.
 
 from __future__ import annotations
 
+import platform
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -66,6 +67,14 @@ def open_cache(sweep: ResolvedSweep, cache_dir: Path | None) -> RunCache | None:
     return RunCache(folder, sweep.runner_identity) if folder is not None else None
 
 
+def _installed(distribution: str) -> str | None:
+    """A distribution's version without importing it (None when it is not installed)."""
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return None
+
+
 def provenance(sweep: ResolvedSweep, started: str) -> dict[str, Any]:
     """The fields every record kind carries about where it came from."""
     return {
@@ -73,6 +82,8 @@ def provenance(sweep: ResolvedSweep, started: str) -> dict[str, Any]:
         "config_source": str(sweep.source) if sweep.source else None,
         "overrides": list(sweep.overrides),
         "counterfact_version": package_version(),
+        "python_version": platform.python_version(),
+        "ray_version": _installed("ray"),
         "started_at": started,
         "finished_at": now_iso(),
     }

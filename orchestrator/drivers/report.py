@@ -6,10 +6,12 @@ Written at the end of every ``counterfact run`` and ``counterfact bisect`` (unle
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from counterfact.orchestrator.storage.atomic import write_atomic, writing
-from counterfact.orchestrator.storage.dirchecks import REPORT_FILE
+from counterfact.orchestrator.storage.dirchecks import FINGERPRINT_FILE, REPORT_FILE
 from counterfact.orchestrator.storage.recordfiles import (
     read_bisect,
     read_summary,
@@ -17,10 +19,68 @@ from counterfact.orchestrator.storage.recordfiles import (
     require_records,
     runs,
 )
-from counterfact.verdicts.html import FailedRun, ReportData, render
+from counterfact.records.runs import RunRecord
+from counterfact.records.verdicts import SweepSummary
+from counterfact.verdicts.html import FailedRun, Output, ReportData, render
 
 FAILED_LISTED = 50
 """Failed runs listed on the page (all are counted)."""
+OUTPUTS_SHOWN = 3
+"""Most common outputs shown per (scenario, arm)."""
+OUTPUTS_TRACKED = 50
+"""Distinct outputs counted per (scenario, arm); rarer ones beyond are not (bounded memory)."""
+OUTPUT_CHARS = 300
+"""Characters of an output shown."""
+SEEDS_PER_OUTPUT = 12
+ANSWER_LEVEL = frozenset({"numeric", "contains", "regex", "custom"})
+"""Comparator kinds that judge the answer, not the text: their flips do not rest on similarity
+(the kinds whose comparators say ``answer_level``; a test pins the two together)."""
+
+
+class _Outputs:
+    """The most common outputs of each (scenario, arm), counted as the runs stream by."""
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[str, str], dict[str, list[int]]] = {}
+
+    def add(self, record: RunRecord) -> None:
+        if record.output is None:
+            return
+        found = self.seen.setdefault((record.scenario, record.arm), {})
+        text = record.output[:OUTPUT_CHARS]
+        if text not in found and len(found) >= OUTPUTS_TRACKED:
+            return
+        found.setdefault(text, []).append(record.seed)
+
+    def top(self) -> dict[tuple[str, str], list[Output]]:
+        return {
+            key: [
+                Output(text, len(seeds), tuple(sorted(seeds)[:SEEDS_PER_OUTPUT]))
+                for text, seeds in sorted(found.items(), key=lambda kv: (-len(kv[1]), kv[0]))[
+                    :OUTPUTS_SHOWN
+                ]
+            ]
+            for key, found in self.seen.items()
+        }
+
+
+def _inputs(run_dir: Path) -> dict[str, Any]:
+    """Each scenario's inputs, as ``sweep.json`` records them (empty when unreadable)."""
+    try:
+        meaning = json.loads((run_dir / FINGERPRINT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    scenarios = meaning.get("scenarios") if isinstance(meaning, dict) else None
+    return scenarios if isinstance(scenarios, dict) else {}
+
+
+def _similarity_shown(summary: SweepSummary | None) -> bool:
+    if summary is None:
+        return True
+    config = summary.config
+    kind = (config.get("comparator") or {}).get("kind")
+    measure = (config.get("similarity") or {}).get("kind")
+    return kind not in ANSWER_LEVEL or measure not in (None, "text")
 
 
 def report_data(run_dir: Path) -> ReportData:
@@ -33,7 +93,9 @@ def report_data(run_dir: Path) -> ReportData:
     summary, bisect = read_summary(run_dir), read_bisect(run_dir)
     failed: list[FailedRun] = []
     total = 0
+    outputs = _Outputs()
     for record in runs(run_dir):
+        outputs.add(record)
         if record.error is None:
             continue
         total += 1
@@ -54,6 +116,9 @@ def report_data(run_dir: Path) -> ReportData:
         failed_total=total,
         bisect=bisect,
         floors=floors,
+        inputs=_inputs(run_dir),
+        outputs=outputs.top(),
+        similarity_shown=_similarity_shown(summary),
     )
 
 

@@ -42,6 +42,7 @@ class _Dom(HTMLParser):
         self.figures: list[dict[str, str | None]] = []
         self.svgs_in_figures = 0
         self.table_arms: list[str] = []
+        self.sections: list[str] = []
         self.loads: list[str] = []
         self._in_figure = 0
 
@@ -54,6 +55,8 @@ class _Dom(HTMLParser):
             self.svgs_in_figures += 1
         if tag == "tr" and found.get("data-arm"):
             self.table_arms.append(str(found["data-arm"]))
+        if tag == "section" and found.get("data-arm"):
+            self.sections.append(str(found["data-arm"]))
         if tag in {"script", "link", "img", "iframe"} or any(
             k in {"src", "href"} and v and re.match(r"https?:", v) for k, v in attrs
         ):
@@ -84,8 +87,9 @@ def test_quickstart_report_renders_in_headless_chromium(quickstart: Path, tmp_pa
     rows = [json.loads(x) for x in (quickstart / "verdicts.jsonl").read_text().splitlines()]
     challengers = [r["arm"] for r in rows if not r["is_baseline"]]
     assert dom.table_arms == [r["arm"] for r in rows]  # every arm, in the verdict table
-    assert [f.get("data-arm") for f in dom.figures] == challengers
-    assert dom.svgs_in_figures == len(challengers)  # a plot per challenger row
+    assert dom.sections == challengers  # a section per challenger row
+    assert [f.get("data-scenario") for f in dom.figures] == ["default"]  # one per scenario
+    assert dom.svgs_in_figures == 1
     shot = tmp_path / "report.png"
     subprocess.run(
         [*base, f"--screenshot={shot}", "--window-size=1200,2400", page],
@@ -232,3 +236,86 @@ def test_pooled_results_come_first_in_the_report(tmp_path: Path) -> None:
     e = pooled.effect
     assert f"{e.diff:+.2f} [{e.low:+.2f}, {e.high:+.2f}]" in text
     assert 'data-pooled-arm="alt"' in text and "decide tiers, alternative greater" in text
+
+
+def _researcher_run(tmp_path: Path, scenarios: int, challengers: int = 2) -> Path:
+    def runner(ctx: RunContext) -> dict[str, object]:
+        rate = 0.6 if ctx.arm.id == "c0" else 0.1
+        draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
+        answer = "I do not know" if draw < rate else f"It is {ctx.scenario.inputs['answer']}"
+        return {"output": answer, "manifest": dict(ctx.arm.facets)}
+
+    arms = [{"id": "base", "facets": {"k": 0}}] + [
+        {"id": f"c{i}", "facets": {"k": i + 1}} for i in range(challengers)
+    ]
+    out = tmp_path / "o"
+    compare_arms(
+        arms,
+        runner,
+        samples=6,
+        scenarios=[
+            {
+                "id": f"s{i}",
+                "inputs": {"question": f"What is {i}?", "answer": str(i)},
+                "reference": str(i),
+            }
+            for i in range(scenarios)
+        ],
+        comparator="contains",
+        executor="local",
+        out=out,
+        statistics={"decide": "test"},
+    )
+    return out
+
+
+def test_the_report_shows_what_a_researcher_reads_first(tmp_path: Path) -> None:
+    out = _researcher_run(tmp_path, scenarios=4)
+    text = write_report(out).read_text(encoding="utf-8")
+    # The verdicts at a glance come first: a matrix of 4 scenarios x 2 challengers, then the
+    # pooled forest plot, then the pooled tests, then the row table.
+    order = [
+        "Verdicts at a glance",
+        'class="forest"',
+        "<h2>Pooled across scenarios</h2>",
+        "<h2>Verdicts</h2>",
+        "<h2>Scenario s0</h2>",
+    ]
+    assert [text.index(x) for x in order] == sorted(text.index(x) for x in order)
+    assert text.count('<td class="cell ') == 8
+    assert "cell-up" in text  # c0 breaks the answer on every scenario
+    # Each scenario: its question, its reference, what the baseline answered, what arms changed to.
+    assert "What is 3?" in text and "Reference (declared): <code>3</code>" in text
+    assert "The baseline <b>base</b> answered" in text and "It is 2" in text
+    assert "Changed the answer to:" in text and "I do not know" in text
+    assert "Seeds used: seeds 0..5 (6)" in text
+    # An answer-level comparator: no similarity strip, no null band drawn.
+    assert "similarity per seed" not in text and "null-band floor" not in text
+    summary = json.loads((out / "summary.json").read_text())
+    assert f"<dd>{summary['python_version']}</dd>" in text
+    assert summary["python_version"] and "<dt>Ray</dt>" in text
+
+
+def test_the_report_has_no_row_limit(tmp_path: Path) -> None:
+    # 210 challenger rows (the old page drew 200 and listed the rest): every one gets its
+    # section, and each scenario one figure.
+    out = _researcher_run(tmp_path, scenarios=70, challengers=3)
+    text = write_report(out).read_text(encoding="utf-8")
+    assert text.count('<section class="arm"') == 210
+    assert text.count('<figure class="scenario"') == 70
+    assert "further rows are not drawn" not in text
+
+
+def test_a_bisection_report_under_decide_test_shows_each_probe_s_p(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path,
+        f"name: b\nrunner: {TESTS / 'runners.py'}:needs_two_removed\nreference: wrong\nsamples: 8\n"
+        "comparator: exact\nexecutor: local\n"
+        "bisect: {suspects: [p, x, q, y], max_probes: 24, decide: test}\n",
+    )
+    out = tmp_path / "b"
+    code, _, err = invoke("bisect", str(cfg), "--out", str(out))
+    assert code == 0, err
+    text = (out / "report.html").read_text(encoding="utf-8")
+    assert "<th>p (vs baseline)</th>" in text
+    assert "Confirmation on fresh seeds" in text and "<td>x, y</td><td>8...15</td>" in text

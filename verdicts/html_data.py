@@ -1,0 +1,49 @@
+"""What ``report.html`` shows, as read from one run directory (the orchestrator fills it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from counterfact.verdicts.records import BisectRecord, SweepSummary, VerdictRecord
+
+
+@dataclass(frozen=True)
+class FailedRun:
+    """A failed run, as the report lists it."""
+
+    scenario: str
+    arm: str
+    seed: int
+    error: str
+
+
+@dataclass(frozen=True)
+class Output:
+    """One of an arm's most common outputs on a scenario, with the seeds that gave it."""
+
+    text: str
+    count: int
+    seeds: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything the page shows, read from one run directory."""
+
+    title: str
+    summary: SweepSummary | None = None
+    rows: Sequence[VerdictRecord] = ()
+    failed: Sequence[FailedRun] = ()
+    failed_total: int = 0
+    bisect: BisectRecord | None = None
+    floors: dict[str, float] = field(default_factory=dict)
+    """Null-band floor per scenario."""
+    inputs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Each scenario's inputs (its question), from ``sweep.json``."""
+    outputs: Mapping[tuple[str, str], Sequence[Output]] = field(default_factory=dict)
+    """The most common outputs per (scenario, arm), from ``runs.jsonl``."""
+    similarity_shown: bool = True
+    """Draw per-seed similarity and the null band: a text-level comparator, or a similarity
+    measure configured; an answer-level comparator's flips do not rest on them."""

@@ -1,0 +1,168 @@
+"""``report.html``'s scenario sections: the question, the reference, one figure for every arm,
+the baseline's outputs beside what each arm changed them to, and each challenger's claim,
+reasons for doubt, manifests, cost and seeds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from html import escape
+
+from counterfact.verdicts.html_data import Output, ReportData
+from counterfact.verdicts.plots import Series, scenario_figure
+from counterfact.verdicts.records import DoubtRecord, VerdictRecord
+
+INPUT_CHARS = 2_000
+"""Characters of a scenario's inputs shown (its question)."""
+
+
+def _series(row: VerdictRecord) -> Series:
+    ci = row.flip_rate_ci
+    rate = row.flips / row.samples if row.flips is not None and row.samples else None
+    return Series(
+        row.arm, row.similarities or [], rate, ci.low if ci else None, ci.high if ci else None
+    )
+
+
+def _seed_span(row: VerdictRecord) -> str:
+    seeds = row.seed_list()
+    if not seeds:
+        return "no successful run"
+    span = f"{seeds[0]}..{seeds[-1]}" if seeds == list(range(seeds[0], seeds[-1] + 1)) else ""
+    text = f"seeds {span} ({len(seeds)})" if span else f"{len(seeds)} seeds"
+    failed = row.failed_seed_list()
+    if failed:
+        text += f"; failed or missing: {', '.join(map(str, failed[:20]))}"
+        text += f" and {len(failed) - 20} more" if len(failed) > 20 else ""
+    return text
+
+
+def _outputs(outputs: Sequence[Output]) -> str:
+    items = "".join(
+        f"<li><code>{escape(o.text)}</code> — {o.count} run(s), seeds "
+        f"{escape(', '.join(map(str, o.seeds)))}</li>"
+        for o in outputs
+    )
+    return f"<ul>{items}</ul>" if items else ""
+
+
+def reasons_html(reasons: Sequence[DoubtRecord], standing: str) -> str:
+    """The reasons for doubt, one line each with the seeds that witness it."""
+    if not reasons:
+        if standing == "sure":
+            return "<p>Standing: <b>sure</b> — every check that bears on it ran and passed.</p>"
+        return ""
+    items = []
+    for d in reasons:
+        floor = "at least " if d.at_least else ""
+        seeds = ""
+        if d.seeds:
+            more = f" and {d.seeds_omitted} more" if d.seeds_omitted else ""
+            seeds = f"; seeds {', '.join(map(str, d.seeds))}{more}"
+        items.append(
+            f"<li><code>{escape(d.code)}</code> ({floor}{d.count}): {escape(d.detail)}"
+            f"{escape(seeds)}</li>"
+        )
+    head = "not sure" if standing == "not-sure" else "not assessed; doubts all the same"
+    return f'<p>Standing: <b>{head}</b></p><ul class="reasons">{"".join(items)}</ul>'
+
+
+def _manifest_and_cost(row: VerdictRecord) -> list[str]:
+    bits = []
+    app = row.application
+    if app.checked and app.mismatches:
+        items = "".join(
+            f"<li><code>{escape(str(m.get('facet')))}</code>: declared "
+            f"{escape(repr(m.get('declared')))}, reported "
+            f"{escape(repr(m['observed'])) if 'observed' in m else 'nothing'}</li>"
+            for m in app.mismatches[:10]
+        )
+        count = app.manifests_mismatched if app.manifests_mismatched is not None else "?"
+        bits.append(
+            f"<p>Manifests that differed ({count} of {app.manifests_seen} manifests):</p>"
+            f"<ul>{items}</ul>"
+        )
+    if row.cost:
+        cells = ", ".join(f"{escape(k)} median {c.median:g}" for k, c in row.cost.items())
+        klass = f"; cost class <b>{escape(row.cost_class)}</b>" if row.cost_class else ""
+        bits.append(f"<p>Cost: {cells}{klass}.</p>")
+    return bits
+
+
+def _challenger(row: VerdictRecord) -> str:
+    """One challenger: claim, reasons, what it changed to, facets, manifests, cost, seeds."""
+    bits = [f'<p class="claim">{escape(row.claim)}</p>', reasons_html(row.reasons, row.standing)]
+    if row.changed_to:
+        items = "".join(
+            f"<li><code>{escape(c.output)}</code> — {c.count} run(s), seeds "
+            f"{escape(', '.join(map(str, c.seeds)))}</li>"
+            for c in row.changed_to
+        )
+        bits.append(f"<p>Changed the answer to:</p><ul>{items}</ul>")
+    if row.facets_diff:
+        cells = "".join(
+            f"<tr><td><code>{escape(k)}</code></td><td>{escape(repr(v[0]))}</td>"
+            f"<td>{escape(repr(v[1]))}</td></tr>"
+            for k, v in row.facets_diff.items()
+        )
+        bits.append(f"<table><tr><th>facet</th><th>baseline</th><th>arm</th></tr>{cells}</table>")
+    bits += _manifest_and_cost(row)
+    used = _seed_span(row)
+    if row.sequential is not None:
+        q = row.sequential
+        used += (
+            f"; sequential: stopped for {q.stopped_for} at {q.seeds_used} of up to "
+            f"{q.max_samples} (e-value {q.e_value:.3g}, threshold {q.threshold:.3g})"
+        )
+    bits.append(f"<p>Seeds used: {escape(used)}.</p>")
+    return (
+        f'<section class="arm" data-scenario="{escape(row.scenario)}" '
+        f'data-arm="{escape(row.arm)}"><h3>{escape(row.arm)}: {escape(str(row.verdict))}</h3>'
+        f"{''.join(bits)}</section>"
+    )
+
+
+def _question(data: ReportData, scenario: str) -> str:
+    inputs = data.inputs.get(scenario)
+    reference = None
+    if data.summary is not None:
+        found = next((s for s in data.summary.scenarios if s.id == scenario), None)
+        reference = found.reference if found is not None else None
+    bits = []
+    if inputs:
+        text = json.dumps(dict(inputs), ensure_ascii=False, indent=1)[:INPUT_CHARS]
+        bits.append(f"<p>Inputs (the question):</p><pre>{escape(text)}</pre>")
+    if reference is not None:
+        source = "declared" if reference.from_ == "prior-run" else "the baseline's seed 0"
+        text = reference.text if reference.text is not None else "(none)"
+        bits.append(f"<p>Reference ({source}): <code>{escape(text)}</code></p>")
+    return "".join(bits)
+
+
+def scenario_sections(data: ReportData) -> str:
+    """One section per scenario, every row of it, one combined figure each."""
+    parts: list[str] = []
+    for scenario in dict.fromkeys(r.scenario for r in data.rows):
+        rows = [r for r in data.rows if r.scenario == scenario]
+        base = next((r for r in rows if r.is_baseline), None)
+        ordered = ([base] if base else []) + [r for r in rows if not r.is_baseline]
+        svg = scenario_figure(
+            [_series(r) for r in ordered],
+            data.floors.get(scenario),
+            f"scenario {scenario}",
+            data.similarity_shown,
+        )
+        parts.append(
+            f"<h2>Scenario {escape(scenario)}</h2>{_question(data, scenario)}"
+            f'<figure class="scenario" data-scenario="{escape(scenario)}">'
+            f'<div class="plot">{svg}</div></figure>'
+        )
+        if base is not None:
+            shown = _outputs(data.outputs.get((scenario, base.arm), ()))
+            parts.append(
+                f"<p>The baseline <b>{escape(base.arm)}</b> answered ({escape(_seed_span(base))}):"
+                f"</p>{shown}"
+            )
+        parts.extend(_challenger(r) for r in rows if not r.is_baseline)
+    return "\n".join(parts)

@@ -50,11 +50,11 @@ MAX_CONFIG_DEPTH = 64
 """How deeply a sweep file's values may nest."""
 
 MAX_SAMPLES = 1_000_000
+"""The most seeds per (scenario, arm): ``samples`` and ``sequential.max_samples``."""
 FRESH_SEED_STRIDE = 10_000_000
 """``placebo: fresh`` arm k (counted from 1) gives its runner seeds ``k * FRESH_SEED_STRIDE + i``:
 past any seed index a sweep can use (``MAX_SAMPLES``), and below 2**32 for the first 400 such
 arms, so numpy and ``random`` accept them."""
-"""The most seeds per (scenario, arm): ``samples`` and ``sequential.max_samples``."""
 
 MAX_ARMS = 100_000
 """The most arms a sweep may declare or expand (``grid`` combinations included)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 PLAN_SCHEMA_VERSION: Literal[1] = 1
 
@@ -80,3 +80,5 @@ class PlanRecord(_Record):
     """``measured``: the pilot's run time summed over its wall time; ``given``:
     ``--concurrency``."""
     challengers: list[ChallengerPlan]
+    notes: list[str] = Field(default_factory=list)
+    """Where the plan's test is not the pilot's own (``pairing: none``, a sequential pilot)."""

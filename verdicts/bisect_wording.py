@@ -47,11 +47,7 @@ def _minimality(outcome: BisectOutcome) -> str:
 def _incomplete(outcome: BisectOutcome, max_probes: int, noun: str) -> str:
     """A search that found sets and then ran out of budget, or was stopped."""
     sets = "; ".join(_names(c) for c in outcome.culprits)
-    why = (
-        f"the search was stopped (Ctrl-C) after {outcome.probes_executed} probes"
-        if outcome.reason == "interrupted"
-        else f"the probe budget ({max_probes}, baseline included) ran out"
-    )
+    why = _why_stopped(outcome, max_probes)
     return (
         f"Confirmed, search incomplete: {len(outcome.culprits)} culprit set(s) found: {sets}. "
         f"Ablating each on its own changed the {noun} on a majority of seeds; "
@@ -121,14 +117,22 @@ _ENDED = {
 """Searches that ended without a result, in words (``{max_probes}`` filled in)."""
 
 
+def _why_stopped(outcome: BisectOutcome, max_probes: int) -> str:
+    """Why a search ended before it finished, in words."""
+    if outcome.reason == "interrupted":
+        return f"the search was stopped (Ctrl-C) after {outcome.probes_executed} probes"
+    if outcome.reason == "runs-failed":
+        return (
+            f"the search stopped after {outcome.probes_executed} probes because its runs failed "
+            "(see runs.jsonl)"
+        )
+    return f"the probe budget ({max_probes}, baseline included) ran out"
+
+
 def _found_unconfirmed(outcome: BisectOutcome, max_probes: int) -> str:
     """``decide: test``: sets found, then no budget (or a Ctrl-C) before their confirmation."""
     sets = "; ".join(_names(c) for c in outcome.unconfirmed_found)
-    why = (
-        "the search was stopped (Ctrl-C)"
-        if outcome.reason == "interrupted"
-        else f"the probe budget ({max_probes}, baseline included) ran out"
-    )
+    why = _why_stopped(outcome, max_probes)
     return (
         f"Inconclusive: the search found {sets}, but {why} before the set(s) could be re-run "
         "on fresh seeds, and under decide: test a set is claimed only once it holds there; "

@@ -385,7 +385,9 @@ def _run(search: _Search, suspects: Sequence[str], max_culprits: int, done: Done
             found = search.minimize(remaining, [])
             culprits.append(found)
             culprits[-1] = search.shrink(found, checks)
-            remaining = [c for c in remaining if c not in set(found)]
+            # Only the set claimed leaves the search: a suspect the shrink dropped stays a
+            # candidate for the next set.
+            remaining = [c for c in remaining if c not in set(culprits[-1])]
             # No probe of the remainder once max_culprits sets are found: it could only spend
             # budget.
             if len(culprits) >= max_culprits or not remaining or not search.ask(remaining):
@@ -393,6 +395,8 @@ def _run(search: _Search, suspects: Sequence[str], max_culprits: int, done: Done
         return done("confirmed", "culprits-found", culprits, checks=checks)
     except _BudgetExhausted as exc:
         reason: BisectReason = "interrupted" if isinstance(exc, _NotRun) else "budget-exhausted"
+        if culprits and len(checks) == len(culprits):  # a shrink cut short: what it reached
+            culprits[-1] = list(checks[-1].culprit)  # flipped (the shrink only moves to flips)
         if culprits:
             return done("confirmed", reason, culprits, complete=False, checks=checks)
         return done("inconclusive", reason, [])
@@ -412,9 +416,11 @@ def interrupted_outcome(
     suspects: Sequence[str] = (),
     samples: int = 0,
     max_culprits: int = MAX_CULPRITS,
+    reason: BisectReason = "interrupted",
 ) -> BisectOutcome:
-    """The outcome of a search stopped by Ctrl-C: the search replayed on the probes finished so
-    far (``decide`` reads them as the search did), keeping the culprit sets it had completed
+    """The outcome of a search stopped early — by Ctrl-C (``reason`` ``interrupted``) or by its
+    runs failing (``runs-failed``): the search replayed on the probes finished so far
+    (``decide`` reads them as the search did), keeping the culprit sets it had completed
     (``search_complete`` False); none under ``decide: test``, whose sets need a confirmation
     that did not run.
     """
@@ -428,13 +434,14 @@ def interrupted_outcome(
 
     search = _Search(cached_only, samples, len(finished) + 1, False, replay_decide)
     outcome = _run(search, suspects, max_culprits, _finisher(search, len(suspects)))
-    found = outcome.culprits if outcome.reason == "interrupted" else ()
+    # Sets the replay completed (a stop during a decide: test confirmation replays to the end).
+    found = outcome.culprits if outcome.verdict == "confirmed" else ()
     keep = found if decide.mode == "majority" else ()
     reader = _Search(lambda keys, first_seed=0: [], 0, 0, False, replay_decide)
     reader.cache = {key: stats for key, stats in done if not key}
     return BisectOutcome(
         verdict="confirmed" if keep else "inconclusive",
-        reason="interrupted",
+        reason=reason,
         culprits=keep,
         probes=tuple(reader._entry(key, stats, False, False) for key, stats in done),
         probes_executed=len(done),

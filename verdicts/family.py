@@ -93,8 +93,7 @@ def test_sentence(test: TestRecord, verdict: StatisticalVerdict, s: StatisticsSe
         )
     if test.e_value is not None:
         what = (
-            f"anytime-valid sequential test{seed0}: {test.n10} of {test.n10 + test.n01} discordant "
-            f"seeds went the arm's way, e-value {test.e_value:.3g}"
+            f"anytime-valid sequential test{seed0}: {_discordant(test)}, e-value {test.e_value:.3g}"
         )
     elif test.pairing == "seed":
         what = f"paired exact test{seed0}: {_discordant(test)}"

@@ -117,4 +117,6 @@ def plan_challenger(
     power, se = pooled_power(
         n, cells, level, design.alternative, np.random.default_rng(seed), DRAWS
     )
-    return Planned(n, power, method, se, scenarios, note)
+    # samples, not pairs: seed 0 is no pair when it is the reference (rule 13)
+    excluded = max(r.test.pairs_excluded for r, _ in tested if r.test is not None)
+    return Planned(n + excluded, power, method, se, scenarios, note)

@@ -17,6 +17,7 @@ from counterfact.verdicts.family import StatisticsSettings, verdict_of
 from counterfact.verdicts.multiplicity import adjust, best_factor
 from counterfact.verdicts.pooled import pooled_effect_record
 from counterfact.verdicts.records import (
+    PooledEffectRecord,
     PooledRecord,
     SequentialRecord,
     VerdictRecord,
@@ -122,10 +123,21 @@ def pooled_e(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> lis
             statistical_verdict=verdict_of(0.0, p_adj[i], settings.alpha, factor),
             method="product of stopped e-values across scenarios",
             e_value=products[i],
-            effect=pooled_effect_record(rows_of[a]),
+            effect=_fixed_sample(pooled_effect_record(rows_of[a])),
         )
         for i, a in enumerate(arms)
     ]
+
+
+def _fixed_sample(effect: PooledEffectRecord | None) -> PooledEffectRecord | None:
+    """A sequential sweep's pooled effect, said to be a fixed-sample figure: the arms stopped on
+    extreme data, which the interval does not account for.
+    """
+    if effect is None:
+        return None
+    return PooledEffectRecord.model_validate(
+        effect.model_dump() | {"method": effect.method + FIXED_SAMPLE}
+    )
 
 
 def stopped_counts(rows: Sequence[VerdictRecord]) -> dict[str, int]:

@@ -211,6 +211,7 @@ def _search(
             suspects=settings.suspects,
             samples=plan.sweep.samples,
             max_culprits=settings.max_culprits,
+            reason="runs-failed" if isinstance(exc, RunsFailed) else "interrupted",
         )
         return found, exc, time.perf_counter() - t0
     return outcome, None, time.perf_counter() - t0

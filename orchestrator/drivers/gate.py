@@ -41,6 +41,8 @@ def cannot_fire(
     if "significant" not in set(states):
         return None
     challengers = [r for r in rows if not r.is_baseline]
+    if not challengers:
+        return "fail-on significant: this gate could not fire — the sweep has no challenger"
     tests = [r.test for r in challengers if r.test is not None]
     if any(r.statistical_verdict in ("significant", "not-significant") for r in challengers):
         return None

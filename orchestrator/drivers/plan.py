@@ -22,6 +22,7 @@ from counterfact.orchestrator.storage.recordfiles import (
 from counterfact.records.plan import ChallengerPlan, PlanRecord
 from counterfact.records.verdicts import SweepSummary, VerdictRecord
 from counterfact.verdicts.planning import Design, Planned, plan_challenger
+from counterfact.verdicts.power import CAP
 
 
 class _Pilot:
@@ -58,8 +59,31 @@ def _design(summary: SweepSummary, rows: list[VerdictRecord]) -> Design:
     return Design(stats.alpha, stats.adjust, stats.alternative, family, len(challengers))
 
 
+def _notes(summary: SweepSummary) -> list[str]:
+    """Where the planned test (the fixed-sample paired test) is not the one the sweep runs."""
+    out = []
+    stats = summary.statistics
+    if stats is not None and stats.pairing == "none":
+        out.append(
+            "this sweep declares pairing: none, judged by Fisher's unpaired test; the plan uses "
+            "the paired test, which is more powerful, so its samples are optimistic"
+        )
+    if summary.sequential is not None:
+        out.append(
+            "the pilot is sequential; the plan is for a fixed-sample sweep judged at the end. The "
+            "anytime-valid e-process needs more pairs for the same power: use the figure as a "
+            "floor for sequential.max_samples, not as samples"
+        )
+    return out
+
+
 def _challenger(
-    arm: str, planned: Planned, pilot: _Pilot, shape: tuple[int, int], conc: float
+    arm: str,
+    planned: Planned,
+    pilot: _Pilot,
+    shape: tuple[int, int],
+    conc: float,
+    effect: float | None = None,
 ) -> ChallengerPlan:
     runs_needed = None if planned.samples is None else planned.samples * shape[0] * shape[1]
     wall = None
@@ -69,10 +93,15 @@ def _challenger(
         {} if runs_needed is None else {k: v * runs_needed for k, v in pilot.cost_per_run.items()}
     )
     note = planned.note
-    if planned.samples is None and planned.scenarios:
+    if planned.samples is None and planned.scenarios and effect is None:
         note = (
             "the power asked for is out of reach: the pilot shows no effect the test's way "
             "(pass --effect D to plan for an effect of D)"
+        )
+    elif planned.samples is None and planned.scenarios:
+        note = (
+            f"the power asked for is out of reach by {CAP:,} samples, even for an effect of "
+            f"{effect:g}"
         )
     return ChallengerPlan(
         arm=arm,
@@ -119,7 +148,7 @@ def plan_sweep(
         if not row.is_baseline:
             by_arm[row.arm].append(row)
     plans = [
-        _challenger(arm, plan_challenger(mine, design, power, effect), pilot, shape, conc)
+        _challenger(arm, plan_challenger(mine, design, power, effect), pilot, shape, conc, effect)
         for arm, mine in by_arm.items()
     ]
     return PlanRecord(
@@ -138,6 +167,7 @@ def plan_sweep(
         concurrency=conc,
         concurrency_source="given" if concurrency is not None else "measured",
         challengers=plans,
+        notes=_notes(summary),
     )
 
 
@@ -157,6 +187,7 @@ def render_plan(plan: PlanRecord) -> str:
         f"scenario(s), {plan.arms} arms): power {plan.power_target:g} for {what}; exact McNemar "
         f"({plan.alternative}), {plan.adjust} over {plan.family_size} tests, alpha {plan.alpha:g}"
     ]
+    lines += [f"  note: {n}" for n in plan.notes]
     for c in plan.challengers:
         if c.samples is None:
             lines.append(f"  {c.arm}: {c.note or 'no test to plan from'}")

@@ -56,7 +56,20 @@ def _design(sweep: ResolvedSweep) -> dict[str, Any] | None:
         "family": stats.family,
         "pairing": stats.pairing,
         "arms": sorted(a.id for a in sweep.arms),
-    }
+    } | _direction(stats.alternative, seq.min_effect)
+
+
+def _direction(alternative: str, min_effect: float | None) -> dict[str, Any]:
+    """The e-process's direction and the futility effect, recorded when not the defaults (so a
+    directory written before they existed still resumes); a change on resume is refused: a
+    direction picked after seeing the looks would spoil the test's error rate.
+    """
+    found: dict[str, Any] = {}
+    if alternative != "greater":
+        found["alternative"] = alternative
+    if min_effect is not None:
+        found["min_effect"] = min_effect
+    return found
 
 
 def open_cache(sweep: ResolvedSweep, cache_dir: Path | None) -> RunCache | None:

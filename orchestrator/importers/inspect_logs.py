@@ -159,6 +159,15 @@ def check_pairable(arms: Sequence[ImportedArm]) -> None:
                 + f" (against {first.name!r}); import logs of the same dataset"
             )
             raise ConfigError(msg, field="LOG")
+        for sid in sorted(ref):
+            if arm.targets[sid] != first.targets[sid] or arm.inputs[sid] != first.inputs[sid]:
+                which = "target" if arm.targets[sid] != first.targets[sid] else "input"
+                msg = (
+                    f"sample {sid!r} has another {which} in {arm.name!r} than in "
+                    f"{first.name!r} (ids match, the samples do not: another dataset or version?); "
+                    "import logs of the same dataset"
+                )
+                raise ConfigError(msg, field="LOG")
         for sid, epochs in ref.items():
             if got[sid] != epochs:
                 msg = (

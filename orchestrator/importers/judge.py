@@ -25,8 +25,24 @@ PATTERN = r"^(correct|incorrect):"
 """The regex comparator's pattern in score mode: the run's first word."""
 
 
+def _norm(value: Any) -> Any:
+    """A score value compared by meaning: numbers by value (``1`` is ``1.0`` is ``true``), text
+    without case (``C`` is ``c``, ``true`` is ``True``).
+    """
+    if isinstance(value, bool | int | float):
+        return float(value)
+    text = str(value).strip()
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return 1.0 if lowered == "true" else 0.0
+    try:
+        return float(text)
+    except ValueError:
+        return lowered
+
+
 def _is_correct(value: Any, correct: Sequence[Any]) -> bool:
-    return any((value == c and type(value) is type(c)) or str(value) == str(c) for c in correct)
+    return _norm(value) in {_norm(c) for c in correct}
 
 
 class Replay:

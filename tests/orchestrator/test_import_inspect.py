@@ -163,3 +163,34 @@ def test_a_file_that_is_not_a_log_is_one_line(tmp_path: Path, logs: dict[str, Pa
         str(tmp_path / "o"),
     )
     assert code == 2 and "not an Inspect AI log" in err and len(err.strip().splitlines()) == 1
+
+
+@task
+def other_targets() -> Task:
+    data = [
+        Sample(id=f"q{i}", input=f"What is {i} plus {i}?", target=str(3 * i)) for i in range(10)
+    ]
+    return Task(dataset=data, solver=_answering(0.1), scorer=includes(), epochs=5)
+
+
+def test_logs_of_another_dataset_with_the_same_ids_are_refused(tmp_path: Path) -> None:
+    (log,) = eval([other_targets()], model="mockllm/model", log_dir=str(tmp_path), display="none")
+    good_log = eval([good()], model="mockllm/model", log_dir=str(tmp_path / "g"), display="none")
+    code, _, err = invoke(
+        "import",
+        "inspect",
+        good_log[0].location,
+        log.location,
+        "--baseline",
+        "good",
+        "--out",
+        str(tmp_path / "o"),
+    )
+    assert code == 2 and "sample 'q1' has another target in 'other_targets'" in err
+
+
+def test_correct_values_match_by_meaning() -> None:
+    from counterfact.orchestrator.importers.judge import _is_correct
+
+    assert _is_correct(True, ("true",)) and _is_correct(1.0, ("1",)) and _is_correct("C", ("c",))
+    assert not _is_correct("I", ("C", 1, True)) and not _is_correct(0.5, ("C", 1, True))

@@ -319,3 +319,13 @@ def test_a_bisection_report_under_decide_test_shows_each_probe_s_p(tmp_path: Pat
     text = (out / "report.html").read_text(encoding="utf-8")
     assert "<th>p (vs baseline)</th>" in text
     assert "Confirmation on fresh seeds" in text and "<td>x, y</td><td>8...15</td>" in text
+
+
+def test_fail_on_significant_with_no_challenger_says_so() -> None:
+    # A sweep needs a challenger, but records read back from elsewhere may hold none.
+    from counterfact.orchestrator.drivers.gate import cannot_fire
+
+    assert cannot_fire([], ["significant"], None) == (
+        "fail-on significant: this gate could not fire — the sweep has no challenger"
+    )
+    assert cannot_fire([], ["confirmed"], None) is None

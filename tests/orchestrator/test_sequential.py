@@ -387,3 +387,27 @@ def test_min_effect_stops_a_null_arm_early_and_records_why(tmp_path: Path) -> No
     assert strong is not None and strong.stopped_for == "significant"
     line = json.loads((tmp_path / "o" / "verdicts.jsonl").read_text().splitlines()[2])
     assert line["schema_version"] == 6
+
+
+def test_changing_the_direction_or_the_minimal_effect_on_resume_is_refused(tmp_path: Path) -> None:
+    # A direction chosen after seeing the looks would spoil the e-process's error rate.
+    _sweep(tmp_path / "o", max_samples=12)
+    with pytest.raises(ResumeConflictError, match=r"alternative: None -> 'less'"):
+        _sweep(tmp_path / "o", max_samples=12, statistics={"alternative": "less"})
+    with pytest.raises(ResumeConflictError, match=r"min_effect: None -> 0.3"):
+        _sweep(tmp_path / "o", sequential={"max_samples": 12, "wave": 4, "min_effect": 0.3})
+
+
+def test_a_sequential_fix_is_worded_the_way_the_test_looks() -> None:
+    arms = [{"id": "base"}, {"id": "fix", "facets": {"x": 1}}]
+    row = compare_arms(
+        arms,
+        scripted({"base": "B", "fix": "A"}),
+        samples=2,
+        reference="A",
+        comparator="exact",
+        executor="local",
+        statistics={"alternative": "less"},
+        sequential={"max_samples": 50, "wave": 1},
+    ).row("fix")
+    assert "7 of 7 discordant seeds went the arm's way (the baseline flipped, it held)" in row.claim

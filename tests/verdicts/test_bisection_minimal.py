@@ -161,3 +161,55 @@ def test_exhaustive_small_universe_agrees_with_brute_force_minimal_sets() -> Non
         for need in itertools.combinations(names, k):
             o, _ = run(names, removed(*need))
             assert o.culprits == (tuple(need),)
+
+
+def test_a_suspect_the_shrink_dropped_stays_a_candidate() -> None:
+    # ddmin returns {2, 5, 8}, shrunk to {5, 8}; suspect 2 must stay in the search, or the
+    # disjoint cause {1, 2, 6} is never found (found by review).
+    def flips(ids: frozenset[str], seed: int) -> bool:
+        c = _ints(ids)
+        return interesting_a(c) or {1, 2, 6} <= c
+
+    o, _ = run(SUSPECTS, flips, max_culprits=3, max_probes=200)
+    found = {frozenset(c) for c in o.culprits}
+    assert frozenset({"5", "8"}) in found and frozenset({"1", "2", "6"}) in found
+
+
+def test_a_shrink_cut_short_claims_the_set_it_reached() -> None:
+    # The budget runs out while {2, 5, 8} is being shrunk: the claimed set is the one the
+    # check reached (it flipped), never the raw set beside a check that says otherwise.
+    for budget in (12, 13, 14, 15):
+        o, _ = run(SUSPECTS, lambda ids, seed: interesting_a(_ints(ids)), max_probes=budget)
+        if not o.culprits:
+            continue
+        assert len(o.checks) == len(o.culprits)
+        assert tuple(o.culprits[-1]) == o.checks[-1].culprit
+        assert interesting_a(_ints(frozenset(o.culprits[-1])))
+
+
+def test_a_stop_during_a_decide_test_confirmation_names_the_sets_found() -> None:
+    from counterfact.verdicts.bisection import Decide
+
+    script = Scripted(removed("c"))
+
+    def probes(keys: list[tuple[str, ...]], first_seed: int = 0) -> list[ProbeStats]:
+        return script(keys)
+
+    full = bisect(["a", "b", "c", "d"], probes, samples=3, decide=Decide(mode="test", alpha=0.5))
+    done = [(tuple(sorted(p.ablated)), p.stats) for p in full.probes]
+    o = interrupted_outcome(done, Decide(mode="test", alpha=0.5), suspects=list("abcd"), samples=3)
+    assert o.verdict == "inconclusive" and o.culprits == ()
+    assert o.unconfirmed_found == (("c",),)
+    claim = bisect_claim(o, scenario="s", comparator="exact", samples=3, max_probes=24)
+    assert "the search found {c}" in claim
+
+
+def test_failed_runs_are_not_worded_as_a_ctrl_c() -> None:
+    probes = Scripted(removed("c"))
+    full = bisect(["a", "b", "c", "d"], probes, samples=3, max_culprits=2)
+    done = [(tuple(sorted(p.ablated)), p.stats) for p in full.probes[:5]]
+    o = interrupted_outcome(
+        done, suspects=list("abcd"), samples=3, max_culprits=2, reason="runs-failed"
+    )
+    claim = bisect_claim(o, scenario="s", comparator="exact", samples=3, max_probes=24)
+    assert o.reason == "runs-failed" and "Ctrl-C" not in claim and "runs failed" in claim

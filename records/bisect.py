@@ -1,0 +1,125 @@
+"""Bisection records: what ``bisect.json`` holds."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from counterfact.records.parts import DoubtRecord, SimilarityRecord, _Record
+from counterfact.records.summary import ReferenceRecord, _Provenance
+from counterfact.records.vocabulary import (
+    BisectReason,
+    BisectVerdict,
+    Standing,
+)
+
+BISECT_SCHEMA_VERSION: Literal[4] = 4
+"""2 added ``decide``, ``confirmations`` and each probe's ``p_value``; 3 added ``status`` and
+``failure``; 4 added ``search_complete``, ``culprit_checks``, ``unconfirmed_found``,
+``standing`` and ``reasons``."""
+
+
+class BisectProbeRecord(_Record):
+    """One probe use of the culprit search."""
+
+    ablated: list[str]
+    """Ids ablated together, in set order; empty for the baseline probe."""
+    samples: int
+    flips: int
+    flipped: bool
+    """Majority rule; for the baseline probe, zero tolerance (any flip)."""
+    similarity: SimilarityRecord | None
+    cached: bool
+    """Answered from the cache: no runs spent."""
+    speculative: bool
+    """Run ahead of need in speculative mode."""
+    p_value: float | None = None
+    """``decide: test``: the probe's paired test against the baseline probe."""
+    n10: int | None = None
+    """``decide: test``: seeds where the probe flipped and the baseline probe did not."""
+    n01: int | None = None
+    """``decide: test``: seeds where the baseline probe flipped and the probe did not."""
+
+
+class ConfirmationRecord(_Record):
+    """``decide: test``: a culprit set re-tested on fresh seeds before it is claimed."""
+
+    culprit: list[str]
+    first_seed: int
+    """The fresh seeds are ``first_seed..first_seed+samples-1``."""
+    n10: int
+    n01: int
+    p_value: float
+    alpha: float
+    """``statistics.alpha / max_culprits``."""
+    confirmed: bool
+
+
+class CulpritCheckRecord(_Record):
+    """A culprit set's 1-minimality check: the set probed without each of its suspects."""
+
+    culprit: list[str]
+    one_minimal: bool
+    """True when every one-smaller set was probed and none flipped; false when the budget (or a
+    Ctrl-C) stopped the check first."""
+    probes: list[list[str]]
+    """The one-smaller sets probed (none flipped)."""
+    shrunk_from: list[str] | None = None
+    """The set ddmin returned first, when leaving a suspect out still flipped and it was shrunk."""
+
+
+class BisectRecord(_Provenance):
+    """``bisect.json``: the culprit search and its evidence."""
+
+    schema_version: Literal[1, 2, 3, 4] = BISECT_SCHEMA_VERSION
+    status: Literal["complete", "interrupted", "failed"] = "complete"
+    """``failed`` when every run failed or the runner evidently cannot work (``failure``)."""
+    failure: str | None = None
+    decide: Literal["majority", "test"] = "majority"
+    """How probes were decided (rule 10 majority, or rule 20 test)."""
+    confirmations: list[ConfirmationRecord] = Field(default_factory=list)
+    """``decide: test``: each culprit set's confirmation on fresh seeds."""
+    scenario: str
+    verdict: BisectVerdict
+    """confirmed / not-reproducible / inconclusive."""
+    reason: BisectReason
+    claim: str
+    """The result in words; its first sentence states the standing."""
+    standing: Standing = "not-assessed"
+    """``sure`` / ``not-sure``, or ``not-assessed`` for a search that ended without an answer
+    (inconclusive)."""
+    reasons: list[DoubtRecord] = Field(default_factory=list)
+    """One entry per kind of doubt about the result."""
+    culprits: list[list[str]]
+    """Minimal culprit sets, in discovery order; empty unless confirmed. A budget that runs out
+    (or a Ctrl-C) after some sets were found keeps them, with ``search_complete`` false."""
+    search_complete: bool = True
+    """False when the search for further sets did not finish (budget, or interrupted): the sets
+    in ``culprits`` stand, and more may exist."""
+    culprit_checks: list[CulpritCheckRecord] = Field(default_factory=list)
+    """Per culprit set (same order): whether it is 1-minimal and the probes that showed it."""
+    unconfirmed_found: list[list[str]] = Field(default_factory=list)
+    """``decide: test``: sets the search found but could not confirm on fresh seeds (budget or
+    Ctrl-C); not claimed."""
+    suspects: list[str]
+    """The ranked suspects searched."""
+    probes: list[BisectProbeRecord]
+    """Probe uses in execution order, baseline first."""
+    runs_used: int
+    """Runner calls actually made by this invocation, retries included."""
+    runs_reused: int = 0
+    """Runs read back from the run directory (a resumed search) or taken from the run cache
+    are not in ``runs_used``; this counts the ones read back."""
+    probes_executed: int
+    """Probes that ran (cached uses excluded); counts against max_probes."""
+    speculative: bool
+    speculative_unused: int
+    """Probes run ahead whose result the search never needed."""
+    max_probes: int
+    max_culprits: int
+    samples: int
+    comparator: str
+    reference: ReferenceRecord
+    wall_time_s: float
+    """Wall time of the search, Ray start-up excluded."""

@@ -1,0 +1,242 @@
+"""Summary records: what ``summary.json`` holds (provenance, per-scenario facts, the pooled
+tests, the roll-up, concurrency and budget), and the provenance every record kind carries.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from counterfact.records.parts import (
+    Interval,
+    SimilarityRecord,
+    _Record,
+)
+from counterfact.records.vocabulary import (
+    Adjustment,
+    Alternative,
+    Decider,
+    Family,
+    Pairing,
+    StatisticalVerdict,
+)
+
+SUMMARY_SCHEMA_VERSION: Literal[6] = 6
+"""2 added ``statistics`` and ``pooled``; 3 added ``sequential``; 4 added ``concurrency``,
+``budget`` and status ``budget-exhausted``; 5 added ``cache_entries_rejected``; 6 added
+``pooled[].effect``; older files still load."""
+
+
+class PooledEffectRecord(Interval):
+    """One challenger's flip-rate difference (arm minus baseline) pooled over its scenarios, with
+    an interval that respects clustering by scenario, and whether the scenarios agree.
+    """
+
+    diff: float
+    """Summed ``n10 - n01`` over summed pairs."""
+    heterogeneity_p: float | None
+    """Cochran's Q p-value over the scenarios' differences (null with one scenario)."""
+    i_squared: float | None
+    """Share of the spread between scenarios beyond chance (Higgins' I², 0 to 1)."""
+    heterogeneous: bool
+    """True when Q's p is below 0.05: the scenarios' effects disagree, and the pooled figure
+    averages over different effects."""
+    disagreeing: list[str]
+    """Scenarios whose own effect stands out from the median scenario's (Bonferroni over the
+    scenarios)."""
+
+
+class PooledRecord(_Record):
+    """One challenger tested across every scenario (rule 18): McNemar stratified by scenario
+    (discordant counts summed), adjusted over the challengers (its own family).
+    """
+
+    arm: str
+    scenarios: int
+    n10: int
+    n01: int
+    pairs: int
+    p_value: float
+    p_adjusted: float
+    statistical_verdict: StatisticalVerdict
+    method: str = "McNemar stratified by scenario"
+    e_value: float | None = None
+    """Sequential sweeps: the product of the challenger's stopped e-values over its scenarios
+    (an e-value, the scenarios' runs being independent); ``p_value`` is ``min(1, 1/e_value)``."""
+    effect: PooledEffectRecord | None = None
+    """The pooled effect with its cluster-robust interval and heterogeneity (null in summaries
+    before version 6, and when a scenario's test lacks ``n11``)."""
+
+
+class SequentialSummary(_Record):
+    """A sequential sweep at a glance (``summary.json``)."""
+
+    max_samples: int
+    wave: int
+    runs_at_max_samples: int
+    """Runs a fixed sweep at ``max_samples`` would record: scenarios x arms x max_samples."""
+    runs_recorded: int
+    """Runs this sweep's records hold (seeds below ``max_samples``; run-ahead seeds included)."""
+    runs_saved: int
+    """``runs_at_max_samples - runs_recorded``."""
+    runs_cancelled: int
+    """Queued runs withdrawn when their arm was decided (this invocation)."""
+    stopped: dict[str, int]
+    """Challengers by why they stopped."""
+
+
+class RollupRecord(_Record):
+    """One challenger across every scenario of the sweep (``summary.json`` ``rollup``)."""
+
+    arm: str
+    scenarios: int
+    verdicts: dict[str, int]
+    """Scenarios by tier: ``{"confirmed": 2, "inconclusive": 1}``."""
+    significant: int
+    """Scenarios where its test was significant (after adjustment)."""
+    tested: int
+    """Scenarios where it had a test (not withheld, a reference to score against)."""
+    withheld: int = 0
+    """Scenarios where its test was withheld because the arm or the baseline did not take effect
+    (manifests): left out of the family adjustment and the pooled test."""
+    summary: str
+    """The line the table prints: ``prompt=v2: confirmed on 2 of 2 scenarios; ...``."""
+
+
+class StatisticsRecord(_Record):
+    """The ``statistics`` settings a sweep was judged with."""
+
+    alpha: float
+    adjust: Adjustment
+    family: Family
+    pairing: Pairing
+    decide: Decider = "tiers"
+    """What decided each row's headline verdict (null in older files: the tiers)."""
+    alternative: Alternative = "greater"
+    """The direction every test looked in."""
+    min_effect: float | None = None
+    """The declared minimal flip-rate difference worth finding (``decide: test``)."""
+
+
+class ReferenceRecord(_Record):
+    """Where a scenario's reference came from (rule 4)."""
+
+    from_: Literal["prior-run", "baseline-arm"] | None = Field(alias="from")
+    """``prior-run`` when the scenario gave one; ``baseline-arm`` for the baseline's seed 0."""
+    text: str | None
+    """Null when the baseline's seed-0 run failed and there is no reference."""
+
+
+class NullBandRecord(_Record):
+    """The baseline's own spread (rule 5)."""
+
+    floor: float
+    degenerate: bool
+    gates: bool
+    similarity: SimilarityRecord
+
+
+class ScenarioSummary(_Record):
+    """Per-scenario facts of a sweep."""
+
+    id: str
+    reference: ReferenceRecord
+    baseline: str
+    baseline_stable: bool | None
+    """Null when the baseline could not be scored."""
+    null_band: NullBandRecord | None
+    arms: list[str]
+    """Arm order, baseline first."""
+
+
+class _Provenance(_Record):
+    """Where a record came from: the resolved config, what the user passed, versions, times."""
+
+    name: str
+    config: dict[str, Any]
+    """The resolved configuration (after defaults and overrides)."""
+    config_source: str | None
+    """The config file the sweep came from; null for the Python API."""
+    overrides: list[str]
+    """``--set`` / flag overrides applied on top of the file, as given."""
+    counterfact_version: str
+    python_version: str | None = None
+    """The Python that ran the driver (null in older records)."""
+    ray_version: str | None = None
+    """The installed Ray, when there is one (null in older records, or without Ray)."""
+    started_at: str
+    finished_at: str
+
+
+class ConcurrencyRecord(_Record):
+    """How the sweep's allowed concurrency moved (runs that overlapped: ``concurrency``, an
+    ``async def`` runner, or ``rate_limit``).
+    """
+
+    configured: int
+    """``executor.concurrency`` (or its default): the ceiling."""
+    final: int
+    """The limit when the sweep ended."""
+    lowest: int
+    """The lowest limit reached (429 episodes cut it by 0.8 each)."""
+    cuts: int
+    """429 episodes that cut the limit."""
+    refusals: int
+    """Calls the API refused (HTTP 429 or ``RateLimited``); each waited and ran again."""
+    requests_per_minute: float | None = None
+    """``rate_limit.requests_per_minute``, when set."""
+    moves: list[tuple[float, int, Literal["cut", "grow"]]] = Field(default_factory=list)
+    """Each change: seconds since the first run, the new limit, and why."""
+
+
+class BudgetRecord(_Record):
+    """The ``budget`` and what was spent against it."""
+
+    limits: dict[str, float]
+    """The configured limits per cost key."""
+    spent: dict[str, float]
+    """Recorded spend per cost key over every run of the directory (resumed ones included)."""
+    exhausted: list[str] = Field(default_factory=list)
+    """Cost keys whose limit stopped scheduling; empty when the sweep fit its budget."""
+    runs_not_started: int | None = None
+    """Planned runs left unstarted by the budget (null for a sequential sweep: no fixed plan)."""
+
+
+class SweepSummary(_Provenance):
+    """``summary.json``: provenance and per-scenario facts of one sweep."""
+
+    schema_version: Literal[1, 2, 3, 4, 5, 6] = SUMMARY_SCHEMA_VERSION
+    status: Literal["complete", "interrupted", "failed", "budget-exhausted"] = "complete"
+    """``interrupted`` when Ctrl-C or SIGTERM stopped the sweep (then there are no verdicts
+    yet); ``failed`` when every run failed, or scheduling stopped because the runner evidently
+    cannot work (``failure`` says why); ``budget-exhausted`` when the ``budget`` stopped
+    scheduling (the verdicts judge the runs that fit; raise it and resume to continue)."""
+    concurrency: ConcurrencyRecord | None = None
+    """How the allowed concurrency moved; null when runs did not overlap."""
+    budget: BudgetRecord | None = None
+    """The spend budget; null without ``budget``."""
+    failure: str | None = None
+    """Why the sweep failed, in words; null unless ``status`` is ``failed``."""
+    runs_used: int
+    """Runner calls made by this invocation, retries included (runs read back or taken from the
+    cache excluded)."""
+    runs_reused: int = 0
+    """Runs read back from this directory's ``runs.jsonl`` (a resume)."""
+    runs_from_cache: int = 0
+    """Runs taken from the run cache."""
+    cache_entries_rejected: int = 0
+    """Run-cache entries found but not used: damaged, edited, or not the run asked for (their
+    runs were executed and the entries rewritten)."""
+    torn_line_dropped: bool = False
+    """A crash had cut the last line of ``runs.jsonl``; it was dropped on resume."""
+    runs_failed: int
+    scenarios: list[ScenarioSummary]
+    statistics: StatisticsRecord | None = None
+    """The statistics settings used (null in version-1 files)."""
+    pooled: list[PooledRecord] = Field(default_factory=list)
+    """Per challenger, one test across scenarios (rule 18); empty with a single scenario."""
+    sequential: SequentialSummary | None = None
+    """Sequential sweeps: the settings, how the arms stopped, and the runs saved."""
+    rollup: list[RollupRecord] = Field(default_factory=list)
+    """Each challenger across scenarios (every sweep; most useful with several scenarios)."""

@@ -213,3 +213,34 @@ def test_failed_runs_are_not_worded_as_a_ctrl_c() -> None:
     )
     claim = bisect_claim(o, scenario="s", comparator="exact", samples=3, max_probes=24)
     assert o.reason == "runs-failed" and "Ctrl-C" not in claim and "runs failed" in claim
+
+
+def _fails(text: str) -> bool:
+    """The Debugging Book's DeltaDebugger chapter example (debuggingbook.org/html/
+    DeltaDebugger.html), restated: the program fails when the first '(' comes before the first
+    ')'. Not monotone: removing characters can make it pass and fail again."""
+    x, y = text.find("("), text.find(")")
+    return x >= 0 and y >= 0 and x < y
+
+
+def test_the_debugging_book_s_delta_debugger_example_reduces_to_a_pair() -> None:
+    # As in the chapter, inputs are fuzzed (here with a fixed seed) until one fails; the chapter's
+    # DeltaDebugger reduces such an input to "()". Translated: each character is a suspect, a
+    # probe keeps (ablates) the characters in its set, and it flips when the kept text fails.
+    rng = random.Random(2001)
+    checked = 0
+    while checked < 20:
+        text = "".join(chr(rng.randrange(32, 127)) for _ in range(rng.randrange(10, 40)))
+        if not _fails(text):
+            continue
+        checked += 1
+        names = [f"c{i:02d}" for i in range(len(text))]
+
+        def kept(ids: frozenset[str], text: str = text) -> str:
+            return "".join(ch for i, ch in enumerate(text) if f"c{i:02d}" in ids)
+
+        o, _ = run(names, lambda ids, seed, k=kept: _fails(k(ids)), max_culprits=1, max_probes=400)
+        assert o.verdict == "confirmed"
+        (culprit,) = o.culprits
+        assert kept(frozenset(culprit)) == "()"  # the book's reduced input
+        assert _one_minimal(lambda ids, k=kept: _fails(k(ids)), culprit)

@@ -10,7 +10,8 @@ figure for all of its arms, so the page has no row limit.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from html import escape
 
 from counterfact.verdicts.html_data import FailedRun as FailedRun
@@ -25,6 +26,9 @@ from counterfact.verdicts.records import (
     SweepSummary,
     VerdictRecord,
 )
+
+OutputsByArm = Mapping[tuple[str, str], Sequence[Output]]
+"""Each (scenario, arm)'s most common outputs."""
 
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1100px;
@@ -53,7 +57,7 @@ def render(data: ReportData) -> str:
             scenario_sections(data),
         ]
     if data.bisect is not None:
-        parts.append(_bisection(data.bisect))
+        parts.append(_bisection(data.bisect, data.outputs))
     parts.append(_failures(data))
     body = "\n".join(p for p in parts if p)
     return (
@@ -171,7 +175,28 @@ def _rollup(data: ReportData) -> str:
     return f"<h2>Each arm across scenarios</h2><ul>{items}</ul>"
 
 
-def _probe_row(i: int, p: BisectProbeRecord, tested: bool) -> str:
+def _probe_output(p: BisectProbeRecord, scenario: str, outputs: OutputsByArm) -> str:
+    """The probe's most common output and how many of its runs gave it."""
+    if p.ablated:
+        found = outputs.get(
+            (scenario, "ablate:" + json.dumps(sorted(p.ablated), separators=(",", ":")))
+        )
+    else:
+        found = next(
+            (
+                v
+                for (sc, arm), v in outputs.items()
+                if sc == scenario and not arm.startswith("ablate:")
+            ),
+            None,
+        )
+    if not found:
+        return ""
+    top = found[0]
+    return f"<code>{escape(top.text[:80])}</code> ({top.count})"
+
+
+def _probe_row(i: int, p: BisectProbeRecord, tested: bool, output: str) -> str:
     label = "{" + ", ".join(p.ablated) + "}" if p.ablated else "baseline"
     test = ""
     if tested:
@@ -181,7 +206,7 @@ def _probe_row(i: int, p: BisectProbeRecord, tested: bool) -> str:
     return (
         f"<tr><td>{i}</td><td>{escape(label)}</td><td>{p.flips}/{p.samples}</td>{test}"
         f"<td>{'yes' if p.flipped else 'no'}</td><td>{'yes' if p.cached else ''}</td>"
-        f"<td>{'yes' if p.speculative else ''}</td></tr>"
+        f"<td>{'yes' if p.speculative else ''}</td><td>{output}</td></tr>"
     )
 
 
@@ -202,7 +227,7 @@ def _confirmations(rec: BisectRecord) -> str:
     )
 
 
-def _bisection(rec: BisectRecord) -> str:
+def _bisection(rec: BisectRecord, outputs: OutputsByArm) -> str:
     bars = [
         ProbeBar(
             "{" + ", ".join(p.ablated) + "}" if p.ablated else "baseline",
@@ -216,7 +241,10 @@ def _bisection(rec: BisectRecord) -> str:
     ]
     tested = rec.decide == "test"
     head = "<th>discordant</th><th>p (vs baseline)</th>" if tested else ""
-    rows = "".join(_probe_row(i, p, tested) for i, p in enumerate(rec.probes, 1))
+    rows = "".join(
+        _probe_row(i, p, tested, _probe_output(p, rec.scenario, outputs))
+        for i, p in enumerate(rec.probes, 1)
+    )
     culprits = "".join(f"<li>{escape(', '.join(c))}</li>" for c in rec.culprits) or "<li>none</li>"
     return (
         f"<h2>Bisection: {escape(rec.verdict)} ({escape(rec.reason)})</h2>"
@@ -224,7 +252,7 @@ def _bisection(rec: BisectRecord) -> str:
         f"<h3>Culprit sets</h3><ul>{culprits}</ul>{_confirmations(rec)}"
         f'<h3>Probes, in order</h3><div class="plot">{probes_figure(bars) if bars else ""}</div>'
         f"<table><tr><th>#</th><th>ablated</th><th>flips</th>{head}<th>flipped</th>"
-        f"<th>cached</th><th>speculative</th></tr>{rows}</table>"
+        f"<th>cached</th><th>speculative</th><th>most common output</th></tr>{rows}</table>"
     )
 
 

@@ -195,6 +195,7 @@ def test_bisection_report_shows_the_probes(tmp_path: Path) -> None:
     text = (out / "report.html").read_text(encoding="utf-8")
     assert "Bisection: confirmed" in text and "Probes, in order" in text and "<svg" in text
     assert "<li>x, y</li>" in text  # the culprit set
+    assert "most common output" in text and "<code>right</code>" in text  # the probes' outputs
 
 
 def test_ids_with_dollars_and_markup_are_text(tmp_path: Path) -> None:

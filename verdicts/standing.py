@@ -12,7 +12,7 @@ Pure: tallies and results in, :class:`Doubt` values out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -238,13 +238,30 @@ def standing_sentence(standing: Standing, doubts: Sequence[Doubt], why: str = ""
     return f"Not sure: {'; '.join(parts)}."
 
 
+BISECT_RUN_FLAGS: dict[DoubtCode, str] = {
+    "runs-retried": "of the probes' runs took more than one attempt (retry bias)",
+    "runs-rate-limited": "of the probes' runs waited on a rate limit",
+    "runs-from-cache": "of the probes' runs were taken from the run cache of another sweep",
+    "runs-lost-workers": "of the probes' runs were resubmitted after their worker or node died",
+    "text-escaped": "of the probes' runs held text UTF-8 cannot encode (judged escaped)",
+}
+
+
 def bisect_doubts(
-    outcome: BisectOutcome, samples: int, reference_is_seed0: bool, answer_level: bool
+    outcome: BisectOutcome,
+    samples: int,
+    reference_is_seed0: bool,
+    answer_level: bool,
+    run_flags: Mapping[DoubtCode, int] | None = None,
 ) -> list[Doubt]:
     """Doubts about a culprit search's result: an incomplete search, sets not checked
-    1-minimal, probes with failed runs, and how the scenario is judged.
+    1-minimal, probes with failed runs, the probes' runs (``run_flags``: how many were retried,
+    rate-limited, cached, resubmitted or escaped), and how the scenario is judged.
     """
     out: list[Doubt] = []
+    for code, count in (run_flags or {}).items():
+        if count:
+            out.append(Doubt(code, count, f"{count} {BISECT_RUN_FLAGS[code]}"))
     if not outcome.search_complete:
         out.append(
             Doubt(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -19,7 +20,10 @@ from counterfact.orchestrator.engine.events import get_logger
 from counterfact.orchestrator.engine.executors import Executor
 from counterfact.orchestrator.engine.worker import now_iso
 from counterfact.orchestrator.storage.dirchecks import BISECT_FILE
+from counterfact.orchestrator.storage.recordfiles import runs
+from counterfact.orchestrator.storage.runlog import RUNS_FILE
 from counterfact.probes.records import RunRecord
+from counterfact.records.vocabulary import DoubtCode
 from counterfact.verdicts.assess import similarity_record
 from counterfact.verdicts.bisection import (
     BisectOutcome,
@@ -35,7 +39,12 @@ from counterfact.verdicts.records import (
     CulpritCheckRecord,
     ReferenceRecord,
 )
-from counterfact.verdicts.standing import bisect_doubts, standing_of, standing_sentence
+from counterfact.verdicts.standing import (
+    BISECT_RUN_FLAGS,
+    bisect_doubts,
+    standing_of,
+    standing_sentence,
+)
 
 
 @dataclass(frozen=True)
@@ -217,6 +226,27 @@ def _search(
     return outcome, None, time.perf_counter() - t0
 
 
+def _run_flags(session: Session) -> dict[DoubtCode, int]:
+    """How many of the search's runs were retried, rate-limited, cached, resubmitted or escaped
+    (from the records kept in memory, else from ``runs.jsonl``).
+    """
+    store = session.store
+    if store.keep:
+        records: Iterable[RunRecord] = store.records
+    elif store.run_dir is not None and (store.run_dir / RUNS_FILE).exists():
+        records = runs(store.run_dir)
+    else:
+        return {}
+    found: dict[DoubtCode, int] = dict.fromkeys(BISECT_RUN_FLAGS, 0)
+    for r in records:
+        found["runs-retried"] += r.attempts > 1
+        found["runs-rate-limited"] += r.rate_limited > 0
+        found["runs-from-cache"] += r.from_cache
+        found["runs-lost-workers"] += r.infra_retries > 0
+        found["text-escaped"] += r.text_escaped
+    return found
+
+
 def _probe_records(outcome: BisectOutcome) -> list[BisectProbeRecord]:
     return [
         BisectProbeRecord(
@@ -263,7 +293,7 @@ def _record(
     comparator = sweep.comparator.describe()
     answer_level = sweep.comparator.answer_level
     seed0 = probes.reference.source == "baseline-arm"
-    doubts = bisect_doubts(outcome, samples, seed0, answer_level)
+    doubts = bisect_doubts(outcome, samples, seed0, answer_level, _run_flags(session))
     assessed = outcome.verdict != "inconclusive"
     standing = standing_of(doubts, assessed)
     why = "the search ended inconclusive: there is no answer to be sure of"

@@ -117,3 +117,27 @@ def test_bisect_json_carries_a_standing(tmp_path: Path) -> None:
     assert rec.verdict == "confirmed" and rec.culprits == [["fact:b"]]
     assert rec.standing == "sure" and rec.reasons == []
     assert rec.claim.startswith("Sure: ")
+
+
+def test_a_bisection_with_retried_runs_is_not_sure(tmp_path: Path) -> None:
+    tried: set[tuple[str, int]] = set()
+
+    def runner(ctx: RunContext) -> RunResult:
+        key = (ctx.arm.id, ctx.seed)
+        if ctx.seed == 1 and key not in tried:
+            tried.add(key)
+            raise Flaky("once")
+        return RunResult(output="right" if "fact:b" in ctx.arm.ablations else "wrong")
+
+    result = find_culprits(
+        ["fact:a", "fact:b"],
+        runner,
+        reference="wrong",
+        comparator="contains",
+        executor={"kind": "local", "retries": 1, "retry_on": ["Flaky"]},
+        out=tmp_path / "b",
+    )
+    rec = result.record
+    assert rec.verdict == "confirmed" and rec.standing == "not-sure"
+    (retried,) = [r for r in rec.reasons if r.code == "runs-retried"]
+    assert retried.count == result.record.probes_executed  # seed 1 of every probe

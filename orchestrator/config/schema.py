@@ -5,13 +5,9 @@ This is a contract other tools read; see docs/reference/config.md (generated fro
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     StrictBool,
     StrictFloat,
@@ -25,34 +21,21 @@ from pydantic import (
 from counterfact.defaults import (
     ADJUST,
     ALPHA,
-    COMPARATOR,
     COST_KEY,
-    EXECUTOR,
     FAMILY,
-    INFRA_RETRIES,
     MAX_CULPRITS,
-    MAX_IN_FLIGHT,
     MAX_PROBES,
-    MAX_RATE_LIMIT_WAIT_S,
     MAX_SAMPLES,
     OUTPUT_DIR,
     PAIRING,
     SAMPLES,
-    SIMILARITY,
 )
-from counterfact.orchestrator.engine.executors import EXECUTORS, OPTIONS, refusal, unhonoured
-from counterfact.probes.comparators import COMPARATORS
-from counterfact.probes.registry import Kind, option_problem
-from counterfact.probes.similarity import SIMILARITIES
-
-Target = StrictStr | Callable[..., Any]
-"""A ``package.module:attr`` / ``path/file.py:attr`` string, or (Python API) the callable."""
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, arbitrary_types_allowed=True, use_attribute_docstrings=True
-    )
+from counterfact.orchestrator.config.components import ComparatorConfig as ComparatorConfig
+from counterfact.orchestrator.config.components import ExecutorConfig as ExecutorConfig
+from counterfact.orchestrator.config.components import RateLimitConfig as RateLimitConfig
+from counterfact.orchestrator.config.components import SimilarityConfig as SimilarityConfig
+from counterfact.orchestrator.config.model import Target as Target
+from counterfact.orchestrator.config.model import _Model
 
 
 class ArmConfig(_Model):
@@ -105,202 +88,6 @@ class ScenarioFileConfig(_Model):
     """Keep the first N (after ``sample``)."""
     sample: ScenarioSample | None = None
     """Keep a seeded random subset of ``n`` scenarios, in file order."""
-
-
-def _check_kind(registry: Mapping[str, Kind[Any]], model: Any, options: tuple[str, ...]) -> None:
-    given = {name: getattr(model, name) for name in options if getattr(model, name) is not None}
-    problem = option_problem(registry, str(model.kind), given)
-    if problem is not None:
-        raise ValueError(problem)
-
-
-def _shorthand(data: Any) -> Any:
-    """``exact`` means ``{kind: exact}``; ``module:attr`` / ``file.py:attr`` means
-    ``{kind: custom, target: ...}``; a callable (Python API) means a custom one too.
-    """
-    if isinstance(data, str):
-        return {"kind": "custom", "target": data} if ":" in data else {"kind": data}
-    if callable(data):
-        return {"kind": "custom", "target": data}
-    return data
-
-
-def _known(registry: Mapping[str, Any], kind: str, what: str) -> str:
-    if kind not in registry:
-        msg = f"unknown {what} {kind!r}; known: {', '.join(sorted(registry))}"
-        raise ValueError(msg)
-    return kind
-
-
-class ComparatorConfig(_Model):
-    """How a flip is decided."""
-
-    kind: StrictStr = COMPARATOR
-    """A name in :data:`counterfact.probes.comparators.COMPARATORS`."""
-    threshold: StrictFloat | StrictInt | None = Field(default=None, allow_inf_nan=False)
-    """similarity only: flip iff similarity < threshold (default 0.8); a finite number."""
-    tolerance: StrictFloat | StrictInt | None = Field(default=None, allow_inf_nan=False)
-    """numeric only: flip iff |output - reference| > tolerance (default 0); a finite number."""
-    target: Target | None = None
-    """custom only: ``callable(reference, output) -> bool`` (True means flipped)."""
-    pattern: StrictStr | None = None
-    """regex only: a Python regular expression; its first match (group 1 if it has a group) is
-    the answer compared."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _expand(cls, data: Any) -> Any:
-        return _shorthand(data)
-
-    @field_validator("kind")
-    @classmethod
-    def _known_kind(cls, value: str) -> str:
-        return _known(COMPARATORS, value, "comparator kind")
-
-    @field_validator("pattern")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                msg = f"'pattern' is not a valid regular expression ({exc}): {value!r}"
-                raise ValueError(msg) from exc
-        return value
-
-    @model_validator(mode="after")
-    def _fields_match_kind(self) -> ComparatorConfig:
-        _check_kind(COMPARATORS, self, ("threshold", "tolerance", "target", "pattern"))
-        if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:
-            msg = f"'threshold' must lie in [0, 1], got {self.threshold}"
-            raise ValueError(msg)
-        if self.tolerance is not None and self.tolerance < 0:
-            msg = f"'tolerance' must be >= 0, got {self.tolerance}"
-            raise ValueError(msg)
-        return self
-
-
-class SimilarityConfig(_Model):
-    """How similarity to the reference is measured."""
-
-    kind: StrictStr = SIMILARITY
-    """A name in :data:`counterfact.probes.similarity.SIMILARITIES`."""
-    target: Target | None = None
-    """custom only: ``callable(reference, outputs: list[str]) -> list of floats in [0, 1]``."""
-    embedder: Target | None = None
-    """embedding only: ``callable(texts: list[str]) -> one vector per text``."""
-    model: StrictStr | None = None
-    """embedding only: a sentence-transformers model name or local path (``pip install
-    'counterfact[embeddings]'``), instead of ``embedder``."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _expand(cls, data: Any) -> Any:
-        return _shorthand(data)
-
-    @field_validator("kind")
-    @classmethod
-    def _known_kind(cls, value: str) -> str:
-        return _known(SIMILARITIES, value, "similarity kind")
-
-    @model_validator(mode="after")
-    def _target_matches_kind(self) -> SimilarityConfig:
-        _check_kind(SIMILARITIES, self, ("target", "embedder", "model"))
-        if self.kind == "embedding" and self.embedder is not None and self.model is not None:
-            msg = "kind 'embedding' takes 'embedder' or 'model', not both; give only one"
-            raise ValueError(msg)
-        if self.kind == "embedding" and self.embedder is None and self.model is None:
-            msg = (
-                "kind 'embedding' needs one of 'embedder: package.module:callable' (texts -> "
-                "vectors) or 'model: <sentence-transformers name or path>'"
-            )
-            raise ValueError(msg)
-        return self
-
-
-class RateLimitConfig(_Model):
-    """The ``executor.rate_limit`` section. A refused run waits (``Retry-After``, else
-    exponential backoff with full jitter) and runs again; it never counts as a failure.
-    """
-
-    requests_per_minute: StrictFloat | StrictInt | None = Field(default=None, gt=0)
-    """Requests the whole sweep may start per minute (a cluster-wide token bucket); default no
-    cap."""
-    max_wait_s: StrictFloat | StrictInt = Field(default=MAX_RATE_LIMIT_WAIT_S, gt=0)
-    """Seconds one run may spend waiting on rate limits in all before it is recorded as failed
-    with the error it last raised (an API that never lets it through must not hang the sweep)."""
-
-
-class ExecutorConfig(_Model):
-    """Where runs execute (``executor: local`` is short for ``{kind: local}``)."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _expand(cls, data: Any) -> Any:
-        return {"kind": data} if isinstance(data, str) else data
-
-    kind: StrictStr = EXECUTOR
-    """A name in :data:`counterfact.orchestrator.engine.executors.EXECUTORS`: ``ray`` (default) or
-    ``local`` (in-process, in order; for tests and debugging)."""
-    address: StrictStr | None = None
-    """ray only: none starts a local Ray instance and stops it at the end; ``auto`` or a cluster
-    address joins an existing cluster."""
-    max_in_flight: StrictInt = Field(default=MAX_IN_FLIGHT, ge=1)
-    """ray only: at most this many runs submitted and not yet finished."""
-    retries: StrictInt = Field(default=0, ge=0)
-    """Extra attempts for a run whose exception type is listed in ``retry_on``."""
-    retry_on: list[StrictStr] = Field(default_factory=list)
-    """Exception class names to retry (matched against the exception's class and its bases,
-    so ``Exception`` matches every ordinary error)."""
-    timeout_s: StrictFloat | StrictInt | None = Field(default=None, gt=0)
-    """ray only: a run still going this many seconds after it was started is cancelled (its
-    worker is killed) and recorded as a ``RunTimeout`` error."""
-    infra_retries: StrictInt = Field(default=INFRA_RETRIES, ge=0)
-    """ray only: how often Ray resubmits work lost to a dead worker or node."""
-    num_cpus: StrictInt | None = Field(default=None, ge=1)
-    """ray only, without ``address``: logical CPUs of the local Ray instance (default: the
-    machine's). For I/O-bound runners (API calls) set ``concurrency`` instead."""
-    concurrency: StrictInt | None = Field(default=None, ge=1)
-    """Runs in flight at once across the whole sweep, independent of CPUs: a few long-lived
-    workers (about one per CPU; in-process with ``local``) each run many at once, ``async def``
-    runners on an event loop, sync runners on a thread pool. Default: one run per CPU for a sync
-    runner (CPU-bound work), 100 for an ``async def`` runner. Rate limits lower it on the fly."""
-    rate_limit: RateLimitConfig = Field(default_factory=lambda: RateLimitConfig())
-    """How runs that an API refuses (HTTP 429, ``counterfact.RateLimited``) are paced."""
-
-    @field_validator("kind")
-    @classmethod
-    def _known_kind(cls, value: str) -> str:
-        return _known(EXECUTORS, value, "executor")
-
-    @field_validator("address")
-    @classmethod
-    def _an_address(cls, value: str | None) -> str | None:
-        if value is None or value == "auto" or value.startswith("ray://"):
-            return value
-        host, sep, port = value.rpartition(":")
-        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-            msg = (
-                f"{value!r} is not a Ray address; use 'auto', HOST:PORT (the head's GCS port, "
-                "6379 by default, e.g. 10.0.0.5:6379) or ray://HOST:PORT"
-            )
-            raise ValueError(msg)
-        return value
-
-    @model_validator(mode="after")
-    def _options_the_kind_honours(self) -> ExecutorConfig:
-        if self.retries and not self.retry_on:
-            msg = (
-                f"retries={self.retries} retries nothing without 'retry_on'; list the exception "
-                "class names to retry, e.g. retry_on: [TimeoutError, ConnectionError]"
-            )
-            raise ValueError(msg)
-        section = {name: getattr(self, name) for name in OPTIONS if name in self.model_fields_set}
-        for option in unhonoured(self.kind, section):
-            raise ValueError(refusal(option, self.kind))
-        if self.num_cpus is not None and self.address is not None:
-            raise ValueError(refusal("num_cpus", self.kind))
-        return self
 
 
 class StatisticsConfig(_Model):

@@ -22,6 +22,11 @@ class ScenarioPlan(_Record):
     ``--effect``)."""
     p01: float
     """Share of seed pairs where the baseline flipped and the arm held."""
+    p_arm: float | None = None
+    """``pairing: none``: the arm's flip rate the unpaired plan used (pilot, or with
+    ``--effect``); null for a paired plan."""
+    p_base: float | None = None
+    """``pairing: none``: the baseline's flip rate the unpaired plan used."""
     samples: int | None
     """Samples per arm at which this scenario's own test reaches the power asked for, at its
     family's per-test level; null when it does not by the search cap (no effect the test's way)."""
@@ -35,7 +40,8 @@ class ChallengerPlan(_Record):
     arm: str
     samples: int | None
     """Samples per arm the plan recommends: the pooled test's need with several scenarios, the
-    scenario's own test with one; null when the power asked for is out of reach."""
+    scenario's own test with one; under ``pairing: none`` (no pooled test) the most any
+    scenario within reach needs. Null when the power asked for is out of reach."""
     power: float | None
     """The power at ``samples``."""
     power_method: str
@@ -65,6 +71,9 @@ class PlanRecord(_Record):
     alpha: float
     adjust: str
     alternative: str
+    pairing: Literal["seed", "none"] = "seed"
+    """The sweep's pairing: ``seed`` plans the paired exact test (pooled over scenarios when
+    there are several), ``none`` Fisher's unpaired test per scenario."""
     family_size: int
     """Tests in a per-scenario test's family (the per-test level is ``alpha`` over it for Holm
     and BH)."""

@@ -6,6 +6,11 @@ other side raised by ``d`` (``greater``/``two-sided``: ``p10 = p01 + d``; ``less
 d``). Each scenario's own test is planned exactly at its family's per-test level; with several
 scenarios the pooled (stratified) test is simulated at the level over the challengers, and it is
 the figure recommended — the one result that survives when many per-scenario tests are adjusted.
+
+Under ``pairing: none`` the sweep judges each scenario with Fisher's unpaired test and has no
+pooled test, so each scenario is planned exactly with :func:`unpaired_power` on its arm's and
+baseline's flip rates (``--effect d``: the arm's rate is the baseline's plus ``d``, minus under
+``less``), and the figure recommended is the most any scenario within reach needs.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import numpy as np
 
 from counterfact.records.plan import ScenarioPlan
 from counterfact.records.verdicts import VerdictRecord
-from counterfact.records.vocabulary import Adjustment, Alternative
+from counterfact.records.vocabulary import Adjustment, Alternative, Pairing
 from counterfact.verdicts.power import (
     Cells,
     paired_power,
@@ -25,6 +30,7 @@ from counterfact.verdicts.power import (
     pooled_power,
     samples_for,
 )
+from counterfact.verdicts.power_unpaired import unpaired_power
 
 DRAWS = 10_000
 """Simulated sweeps per pooled power figure (standard error at most 0.005)."""
@@ -41,6 +47,8 @@ class Design:
     """Tests in one per-scenario family."""
     challengers: int
     """Tests in the pooled family (one per challenger)."""
+    pairing: Pairing = "seed"
+    """``none``: the sweep's test is Fisher's unpaired test, planned per scenario."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,72 @@ def _scenario(row: VerdictRecord, cells: Cells, design: Design, target: float) -
     )
 
 
+def rates_of(
+    row: VerdictRecord, effect: float | None, alternative: Alternative
+) -> tuple[float, float] | None:
+    """The arm's and the baseline's flip rates a scenario's row implies (unpaired plans)."""
+    t = row.test
+    if t is None or t.pairs == 0:
+        return None
+    both = t.n11 or 0
+    arm, base = (t.n10 + both) / t.pairs, (t.n01 + both) / t.pairs
+    if effect is not None:
+        arm = max(base - effect, 0.0) if alternative == "less" else min(base + effect, 1.0)
+    return arm, base
+
+
+def _unpaired_scenario(
+    row: VerdictRecord, rates: tuple[float, float], design: Design, target: float
+) -> ScenarioPlan:
+    level = per_test_level(design.alpha, design.adjust, design.family_size)
+    excluded = _excluded(row)
+    arm, base = rates
+    found = samples_for(target, lambda n: unpaired_power(n, arm, base, level, design.alternative))
+    t = row.test
+    return ScenarioPlan(
+        scenario=row.scenario,
+        p10=t.n10 / t.pairs if t is not None else 0.0,
+        p01=t.n01 / t.pairs if t is not None else 0.0,
+        p_arm=arm,
+        p_base=base,
+        samples=None if found is None else found[0] + excluded,
+        power=None if found is None else found[1],
+    )
+
+
+def plan_unpaired(
+    rows: Sequence[VerdictRecord], design: Design, target: float, effect: float | None
+) -> Planned:
+    """``pairing: none``: each scenario's Fisher test planned exactly; the figure is the most any
+    scenario within reach needs, with the least power any of those has there.
+    """
+    tested = [(r, x) for r in rows if (x := rates_of(r, effect, design.alternative)) is not None]
+    if not tested:
+        return Planned(None, None, "none", None, [], "no scenario has a test to plan from")
+    scenarios = [_unpaired_scenario(r, x, design, target) for r, x in tested]
+    method = "Fisher exact per scenario, exact enumeration"
+    reach = [(r, x) for (r, x), s in zip(tested, scenarios, strict=True) if s.samples is not None]
+    left = len(rows) - len(reach)
+    note = None
+    if reach and left:
+        note = (
+            f"the figure is for the {len(reach)} scenario(s) within reach; {left} other(s) are not"
+        )
+    if not reach:
+        return Planned(None, None, method, None, scenarios, note)
+    n = max(s.samples for s in scenarios if s.samples is not None)
+    level = per_test_level(design.alpha, design.adjust, design.family_size)
+    power = min(
+        unpaired_power(n - _excluded(r), arm, base, level, design.alternative)
+        for r, (arm, base) in reach
+    )
+    return Planned(n, power, method, None, scenarios, note)
+
+
+def _excluded(row: VerdictRecord) -> int:
+    return row.test.pairs_excluded if row.test is not None else 0
+
+
 def plan_challenger(
     rows: Sequence[VerdictRecord],
     design: Design,
@@ -93,6 +167,8 @@ def plan_challenger(
     seed: int = 0,
 ) -> Planned:
     """The samples one challenger's rows (one per scenario) need for ``target`` power."""
+    if design.pairing == "none":
+        return plan_unpaired(rows, design, target, effect)
     tested = [(r, c) for r in rows if (c := cells_of(r, effect, design.alternative)) is not None]
     scenarios = [_scenario(r, c, design, target) for r, c in tested]
     skipped = len(rows) - len(tested)

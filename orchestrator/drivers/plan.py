@@ -56,18 +56,14 @@ def _design(summary: SweepSummary, rows: list[VerdictRecord]) -> Design:
     challengers = sorted({r.arm for r in tested})
     scenarios = sorted({r.scenario for r in tested})
     family = len(challengers) * (len(scenarios) if stats.family == "sweep" else 1)
-    return Design(stats.alpha, stats.adjust, stats.alternative, family, len(challengers))
+    return Design(
+        stats.alpha, stats.adjust, stats.alternative, family, len(challengers), stats.pairing
+    )
 
 
 def _notes(summary: SweepSummary) -> list[str]:
-    """Where the planned test (the fixed-sample paired test) is not the one the sweep runs."""
+    """Where the planned test (a fixed-sample test) is not the one the sweep runs."""
     out = []
-    stats = summary.statistics
-    if stats is not None and stats.pairing == "none":
-        out.append(
-            "this sweep declares pairing: none, judged by Fisher's unpaired test; the plan uses "
-            "the paired test, which is more powerful, so its samples are optimistic"
-        )
     if summary.sequential is not None:
         out.append(
             "the pilot is sequential; the plan is for a fixed-sample sweep judged at the end. The "
@@ -159,6 +155,7 @@ def plan_sweep(
         alpha=design.alpha,
         adjust=design.adjust,
         alternative=design.alternative,
+        pairing=design.pairing,
         family_size=design.family_size,
         pilot_samples=max(r.samples_declared for r in rows),
         scenarios=shape[0],
@@ -182,9 +179,10 @@ def _duration(seconds: float) -> str:
 def render_plan(plan: PlanRecord) -> str:
     """The plan as text: one block per challenger."""
     what = f"an effect of {plan.effect:g}" if plan.effect is not None else "the pilot's rates"
+    test = "exact McNemar" if plan.pairing == "seed" else "Fisher exact (unpaired)"
     lines = [
         f"plan for {plan.name} (pilot: {plan.pilot_samples} samples, {plan.scenarios} "
-        f"scenario(s), {plan.arms} arms): power {plan.power_target:g} for {what}; exact McNemar "
+        f"scenario(s), {plan.arms} arms): power {plan.power_target:g} for {what}; {test} "
         f"({plan.alternative}), {plan.adjust} over {plan.family_size} tests, alpha {plan.alpha:g}"
     ]
     lines += [f"  note: {n}" for n in plan.notes]
@@ -198,9 +196,10 @@ def render_plan(plan: PlanRecord) -> str:
         )
         for s in c.scenarios:
             own = "out of reach" if s.samples is None else f"{s.samples} (power {s.power:.2f})"
-            lines.append(
-                f"    {s.scenario}: its own test needs {own}; p10 {s.p10:.2f}, p01 {s.p01:.2f}"
-            )
+            rates = f"p10 {s.p10:.2f}, p01 {s.p01:.2f}"
+            if s.p_arm is not None and s.p_base is not None:
+                rates = f"arm {s.p_arm:.2f}, baseline {s.p_base:.2f}"
+            lines.append(f"    {s.scenario}: its own test needs {own}; {rates}")
         spend = ", ".join(f"{k} ~{v:,.0f}" for k, v in c.cost.items())
         wall = "" if c.wall_s is None else f", wall ~{_duration(c.wall_s)}"
         lines.append(

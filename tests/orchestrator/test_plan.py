@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest
+from scipy.stats import binomtest, fisher_exact
 
 from counterfact import RunContext, compare_arms
 from counterfact.orchestrator.drivers.plan import plan_sweep
@@ -119,3 +119,46 @@ def test_plan_for_a_fix_under_alternative_less(tmp_path: Path) -> None:
     (fix,) = plan.challengers
     assert plan.alternative == "less" and fix.power_method == "exact enumeration"
     assert fix.samples is not None and fix.power is not None and fix.power >= 0.8
+
+
+def test_an_unpaired_sweep_is_planned_with_its_own_fisher_test(tmp_path: Path) -> None:
+    # pairing: none, one challenger flipping at 0.5 against a baseline at 0.1, on 2 scenarios; the
+    # family (per scenario, holm) is the one challenger: each scenario's test is at alpha 0.05.
+    def unseeded(ctx: RunContext) -> str:
+        rate = 0.1 if ctx.arm.id == "base" else 0.5
+        draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
+        return "B" if draw < rate else "A"
+
+    compare_arms(
+        [{"id": "base"}, {"id": "worse", "facets": {"x": 1}}],
+        unseeded,
+        samples=20,
+        scenarios=[{"id": "s0", "reference": "A"}, {"id": "s1", "reference": "A"}],
+        comparator="exact",
+        executor="local",
+        statistics={"pairing": "none"},
+        runner_version="unpaired",
+        out=tmp_path / "o",
+    )
+    plan = plan_sweep(tmp_path / "o", power=0.8)
+    (worse,) = plan.challengers
+    assert plan.pairing == "none" and worse.power_method.startswith("Fisher exact")
+    assert worse.samples is not None and worse.power is not None and worse.power >= 0.8
+    assert worse.samples == max(s.samples or 0 for s in worse.scenarios)
+    for s in worse.scenarios:
+        assert s.p_arm is not None and s.p_base is not None and s.p_arm > s.p_base
+    # Reference, independent of the engine's power code: simulate each scenario at the planned
+    # samples with the pilot's rates, through scipy's fisher_exact (fixed seed, 2,000 draws).
+    rng = np.random.default_rng(11)
+    n = worse.samples
+    for s in worse.scenarios:
+        assert s.p_arm is not None and s.p_base is not None
+        x, y = rng.binomial(n, s.p_arm, 2000), rng.binomial(n, s.p_base, 2000)
+        hits = sum(
+            fisher_exact([[a, n - a], [b, n - b]], alternative="greater").pvalue <= 0.05
+            for a, b in zip(x, y, strict=True)
+        )
+        assert hits / 2000 >= 0.7
+    code, out, err = invoke("plan", str(tmp_path / "o"))
+    assert code == 0, err
+    assert "Fisher exact (unpaired)" in out and "baseline 0." in out

@@ -29,9 +29,13 @@ class ScenarioPlan(_Record):
     """``pairing: none``: the baseline's flip rate the unpaired plan used."""
     samples: int | None
     """Samples per arm at which this scenario's own test reaches the power asked for, at its
-    family's per-test level; null when it does not by the search cap (no effect the test's way)."""
+    family's per-test level (a sequential plan: the ``max_samples`` at which its e-process does);
+    null when it does not by the search cap (no effect the test's way)."""
     power: float | None
-    """The exact power at ``samples``."""
+    """The power at ``samples`` (exact; simulated for a sequential plan)."""
+    expected_samples: float | None = None
+    """A sequential plan: the mean seeds this scenario's arm used before it stopped, at the
+    challenger's recommended ``max_samples`` (simulated); null for a fixed-sample plan."""
 
 
 class ChallengerPlan(_Record):
@@ -41,7 +45,8 @@ class ChallengerPlan(_Record):
     samples: int | None
     """Samples per arm the plan recommends: the pooled test's need with several scenarios, the
     scenario's own test with one; under ``pairing: none`` (no pooled test) the most any
-    scenario within reach needs. Null when the power asked for is out of reach."""
+    scenario within reach needs; a sequential pilot's plan gives the ``max_samples`` to set (the
+    most any scenario within reach needs). Null when the power asked for is out of reach."""
     power: float | None
     """The power at ``samples``."""
     power_method: str
@@ -49,7 +54,8 @@ class ChallengerPlan(_Record):
     power_se: float | None
     """Standard error of a simulated power; null when it is exact."""
     runs: int | None
-    """Runs the whole sweep takes at ``samples``: samples x scenarios x arms."""
+    """Runs the whole sweep takes at ``samples``: samples x scenarios x arms (a sequential
+    plan: at most that; the scenarios' ``expected_samples`` say how much less)."""
     cost: dict[str, float]
     """Estimated spend per cost key at ``runs`` (the pilot's mean per run, times runs)."""
     wall_s: float | None
@@ -71,6 +77,8 @@ class PlanRecord(_Record):
     alpha: float
     adjust: str
     alternative: str
+    sequential: bool = False
+    """The pilot is sequential: ``samples`` are the ``max_samples`` its e-process needs."""
     pairing: Literal["seed", "none"] = "seed"
     """The sweep's pairing: ``seed`` plans the paired exact test (pooled over scenarios when
     there are several), ``none`` Fisher's unpaired test per scenario."""

@@ -24,6 +24,7 @@ Waudby-Smith and Ramdas (2024), Estimating means of bounded random variables by 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 from scipy.special import logsumexp
@@ -51,10 +52,12 @@ def _log_one_side(against: int, towards: int, concordant: int, d: float) -> floa
     return float(logsumexp(logs)) - math.log(len(lam))
 
 
+@lru_cache(maxsize=1 << 16)
 def log_futility_e(
     n10: int, n01: int, concordant: int, d: float, alternative: Alternative = "greater"
 ) -> float:
-    """The log e-value against "the effect is at least ``d``" in the alternative's direction.
+    """The log e-value against "the effect is at least ``d``" in the alternative's direction
+    (memoized: a pure function of its arguments).
 
     Args:
         n10: pairs where the arm flipped and the baseline held (``D = 1``).

@@ -11,6 +11,12 @@ Under ``pairing: none`` the sweep judges each scenario with Fisher's unpaired te
 pooled test, so each scenario is planned exactly with :func:`unpaired_power` on its arm's and
 baseline's flip rates (``--effect d``: the arm's rate is the baseline's plus ``d``, minus under
 ``less``), and the figure recommended is the most any scenario within reach needs.
+
+A sequential pilot is planned for its own test too (:mod:`counterfact.verdicts.power_sequential`):
+per scenario, the ``max_samples`` at which the e-process, looked at after every wave with the
+sweep's threshold and futility rules, stops as significant with the power asked for (simulated),
+and the mean seeds an arm uses there. The figure is again the most any scenario within reach
+needs.
 """
 
 from __future__ import annotations
@@ -30,7 +36,11 @@ from counterfact.verdicts.power import (
     pooled_power,
     samples_for,
 )
+from counterfact.verdicts.power_sequential import CAP as SEQUENTIAL_CAP
+from counterfact.verdicts.power_sequential import DRAWS as SEQUENTIAL_DRAWS
+from counterfact.verdicts.power_sequential import sequential_power
 from counterfact.verdicts.power_unpaired import unpaired_power
+from counterfact.verdicts.settings import Waves
 
 DRAWS = 10_000
 """Simulated sweeps per pooled power figure (standard error at most 0.005)."""
@@ -49,6 +59,8 @@ class Design:
     """Tests in the pooled family (one per challenger)."""
     pairing: Pairing = "seed"
     """``none``: the sweep's test is Fisher's unpaired test, planned per scenario."""
+    waves: Waves | None = None
+    """A sequential pilot's settings: its e-process is planned instead (per scenario)."""
 
 
 @dataclass(frozen=True)
@@ -159,6 +171,55 @@ def _excluded(row: VerdictRecord) -> int:
     return row.test.pairs_excluded if row.test is not None else 0
 
 
+def _sequential_scenario(
+    row: VerdictRecord, cells: Cells, waves: Waves, target: float, seed: int
+) -> tuple[ScenarioPlan, float | None]:
+    excluded = _excluded(row)
+    found = samples_for(
+        target,
+        lambda n: sequential_power(n, cells, waves, excluded, seed).power,
+        start=waves.samples,
+        cap=SEQUENTIAL_CAP,
+    )
+    plan = ScenarioPlan(
+        scenario=row.scenario,
+        p10=cells.p10,
+        p01=cells.p01,
+        samples=None if found is None else found[0],
+        power=None if found is None else found[1],
+    )
+    return plan, None if found is None else found[1]
+
+
+def plan_sequential(
+    rows: Sequence[VerdictRecord], design: Design, target: float, effect: float | None, seed: int
+) -> Planned:
+    """A sequential pilot: per scenario the cap at which its e-process reaches ``target`` power;
+    the figure is the most any scenario within reach needs, with the least power any of those has
+    there and the mean seeds each uses.
+    """
+    waves = design.waves
+    tested = [(r, c) for r in rows if (c := cells_of(r, effect, design.alternative)) is not None]
+    if waves is None or not tested:
+        return Planned(None, None, "none", None, [], "no scenario has a test to plan from")
+    firsts = [_sequential_scenario(r, c, waves, target, seed)[0] for r, c in tested]
+    method = f"sequential e-process per scenario, simulated ({SEQUENTIAL_DRAWS:,} draws)"
+    caps = [s.samples for s in firsts if s.samples is not None]
+    left = len(rows) - len(caps)
+    note = f"the figure is for the {len(caps)} scenario(s) within reach; {left} other(s) are not"
+    if not caps:
+        return Planned(None, None, method, None, firsts, note if tested else None)
+    cap = max(caps)
+    at_cap = [sequential_power(cap, c, waves, _excluded(r), seed) for r, c in tested]
+    reach = [(s, a) for s, a in zip(firsts, at_cap, strict=True) if s.samples is not None]
+    worst = min(reach, key=lambda sa: sa[1].power)[1]
+    scenarios = [
+        s.model_copy(update={"expected_samples": a.mean_seeds})
+        for s, a in zip(firsts, at_cap, strict=True)
+    ]
+    return Planned(cap, worst.power, method, worst.se, scenarios, note if left else None)
+
+
 def plan_challenger(
     rows: Sequence[VerdictRecord],
     design: Design,
@@ -167,6 +228,8 @@ def plan_challenger(
     seed: int = 0,
 ) -> Planned:
     """The samples one challenger's rows (one per scenario) need for ``target`` power."""
+    if design.waves is not None:
+        return plan_sequential(rows, design, target, effect, seed)
     if design.pairing == "none":
         return plan_unpaired(rows, design, target, effect)
     tested = [(r, c) for r in rows if (c := cells_of(r, effect, design.alternative)) is not None]

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -84,8 +85,11 @@ def _log_greater(n10: int, n01: int) -> float:
     return float(betaln(n10 + 1, n01 + 1)) + float(logsumexp(log_binom))
 
 
+@lru_cache(maxsize=1 << 16)
 def log_e_value(n10: int, n01: int, alternative: Alternative = "greater") -> float:
-    """The natural log of :func:`e_value`, finite for any counts."""
+    """The natural log of :func:`e_value`, finite for any counts (memoized: a pure function of
+    the counts, looked up again at every wave and by ``counterfact plan``'s simulations).
+    """
     if alternative == "less":
         return _log_greater(n01, n10)
     if alternative == "two-sided":

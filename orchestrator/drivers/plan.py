@@ -19,10 +19,11 @@ from counterfact.orchestrator.storage.recordfiles import (
     require_records,
     runs,
 )
-from counterfact.records.plan import ChallengerPlan, PlanRecord
+from counterfact.records.plan import ChallengerPlan, PlanRecord, ScenarioPlan
 from counterfact.records.verdicts import SweepSummary, VerdictRecord
 from counterfact.verdicts.planning import Design, Planned, plan_challenger
 from counterfact.verdicts.power import CAP
+from counterfact.verdicts.settings import Waves
 
 
 class _Pilot:
@@ -57,7 +58,32 @@ def _design(summary: SweepSummary, rows: list[VerdictRecord]) -> Design:
     scenarios = sorted({r.scenario for r in tested})
     family = len(challengers) * (len(scenarios) if stats.family == "sweep" else 1)
     return Design(
-        stats.alpha, stats.adjust, stats.alternative, family, len(challengers), stats.pairing
+        stats.alpha,
+        stats.adjust,
+        stats.alternative,
+        family,
+        len(challengers),
+        stats.pairing,
+        _waves(summary, rows),
+    )
+
+
+def _waves(summary: SweepSummary, rows: list[VerdictRecord]) -> Waves | None:
+    """A sequential pilot's settings, as the engine resolved them (None: fixed-sample)."""
+    seq = summary.sequential
+    stats = summary.statistics
+    stopped = [r.sequential for r in rows if r.sequential is not None]
+    if seq is None or stats is None or not stopped:
+        return None
+    first = summary.config.get("samples")
+    return Waves(
+        samples=first if isinstance(first, int) else seq.wave,
+        wave=seq.wave,
+        max_samples=seq.max_samples,
+        alpha=stats.alpha,
+        threshold=stopped[0].threshold,
+        alternative=stats.alternative,
+        min_effect=stopped[0].min_effect,
     )
 
 
@@ -66,9 +92,9 @@ def _notes(summary: SweepSummary) -> list[str]:
     out = []
     if summary.sequential is not None:
         out.append(
-            "the pilot is sequential; the plan is for a fixed-sample sweep judged at the end. The "
-            "anytime-valid e-process needs more pairs for the same power: use the figure as a "
-            "floor for sequential.max_samples, not as samples"
+            "the pilot is sequential: each figure is the sequential.max_samples at which its "
+            "e-process stops as significant with the power asked for; arms stop earlier on "
+            "average (expected seeds per scenario)"
         )
     return out
 
@@ -155,6 +181,7 @@ def plan_sweep(
         alpha=design.alpha,
         adjust=design.adjust,
         alternative=design.alternative,
+        sequential=design.waves is not None,
         pairing=design.pairing,
         family_size=design.family_size,
         pilot_samples=max(r.samples_declared for r in rows),
@@ -176,10 +203,23 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+def _scenario_line(s: ScenarioPlan) -> str:
+    own = "out of reach" if s.samples is None else f"{s.samples} (power {s.power:.2f})"
+    rates = f"p10 {s.p10:.2f}, p01 {s.p01:.2f}"
+    if s.p_arm is not None and s.p_base is not None:
+        rates = f"arm {s.p_arm:.2f}, baseline {s.p_base:.2f}"
+    spent = ""
+    if s.expected_samples is not None:
+        spent = f"; stops after {s.expected_samples:.0f} seeds on average"
+    return f"{s.scenario}: its own test needs {own}; {rates}{spent}"
+
+
 def render_plan(plan: PlanRecord) -> str:
     """The plan as text: one block per challenger."""
     what = f"an effect of {plan.effect:g}" if plan.effect is not None else "the pilot's rates"
     test = "exact McNemar" if plan.pairing == "seed" else "Fisher exact (unpaired)"
+    if plan.sequential:
+        test = "the sequential e-process"
     lines = [
         f"plan for {plan.name} (pilot: {plan.pilot_samples} samples, {plan.scenarios} "
         f"scenario(s), {plan.arms} arms): power {plan.power_target:g} for {what}; {test} "
@@ -191,19 +231,14 @@ def render_plan(plan: PlanRecord) -> str:
             lines.append(f"  {c.arm}: {c.note or 'no test to plan from'}")
             continue
         se = f" ± {c.power_se:.3f}" if c.power_se is not None else ""
-        lines.append(
-            f"  {c.arm}: {c.samples} samples per arm (power {c.power:.2f}{se}, {c.power_method})"
-        )
-        for s in c.scenarios:
-            own = "out of reach" if s.samples is None else f"{s.samples} (power {s.power:.2f})"
-            rates = f"p10 {s.p10:.2f}, p01 {s.p01:.2f}"
-            if s.p_arm is not None and s.p_base is not None:
-                rates = f"arm {s.p_arm:.2f}, baseline {s.p_base:.2f}"
-            lines.append(f"    {s.scenario}: its own test needs {own}; {rates}")
+        what = "max_samples" if plan.sequential else "samples per arm"
+        lines.append(f"  {c.arm}: {c.samples} {what} (power {c.power:.2f}{se}, {c.power_method})")
+        lines += [f"    {_scenario_line(s)}" for s in c.scenarios]
         spend = ", ".join(f"{k} ~{v:,.0f}" for k, v in c.cost.items())
         wall = "" if c.wall_s is None else f", wall ~{_duration(c.wall_s)}"
+        runs = f"at most {c.runs:,} runs" if plan.sequential else f"{c.runs:,} runs"
         lines.append(
-            f"    the sweep at {c.samples} samples: {c.runs:,} runs{', ' + spend if spend else ''}"
+            f"    the sweep at {c.samples} samples: {runs}{', ' + spend if spend else ''}"
             f"{wall} at concurrency {plan.concurrency:.1f} ({plan.concurrency_source})"
         )
         if c.note:

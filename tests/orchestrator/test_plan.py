@@ -13,8 +13,10 @@ from scipy.stats import binomtest, fisher_exact
 
 from counterfact import RunContext, compare_arms
 from counterfact.orchestrator.drivers.plan import plan_sweep
+from counterfact.verdicts.settings import Waves
 
 from ..helpers import invoke
+from ..verdicts.test_power_sequential import exact_power
 
 RATES = {"base": 0.1, "worse": 0.4, "same": 0.1}
 SCENARIOS = [{"id": f"s{i}", "reference": "A"} for i in range(3)]
@@ -162,3 +164,38 @@ def test_an_unpaired_sweep_is_planned_with_its_own_fisher_test(tmp_path: Path) -
     code, out, err = invoke("plan", str(tmp_path / "o"))
     assert code == 0, err
     assert "Fisher exact (unpaired)" in out and "baseline 0." in out
+
+
+def test_a_sequential_pilot_is_planned_for_its_e_process(tmp_path: Path) -> None:
+    # A sequential pilot (first wave 8, waves of 4, cap 24) of one challenger flipping at 0.45
+    # against a baseline at 0.1, independently per seed, on one scenario.
+    def sampler(ctx: RunContext) -> str:
+        rate = 0.1 if ctx.arm.id == "base" else 0.45
+        draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
+        return "B" if draw < rate else "A"
+
+    compare_arms(
+        [{"id": "base"}, {"id": "worse", "facets": {"x": 1}}],
+        sampler,
+        samples=8,
+        scenarios=[{"id": "s0", "reference": "A"}],
+        comparator="exact",
+        executor="local",
+        sequential={"max_samples": 24, "wave": 4},
+        runner_version="seq",
+        out=tmp_path / "o",
+    )
+    plan = plan_sweep(tmp_path / "o", power=0.8)
+    (worse,) = plan.challengers
+    assert plan.sequential and worse.power_method.startswith("sequential e-process")
+    assert worse.samples is not None and worse.power is not None and worse.power >= 0.8
+    (s,) = worse.scenarios
+    assert s.expected_samples is not None and 8 <= s.expected_samples <= worse.samples
+    # Reference: the exact dynamic program of tests/verdicts/test_power_sequential.py at the
+    # pilot's own cells and settings (threshold 1/0.05 for one test), independent of the
+    # simulation.
+    rule = Waves(8, 4, worse.samples, 0.05, 20.0, "greater")
+    assert exact_power(worse.samples, s.p10, s.p01, rule) >= 0.7
+    code, out, err = invoke("plan", str(tmp_path / "o"))
+    assert code == 0, err
+    assert "max_samples" in out and "seeds on average" in out

@@ -247,21 +247,34 @@ BISECT_RUN_FLAGS: dict[DoubtCode, str] = {
 }
 
 
+PROBES_NAMED = 3
+"""Probes a bisection's run-level reason names before counting the rest."""
+
+
+def _run_doubt(code: DoubtCode, runs: Sequence[tuple[str, int]]) -> Doubt:
+    """One kind of flagged run in a culprit search: the seeds that witness it (of any probe) and
+    the probes it touched, the first few named.
+    """
+    probes = sorted({probe for probe, _ in runs})
+    named = ", ".join(probes[:PROBES_NAMED])
+    more = f" and {len(probes) - PROBES_NAMED} more" if len(probes) > PROBES_NAMED else ""
+    detail = f"{len(runs)} {BISECT_RUN_FLAGS[code]}, in probe(s) {named}{more}"
+    return Doubt(code, len(runs), detail, tuple(sorted({seed for _, seed in runs})))
+
+
 def bisect_doubts(
     outcome: BisectOutcome,
     samples: int,
     reference_is_seed0: bool,
     answer_level: bool,
-    run_flags: Mapping[DoubtCode, int] | None = None,
+    run_flags: Mapping[DoubtCode, Sequence[tuple[str, int]]] | None = None,
 ) -> list[Doubt]:
     """Doubts about a culprit search's result: an incomplete search, sets not checked
-    1-minimal, probes with failed runs, the probes' runs (``run_flags``: how many were retried,
-    rate-limited, cached, resubmitted or escaped), and how the scenario is judged.
+    1-minimal, probes with failed runs, the probes' runs (``run_flags``: the (probe, seed) of
+    each run that was retried, rate-limited, cached, resubmitted or escaped), and how the
+    scenario is judged.
     """
-    out: list[Doubt] = []
-    for code, count in (run_flags or {}).items():
-        if count:
-            out.append(Doubt(code, count, f"{count} {BISECT_RUN_FLAGS[code]}"))
+    out: list[Doubt] = [_run_doubt(code, runs) for code, runs in (run_flags or {}).items() if runs]
     if not outcome.search_complete:
         out.append(
             Doubt(

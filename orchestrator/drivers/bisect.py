@@ -226,9 +226,9 @@ def _search(
     return outcome, None, time.perf_counter() - t0
 
 
-def _run_flags(session: Session) -> dict[DoubtCode, int]:
-    """How many of the search's runs were retried, rate-limited, cached, resubmitted or escaped
-    (from the records kept in memory, else from ``runs.jsonl``).
+def _run_flags(session: Session) -> dict[DoubtCode, list[tuple[str, int]]]:
+    """The search's runs that were retried, rate-limited, cached, resubmitted or escaped, as
+    (probe, seed) (from the records kept in memory, else from ``runs.jsonl``).
     """
     store = session.store
     if store.keep:
@@ -237,13 +237,18 @@ def _run_flags(session: Session) -> dict[DoubtCode, int]:
         records = runs(store.run_dir)
     else:
         return {}
-    found: dict[DoubtCode, int] = dict.fromkeys(BISECT_RUN_FLAGS, 0)
+    found: dict[DoubtCode, list[tuple[str, int]]] = {code: [] for code in BISECT_RUN_FLAGS}
     for r in records:
-        found["runs-retried"] += r.attempts > 1
-        found["runs-rate-limited"] += r.rate_limited > 0
-        found["runs-from-cache"] += r.from_cache
-        found["runs-lost-workers"] += r.infra_retries > 0
-        found["text-escaped"] += r.text_escaped
+        flags: dict[DoubtCode, bool] = {
+            "runs-retried": r.attempts > 1,
+            "runs-rate-limited": r.rate_limited > 0,
+            "runs-from-cache": r.from_cache,
+            "runs-lost-workers": r.infra_retries > 0,
+            "text-escaped": r.text_escaped,
+        }
+        for code, flagged in flags.items():
+            if flagged:
+                found[code].append((r.arm, r.seed))
     return found
 
 

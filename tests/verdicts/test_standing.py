@@ -141,3 +141,8 @@ def test_a_bisection_with_retried_runs_is_not_sure(tmp_path: Path) -> None:
     assert rec.verdict == "confirmed" and rec.standing == "not-sure"
     (retried,) = [r for r in rec.reasons if r.code == "runs-retried"]
     assert retried.count == result.record.probes_executed  # seed 1 of every probe
+    assert retried.seeds == [1] and retried.seeds_omitted == 0  # the seed that witnesses it
+    assert (
+        'in probe(s) ablate:["fact:a","fact:b"]' in retried.detail
+        and "and 1 more" in retried.detail
+    )

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 from benchlog import record
-from calibrate import Rate  # one Rate (with its Clopper-Pearson interval) for both scripts
+from rates import Rate  # one Rate (with its Clopper-Pearson interval) for every script
 
 from counterfact import compare_arms
 from counterfact.verdicts.sequential import Waves, boundaries, look, stop_threshold

@@ -32,11 +32,11 @@ import argparse
 import functools
 import math
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from rates import ALPHA, Rate
 
 from counterfact.probes.stats import baseline_stable, probe_flipped
 from counterfact.records.vocabulary import Adjustment
@@ -52,7 +52,6 @@ from counterfact.verdicts.significance import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-ALPHA = 0.05
 
 
 @functools.cache
@@ -118,33 +117,6 @@ def tier_confirms(sweep: Sweep, arm: np.ndarray) -> bool:
     """The seed's tiers (rules 2, 3, 7): a stable baseline and a majority flip confirm."""
     samples = len(arm)
     return baseline_stable(int(sweep.base.sum())) and probe_flipped(int(arm.sum()), samples)
-
-
-@dataclass(frozen=True)
-class Rate:
-    hits: int
-    n: int
-
-    def __str__(self) -> str:
-        ci = flip_rate_interval(self.hits, self.n)
-        assert ci is not None
-        return f"{self.hits / self.n:.3f} [{ci.low:.3f}, {ci.high:.3f}]"
-
-    @property
-    def low(self) -> float:
-        ci = flip_rate_interval(self.hits, self.n)
-        assert ci is not None
-        return ci.low
-
-    @property
-    def high(self) -> float:
-        ci = flip_rate_interval(self.hits, self.n)
-        assert ci is not None
-        return ci.high
-
-
-def rate(sweeps: int, event: Callable[[], bool]) -> Rate:
-    return Rate(sum(event() for _ in range(sweeps)), sweeps)
 
 
 def aa_cell(

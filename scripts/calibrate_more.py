@@ -7,7 +7,7 @@ jobs.
 from __future__ import annotations
 
 import numpy as np
-from calibrate import ALPHA, Rate
+from rates import ALPHA, Rate
 
 
 def placebo_cell(sweeps: int, samples: int, seed: int) -> dict[str, tuple[Rate, float]]:

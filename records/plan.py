@@ -18,8 +18,9 @@ class ScenarioPlan(_Record):
 
     scenario: str
     p10: float
-    """Share of seed pairs where the arm flipped and the baseline held (pilot, or with
-    ``--effect``)."""
+    """Share of seed pairs where the arm flipped and the baseline held (the pilot's, or with
+    ``--effect`` for a paired or sequential plan; an unpaired plan carries its effect in
+    ``p_arm``)."""
     p01: float
     """Share of seed pairs where the baseline flipped and the arm held."""
     p_arm: float | None = None
@@ -81,7 +82,8 @@ class PlanRecord(_Record):
     """The pilot is sequential: ``samples`` are the ``max_samples`` its e-process needs."""
     pairing: Literal["seed", "none"] = "seed"
     """The sweep's pairing: ``seed`` plans the paired exact test (pooled over scenarios when
-    there are several), ``none`` Fisher's unpaired test per scenario."""
+    there are several), ``none`` Fisher's unpaired test per scenario; a sequential pilot
+    (``sequential``) is planned with its e-process whatever its pairing."""
     family_size: int
     """Tests in a per-scenario test's family (the per-test level is ``alpha`` over it for Holm
     and BH)."""

@@ -11,11 +11,20 @@ standard error of the proportion stated. The same draws serve every cap (common 
 a longer cap extends the same sequences), so the search over caps compares like with like. The
 mean seeds an arm used before it stopped is reported beside it: a sequential sweep usually spends
 far less than its cap.
+
+The search needs one pass, not one per cap (:func:`cap_for`). For caps on the wave grid
+(``samples``, ``samples + wave``, ...), whether an arm is significant by cap ``c`` depends on ``c``
+only through which looks it has: an arm stopped as ``unreachable`` could not have reached the
+threshold by ``c`` anyway, and the ``min_effect`` stop does not depend on the cap. So the arms are
+run once with the search's largest cap (``unreachable`` then fires only where no cap searched
+could help), each arm's first significant look is recorded, and the power at every grid cap is
+the share of arms significant by it — exactly non-decreasing in the cap.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -43,30 +52,33 @@ class SequentialPower:
     """Mean seeds an arm had when it stopped (the cap for those that never did)."""
 
 
-def sequential_power(
-    cap: int, cells: Cells, rule: Waves, excluded: int, seed: int = 0, draws: int = DRAWS
-) -> SequentialPower:
-    """Simulated power of the sweep's sequential test at ``max_samples = cap`` (each look
-    decides once per distinct count among the arms still open).
+@dataclass(frozen=True)
+class CapFound:
+    """The least grid cap at which the sequential test reaches the power asked for."""
 
-    Args:
-        cap: the ``max_samples`` planned.
-        cells: the scenario's pair-cell probabilities.
-        rule: the sweep's sequential settings (first wave, wave, threshold, direction, minimal
-            effect); its ``max_samples`` is replaced by ``cap``.
-        excluded: seeds that are no pair (seed 0 when it is the reference).
-        seed: the generator's seed (fixed: the same draws for every cap).
-        draws: simulated arms.
+    cap: int
+    power: float
+    se: float
+
+
+def _se(power: float, draws: int) -> float:
+    return math.sqrt(max(power * (1 - power), 1e-12) / draws)
+
+
+def _looks(
+    cells: Cells, rule: Waves, excluded: int, seed: int, draws: int
+) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """Simulated arms run through the engine's looks up to ``rule.max_samples``: per look, its
+    seeds and the arms that stopped there (all, and those significant). Each look decides once
+    per distinct count among the arms still open.
     """
-    rule = replace(rule, max_samples=cap)
     rng = np.random.default_rng(seed)
     probs = [cells.p10, cells.p01, max(0.0, 1.0 - cells.p10 - cells.p01)]
     n10 = np.zeros(draws, dtype=np.int64)
     n01 = np.zeros(draws, dtype=np.int64)
     open_ = np.ones(draws, dtype=bool)
-    significant = np.zeros(draws, dtype=bool)
-    used = np.full(draws, cap, dtype=np.int64)
     pairs_before = 0
+    cap = rule.max_samples
     for seeds in boundaries(min(rule.samples, cap), rule.wave, cap):
         pairs = max(seeds - excluded, 0)
         step = rng.multinomial(pairs - pairs_before, probs, size=draws)
@@ -79,13 +91,53 @@ def sequential_power(
             look(int(a), int(b), seeds=seeds, pairs=pairs, rule=rule).stopped_for
             for a, b in counts.T
         ]
-        stop = np.array([w is not None for w in why])[where.ravel()]
-        sig = np.array([w == "significant" for w in why])[where.ravel()]
-        open_[idx[stop]] = False
-        used[idx[stop]] = seeds
-        significant[idx[sig]] = True
+        stop = idx[np.array([w is not None for w in why])[where.ravel()]]
+        sig = idx[np.array([w == "significant" for w in why])[where.ravel()]]
+        open_[stop] = False
+        yield seeds, stop, sig
         if not open_.any():
-            break
-    power = float(significant.mean())
-    se = math.sqrt(max(power * (1 - power), 1e-12) / draws)
-    return SequentialPower(power, se, float(used.mean()))
+            return
+
+
+def sequential_power(
+    cap: int, cells: Cells, rule: Waves, excluded: int, seed: int = 0, draws: int = DRAWS
+) -> SequentialPower:
+    """Simulated power of the sweep's sequential test at ``max_samples = cap``, and the mean
+    seeds an arm uses there.
+
+    Args:
+        cap: the ``max_samples`` planned.
+        cells: the scenario's pair-cell probabilities.
+        rule: the sweep's sequential settings (first wave, wave, threshold, direction, minimal
+            effect); its ``max_samples`` is replaced by ``cap``.
+        excluded: seeds that are no pair (seed 0 when it is the reference).
+        seed: the generator's seed (fixed: the same draws for every cap).
+        draws: simulated arms.
+    """
+    used = np.full(draws, cap, dtype=np.int64)
+    hits = 0
+    for seeds, stop, sig in _looks(cells, replace(rule, max_samples=cap), excluded, seed, draws):
+        used[stop] = seeds
+        hits += len(sig)
+    return SequentialPower(hits / draws, _se(hits / draws, draws), float(used.mean()))
+
+
+def cap_for(
+    target: float,
+    cells: Cells,
+    rule: Waves,
+    excluded: int,
+    seed: int = 0,
+    draws: int = DRAWS,
+    cap: int = CAP,
+) -> CapFound | None:
+    """The least ``max_samples`` on the wave grid at which the share of simulated arms stopped as
+    significant reaches ``target`` (one pass with ``cap`` as the largest, see the module
+    docstring); None when ``cap`` does not.
+    """
+    hits = 0
+    for seeds, _, sig in _looks(cells, replace(rule, max_samples=cap), excluded, seed, draws):
+        hits += len(sig)
+        if hits / draws >= target:
+            return CapFound(seeds, hits / draws, _se(hits / draws, draws))
+    return None

@@ -13,8 +13,8 @@ counts, ``Binomial(n, p_arm)`` and ``Binomial(n, p_base)``:
 
     power = sum_{x, y} P(x) P(y) [x rejects given t = x + y]
 
-exactly, over each count's range outside which its binomial tail is below ``TAIL`` (the mass
-left out is at most ``2 * TAIL`` per side, stated as the method's error).
+exactly, over each count's range outside which its binomial tail is below ``TAIL``: the mass
+left out is at most ``2 * TAIL`` per side, which the plan's method names.
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ from counterfact.orchestrator.storage.recordfiles import (
 )
 from counterfact.records.plan import ChallengerPlan, PlanRecord, ScenarioPlan
 from counterfact.records.verdicts import SweepSummary, VerdictRecord
-from counterfact.verdicts.planning import Design, Planned, plan_challenger
-from counterfact.verdicts.power import CAP
+from counterfact.verdicts.plan_design import Design, Planned
+from counterfact.verdicts.planning import plan_challenger
 from counterfact.verdicts.settings import Waves
 
 
@@ -69,32 +69,42 @@ def _design(summary: SweepSummary, rows: list[VerdictRecord]) -> Design:
 
 
 def _waves(summary: SweepSummary, rows: list[VerdictRecord]) -> Waves | None:
-    """A sequential pilot's settings, as the engine resolved them (None: fixed-sample)."""
+    """A sequential pilot's settings, as the engine resolved them (None: fixed-sample): the
+    sequential section of the resolved config, the threshold from a row that was tested.
+    """
     seq = summary.sequential
     stats = summary.statistics
-    stopped = [r.sequential for r in rows if r.sequential is not None]
-    if seq is None or stats is None or not stopped:
+    tested = [
+        r.sequential
+        for r in rows
+        if r.sequential is not None and r.sequential.stopped_for != "untestable"
+    ]
+    if seq is None or stats is None or not tested:
         return None
     first = summary.config.get("samples")
+    section = summary.config.get("sequential")
+    min_effect = section.get("min_effect") if isinstance(section, dict) else None
     return Waves(
         samples=first if isinstance(first, int) else seq.wave,
         wave=seq.wave,
         max_samples=seq.max_samples,
         alpha=stats.alpha,
-        threshold=stopped[0].threshold,
+        threshold=tested[0].threshold,
         alternative=stats.alternative,
-        min_effect=stopped[0].min_effect,
+        min_effect=min_effect if isinstance(min_effect, float) else tested[0].min_effect,
     )
 
 
-def _notes(summary: SweepSummary) -> list[str]:
-    """Where the planned test (a fixed-sample test) is not the one the sweep runs."""
+def _notes(design: Design) -> list[str]:
+    """What the figures are when they are not samples per arm."""
     out = []
-    if summary.sequential is not None:
+    if design.waves is not None:
         out.append(
             "the pilot is sequential: each figure is the sequential.max_samples at which its "
             "e-process stops as significant with the power asked for; arms stop earlier on "
-            "average (expected seeds per scenario)"
+            "average (expected seeds per scenario). A sequential pilot's rates lean to the "
+            "extreme (arms stop on data that looks strong or weak): --effect at the least "
+            "effect worth finding plans without that lean"
         )
     return out
 
@@ -117,13 +127,14 @@ def _challenger(
     note = planned.note
     if planned.samples is None and planned.scenarios and effect is None:
         note = (
-            "the power asked for is out of reach: the pilot shows no effect the test's way "
-            "(pass --effect D to plan for an effect of D)"
+            f"the power asked for is out of reach by {planned.searched_to:,} samples at the "
+            "pilot's rates: it shows no effect the test's way, or one too small (pass "
+            "--effect D to plan for an effect of D)"
         )
     elif planned.samples is None and planned.scenarios:
         note = (
-            f"the power asked for is out of reach by {CAP:,} samples, even for an effect of "
-            f"{effect:g}"
+            f"the power asked for is out of reach by {planned.searched_to:,} samples, even for "
+            f"an effect of {effect:g}"
         )
     return ChallengerPlan(
         arm=arm,
@@ -191,7 +202,7 @@ def plan_sweep(
         concurrency=conc,
         concurrency_source="given" if concurrency is not None else "measured",
         challengers=plans,
-        notes=_notes(summary),
+        notes=_notes(design),
     )
 
 

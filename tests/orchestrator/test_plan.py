@@ -12,7 +12,10 @@ import pytest
 from scipy.stats import binomtest, fisher_exact
 
 from counterfact import RunContext, compare_arms
-from counterfact.orchestrator.drivers.plan import plan_sweep
+from counterfact.orchestrator.drivers.plan import _waves, plan_sweep
+from counterfact.orchestrator.storage.recordfiles import read_summary, read_verdicts
+from counterfact.verdicts.plan_design import Design
+from counterfact.verdicts.planning import plan_challenger
 from counterfact.verdicts.settings import Waves
 
 from ..helpers import invoke
@@ -199,3 +202,69 @@ def test_a_sequential_pilot_is_planned_for_its_e_process(tmp_path: Path) -> None
     code, out, err = invoke("plan", str(tmp_path / "o"))
     assert code == 0, err
     assert "max_samples" in out and "seeds on average" in out
+
+
+def test_a_sequential_plan_keeps_min_effect_when_a_scenario_was_untestable(
+    tmp_path: Path,
+) -> None:
+    # s0's reference is the baseline's seed 0, whose run fails: s0 cannot be tested and its row
+    # records no min_effect. The plan must still simulate the sweep's min_effect futility.
+    def runner(ctx: RunContext) -> str:
+        if ctx.scenario.id == "s0" and ctx.arm.id == "base" and ctx.seed == 0:
+            raise RuntimeError("no reference today")
+        rate = 0.1 if ctx.arm.id == "base" else 0.5
+        draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
+        return "B" if draw < rate else "A"
+
+    compare_arms(
+        [{"id": "base"}, {"id": "worse", "facets": {"x": 1}}],
+        runner,
+        samples=8,
+        scenarios=[{"id": "s0"}, {"id": "s1", "reference": "A"}],
+        comparator="exact",
+        executor="local",
+        sequential={"max_samples": 24, "wave": 8, "min_effect": 0.3},
+        runner_version="untestable",
+        out=tmp_path / "o",
+    )
+    summary, rows = read_summary(tmp_path / "o"), read_verdicts(tmp_path / "o")
+    assert summary is not None
+    seq = {r.scenario: r.sequential for r in rows if not r.is_baseline}
+    assert seq["s0"] is not None and seq["s0"].stopped_for == "untestable"
+    waves = _waves(summary, rows)
+    assert waves is not None and waves.min_effect == 0.3 and waves.samples == 8
+    plan = plan_sweep(tmp_path / "o")
+    (worse,) = plan.challengers
+    assert worse.note is not None and "without a test to plan from" in worse.note
+
+
+def test_an_unpaired_plan_leaves_out_records_too_old_to_hold_n11(tmp_path: Path) -> None:
+    # Before record version 5 a test had no n11 (pairs where both flipped): the arm's and the
+    # baseline's flip rates cannot be read from it, so the scenario is left out, and said so.
+    def unseeded(ctx: RunContext) -> str:
+        rate = 0.1 if ctx.arm.id == "base" else 0.6
+        draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
+        return "B" if draw < rate else "A"
+
+    compare_arms(
+        [{"id": "base"}, {"id": "worse", "facets": {"x": 1}}],
+        unseeded,
+        samples=16,
+        scenarios=[{"id": "s0", "reference": "A"}, {"id": "s1", "reference": "A"}],
+        comparator="exact",
+        executor="local",
+        statistics={"pairing": "none"},
+        runner_version="old",
+        out=tmp_path / "o",
+    )
+    rows = [r for r in read_verdicts(tmp_path / "o") if not r.is_baseline]
+    old = [
+        r.model_copy(update={"test": r.test.model_copy(update={"n11": None})})
+        if r.scenario == "s0" and r.test is not None
+        else r
+        for r in rows
+    ]
+    design = Design(0.05, "holm", "greater", 1, 1, "none")
+    planned = plan_challenger(old, design, 0.8, None)
+    assert [s.scenario for s in planned.scenarios] == ["s1"]
+    assert planned.note is not None and "1 without a test to plan from" in planned.note

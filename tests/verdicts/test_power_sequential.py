@@ -7,7 +7,7 @@ from collections import defaultdict
 import pytest
 
 from counterfact.verdicts.power import Cells
-from counterfact.verdicts.power_sequential import sequential_power
+from counterfact.verdicts.power_sequential import cap_for, sequential_power
 from counterfact.verdicts.sequential import e_value
 from counterfact.verdicts.settings import Waves, boundaries
 
@@ -59,7 +59,33 @@ def test_a_null_arm_is_rarely_significant_and_futility_saves_seeds() -> None:
     assert b.mean_seeds < 0.5 * a.mean_seeds  # min_effect stops null arms early
 
 
-def test_a_longer_cap_extends_the_same_draws() -> None:
+def test_power_on_the_wave_grid_never_falls_as_the_cap_grows() -> None:
+    # With the same draws for every cap the power on adjacent grid caps is exactly
+    # non-decreasing (a shorter cap's looks are a prefix of a longer one's); independent draws
+    # at each cap would dip often at this spacing (standard error ~0.011, steps ~0.01).
     rule = Waves(8, 8, 100, 0.05, 20.0, "greater")
-    powers = [sequential_power(c, Cells(0.3, 0.1), rule, 0, seed=9).power for c in (16, 40, 100)]
-    assert powers == sorted(powers)
+    powers = [
+        sequential_power(c, Cells(0.2, 0.1), rule, 0, seed=9).power for c in range(16, 200, 8)
+    ]
+    assert powers == sorted(powers) and powers[-1] > powers[0] + 0.2
+
+
+@pytest.mark.parametrize(
+    ("min_effect", "cells"), [(None, Cells(0.25, 0.08)), (0.3, Cells(0.45, 0.05))]
+)
+def test_the_one_pass_search_agrees_with_a_run_at_each_cap(
+    min_effect: float | None, cells: Cells
+) -> None:
+    # cap_for runs once with the search's largest cap; its cap and power must be what running
+    # the engine's looks at each grid cap separately gives (the same draws).
+    rule = Waves(8, 8, 100, 0.05, 20.0, "greater", min_effect)
+    found = cap_for(0.8, cells, rule, 1, seed=4, cap=400)
+    assert found is not None
+    at = {c: sequential_power(c, cells, rule, 1, seed=4).power for c in range(8, 401, 8)}
+    first = min(c for c, p in at.items() if p >= 0.8)
+    assert (found.cap, found.power) == (first, at[first])
+
+
+def test_no_effect_the_test_s_way_is_out_of_reach() -> None:
+    rule = Waves(8, 8, 100, 0.05, 20.0, "greater")
+    assert cap_for(0.8, Cells(0.1, 0.2), rule, 0, seed=1, cap=200) is None

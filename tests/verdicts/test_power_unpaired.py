@@ -79,3 +79,4 @@ def test_no_effect_has_power_at_most_the_level() -> None:
     for n in (5, 30, 200):
         assert unpaired_power(n, 0.2, 0.2, 0.05, "greater") <= 0.05
         assert unpaired_power(n, 0.2, 0.2, 0.05, "two-sided") <= 0.05
+        assert unpaired_power(n, 0.2, 0.2, 0.05, "less") <= 0.05

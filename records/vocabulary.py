@@ -82,6 +82,7 @@ Standing = Literal["sure", "not-sure", "not-assessed"]
 baseline row, a row without a successful run, a search that ended without a result)."""
 
 DoubtCode = Literal[
+    "verdict-inconclusive",
     "runs-failed",
     "runs-missing",
     "runs-retried",

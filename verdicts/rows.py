@@ -73,8 +73,8 @@ def _standing(
     j: Judgement, adjusted: Adjusted | None, head: Headline | None
 ) -> tuple[Standing, list[Doubt], str]:
     """The row's standing, every doubt (the test's included) and, when not assessed, why
-    (rule 25). An inconclusive row has no answer to be sure of: it is not assessed, and its
-    doubts are recorded all the same.
+    (rule 25). Only the baseline row and a row without a successful run are not assessed; an
+    inconclusive verdict is not sure, its first reason that it is inconclusive.
     """
     if j.unassessed is not None:
         return "not-assessed", [], j.unassessed
@@ -89,12 +89,15 @@ def _standing(
             sequential=j.sequential,
         ),
     ]
-    verdict = head.verdict if head is not None else tier[0]
+    verdict, reason = (head.verdict, head.reason) if head is not None else tier
     if verdict == "inconclusive":
-        return (
-            "not-assessed",
-            doubts,
-            "the verdict is inconclusive, so there is no answer to be sure of",
+        doubts.insert(
+            0,
+            Doubt(
+                "verdict-inconclusive",
+                1,
+                f"the verdict is inconclusive ({reason}): the evidence answers neither way yet",
+            ),
         )
     return standing_of(doubts, assessed=True), doubts, ""
 

@@ -73,7 +73,7 @@ def test_silence_is_never_sure() -> None:
     assert big.standing == "not-sure"
 
 
-def test_an_underpowered_test_is_a_reason_and_an_inconclusive_row_is_not_assessed() -> None:
+def test_an_underpowered_test_is_a_reason_and_an_inconclusive_row_is_not_sure() -> None:
     result = compare_arms(ARMS, clean, **(KW | {"samples": 3}))
     big = result.row("big")
     assert big.verdict == "confirmed" and big.statistical_verdict == "underpowered"
@@ -84,8 +84,25 @@ def test_an_underpowered_test_is_a_reason_and_an_inconclusive_row_is_not_assesse
         return RunResult(output="yes", manifest={"model": "small"})
 
     off = compare_arms(arms, ignores, **KW).row("off")
-    assert off.verdict == "inconclusive" and off.standing == "not-assessed"
-    assert "test-withheld" in {r.code for r in off.reasons}
+    # Only the baseline and a row without a successful run are not assessed (issue 20 item 1):
+    # an inconclusive verdict is not sure, and says first that it is inconclusive.
+    assert off.verdict == "inconclusive" and off.standing == "not-sure"
+    assert [r.code for r in off.reasons][:1] == ["verdict-inconclusive"]
+    assert "arm-not-applied" in off.reasons[0].detail and "test-withheld" in {
+        r.code for r in off.reasons
+    }
+    assert off.claim.startswith("Not sure: verdict-inconclusive; ")
+
+
+def test_a_row_without_a_successful_run_is_not_assessed() -> None:
+    def runner(ctx: RunContext) -> RunResult:
+        if ctx.arm.id == "big":
+            raise ValueError("never works")
+        return clean(ctx)
+
+    big = compare_arms(ARMS, runner, **KW).row("big")
+    assert big.standing == "not-assessed" and big.reasons == []
+    assert big.claim.startswith("Not assessed: the arm has no successful run")
 
 
 def test_seed_lists_are_capped_and_say_how_many_more() -> None:

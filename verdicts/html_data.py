@@ -44,6 +44,11 @@ class ReportData:
     """Each scenario's inputs (its question), from ``sweep.json``."""
     outputs: Mapping[tuple[str, str], Sequence[Output]] = field(default_factory=dict)
     """The most common outputs per (scenario, arm), from ``runs.jsonl``."""
+    manifests: Mapping[tuple[str, str], Mapping[str, Sequence[Output]]] = field(
+        default_factory=dict
+    )
+    """Per (scenario, arm), per manifest key, the most common values reported (JSON text), from
+    ``runs.jsonl``: what the report compares between the baseline and each arm."""
     similarity_shown: bool = True
     """Draw per-seed similarity and the null band: a text-level comparator, or a similarity
     measure configured; an answer-level comparator's flips do not rest on them."""

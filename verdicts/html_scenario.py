@@ -6,7 +6,7 @@ reasons for doubt, manifests, cost and seeds.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 
 from counterfact.verdicts.html_data import Output, ReportData
@@ -90,7 +90,44 @@ def _manifest_and_cost(row: VerdictRecord) -> list[str]:
     return bits
 
 
-def _challenger(row: VerdictRecord) -> str:
+MANIFEST_KEYS_SHOWN = 10
+"""Manifest keys whose values differ between baseline and arm, listed per challenger."""
+
+
+def manifest_differences(
+    base: Mapping[str, Sequence[Output]], arm: Mapping[str, Sequence[Output]]
+) -> str:
+    """The manifest keys whose most common value differs between the baseline's runs and the
+    arm's (what the agent actually used: retrieved passages, the model), with the seeds.
+    """
+    items = []
+    for key in sorted(set(base) | set(arm)):
+        b, a = base.get(key, ()), arm.get(key, ())
+        if b and a and b[0].text == a[0].text:
+            continue
+        items.append(
+            f"<li><code>{escape(key)}</code>: the baseline {_reported(b)}; the arm {_reported(a)}"
+            "</li>"
+        )
+    if not items:
+        return ""
+    more = len(items) - MANIFEST_KEYS_SHOWN
+    tail = f"<li>and {more} more key(s)</li>" if more > 0 else ""
+    return (
+        "<p>What the runs reported that differed (manifests, most common value):</p>"
+        f"<ul>{''.join(items[:MANIFEST_KEYS_SHOWN])}{tail}</ul>"
+    )
+
+
+def _reported(values: Sequence[Output]) -> str:
+    if not values:
+        return "reported nothing"
+    top = values[0]
+    seeds = ", ".join(map(str, top.seeds))
+    return f"reported <code>{escape(top.text)}</code> ({top.count} run(s), seeds {escape(seeds)})"
+
+
+def _challenger(row: VerdictRecord, data: ReportData, base: str | None) -> str:
     """One challenger: claim, reasons, what it changed to, facets, manifests, cost, seeds."""
     bits = [f'<p class="claim">{escape(row.claim)}</p>', reasons_html(row.reasons, row.standing)]
     if row.changed_to:
@@ -107,6 +144,13 @@ def _challenger(row: VerdictRecord) -> str:
             for k, v in row.facets_diff.items()
         )
         bits.append(f"<table><tr><th>facet</th><th>baseline</th><th>arm</th></tr>{cells}</table>")
+    if base is not None:
+        bits.append(
+            manifest_differences(
+                data.manifests.get((row.scenario, base), {}),
+                data.manifests.get((row.scenario, row.arm), {}),
+            )
+        )
     bits += _manifest_and_cost(row)
     used = _seed_span(row)
     if row.sequential is not None:
@@ -164,5 +208,6 @@ def scenario_sections(data: ReportData) -> str:
                 f"<p>The baseline <b>{escape(base.arm)}</b> answered ({escape(_seed_span(base))}):"
                 f"</p>{shown}"
             )
-        parts.extend(_challenger(r) for r in rows if not r.is_baseline)
+        base_arm = base.arm if base is not None else None
+        parts.extend(_challenger(r, data, base_arm) for r in rows if not r.is_baseline)
     return "\n".join(parts)

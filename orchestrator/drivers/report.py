@@ -32,35 +32,73 @@ OUTPUTS_TRACKED = 50
 OUTPUT_CHARS = 300
 """Characters of an output shown."""
 SEEDS_PER_OUTPUT = 12
+MANIFEST_KEYS = 20
+"""Manifest keys tracked per (scenario, arm)."""
 ANSWER_LEVEL = frozenset({"numeric", "contains", "regex", "custom"})
 """Comparator kinds that judge the answer, not the text: their flips do not rest on similarity
 (the kinds whose comparators say ``answer_level``; a test pins the two together)."""
+
+
+class _Counted:
+    """Distinct texts with the seeds that gave each, bounded (``OUTPUTS_TRACKED`` texts, each
+    cut to ``OUTPUT_CHARS``); the most common first.
+    """
+
+    def __init__(self) -> None:
+        self.seeds: dict[str, list[int]] = {}
+
+    def add(self, text: str, seed: int) -> None:
+        text = text[:OUTPUT_CHARS]
+        if text not in self.seeds and len(self.seeds) >= OUTPUTS_TRACKED:
+            return
+        self.seeds.setdefault(text, []).append(seed)
+
+    def top(self) -> list[Output]:
+        ranked = sorted(self.seeds.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        return [
+            Output(text, len(seeds), tuple(sorted(seeds)[:SEEDS_PER_OUTPUT]))
+            for text, seeds in ranked[:OUTPUTS_SHOWN]
+        ]
 
 
 class _Outputs:
     """The most common outputs of each (scenario, arm), counted as the runs stream by."""
 
     def __init__(self) -> None:
-        self.seen: dict[tuple[str, str], dict[str, list[int]]] = {}
+        self.seen: dict[tuple[str, str], _Counted] = {}
 
     def add(self, record: RunRecord) -> None:
-        if record.output is None:
-            return
-        found = self.seen.setdefault((record.scenario, record.arm), {})
-        text = record.output[:OUTPUT_CHARS]
-        if text not in found and len(found) >= OUTPUTS_TRACKED:
-            return
-        found.setdefault(text, []).append(record.seed)
+        if record.output is not None:
+            self.seen.setdefault((record.scenario, record.arm), _Counted()).add(
+                record.output, record.seed
+            )
 
     def top(self) -> dict[tuple[str, str], list[Output]]:
+        return {key: counted.top() for key, counted in self.seen.items()}
+
+
+class _Manifests:
+    """The most common values of each manifest key per (scenario, arm), counted as the runs
+    stream by (each value as compact JSON; at most ``MANIFEST_KEYS`` keys).
+    """
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[str, str], dict[str, _Counted]] = {}
+
+    def add(self, record: RunRecord) -> None:
+        if not record.manifest:
+            return
+        keys = self.seen.setdefault((record.scenario, record.arm), {})
+        for key, value in record.manifest.items():
+            if key not in keys and len(keys) >= MANIFEST_KEYS:
+                continue
+            text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+            keys.setdefault(key, _Counted()).add(text, record.seed)
+
+    def top(self) -> dict[tuple[str, str], dict[str, list[Output]]]:
         return {
-            key: [
-                Output(text, len(seeds), tuple(sorted(seeds)[:SEEDS_PER_OUTPUT]))
-                for text, seeds in sorted(found.items(), key=lambda kv: (-len(kv[1]), kv[0]))[
-                    :OUTPUTS_SHOWN
-                ]
-            ]
-            for key, found in self.seen.items()
+            where: {key: counted.top() for key, counted in keys.items()}
+            for where, keys in self.seen.items()
         }
 
 
@@ -93,9 +131,10 @@ def report_data(run_dir: Path) -> ReportData:
     summary, bisect = read_summary(run_dir), read_bisect(run_dir)
     failed: list[FailedRun] = []
     total = 0
-    outputs = _Outputs()
+    outputs, manifests = _Outputs(), _Manifests()
     for record in runs(run_dir):
         outputs.add(record)
+        manifests.add(record)
         if record.error is None:
             continue
         total += 1
@@ -118,6 +157,7 @@ def report_data(run_dir: Path) -> ReportData:
         floors=floors,
         inputs=_inputs(run_dir),
         outputs=outputs.top(),
+        manifests=manifests.top(),
         similarity_shown=_similarity_shown(summary),
     )
 

@@ -330,3 +330,51 @@ def test_fail_on_significant_with_no_challenger_says_so() -> None:
         "fail-on significant: this gate could not fire — the sweep has no challenger"
     )
     assert cannot_fire([], ["confirmed"], None) is None
+
+
+def test_the_report_shows_the_manifest_values_that_differ_from_the_baseline(
+    tmp_path: Path,
+) -> None:
+    # A retrieval agent: the index arm retrieves other passages; both report the same model.
+    def runner(ctx: RunContext) -> dict[str, object]:
+        passages = ["p3", "p7"] if ctx.arm.id == "new-index" else ["p1", "p2"]
+        return {"output": "yes", "manifest": {"passages": passages, "model": "m1"}}
+
+    out = tmp_path / "o"
+    compare_arms(
+        [{"id": "base"}, {"id": "new-index", "facets": {"index": "v2"}}],
+        runner,
+        samples=4,
+        reference="yes",
+        comparator="contains",
+        executor="local",
+        out=out,
+    )
+    text = write_report(out).read_text(encoding="utf-8")
+    section = text[text.index('data-arm="new-index"') :]
+    assert "What the runs reported that differed" in section
+    assert (
+        "<code>passages</code>: the baseline reported <code>[&quot;p1&quot;, &quot;p2&quot;]"
+        "</code> (4 run(s), seeds 0, 1, 2, 3); the arm reported <code>[&quot;p3&quot;, "
+        "&quot;p7&quot;]</code>"
+    ) in section
+    assert "<code>model</code>:" not in section  # the same on both: not a difference
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (.ci/run installs it)")
+def test_the_researcher_report_renders_in_headless_chromium(tmp_path: Path) -> None:
+    # 4 scenarios x 2 challengers: the matrix, the forest plot, a figure per scenario and a
+    # section per challenger row survive a real browser's parse.
+    out = _researcher_run(tmp_path, scenarios=4)
+    page = write_report(out).as_uri()
+    base = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+    dom_text = subprocess.run(
+        [*base, "--dump-dom", page], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
+    dom = _Dom()
+    dom.feed(dom_text)
+    scenarios = [f.get("data-scenario") for f in dom.figures if f.get("data-scenario")]
+    assert scenarios == ["s0", "s1", "s2", "s3"]
+    assert dom.sections == ["c0", "c1"] * 4
+    assert dom_text.count('<td class="cell ') == 8 and 'class="forest"' in dom_text
+    assert dom.loads == []

@@ -95,9 +95,11 @@ class PlanRecord(_Record):
     """The pilot's mean run time, seconds."""
     concurrency: float
     """Runs in flight at once the wall time assumes."""
-    concurrency_source: Literal["measured", "given"]
-    """``measured``: the pilot's run time summed over its wall time; ``given``:
-    ``--concurrency``."""
+    concurrency_source: Literal["measured", "given", "configured"]
+    """``given``: ``--concurrency``; ``configured``: the sweep's ``executor.concurrency``;
+    ``measured``: the pilot's run time summed over its wall time (without either)."""
+    concurrency_measured: float | None = None
+    """What the pilot achieved (its run time summed over its wall time), whichever is used."""
     challengers: list[ChallengerPlan]
     notes: list[str] = Field(default_factory=list)
-    """Where the plan's test is not the pilot's own (``pairing: none``, a sequential pilot)."""
+    """What the figures are when they are not samples per arm (a sequential pilot)."""

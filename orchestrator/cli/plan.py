@@ -29,7 +29,10 @@ from counterfact.orchestrator.cli.common import fail
     "--concurrency",
     type=click.FloatRange(1.0),
     default=None,
-    help="Runs in flight at once for the wall-time estimate (default: what the pilot achieved).",
+    help=(
+        "Runs in flight at once for the wall-time estimate (default: the sweep's "
+        "executor.concurrency, else what the pilot achieved)."
+    ),
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
 def plan(

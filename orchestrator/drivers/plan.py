@@ -2,8 +2,9 @@
 
 The statistics (:mod:`counterfact.verdicts.planning`) come from the pilot's verdict rows and
 settings; the runs, spend and wall time from its run records: the mean cost per successful run
-for each cost key, the mean run time, and the concurrency the pilot achieved (its run time summed
-over its wall time), unless one is given.
+for each cost key, the mean run time, and the concurrency: the one given, else the sweep's
+configured ``executor.concurrency``, else what the pilot achieved (its run time summed over its
+wall time).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
+from typing import Literal
 
 from counterfact.exceptions import RunDirectoryError
 from counterfact.orchestrator.storage.recordfiles import (
@@ -175,7 +177,7 @@ def plan_sweep(
     pilot = _Pilot(run_dir)
     arms = len({r.arm for r in rows})
     shape = (len(summary.scenarios), arms)
-    conc = concurrency if concurrency is not None else pilot.concurrency
+    conc, source = _concurrency(concurrency, summary, pilot)
     by_arm: dict[str, list[VerdictRecord]] = defaultdict(list)
     for row in rows:
         if not row.is_baseline:
@@ -200,10 +202,24 @@ def plan_sweep(
         arms=arms,
         run_s_mean=pilot.run_s,
         concurrency=conc,
-        concurrency_source="given" if concurrency is not None else "measured",
+        concurrency_source=source,
+        concurrency_measured=pilot.concurrency,
         challengers=plans,
         notes=_notes(design),
     )
+
+
+def _concurrency(
+    given: float | None, summary: SweepSummary, pilot: _Pilot
+) -> tuple[float, Literal["measured", "given", "configured"]]:
+    """The concurrency the wall time assumes, and where it came from."""
+    if given is not None:
+        return given, "given"
+    executor = summary.config.get("executor")
+    configured = executor.get("concurrency") if isinstance(executor, dict) else None
+    if isinstance(configured, int) and configured >= 1:
+        return float(configured), "configured"
+    return pilot.concurrency, "measured"
 
 
 def _duration(seconds: float) -> str:
@@ -223,6 +239,13 @@ def _scenario_line(s: ScenarioPlan) -> str:
     if s.expected_samples is not None:
         spent = f"; stops after {s.expected_samples:.0f} seeds on average"
     return f"{s.scenario}: its own test needs {own}; {rates}{spent}"
+
+
+def _source(plan: PlanRecord) -> str:
+    measured = plan.concurrency_measured
+    if plan.concurrency_source == "measured" or measured is None:
+        return plan.concurrency_source
+    return f"{plan.concurrency_source}; the pilot achieved {measured:.1f}"
 
 
 def render_plan(plan: PlanRecord) -> str:
@@ -250,7 +273,7 @@ def render_plan(plan: PlanRecord) -> str:
         runs = f"at most {c.runs:,} runs" if plan.sequential else f"{c.runs:,} runs"
         lines.append(
             f"    the sweep at {c.samples} samples: {runs}{', ' + spend if spend else ''}"
-            f"{wall} at concurrency {plan.concurrency:.1f} ({plan.concurrency_source})"
+            f"{wall} at concurrency {plan.concurrency:.1f} ({_source(plan)})"
         )
         if c.note:
             lines.append(f"    note: {c.note}")

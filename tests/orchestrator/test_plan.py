@@ -268,3 +268,32 @@ def test_an_unpaired_plan_leaves_out_records_too_old_to_hold_n11(tmp_path: Path)
     planned = plan_challenger(old, design, 0.8, None)
     assert [s.scenario for s in planned.scenarios] == ["s1"]
     assert planned.note is not None and "1 without a test to plan from" in planned.note
+
+
+def test_wall_time_is_runs_times_run_time_over_the_configured_concurrency(
+    tmp_path: Path, pilot: Path
+) -> None:
+    plan = plan_sweep(pilot)
+    worse = next(c for c in plan.challengers if c.arm == "worse")
+    assert plan.concurrency_source == "measured" and plan.run_s_mean is not None
+    assert worse.runs is not None and worse.wall_s == pytest.approx(
+        worse.runs * plan.run_s_mean / plan.concurrency
+    )
+    compare_arms(
+        [{"id": "base"}, {"id": "worse", "facets": {"x": 1}}],
+        runner,
+        samples=12,
+        scenarios=SCENARIOS[:1],
+        comparator="exact",
+        executor={"kind": "local", "concurrency": 4},
+        runner_version="conc",
+        out=tmp_path / "o",
+    )
+    configured = plan_sweep(tmp_path / "o")
+    assert (configured.concurrency, configured.concurrency_source) == (4.0, "configured")
+    assert configured.concurrency_measured is not None
+    given = plan_sweep(tmp_path / "o", concurrency=10)
+    assert (given.concurrency, given.concurrency_source) == (10.0, "given")
+    code, out, err = invoke("plan", str(tmp_path / "o"))
+    assert code == 0, err
+    assert "at concurrency 4.0 (configured; the pilot achieved" in out

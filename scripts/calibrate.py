@@ -299,7 +299,10 @@ def main() -> int:
     aa, failures = aa_section(args.sweeps)
     directions, wrong_way = direction_section(args.sweeps)
     failures += wrong_way
-    from calibrate_more import placebo_section, pooled_section  # they use Rate from here
+    from calibrate_more import other_directions_section, placebo_section, pooled_section
+
+    others, other_failures = other_directions_section(args.sweeps)
+    failures += other_failures
 
     pooled_lines, pooled_failures = pooled_section(args.sweeps)
     failures += pooled_failures
@@ -313,6 +316,7 @@ def main() -> int:
         family="\n".join(family),
         power="\n".join(power),
         directions="\n".join(directions),
+        other_directions="\n".join(others),
         placebos="\n".join(placebos),
         pooled="\n".join(pooled_lines),
         placebo_sweeps=max(args.sweeps // 4, 50),
@@ -349,6 +353,14 @@ for every direction (the exact test is conservative; the two-sided p is the bino
 usual one, the sum of outcomes no more likely than the one seen).
 
 {directions}
+
+The unpaired test (`statistics.pairing: none`: Fisher's exact test on the arm's and the
+baseline's flips, independent runs) and the pooled test across scenarios (the exact McNemar test
+on the discordant pairs summed over a challenger's scenarios, as `counterfact.verdicts.family`
+computes it; four scenarios with flip rates 0.1 to 0.4, arm and baseline alike in each) honour
+the same directions; their A/A rates, each at or below alpha:
+
+{other_directions}
 
 ## Placebo arms: `placebo: fresh` against `placebo: true`
 

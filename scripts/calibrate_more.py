@@ -131,3 +131,62 @@ def pooled_section(sweeps: int) -> tuple[list[str], list[str]]:
             if spread == 0 and flag.low > ALPHA:
                 failures.append(f"heterogeneity false flags {scenarios}: {flag}")
     return lines, failures
+
+
+def _aa_unpaired(rng: np.random.Generator, samples: int, flip: float, alternative: str) -> bool:
+    """One A/A arm judged by the engine's unpaired test (``pairing: none``)."""
+    from counterfact.verdicts.family import verdict_of
+    from counterfact.verdicts.significance import fisher_one_sided, floor_of
+
+    arm, base = rng.random(samples) < flip, rng.random(samples) < flip
+    p = fisher_one_sided(int(arm.sum()), samples, int(base.sum()), samples, alternative)  # type: ignore[arg-type]
+    return verdict_of(floor_of(samples, "none", alternative), p, ALPHA) == "significant"  # type: ignore[arg-type]
+
+
+POOLED_RATES = (0.1, 0.2, 0.3, 0.4)
+"""The scenarios' flip rates in the pooled A/A cells (each scenario's arm and baseline alike)."""
+
+
+def _aa_pooled(rng: np.random.Generator, samples: int, alternative: str) -> bool:
+    """One A/A challenger over four scenarios judged by the pooled test as
+    ``counterfact.verdicts.family.pooled`` computes it: the exact McNemar test on the discordant
+    pairs summed over the scenarios."""
+    from counterfact.verdicts.family import verdict_of
+    from counterfact.verdicts.significance import floor_of, mcnemar_exact
+
+    n10 = n01 = 0
+    for flip in POOLED_RATES:
+        arm, base = rng.random(samples) < flip, rng.random(samples) < flip
+        n10 += int(np.sum(arm & ~base))
+        n01 += int(np.sum(~arm & base))
+    p = mcnemar_exact(n10, n01, alternative)  # type: ignore[arg-type]
+    floor = floor_of(samples * len(POOLED_RATES), "seed", alternative)  # type: ignore[arg-type]
+    return verdict_of(floor, p, ALPHA) == "significant"
+
+
+def other_directions_section(sweeps: int) -> tuple[list[str], list[str]]:
+    """A/A rates of the unpaired test and the pooled test in each direction."""
+    lines = [
+        "| test | alternative | samples | flip rate | A/A significant |",
+        "|---|---|---|---|---|",
+    ]
+    failures: list[str] = []
+    for i, alternative in enumerate(("greater", "less", "two-sided")):
+        for j, (samples, flip) in enumerate(((10, 0.3), (30, 0.3), (50, 0.5))):
+            rng = np.random.default_rng(1900 + 10 * i + j)
+            r = Rate(
+                sum(_aa_unpaired(rng, samples, flip, alternative) for _ in range(sweeps)), sweeps
+            )
+            lines.append(f"| unpaired (Fisher) | {alternative} | {samples} | {flip} | {r} |")
+            if r.hits / r.n > ALPHA or r.low > ALPHA:
+                failures.append(f"unpaired {alternative} {samples}: {r}")
+        for j, samples in enumerate((10, 30)):
+            rng = np.random.default_rng(2900 + 10 * i + j)
+            r = Rate(sum(_aa_pooled(rng, samples, alternative) for _ in range(sweeps)), sweeps)
+            rates = "/".join(f"{f:g}" for f in POOLED_RATES)
+            lines.append(
+                f"| pooled over 4 scenarios | {alternative} | {samples} each | {rates} | {r} |"
+            )
+            if r.hits / r.n > ALPHA or r.low > ALPHA:
+                failures.append(f"pooled {alternative} {samples}: {r}")
+    return lines, failures

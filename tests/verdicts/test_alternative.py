@@ -11,6 +11,7 @@ import random
 from typing import Any
 
 import pytest
+from scipy.stats import binomtest, fisher_exact
 
 from counterfact import RunContext, compare_arms
 from counterfact.verdicts.significance import at_most, floor_of, mcnemar_exact
@@ -73,7 +74,7 @@ def rate(p: float) -> Any:
     return runner
 
 
-def sweep(alternative: str, **kw: Any) -> Any:
+def sweep(alternative: str, pairing: str = "seed", **kw: Any) -> Any:
     arms = [
         {"id": "base"},
         {"id": "fix", "facets": {"p": 0.0}},
@@ -86,7 +87,7 @@ def sweep(alternative: str, **kw: Any) -> Any:
         reference="right",  # the correct answer: fewer flips is a fix
         comparator="exact",
         executor="local",
-        statistics={"alternative": alternative, "decide": "test"},
+        statistics={"alternative": alternative, "decide": "test", "pairing": pairing},
         **kw,
     )
 
@@ -110,3 +111,43 @@ def test_greater_does_not_call_a_fix_significant_and_two_sided_does() -> None:
     assert both.test is not None
     n10, n01 = both.test.n10, both.test.n01
     assert both.test.p_value == pytest.approx(reference_p(n10, n01, "two-sided"), rel=1e-9)
+
+
+@pytest.mark.parametrize("alternative", ["less", "two-sided"])
+def test_the_unpaired_test_honours_the_direction(alternative: str) -> None:
+    # pairing: none: the fix's test is Fisher's exact test on the arm's and the baseline's flips
+    # in the direction asked; reference value: scipy.stats.fisher_exact on the same table.
+    result = sweep(alternative, pairing="none")
+    fix = result.row("fix")
+    assert fix.test is not None and fix.test.pairing == "none"
+    assert fix.test.alternative == alternative and fix.statistical_verdict == "significant"
+    base_flips = fix.test.n01 + (fix.test.n11 or 0)
+    arm_flips = fix.test.n10 + (fix.test.n11 or 0)
+    n = fix.test.pairs
+    table = [[arm_flips, n - arm_flips], [base_flips, n - base_flips]]
+    expected = fisher_exact(table, alternative=alternative).pvalue
+    assert fix.test.p_value == pytest.approx(expected, rel=1e-12)
+    assert result.row("same").statistical_verdict == "not-significant"
+
+
+@pytest.mark.parametrize("alternative", ["less", "two-sided"])
+def test_the_pooled_test_honours_the_direction(alternative: str) -> None:
+    # Three scenarios: the pooled test sums the fix's discordant pairs and applies the exact
+    # McNemar test in the direction asked; reference value: scipy.stats.binomtest on the sums.
+    scenarios = [{"id": f"s{i}", "reference": "right"} for i in range(3)]
+    result = compare_arms(
+        [{"id": "base"}, {"id": "fix", "facets": {"p": 0.2}}],
+        rate(0.5),
+        samples=12,
+        scenarios=scenarios,
+        comparator="exact",
+        executor="local",
+        statistics={"alternative": alternative},
+    )
+    (pooled,) = [p for p in result.summary.pooled if p.arm == "fix"]
+    rows = [r for r in result.rows if r.arm == "fix"]
+    assert pooled.n10 == sum(r.test.n10 for r in rows if r.test is not None)
+    assert pooled.n01 == sum(r.test.n01 for r in rows if r.test is not None)
+    expected = binomtest(pooled.n10, pooled.n10 + pooled.n01, 0.5, alternative=alternative)
+    assert pooled.p_value == pytest.approx(expected.pvalue, rel=1e-12)
+    assert pooled.statistical_verdict == "significant"

@@ -10,6 +10,7 @@ import pytest
 
 from counterfact import ConfigError, RunContext, compare_arms
 from counterfact.defaults import FRESH_SEED_STRIDE
+from counterfact.orchestrator.drivers.report import write_report
 
 
 def seeded(ctx: RunContext) -> str:
@@ -62,6 +63,13 @@ def test_fresh_placebo_draws_new_seeds_and_pairs_by_index(tmp_path: Path) -> Non
     mine = sorted((r["seed"], r["runner_seed"]) for r in records if r["arm"] == "fresh")
     assert mine == [(i, FRESH_SEED_STRIDE + i) for i in range(40)]
     assert all(r["runner_seed"] is None for r in records if r["arm"] in ("base", "same"))
+    # The report says which kind ran, in each placebo arm's own section.
+    text = write_report(tmp_path / "o").read_text(encoding="utf-8")
+    sections = {
+        arm: text[text.index(f'data-arm="{arm}"><h3>') :].split("</section>", 1)[0]
+        for arm in ("same", "fresh")
+    }
+    assert "determinism check" in sections["same"] and "on fresh seeds" in sections["fresh"]
 
 
 def test_fresh_placebo_a_a_rate_stays_under_alpha() -> None:

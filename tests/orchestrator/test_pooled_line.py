@@ -4,10 +4,12 @@ per-scenario table, one line per challenger."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
 from counterfact import RunContext, compare_arms
+from counterfact.orchestrator.drivers.report import write_report
 
 
 def run(ctx: RunContext) -> str:
@@ -68,3 +70,22 @@ def test_the_pooled_effect_is_printed_and_heterogeneity_is_flagged() -> None:
     table = result.table()
     assert f"pooled effect {effect.diff:+.2f}" in table
     assert "the scenarios' effects disagree" in table and "s5 stand out" in table
+
+
+def test_the_report_flags_heterogeneity_and_names_the_scenario(tmp_path: Path) -> None:
+    def runner(ctx: RunContext) -> str:
+        broken = ctx.arm.facets and ctx.scenario.id == "s5"
+        return "no" if broken or random.Random(ctx.seed).random() < 0.1 else "yes"
+
+    compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        runner,
+        samples=30,
+        scenarios=[{"id": f"s{i}", "reference": "yes"} for i in range(6)],
+        comparator="exact",
+        executor="local",
+        out=tmp_path / "o",
+    )
+    text = write_report(tmp_path / "o").read_text(encoding="utf-8")
+    pooled = text[text.index("<h2>Pooled across scenarios</h2>") : text.index("<h2>Verdicts</h2>")]
+    assert "effects disagree (p = " in pooled and "s5 stand out" in pooled

@@ -378,3 +378,21 @@ def test_the_researcher_report_renders_in_headless_chromium(tmp_path: Path) -> N
     assert dom.sections == ["c0", "c1"] * 4
     assert dom_text.count('<td class="cell ') == 8 and 'class="forest"' in dom_text
     assert dom.loads == []
+
+
+def test_the_github_actions_example_runs_the_gates_the_docs_describe() -> None:
+    # docs/github-actions.yml is copied into users' repositories: it must parse, validate before
+    # spending runs, and gate on the exit-3 states (confirmed, underpowered) the README lists.
+    import yaml
+
+    workflow = yaml.safe_load((TESTS.parent / "docs" / "github-actions.yml").read_text())
+    steps = workflow["jobs"]["sweep"]["steps"]
+    runs = [step.get("run", "") for step in steps]
+    assert any(r.startswith("counterfact validate") for r in runs)
+    (sweep,) = [r for r in runs if r.startswith("counterfact run")]
+    assert "--fail-on confirmed" in sweep and "--fail-on underpowered" in sweep
+    readme = (TESTS.parent / "README.md").read_text()
+    (exit3,) = [line for line in readme.splitlines() if line.startswith("| 3 |")]
+    assert "`confirmed`" in exit3 and "`underpowered`" in exit3
+    uploads = [step for step in steps if "upload-artifact" in step.get("uses", "")]
+    assert uploads and uploads[0].get("if") == "always()"

@@ -68,8 +68,9 @@ def test_forty_scenarios_are_read_from_each_kind_of_file(tmp_path: Path, kind: s
     assert sweep.scenarios[7].reference == "answer 7"
 
 
-def test_a_sweep_runs_on_a_jsonl_set(tmp_path: Path) -> None:
-    cfg = _folder(tmp_path, "jsonl")
+@pytest.mark.parametrize("kind", ["jsonl", "csv"])
+def test_a_sweep_runs_on_a_set_of_forty(tmp_path: Path, kind: str) -> None:
+    cfg = _folder(tmp_path, kind)
     result = run_sweep(_resolve(cfg), run_dir=tmp_path / "out")
     assert len({r.scenario for r in result.rows}) == 40
     assert all(r.flips == 0 for r in result.rows)  # every answer matches its reference

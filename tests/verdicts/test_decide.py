@@ -114,3 +114,20 @@ def test_the_headline_table(
         "arm-not-applied",
         "tiers",
     )
+
+
+def test_not_confirmed_claims_carry_the_interval_and_the_tier_when_they_differ() -> None:
+    # 40 seeds: the null arm's test is not significant; without min_effect the claim gives the
+    # interval and says an effect inside it is not ruled out; with one it names the effect
+    # ruled out. The tiers (an unstable baseline) would say inconclusive, and the claim says so.
+    null = sweep(40).row("null")
+    assert (null.verdict, null.reason) == ("not-confirmed", "test-not-significant")
+    assert null.effect is not None
+    interval = f"[{null.effect.low:+.2f}, {null.effect.high:+.2f}]"
+    claim = after_standing(null.claim)
+    assert claim.startswith("Not confirmed by the test: no significant difference")
+    assert interval in claim and "is not ruled out" in claim
+    assert null.tier_verdict != null.verdict
+    assert f"The seed tiers alone would say {null.tier_verdict} ({null.tier_reason})" in claim
+    ruled = sweep(200, min_effect=0.3).row("null")
+    assert "which rules out the declared minimal effect 0.3" in ruled.claim

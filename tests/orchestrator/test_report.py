@@ -396,3 +396,27 @@ def test_the_github_actions_example_runs_the_gates_the_docs_describe() -> None:
     assert "`confirmed`" in exit3 and "`underpowered`" in exit3
     uploads = [step for step in steps if "upload-artifact" in step.get("uses", "")]
     assert uploads and uploads[0].get("if") == "always()"
+
+
+def test_a_sequential_arm_s_section_says_where_it_stopped(tmp_path: Path) -> None:
+    def runner(ctx: RunContext) -> str:
+        return "no" if ctx.arm.id == "alt" else "yes"
+
+    out = tmp_path / "o"
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        runner,
+        samples=4,
+        reference="yes",
+        comparator="exact",
+        executor="local",
+        sequential={"max_samples": 40, "wave": 4},
+        out=out,
+    )
+    seq = result.row("alt").sequential
+    assert seq is not None and seq.stopped_for == "significant"
+    text = write_report(out).read_text(encoding="utf-8")
+    assert (
+        f"Seeds used: seeds 0..{seq.seeds_used - 1} ({seq.seeds_used}); sequential: stopped for "
+        f"significant at {seq.seeds_used} of up to 40"
+    ) in text

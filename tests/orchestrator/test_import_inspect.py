@@ -194,3 +194,41 @@ def test_correct_values_match_by_meaning() -> None:
 
     assert _is_correct(True, ("true",)) and _is_correct(1.0, ("1",)) and _is_correct("C", ("c",))
     assert not _is_correct("I", ("C", 1, True)) and not _is_correct(0.5, ("C", 1, True))
+
+
+def test_score_and_correct_choose_what_counts_as_correct(
+    logs: dict[str, Path], tmp_path: Path
+) -> None:
+    # includes() scores C or I; declaring I the correct value turns the judgement around: the
+    # good task's runs now flip where they scored C, and the bad task flips less than it.
+    code, _, err = invoke(
+        "import",
+        "inspect",
+        str(logs["good"]),
+        str(logs["bad"]),
+        "--baseline",
+        "good",
+        "--out",
+        str(tmp_path / "o"),
+        "--score",
+        "includes",
+        "--correct",
+        "I",
+    )
+    assert code == 0, err
+    runs = load_runs(tmp_path / "o")
+    flipped = runs.groupby("arm")["flipped"].mean()
+    assert flipped["good"] > 0.8 and flipped["bad"] < flipped["good"]
+    code, _, err = invoke(
+        "import",
+        "inspect",
+        str(logs["good"]),
+        str(logs["bad"]),
+        "--baseline",
+        "good",
+        "--out",
+        str(tmp_path / "p"),
+        "--score",
+        "no_such_scorer",
+    )
+    assert code == 2 and "no_such_scorer" in err and len(err.strip().splitlines()) == 1

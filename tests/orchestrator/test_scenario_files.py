@@ -160,3 +160,14 @@ def test_runner_files_that_match_nothing_are_refused_and_validate_lists_them(
     assert code == 0, err
     (line,) = [x for x in out.splitlines() if x.startswith("identity: ")]
     assert "1 runner_files (corpus.json)" in line and "+files:" in line
+
+
+def test_parquet_errors_name_the_row(tmp_path: Path) -> None:
+    cfg = _folder(tmp_path, "parquet")
+    rows = [{"id": "a", "q": "x"}, {"id": None, "q": "y"}]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "set.parquet")
+    with pytest.raises(ConfigError, match=r"set\.parquet: row 2: id"):
+        _resolve(cfg)
+    (tmp_path / "set.parquet").write_bytes(b"not parquet at all")
+    with pytest.raises(ConfigError, match=r"set\.parquet"):
+        _resolve(cfg)

@@ -24,8 +24,11 @@ class Output:
     """One of an arm's most common outputs on a scenario, with the seeds that gave it."""
 
     text: str
+    """The text as shown (cut, with an ellipsis, when long)."""
     count: int
     seeds: tuple[int, ...]
+    identity: str = ""
+    """What tells it apart from other texts: a digest of the whole text (empty: ``text``)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,9 @@ class ReportData:
     )
     """Per (scenario, arm), per manifest key, the most common values reported (JSON text), from
     ``runs.jsonl``: what the report compares between the baseline and each arm."""
+    manifests_partial: frozenset[tuple[str, str]] = frozenset()
+    """The (scenario, arm) pairs that reported more manifest keys than were tracked: a key
+    missing there is untracked, not absent."""
     similarity_shown: bool = True
     """Draw per-seed similarity and the null band: a text-level comparator, or a similarity
     measure configured; an answer-level comparator's flips do not rest on them."""

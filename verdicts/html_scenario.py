@@ -95,20 +95,31 @@ MANIFEST_KEYS_SHOWN = 10
 
 
 def manifest_differences(
-    base: Mapping[str, Sequence[Output]], arm: Mapping[str, Sequence[Output]]
+    base: Mapping[str, Sequence[Output]],
+    arm: Mapping[str, Sequence[Output]],
+    partial: tuple[bool, bool] = (False, False),
 ) -> str:
     """The manifest keys whose most common value differs between the baseline's runs and the
-    arm's (what the agent actually used: retrieved passages, the model), with the seeds.
+    arm's (what the agent actually used: retrieved passages, the model), with the seeds; values
+    are compared whole (by digest), not as shown. ``partial``: whether the baseline's or the
+    arm's keys were cut at the tracking limit (a key missing there is skipped, not "nothing").
     """
-    items = []
+    if not base:
+        return "<p>The baseline's runs reported no manifest to compare with.</p>" if arm else ""
+    both: list[str] = []
+    one_side: list[str] = []
     for key in sorted(set(base) | set(arm)):
         b, a = base.get(key, ()), arm.get(key, ())
-        if b and a and b[0].text == a[0].text:
+        if (not b and partial[0]) or (not a and partial[1]):
             continue
-        items.append(
+        if b and a and _same(b[0], a[0]):
+            continue
+        item = (
             f"<li><code>{escape(key)}</code>: the baseline {_reported(b)}; the arm {_reported(a)}"
             "</li>"
         )
+        (both if b and a else one_side).append(item)
+    items = both + one_side  # values that changed first, then keys only one side reported
     if not items:
         return ""
     more = len(items) - MANIFEST_KEYS_SHOWN
@@ -117,6 +128,10 @@ def manifest_differences(
         "<p>What the runs reported that differed (manifests, most common value):</p>"
         f"<ul>{''.join(items[:MANIFEST_KEYS_SHOWN])}{tail}</ul>"
     )
+
+
+def _same(a: Output, b: Output) -> bool:
+    return (a.identity or a.text) == (b.identity or b.text)
 
 
 def _reported(values: Sequence[Output]) -> str:
@@ -149,6 +164,10 @@ def _challenger(row: VerdictRecord, data: ReportData, base: str | None) -> str:
             manifest_differences(
                 data.manifests.get((row.scenario, base), {}),
                 data.manifests.get((row.scenario, row.arm), {}),
+                (
+                    (row.scenario, base) in data.manifests_partial,
+                    (row.scenario, row.arm) in data.manifests_partial,
+                ),
             )
         )
     bits += _manifest_and_cost(row)

@@ -6,6 +6,7 @@ Written at the end of every ``counterfact run`` and ``counterfact bisect`` (unle
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -40,24 +41,29 @@ ANSWER_LEVEL = frozenset({"numeric", "contains", "regex", "custom"})
 
 
 class _Counted:
-    """Distinct texts with the seeds that gave each, bounded (``OUTPUTS_TRACKED`` texts, each
-    cut to ``OUTPUT_CHARS``); the most common first.
+    """Distinct texts with the seeds that gave each, the most common first. Texts are told apart
+    by a digest of the whole text and shown cut to ``OUTPUT_CHARS`` (with an ellipsis); at most
+    ``OUTPUTS_TRACKED`` distinct texts are counted (bounded memory).
     """
 
     def __init__(self) -> None:
         self.seeds: dict[str, list[int]] = {}
+        self.shown: dict[str, str] = {}
 
     def add(self, text: str, seed: int) -> None:
-        text = text[:OUTPUT_CHARS]
-        if text not in self.seeds and len(self.seeds) >= OUTPUTS_TRACKED:
-            return
-        self.seeds.setdefault(text, []).append(seed)
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        if key not in self.seeds:
+            if len(self.seeds) >= OUTPUTS_TRACKED:
+                return
+            cut = len(text) > OUTPUT_CHARS
+            self.shown[key] = text[:OUTPUT_CHARS] + ("…" if cut else "")
+        self.seeds.setdefault(key, []).append(seed)
 
     def top(self) -> list[Output]:
-        ranked = sorted(self.seeds.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        ranked = sorted(self.seeds.items(), key=lambda kv: (-len(kv[1]), self.shown[kv[0]]))
         return [
-            Output(text, len(seeds), tuple(sorted(seeds)[:SEEDS_PER_OUTPUT]))
-            for text, seeds in ranked[:OUTPUTS_SHOWN]
+            Output(self.shown[key], len(seeds), tuple(sorted(seeds)[:SEEDS_PER_OUTPUT]), key)
+            for key, seeds in ranked[:OUTPUTS_SHOWN]
         ]
 
 
@@ -79,18 +85,22 @@ class _Outputs:
 
 class _Manifests:
     """The most common values of each manifest key per (scenario, arm), counted as the runs
-    stream by (each value as compact JSON; at most ``MANIFEST_KEYS`` keys).
+    stream by (each value as compact JSON; at most ``MANIFEST_KEYS`` keys, and where more were
+    reported the (scenario, arm) is marked partial, so an untracked key is not read as absent).
     """
 
     def __init__(self) -> None:
         self.seen: dict[tuple[str, str], dict[str, _Counted]] = {}
+        self.partial: set[tuple[str, str]] = set()
 
     def add(self, record: RunRecord) -> None:
         if not record.manifest:
             return
-        keys = self.seen.setdefault((record.scenario, record.arm), {})
+        where = (record.scenario, record.arm)
+        keys = self.seen.setdefault(where, {})
         for key, value in record.manifest.items():
             if key not in keys and len(keys) >= MANIFEST_KEYS:
+                self.partial.add(where)
                 continue
             text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
             keys.setdefault(key, _Counted()).add(text, record.seed)
@@ -158,6 +168,7 @@ def report_data(run_dir: Path) -> ReportData:
         inputs=_inputs(run_dir),
         outputs=outputs.top(),
         manifests=manifests.top(),
+        manifests_partial=frozenset(manifests.partial),
         similarity_shown=_similarity_shown(summary),
     )
 

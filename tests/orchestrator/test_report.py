@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from counterfact import RunContext, compare_arms
-from counterfact.orchestrator.drivers.report import write_report
+from counterfact.orchestrator.drivers.report import report_data, write_report
 
 from ..conftest import TESTS, write_config
 from ..helpers import invoke
@@ -420,3 +420,52 @@ def test_a_sequential_arm_s_section_says_where_it_stopped(tmp_path: Path) -> Non
         f"Seeds used: seeds 0..{seq.seeds_used - 1} ({seq.seeds_used}); sequential: stopped for "
         f"significant at {seq.seeds_used} of up to 40"
     ) in text
+
+
+def test_manifest_values_are_compared_whole_and_untracked_keys_are_not_absent(
+    tmp_path: Path,
+) -> None:
+    # The passages share their first 400 characters and differ after: a real difference the
+    # page must show (cut, with an ellipsis). The arm also reports 25 keys, more than are
+    # tracked: the baseline's keys it did not track are not "reported nothing".
+    long = "x" * 400
+
+    def runner(ctx: RunContext) -> dict[str, object]:
+        tail = "new" if ctx.arm.id == "alt" else "old"
+        manifest: dict[str, object] = {"passages": [long, tail]}
+        if ctx.arm.id == "alt":
+            manifest = manifest | {f"extra{i:02d}": i for i in range(25)}
+        else:
+            manifest["model"] = "m1"
+        return {"output": "yes", "manifest": manifest}
+
+    out = tmp_path / "o"
+    compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        runner,
+        samples=3,
+        reference="yes",
+        comparator="contains",
+        executor="local",
+        out=out,
+    )
+    data = report_data(out)
+    assert ("default", "alt") in data.manifests_partial
+    text = write_report(out).read_text(encoding="utf-8")
+    section = text[text.index('data-arm="alt"><h3>') :]
+    assert "<code>passages</code>: the baseline reported" in section and "…" in section
+    assert "<code>model</code>" not in section  # untracked on the arm's side: not a difference
+
+
+def test_manifest_differences_without_baseline_manifests_is_one_line() -> None:
+    from counterfact.verdicts.html_data import Output
+    from counterfact.verdicts.html_scenario import manifest_differences
+
+    arm = {f"k{i}": [Output("1", 3, (0, 1, 2))] for i in range(12)}
+    assert manifest_differences({}, arm) == (
+        "<p>The baseline's runs reported no manifest to compare with.</p>"
+    )
+    assert manifest_differences({}, {}) == ""
+    hostile = {"<b>k</b>": [Output("<script>", 1, (0,))]}
+    html = manifest_differences({"<b>k</b>": [Output("1", 1, (0,))]}, hostile)
+    assert "<script>" not in html and "&lt;script&gt;" in html and "&lt;b&gt;k" in html

@@ -60,7 +60,8 @@ class ChallengerPlan(_Record):
     cost: dict[str, float]
     """Estimated spend per cost key at ``runs`` (the pilot's mean per run, times runs)."""
     wall_s: float | None
-    """Estimated wall time at ``runs``: runs x the pilot's mean run time / concurrency."""
+    """Estimated wall time at ``runs``: ``ceil(runs / concurrency)`` waves, each the pilot's mean
+    run time (a sequential sweep, which runs a wave at a time, may take longer)."""
     scenarios: list[ScenarioPlan]
     note: str | None = None
     """Why a figure is missing or weaker than it looks."""

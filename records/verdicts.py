@@ -91,8 +91,9 @@ class VerdictRecord(_Record):
     """``sure`` / ``not-sure`` / ``not-assessed`` (rule 25; not-assessed in records before
     version 6)."""
     reasons: list[DoubtRecord] = Field(default_factory=list)
-    """One entry per kind of doubt; empty when ``sure``. An inconclusive row is not assessed
-    (it has no answer) but keeps its doubts here; the baseline row has none."""
+    """One entry per kind of doubt; empty when ``sure``. An inconclusive row is ``not-sure``,
+    its first entry ``verdict-inconclusive``; a row not assessed (the baseline, a row without a
+    successful run) has none."""
     decided_by: Decider = "tiers"
     """What decided ``verdict``: the seed tiers (rule 7), or the adjusted test
     (``statistics.decide: test``; the arm- and baseline-not-applied gates still decide first)."""

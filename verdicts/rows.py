@@ -96,7 +96,7 @@ def _standing(
             Doubt(
                 "verdict-inconclusive",
                 1,
-                f"the verdict is inconclusive ({reason}): the evidence answers neither way yet",
+                f"the verdict is inconclusive ({reason})",
             ),
         )
     return standing_of(doubts, assessed=True), doubts, ""

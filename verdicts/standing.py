@@ -4,8 +4,9 @@ The discipline, after the reference design's "how sure" row: the standing is the
 how sure an answer is; every reason for doubt is a line with the seeds that witness it; a list
 cut short says so (``seeds_omitted``) and a count that is a floor says "at least"; nothing is
 known from silence — a check that could not run is a reason, not a pass; and a record with no
-answer (a baseline row, a row without a successful run, an inconclusive row) gets no standing
-(``not-assessed``).
+answer (a baseline row, a row without a successful run, a bisection that ended inconclusive)
+gets no standing (``not-assessed``). An inconclusive verdict row is answered with "not yet":
+it is ``not-sure``, its first reason ``verdict-inconclusive``.
 
 Pure: tallies and results in, :class:`Doubt` values out.
 """

@@ -9,6 +9,7 @@ wall time).
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
@@ -122,7 +123,7 @@ def _challenger(
     runs_needed = None if planned.samples is None else planned.samples * shape[0] * shape[1]
     wall = None
     if runs_needed is not None and pilot.run_s is not None:
-        wall = runs_needed * pilot.run_s / conc
+        wall = math.ceil(runs_needed / conc) * pilot.run_s  # waves of conc runs at once
     cost = (
         {} if runs_needed is None else {k: v * runs_needed for k, v in pilot.cost_per_run.items()}
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -277,7 +278,7 @@ def test_wall_time_is_runs_times_run_time_over_the_configured_concurrency(
     worse = next(c for c in plan.challengers if c.arm == "worse")
     assert plan.concurrency_source == "measured" and plan.run_s_mean is not None
     assert worse.runs is not None and worse.wall_s == pytest.approx(
-        worse.runs * plan.run_s_mean / plan.concurrency
+        math.ceil(worse.runs / plan.concurrency) * plan.run_s_mean
     )
     compare_arms(
         [{"id": "base"}, {"id": "worse", "facets": {"x": 1}}],
@@ -292,6 +293,9 @@ def test_wall_time_is_runs_times_run_time_over_the_configured_concurrency(
     configured = plan_sweep(tmp_path / "o")
     assert (configured.concurrency, configured.concurrency_source) == (4.0, "configured")
     assert configured.concurrency_measured is not None
+    (c,) = configured.challengers
+    assert c.runs is not None and configured.run_s_mean is not None
+    assert c.wall_s == pytest.approx(math.ceil(c.runs / 4) * configured.run_s_mean)
     given = plan_sweep(tmp_path / "o", concurrency=10)
     assert (given.concurrency, given.concurrency_source) == (10.0, "given")
     code, out, err = invoke("plan", str(tmp_path / "o"))

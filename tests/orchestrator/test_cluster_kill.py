@@ -4,6 +4,7 @@ run. Each test has a cluster of its own (the kill leaves it one node short).
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -58,3 +59,9 @@ def test_killing_the_worker_node_loses_no_run(
     retried = [r for r in runs if r["infra_retries"]]
     assert retried, "the runs in flight on the dead node must say they were resubmitted"
     assert all(r["infra_error"] for r in retried)
+    # ... and the verdict row names them as a reason for doubt, with their seeds (rule 25).
+    rows = [json.loads(x) for x in (out / "verdicts.jsonl").read_text().splitlines()]
+    (alt,) = [r for r in rows if r["arm"] == "alt"]
+    (lost,) = [x for x in alt["reasons"] if x["code"] == "runs-lost-workers"]
+    assert lost["count"] == len(retried) and alt["standing"] == "not-sure"
+    assert lost["seeds"] == sorted({int(str(r["seed"])) for r in retried})[:20]

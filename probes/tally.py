@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +33,7 @@ from counterfact.probes.reference import Reference, resolve_reference
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import Similarity
 from counterfact.probes.stats import ProbeStats, SimilarityStats, summarize_values
+from counterfact.records.vocabulary import DoubtCode
 
 SCORE_BATCH = 256
 """Outputs per similarity call."""
@@ -43,6 +44,17 @@ OUTPUT_CHARS = 500
 """Characters of a flipped output kept (longer ones are cut, with an ellipsis)."""
 SEEDS_PER_OUTPUT = 20
 """Seeds listed per distinct flipped output."""
+
+
+RUN_FLAGS: tuple[tuple[DoubtCode, str, Callable[[RunRecord], bool]], ...] = (
+    ("runs-retried", "retried_at", lambda r: r.attempts > 1),
+    ("runs-rate-limited", "rate_limited_at", lambda r: r.rate_limited > 0),
+    ("runs-from-cache", "cached_at", lambda r: r.from_cache),
+    ("runs-lost-workers", "infra_at", lambda r: r.infra_retries > 0),
+    ("text-escaped", "escaped_at", lambda r: r.text_escaped),
+)
+"""What makes a run a reason for doubt, by its record: the doubt, the :class:`ArmTally` array
+that keeps it per seed, and the test (one place for verdict rows and culprit searches)."""
 
 
 class ArmTally:
@@ -123,14 +135,11 @@ class ArmTally:
         """Count a record whose seed :meth:`accepts`; scoring comes separately."""
         seed = record.seed
         self.seen[seed] = True
-        self.retried_at[seed] = record.attempts > 1
-        self.rate_limited_at[seed] = record.rate_limited > 0
-        self.infra_at[seed] = record.infra_retries > 0
-        self.escaped_at[seed] = record.text_escaped
+        for _, attr, flagged in RUN_FLAGS:  # a failed run is never from the cache
+            getattr(self, attr)[seed] = flagged(record)
         if not record.ok:
             return
         self.ok[seed] = True
-        self.cached_at[seed] = record.from_cache
         self.manifest_at[seed] = record.manifest is not None
         for key, value in (record.cost or {}).items():
             column = self.costs.setdefault(key, np.full(self.capacity, math.nan))

@@ -26,6 +26,7 @@ from counterfact.verdicts.records import (
     SweepSummary,
     VerdictRecord,
 )
+from counterfact.verdicts.standing import standing_cell
 
 OutputsByArm = Mapping[tuple[str, str], Sequence[Output]]
 """Each (scenario, arm)'s most common outputs."""
@@ -157,15 +158,9 @@ def _verdict_table(rows: Sequence[VerdictRecord]) -> str:
             f'<td class="{escape(tier)}">{escape(tier)}</td><td>{escape(r.reason or "")}</td>'
             f'<td class="{escape(stat)}">{escape(stat)}</td><td>{flips}</td><td>{ci}</td>'
             f"<td>{_p(r)}</td><td>{escape(r.cost_class or '')}</td>"
-            f'<td class="{escape(r.standing)}">{escape(_standing_cell(r))}</td></tr>'
+            f'<td class="{escape(r.standing)}">{escape(standing_cell(r))}</td></tr>'
         )
     return '<h2>Verdicts</h2><table class="verdicts">' + "".join(lines) + "</table>"
-
-
-def _standing_cell(row: VerdictRecord) -> str:
-    if row.standing == "not-assessed":
-        return ""
-    return row.standing if not row.reasons else f"{row.standing} ({len(row.reasons)})"
 
 
 def _rollup(data: ReportData) -> str:
@@ -197,7 +192,7 @@ def _probe_output(p: BisectProbeRecord, scenario: str, outputs: OutputsByArm) ->
 
 
 def _probe_row(i: int, p: BisectProbeRecord, tested: bool, output: str) -> str:
-    label = "{" + ", ".join(p.ablated) + "}" if p.ablated else "baseline"
+    label = _probe_label(p)
     test = ""
     if tested:
         pv = "" if p.p_value is None else f"{p.p_value:.3g}"
@@ -208,6 +203,10 @@ def _probe_row(i: int, p: BisectProbeRecord, tested: bool, output: str) -> str:
         f"<td>{'yes' if p.flipped else 'no'}</td><td>{'yes' if p.cached else ''}</td>"
         f"<td>{'yes' if p.speculative else ''}</td><td>{output}</td></tr>"
     )
+
+
+def _probe_label(p: BisectProbeRecord) -> str:
+    return "{" + ", ".join(p.ablated) + "}" if p.ablated else "baseline"
 
 
 def _confirmations(rec: BisectRecord) -> str:
@@ -230,7 +229,7 @@ def _confirmations(rec: BisectRecord) -> str:
 def _bisection(rec: BisectRecord, outputs: OutputsByArm) -> str:
     bars = [
         ProbeBar(
-            "{" + ", ".join(p.ablated) + "}" if p.ablated else "baseline",
+            _probe_label(p),
             p.flips,
             p.samples,
             p.flipped,

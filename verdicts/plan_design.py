@@ -51,6 +51,11 @@ class Planned:
     """The largest sample count the search tried (what "out of reach" means)."""
 
 
+def nothing_to_plan() -> Planned:
+    """The plan of a challenger none of whose scenarios has a test."""
+    return Planned(None, None, "none", None, [], "no scenario has a test to plan from")
+
+
 def excluded(row: VerdictRecord) -> int:
     """Seeds of the row that are no pair (seed 0 when it is the reference)."""
     return row.test.pairs_excluded if row.test is not None else 0

@@ -21,7 +21,14 @@ import numpy as np
 
 from counterfact.records.plan import ScenarioPlan
 from counterfact.records.verdicts import VerdictRecord
-from counterfact.verdicts.plan_design import Design, Planned, cells_of, excluded, towards
+from counterfact.verdicts.plan_design import (
+    Design,
+    Planned,
+    cells_of,
+    excluded,
+    nothing_to_plan,
+    towards,
+)
 from counterfact.verdicts.planning_sequential import plan_sequential
 from counterfact.verdicts.planning_unpaired import plan_unpaired
 from counterfact.verdicts.power import (
@@ -102,7 +109,7 @@ def plan_challenger(
         return plan_unpaired(rows, design, target, effect)
     tested = [(r, c) for r in rows if (c := cells_of(r, effect, design.alternative)) is not None]
     if not tested:
-        return Planned(None, None, "none", None, [], "no scenario has a test to plan from")
+        return nothing_to_plan()
     scenarios = [_scenario(r, c, design, target) for r, c in tested]
     skipped = len(rows) - len(tested)
     note = f"{skipped} scenario(s) without a test were left out" if skipped else None

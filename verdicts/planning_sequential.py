@@ -24,6 +24,7 @@ from counterfact.verdicts.plan_design import (
     cells_of,
     excluded,
     left_out_note,
+    nothing_to_plan,
     towards,
 )
 from counterfact.verdicts.power import Cells
@@ -48,7 +49,7 @@ def plan_sequential(
     waves = design.waves
     tested = [(r, c) for r in rows if (c := cells_of(r, effect, design.alternative)) is not None]
     if waves is None or not tested:
-        return Planned(None, None, "none", None, [], "no scenario has a test to plan from")
+        return nothing_to_plan()
     found = [_found(r, c, waves, design, target, seed) for r, c in tested]
     reached = [f for f in found if f is not None]
     note = left_out_note(len(reached), len(found) - len(reached), len(rows) - len(tested))

@@ -17,6 +17,7 @@ from counterfact.verdicts.plan_design import (
     Planned,
     excluded,
     left_out_note,
+    nothing_to_plan,
     rates_of,
     towards,
 )
@@ -54,7 +55,7 @@ def plan_unpaired(
     """One challenger's rows (one per scenario) planned for ``target`` power."""
     tested = [(r, x) for r in rows if (x := rates_of(r, effect, design.alternative)) is not None]
     if not tested:
-        return Planned(None, None, "none", None, [], "no scenario has a test to plan from")
+        return nothing_to_plan()
     scenarios = [_scenario(r, x, design, target) for r, x in tested]
     reach = [(r, x) for (r, x), s in zip(tested, scenarios, strict=True) if s.samples is not None]
     note = left_out_note(len(reach), len(tested) - len(reach), len(rows) - len(tested))

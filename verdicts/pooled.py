@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from scipy.stats import chi2, norm
 from scipy.stats import t as student_t
@@ -151,14 +151,4 @@ def pooled_effect_record(rows: Sequence[VerdictRecord]) -> PooledEffectRecord | 
     found = pooled_effect(strata)
     if found is None:
         return None
-    return PooledEffectRecord(
-        diff=found.diff,
-        low=found.low,
-        high=found.high,
-        level=found.level,
-        method=found.method,
-        heterogeneity_p=found.heterogeneity_p,
-        i_squared=found.i_squared,
-        heterogeneous=found.heterogeneous,
-        disagreeing=list(found.disagreeing),
-    )
+    return PooledEffectRecord.model_validate(asdict(found))  # the record's fields, one for one

@@ -48,16 +48,27 @@ def per_test_level(alpha: float, adjust: Adjustment, family: int) -> float:
     return alpha / k
 
 
-def critical(m: np.ndarray[Any, Any], level: float) -> np.ndarray[Any, Any]:
+Array = np.ndarray[Any, Any]
+
+
+def least_tail_count(dist: Any, top: Array | int, level: float) -> Array:
+    """The smallest count ``c`` with ``P(X >= c) <= level`` for the frozen discrete scipy
+    distribution ``dist`` (array-valued), ``top + 1`` when no count reaches it: ``ppf`` gives it
+    up to floating point, one step either way is checked against ``sf``.
+    """
+    a = level * (1 + TOLERANCE)
+    c = dist.ppf(1 - a) + 1
+    c = np.where(dist.sf(c - 2) <= a, c - 1, c)
+    c = np.where(dist.sf(c - 1) > a, c + 1, c)
+    out: Array = np.minimum(c, np.asarray(top) + 1)
+    return out
+
+
+def critical(m: Array, level: float) -> Array:
     """Per discordant count ``m``: the smallest ``c`` with ``P(Binomial(m, 1/2) >= c) <= level``
     (``m + 1`` when no count reaches it).
     """
-    a = level * (1 + TOLERANCE)
-    c = binom.ppf(1 - a, m, 0.5) + 1
-    c = np.where(binom.sf(c - 2, m, 0.5) <= a, c - 1, c)  # floating point: one step either way
-    c = np.where(binom.sf(c - 1, m, 0.5) > a, c + 1, c)
-    out: np.ndarray[Any, Any] = np.minimum(c, m + 1)
-    return out
+    return least_tail_count(binom(m, 0.5), m, level)
 
 
 def _oriented(p10: float, p01: float, alternative: Alternative) -> tuple[float, float]:

@@ -25,7 +25,7 @@ import numpy as np
 from scipy.stats import binom, hypergeom
 
 from counterfact.records.vocabulary import Alternative
-from counterfact.verdicts.significance import TOLERANCE
+from counterfact.verdicts.power import least_tail_count
 
 TAIL = 1e-12
 """Binomial tail mass left out of the enumeration on each side of each count."""
@@ -35,12 +35,7 @@ def fisher_critical(t: np.ndarray[Any, Any], n: int, level: float) -> np.ndarray
     """Per flip total ``t``: the smallest arm count ``c`` with ``P(X >= c | t) <= level``, ``X ~
     Hypergeom(2n, t, n)`` (``min(t, n) + 1`` when no count reaches it).
     """
-    a = level * (1 + TOLERANCE)
-    c = hypergeom.ppf(1 - a, 2 * n, t, n) + 1
-    c = np.where(hypergeom.sf(c - 2, 2 * n, t, n) <= a, c - 1, c)  # one step either way
-    c = np.where(hypergeom.sf(c - 1, 2 * n, t, n) > a, c + 1, c)
-    out: np.ndarray[Any, Any] = np.minimum(c, np.minimum(t, n) + 1)
-    return out
+    return least_tail_count(hypergeom(2 * n, t, n), np.minimum(t, n), level)
 
 
 def _counts(n: int, p: float) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from counterfact.probes.stats import baseline_stable
 from counterfact.verdicts.records import SequentialSummary, VerdictRecord
+from counterfact.verdicts.standing import standing_cell
 
 _HEADERS = (
     "scenario",
@@ -50,15 +51,8 @@ def _row(rec: VerdictRecord) -> tuple[str, ...]:
         reason,
         _test(rec),
         rec.cost_class or "",
-        _standing(rec),
+        standing_cell(rec),
     )
-
-
-def _standing(rec: VerdictRecord) -> str:
-    """``sure``, ``not-sure (2)`` (how many reasons), or nothing for a row not assessed."""
-    if rec.standing == "not-assessed":
-        return ""
-    return rec.standing if not rec.reasons else f"{rec.standing} ({len(rec.reasons)})"
 
 
 def _test(rec: VerdictRecord) -> str:

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from counterfact.probes.tally import ArmTally
-from counterfact.records.verdicts import DoubtRecord, SequentialRecord
+from counterfact.probes.tally import RUN_FLAGS, ArmTally
+from counterfact.records.verdicts import DoubtRecord, SequentialRecord, VerdictRecord
 from counterfact.records.vocabulary import DoubtCode, Standing
 from counterfact.verdicts.bisection import BisectOutcome
 
@@ -55,22 +55,15 @@ def _seeds(mask: np.ndarray[Any, Any]) -> tuple[int, ...]:
     return tuple(int(s) for s in np.flatnonzero(mask))
 
 
-_RUN_FLAGS: tuple[tuple[str, DoubtCode, str], ...] = (
-    (
-        "retried_at",
-        "runs-retried",
-        "took more than one attempt (retry bias: a retried run may "
-        "answer differently from a first try)",
-    ),
-    ("rate_limited_at", "runs-rate-limited", "waited on a rate limit before they ran"),
-    ("cached_at", "runs-from-cache", "were taken from the run cache of another sweep"),
-    ("infra_at", "runs-lost-workers", "were resubmitted after their worker or node died"),
-    (
-        "escaped_at",
-        "text-escaped",
-        "held text UTF-8 cannot encode and were judged on its escaped form",
-    ),
-)
+RUN_FLAG_WORDS: dict[DoubtCode, str] = {
+    "runs-retried": "took more than one attempt (retry bias: a retried run may answer "
+    "differently from a first try)",
+    "runs-rate-limited": "waited on a rate limit before they ran",
+    "runs-from-cache": "were taken from the run cache of another sweep",
+    "runs-lost-workers": "were resubmitted after their worker or node died",
+    "text-escaped": "held text UTF-8 cannot encode and were judged on its escaped form",
+}
+"""How each run-level doubt (:data:`~counterfact.probes.tally.RUN_FLAGS`) is worded."""
 
 
 def run_doubts(arm: ArmTally, base: ArmTally) -> list[Doubt]:
@@ -106,7 +99,8 @@ def run_doubts(arm: ArmTally, base: ArmTally) -> list[Doubt]:
                 at_least=True,
             )
         )
-    for attr, code, words in _RUN_FLAGS:
+    for code, attr, _ in RUN_FLAGS:
+        words = RUN_FLAG_WORDS[code]
         a, b = getattr(arm, attr)[:n], getattr(base, attr)[:n]
         count = int(a.sum() + b.sum())
         if count:
@@ -239,15 +233,6 @@ def standing_sentence(standing: Standing, doubts: Sequence[Doubt], why: str = ""
     return f"Not sure: {'; '.join(parts)}."
 
 
-BISECT_RUN_FLAGS: dict[DoubtCode, str] = {
-    "runs-retried": "of the probes' runs took more than one attempt (retry bias)",
-    "runs-rate-limited": "of the probes' runs waited on a rate limit",
-    "runs-from-cache": "of the probes' runs were taken from the run cache of another sweep",
-    "runs-lost-workers": "of the probes' runs were resubmitted after their worker or node died",
-    "text-escaped": "of the probes' runs held text UTF-8 cannot encode (judged escaped)",
-}
-
-
 PROBES_NAMED = 3
 """Probes a bisection's run-level reason names before counting the rest."""
 
@@ -259,7 +244,7 @@ def _run_doubt(code: DoubtCode, runs: Sequence[tuple[str, int]]) -> Doubt:
     probes = sorted({probe for probe, _ in runs})
     named = ", ".join(probes[:PROBES_NAMED])
     more = f" and {len(probes) - PROBES_NAMED} more" if len(probes) > PROBES_NAMED else ""
-    detail = f"{len(runs)} {BISECT_RUN_FLAGS[code]}, in probe(s) {named}{more}"
+    detail = f"{len(runs)} of the probes' runs {RUN_FLAG_WORDS[code]}, in probe(s) {named}{more}"
     return Doubt(code, len(runs), detail, tuple(sorted({seed for _, seed in runs})))
 
 
@@ -306,3 +291,12 @@ def bisect_doubts(
             )
         )
     return out + context_doubts(reference_is_seed0, answer_level)
+
+
+def standing_cell(row: VerdictRecord) -> str:
+    """A table's standing cell: ``sure``, ``not-sure (2)`` (how many reasons), or nothing for a
+    row not assessed.
+    """
+    if row.standing == "not-assessed":
+        return ""
+    return row.standing if not row.reasons else f"{row.standing} ({len(row.reasons)})"

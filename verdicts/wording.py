@@ -1,4 +1,6 @@
-"""Wording shared by claims: long seed lists are summarised (records keep every seed)."""
+"""Wording shared by claims and command output: long seed lists are summarised (records keep
+every seed); durations are given in the unit that reads best.
+"""
 
 from __future__ import annotations
 
@@ -14,3 +16,12 @@ def seed_list(seeds: Sequence[int], shown: int = SHOWN_SEEDS) -> str:
         return str(list(seeds))
     head = ", ".join(str(s) for s in seeds[:shown])
     return f"{head}, … and {len(seeds) - shown:,} more"
+
+
+def duration(seconds: float) -> str:
+    """``42.0 s``, ``12.5 min`` or ``3.2 h``."""
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -16,6 +16,7 @@ from counterfact.orchestrator.cli.common import (
     out_opt,
     set_opt,
 )
+from counterfact.verdicts.wording import duration
 
 if TYPE_CHECKING:
     from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
@@ -75,7 +76,7 @@ def _estimate(sweep: ResolvedSweep, run_dir: Path, smoke: list[RunRecord]) -> No
     most = "at most " if sweep.config.sequential is not None else ""
     spend = ", ".join(f"{k} {v:.4g}" for k, v in found.spend.items()) or "no cost reported"
     click.echo(
-        f"estimate: {most}{found.runs} runs to go: {spend}; wall time ~{_duration(found.wall_s)} "
+        f"estimate: {most}{found.runs} runs to go: {spend}; wall time ~{duration(found.wall_s)} "
         f"at {found.parallel} run(s) in flight (from {len(smoke)} smoke runs; rate limits "
         "only lengthen it)"
     )
@@ -85,14 +86,6 @@ def _estimate(sweep: ResolvedSweep, run_dir: Path, smoke: list[RunRecord]) -> No
                 f"note: budget.{key}={limit:g} is below the estimate "
                 f"({found.spend[key]:.4g}): the sweep would stop early (exit 4)"
             )
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.1f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def _smoke(target: ResolvedSweep | ResolvedBisect) -> list[RunRecord]:

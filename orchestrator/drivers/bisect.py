@@ -23,6 +23,7 @@ from counterfact.orchestrator.storage.dirchecks import BISECT_FILE
 from counterfact.orchestrator.storage.recordfiles import runs
 from counterfact.orchestrator.storage.runlog import RUNS_FILE
 from counterfact.probes.records import RunRecord
+from counterfact.probes.tally import RUN_FLAGS
 from counterfact.records.vocabulary import DoubtCode
 from counterfact.verdicts.assess import similarity_record
 from counterfact.verdicts.bisection import (
@@ -40,7 +41,6 @@ from counterfact.verdicts.records import (
     ReferenceRecord,
 )
 from counterfact.verdicts.standing import (
-    BISECT_RUN_FLAGS,
     bisect_doubts,
     standing_of,
     standing_sentence,
@@ -237,17 +237,10 @@ def _run_flags(session: Session) -> dict[DoubtCode, list[tuple[str, int]]]:
         records = runs(store.run_dir)
     else:
         return {}
-    found: dict[DoubtCode, list[tuple[str, int]]] = {code: [] for code in BISECT_RUN_FLAGS}
+    found: dict[DoubtCode, list[tuple[str, int]]] = {code: [] for code, _, _ in RUN_FLAGS}
     for r in records:
-        flags: dict[DoubtCode, bool] = {
-            "runs-retried": r.attempts > 1,
-            "runs-rate-limited": r.rate_limited > 0,
-            "runs-from-cache": r.from_cache,
-            "runs-lost-workers": r.infra_retries > 0,
-            "text-escaped": r.text_escaped,
-        }
-        for code, flagged in flags.items():
-            if flagged:
+        for code, _, flagged in RUN_FLAGS:
+            if flagged(r):
                 found[code].append((r.arm, r.seed))
     return found
 

@@ -27,6 +27,7 @@ from counterfact.records.verdicts import SweepSummary, VerdictRecord
 from counterfact.verdicts.plan_design import Design, Planned
 from counterfact.verdicts.planning import plan_challenger
 from counterfact.verdicts.settings import Waves
+from counterfact.verdicts.wording import duration
 
 
 class _Pilot:
@@ -223,14 +224,6 @@ def _concurrency(
     return pilot.concurrency, "measured"
 
 
-def _duration(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.1f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 def _scenario_line(s: ScenarioPlan) -> str:
     own = "out of reach" if s.samples is None else f"{s.samples} (power {s.power:.2f})"
     rates = f"p10 {s.p10:.2f}, p01 {s.p01:.2f}"
@@ -270,7 +263,7 @@ def render_plan(plan: PlanRecord) -> str:
         lines.append(f"  {c.arm}: {c.samples} {what} (power {c.power:.2f}{se}, {c.power_method})")
         lines += [f"    {_scenario_line(s)}" for s in c.scenarios]
         spend = ", ".join(f"{k} ~{v:,.0f}" for k, v in c.cost.items())
-        wall = "" if c.wall_s is None else f", wall ~{_duration(c.wall_s)}"
+        wall = "" if c.wall_s is None else f", wall ~{duration(c.wall_s)}"
         runs = f"at most {c.runs:,} runs" if plan.sequential else f"{c.runs:,} runs"
         lines.append(
             f"    the sweep at {c.samples} samples: {runs}{', ' + spend if spend else ''}"

@@ -74,9 +74,9 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {log.eval.task: Path(log.location) for log in written}
 
 
-def test_two_logs_import_into_a_judged_run_directory(logs: dict[str, Path], tmp_path: Path) -> None:
-    out = tmp_path / "judged"
-    code, stdout, err = invoke(
+def _good_vs_bad(logs: dict[str, Path], out: Path, *extra: str) -> tuple[int, str, str]:
+    """``counterfact import inspect`` of the good and the bad task, good as the baseline."""
+    return invoke(
         "import",
         "inspect",
         str(logs["good"]),
@@ -85,7 +85,13 @@ def test_two_logs_import_into_a_judged_run_directory(logs: dict[str, Path], tmp_
         "good",
         "--out",
         str(out),
+        *extra,
     )
+
+
+def test_two_logs_import_into_a_judged_run_directory(logs: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "judged"
+    code, stdout, err = _good_vs_bad(logs, out)
     assert code == 0, err
     summary = json.loads((out / "summary.json").read_text())
     (pooled,) = summary["pooled"]
@@ -201,34 +207,10 @@ def test_score_and_correct_choose_what_counts_as_correct(
 ) -> None:
     # includes() scores C or I; declaring I the correct value turns the judgement around: the
     # good task's runs now flip where they scored C, and the bad task flips less than it.
-    code, _, err = invoke(
-        "import",
-        "inspect",
-        str(logs["good"]),
-        str(logs["bad"]),
-        "--baseline",
-        "good",
-        "--out",
-        str(tmp_path / "o"),
-        "--score",
-        "includes",
-        "--correct",
-        "I",
-    )
+    code, _, err = _good_vs_bad(logs, tmp_path / "o", "--score", "includes", "--correct", "I")
     assert code == 0, err
     runs = load_runs(tmp_path / "o")
     flipped = runs.groupby("arm")["flipped"].mean()
     assert flipped["good"] > 0.8 and flipped["bad"] < flipped["good"]
-    code, _, err = invoke(
-        "import",
-        "inspect",
-        str(logs["good"]),
-        str(logs["bad"]),
-        "--baseline",
-        "good",
-        "--out",
-        str(tmp_path / "p"),
-        "--score",
-        "no_such_scorer",
-    )
+    code, _, err = _good_vs_bad(logs, tmp_path / "p", "--score", "no_such_scorer")
     assert code == 2 and "no_such_scorer" in err and len(err.strip().splitlines()) == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,11 @@ def runner(ctx: RunContext) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def pilot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("plan") / "pilot"
-    arms = [{"id": "base"}, {"id": "worse", "facets": {"x": 1}}, {"id": "same", "facets": {"x": 2}}]
+    arms: list[dict[str, Any]] = [
+        {"id": "base"},
+        {"id": "worse", "facets": {"x": 1}},
+        {"id": "same", "facets": {"x": 2}},
+    ]
     compare_arms(
         arms,
         runner,
@@ -45,6 +50,31 @@ def pilot(tmp_path_factory: pytest.TempPathFactory) -> Path:
         executor="local",
         runner_version="plan",
         out=out,
+    )
+    return out
+
+
+def two_rates(base: float, arm: float) -> Callable[[RunContext], str]:
+    """The baseline flips at ``base``, the challenger at ``arm``, independently per (scenario,
+    arm, seed)."""
+
+    def run(ctx: RunContext) -> str:
+        rate = base if ctx.arm.id == "base" else arm
+        draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
+        return "B" if draw < rate else "A"
+
+    return run
+
+
+def pilot_of(out: Path, run: Callable[[RunContext], Any], arm: str = "worse", **kw: Any) -> Path:
+    """A pilot of the baseline and one challenger ``arm`` (exact comparator, in-process)."""
+    compare_arms(
+        [{"id": "base"}, {"id": arm, "facets": {"x": 1}}],
+        run,
+        comparator="exact",
+        executor=kw.pop("executor", "local"),
+        out=out,
+        **kw,
     )
     return out
 
@@ -105,21 +135,14 @@ def test_plan_refuses_bad_input_in_one_line(pilot: Path, tmp_path: Path) -> None
 
 
 def test_plan_for_a_fix_under_alternative_less(tmp_path: Path) -> None:
-    def fixer(ctx: RunContext) -> str:
-        rate = 0.5 if ctx.arm.id == "base" else 0.1
-        draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
-        return "B" if draw < rate else "A"
-
-    compare_arms(
-        [{"id": "base"}, {"id": "fix", "facets": {"x": 1}}],
-        fixer,
+    pilot_of(
+        tmp_path / "o",
+        two_rates(0.5, 0.1),
+        arm="fix",
         samples=16,
         scenarios=[{"id": "s0", "reference": "A"}],
-        comparator="exact",
-        executor="local",
         statistics={"alternative": "less"},
         runner_version="fix",
-        out=tmp_path / "o",
     )
     plan = plan_sweep(tmp_path / "o")
     (fix,) = plan.challengers
@@ -130,21 +153,13 @@ def test_plan_for_a_fix_under_alternative_less(tmp_path: Path) -> None:
 def test_an_unpaired_sweep_is_planned_with_its_own_fisher_test(tmp_path: Path) -> None:
     # pairing: none, one challenger flipping at 0.5 against a baseline at 0.1, on 2 scenarios; the
     # family (per scenario, holm) is the one challenger: each scenario's test is at alpha 0.05.
-    def unseeded(ctx: RunContext) -> str:
-        rate = 0.1 if ctx.arm.id == "base" else 0.5
-        draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
-        return "B" if draw < rate else "A"
-
-    compare_arms(
-        [{"id": "base"}, {"id": "worse", "facets": {"x": 1}}],
-        unseeded,
+    pilot_of(
+        tmp_path / "o",
+        two_rates(0.1, 0.5),
         samples=20,
         scenarios=[{"id": "s0", "reference": "A"}, {"id": "s1", "reference": "A"}],
-        comparator="exact",
-        executor="local",
         statistics={"pairing": "none"},
         runner_version="unpaired",
-        out=tmp_path / "o",
     )
     plan = plan_sweep(tmp_path / "o", power=0.8)
     (worse,) = plan.challengers
@@ -173,21 +188,13 @@ def test_an_unpaired_sweep_is_planned_with_its_own_fisher_test(tmp_path: Path) -
 def test_a_sequential_pilot_is_planned_for_its_e_process(tmp_path: Path) -> None:
     # A sequential pilot (first wave 8, waves of 4, cap 24) of one challenger flipping at 0.45
     # against a baseline at 0.1, independently per seed, on one scenario.
-    def sampler(ctx: RunContext) -> str:
-        rate = 0.1 if ctx.arm.id == "base" else 0.45
-        draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
-        return "B" if draw < rate else "A"
-
-    compare_arms(
-        [{"id": "base"}, {"id": "worse", "facets": {"x": 1}}],
-        sampler,
+    pilot_of(
+        tmp_path / "o",
+        two_rates(0.1, 0.45),
         samples=8,
         scenarios=[{"id": "s0", "reference": "A"}],
-        comparator="exact",
-        executor="local",
         sequential={"max_samples": 24, "wave": 4},
         runner_version="seq",
-        out=tmp_path / "o",
     )
     plan = plan_sweep(tmp_path / "o", power=0.8)
     (worse,) = plan.challengers
@@ -210,23 +217,20 @@ def test_a_sequential_plan_keeps_min_effect_when_a_scenario_was_untestable(
 ) -> None:
     # s0's reference is the baseline's seed 0, whose run fails: s0 cannot be tested and its row
     # records no min_effect. The plan must still simulate the sweep's min_effect futility.
+    rates = two_rates(0.1, 0.5)
+
     def runner(ctx: RunContext) -> str:
         if ctx.scenario.id == "s0" and ctx.arm.id == "base" and ctx.seed == 0:
             raise RuntimeError("no reference today")
-        rate = 0.1 if ctx.arm.id == "base" else 0.5
-        draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
-        return "B" if draw < rate else "A"
+        return rates(ctx)
 
-    compare_arms(
-        [{"id": "base"}, {"id": "worse", "facets": {"x": 1}}],
+    pilot_of(
+        tmp_path / "o",
         runner,
         samples=8,
         scenarios=[{"id": "s0"}, {"id": "s1", "reference": "A"}],
-        comparator="exact",
-        executor="local",
         sequential={"max_samples": 24, "wave": 8, "min_effect": 0.3},
         runner_version="untestable",
-        out=tmp_path / "o",
     )
     summary, rows = read_summary(tmp_path / "o"), read_verdicts(tmp_path / "o")
     assert summary is not None
@@ -242,21 +246,13 @@ def test_a_sequential_plan_keeps_min_effect_when_a_scenario_was_untestable(
 def test_an_unpaired_plan_leaves_out_records_too_old_to_hold_n11(tmp_path: Path) -> None:
     # Before record version 5 a test had no n11 (pairs where both flipped): the arm's and the
     # baseline's flip rates cannot be read from it, so the scenario is left out, and said so.
-    def unseeded(ctx: RunContext) -> str:
-        rate = 0.1 if ctx.arm.id == "base" else 0.6
-        draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
-        return "B" if draw < rate else "A"
-
-    compare_arms(
-        [{"id": "base"}, {"id": "worse", "facets": {"x": 1}}],
-        unseeded,
+    pilot_of(
+        tmp_path / "o",
+        two_rates(0.1, 0.6),
         samples=16,
         scenarios=[{"id": "s0", "reference": "A"}, {"id": "s1", "reference": "A"}],
-        comparator="exact",
-        executor="local",
         statistics={"pairing": "none"},
         runner_version="old",
-        out=tmp_path / "o",
     )
     rows = [r for r in read_verdicts(tmp_path / "o") if not r.is_baseline]
     old = [
@@ -280,15 +276,13 @@ def test_wall_time_is_runs_times_run_time_over_the_configured_concurrency(
     assert worse.runs is not None and worse.wall_s == pytest.approx(
         math.ceil(worse.runs / plan.concurrency) * plan.run_s_mean
     )
-    compare_arms(
-        [{"id": "base"}, {"id": "worse", "facets": {"x": 1}}],
+    pilot_of(
+        tmp_path / "o",
         runner,
         samples=12,
         scenarios=SCENARIOS[:1],
-        comparator="exact",
         executor={"kind": "local", "concurrency": 4},
         runner_version="conc",
-        out=tmp_path / "o",
     )
     configured = plan_sweep(tmp_path / "o")
     assert (configured.concurrency, configured.concurrency_source) == (4.0, "configured")

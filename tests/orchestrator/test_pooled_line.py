@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,20 +48,26 @@ def test_one_scenario_has_no_pooled_line() -> None:
     assert "pooled across scenarios:" not in result.table()
 
 
-def test_the_pooled_effect_is_printed_and_heterogeneity_is_flagged() -> None:
-    # The arm breaks scenario s5 only (every seed), and changes nothing on s0..s4.
+def _breaks_s5(out: Path | None = None) -> Any:
+    """The arm breaks scenario s5 only (every seed), and changes nothing on s0..s4."""
+
     def runner(ctx: RunContext) -> str:
         broken = ctx.arm.facets and ctx.scenario.id == "s5"
         return "no" if broken or random.Random(ctx.seed).random() < 0.1 else "yes"
 
-    result = compare_arms(
+    return compare_arms(
         [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
         runner,
         samples=30,
         scenarios=[{"id": f"s{i}", "reference": "yes"} for i in range(6)],
         comparator="exact",
         executor="local",
+        out=out,
     )
+
+
+def test_the_pooled_effect_is_printed_and_heterogeneity_is_flagged() -> None:
+    result = _breaks_s5()
     (pooled,) = result.summary.pooled
     effect = pooled.effect
     assert effect is not None
@@ -73,19 +80,7 @@ def test_the_pooled_effect_is_printed_and_heterogeneity_is_flagged() -> None:
 
 
 def test_the_report_flags_heterogeneity_and_names_the_scenario(tmp_path: Path) -> None:
-    def runner(ctx: RunContext) -> str:
-        broken = ctx.arm.facets and ctx.scenario.id == "s5"
-        return "no" if broken or random.Random(ctx.seed).random() < 0.1 else "yes"
-
-    compare_arms(
-        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
-        runner,
-        samples=30,
-        scenarios=[{"id": f"s{i}", "reference": "yes"} for i in range(6)],
-        comparator="exact",
-        executor="local",
-        out=tmp_path / "o",
-    )
+    _breaks_s5(tmp_path / "o")
     text = write_report(tmp_path / "o").read_text(encoding="utf-8")
     pooled = text[text.index("<h2>Pooled across scenarios</h2>") : text.index("<h2>Verdicts</h2>")]
     assert "effects disagree (p = " in pooled and "s5 stand out" in pooled

@@ -75,15 +75,23 @@ def test_report_is_self_contained(quickstart: Path) -> None:
     assert "@media print" in text
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (.ci/run installs it)")
-def test_quickstart_report_renders_in_headless_chromium(quickstart: Path, tmp_path: Path) -> None:
-    page = (quickstart / "report.html").as_uri()
-    base = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+HEADLESS = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+
+
+def _rendered(page: str) -> tuple[str, _Dom]:
+    """The page as headless Chromium parsed it: its DOM text, and what _Dom found in it."""
     dom_text = subprocess.run(
-        [*base, "--dump-dom", page], capture_output=True, text=True, timeout=120, check=True
+        [*HEADLESS, "--dump-dom", page], capture_output=True, text=True, timeout=120, check=True
     ).stdout
     dom = _Dom()
     dom.feed(dom_text)
+    return dom_text, dom
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (.ci/run installs it)")
+def test_quickstart_report_renders_in_headless_chromium(quickstart: Path, tmp_path: Path) -> None:
+    page = (quickstart / "report.html").as_uri()
+    _, dom = _rendered(page)
     rows = [json.loads(x) for x in (quickstart / "verdicts.jsonl").read_text().splitlines()]
     challengers = [r["arm"] for r in rows if not r["is_baseline"]]
     assert dom.table_arms == [r["arm"] for r in rows]  # every arm, in the verdict table
@@ -92,7 +100,7 @@ def test_quickstart_report_renders_in_headless_chromium(quickstart: Path, tmp_pa
     assert dom.svgs_in_figures == 1
     shot = tmp_path / "report.png"
     subprocess.run(
-        [*base, f"--screenshot={shot}", "--window-size=1200,2400", page],
+        [*HEADLESS, f"--screenshot={shot}", "--window-size=1200,2400", page],
         capture_output=True,
         timeout=120,
         check=True,
@@ -366,13 +374,7 @@ def test_the_researcher_report_renders_in_headless_chromium(tmp_path: Path) -> N
     # 4 scenarios x 2 challengers: the matrix, the forest plot, a figure per scenario and a
     # section per challenger row survive a real browser's parse.
     out = _researcher_run(tmp_path, scenarios=4)
-    page = write_report(out).as_uri()
-    base = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
-    dom_text = subprocess.run(
-        [*base, "--dump-dom", page], capture_output=True, text=True, timeout=120, check=True
-    ).stdout
-    dom = _Dom()
-    dom.feed(dom_text)
+    dom_text, dom = _rendered(write_report(out).as_uri())
     scenarios = [f.get("data-scenario") for f in dom.figures if f.get("data-scenario")]
     assert scenarios == ["s0", "s1", "s2", "s3"]
     assert dom.sections == ["c0", "c1"] * 4

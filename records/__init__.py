@@ -1,8 +1,9 @@
 """The record contract: what counterfact writes and other tools read.
 
 ``runs.jsonl`` lines are :class:`RunRecord`; ``verdicts.jsonl`` lines are :class:`VerdictRecord`;
-``summary.json`` is :class:`SweepSummary`; ``bisect.json`` is :class:`BisectRecord`. Their closed
-vocabularies live in :mod:`counterfact.records.vocabulary`, the seed-set encoding in
+``arms.jsonl`` lines are :class:`ArmVerdictRecord` (one verdict per challenger over the question
+set); ``summary.json`` is :class:`SweepSummary`; ``bisect.json`` is :class:`BisectRecord`. Their
+closed vocabularies live in :mod:`counterfact.records.vocabulary`, the seed-set encoding in
 :mod:`counterfact.records.seedsets`, and readers in :mod:`counterfact.records.files`.
 
 This package imports pydantic and the standard library only (a test pins it), so a notebook or
@@ -19,7 +20,14 @@ if __name__ != "counterfact.records":  # one import name per module: see docs/ar
     )
     raise ImportError(msg)
 
-from counterfact.records.files import read_bisect, read_runs, read_summary, read_verdicts
+from counterfact.records.arms import ARM_SCHEMA_VERSION, ArmVerdictRecord
+from counterfact.records.files import (
+    read_arms,
+    read_bisect,
+    read_runs,
+    read_summary,
+    read_verdicts,
+)
 from counterfact.records.plan import PLAN_SCHEMA_VERSION, PlanRecord
 from counterfact.records.runs import RUN_SCHEMA_VERSION, RunError, RunRecord
 from counterfact.records.verdicts import (
@@ -35,11 +43,13 @@ from counterfact.records.verdicts import (
 )
 
 __all__ = [
+    "ARM_SCHEMA_VERSION",
     "BISECT_SCHEMA_VERSION",
     "PLAN_SCHEMA_VERSION",
     "RUN_SCHEMA_VERSION",
     "SUMMARY_SCHEMA_VERSION",
     "VERDICT_SCHEMA_VERSION",
+    "ArmVerdictRecord",
     "BisectRecord",
     "BudgetRecord",
     "ConcurrencyRecord",
@@ -49,6 +59,7 @@ __all__ = [
     "RunRecord",
     "SweepSummary",
     "VerdictRecord",
+    "read_arms",
     "read_bisect",
     "read_runs",
     "read_summary",

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from counterfact.records.arms import ArmVerdictRecord
 from counterfact.records.runs import RunRecord
 from counterfact.records.verdicts import BisectRecord, SweepSummary, VerdictRecord
 
@@ -18,6 +19,7 @@ RUNS_FILE = "runs.jsonl"
 VERDICTS_FILE = "verdicts.jsonl"
 SUMMARY_FILE = "summary.json"
 BISECT_FILE = "bisect.json"
+ARMS_FILE = "arms.jsonl"
 
 
 def _file(where: str | Path, name: str) -> Path:
@@ -49,3 +51,11 @@ def read_summary(where: str | Path) -> SweepSummary:
 def read_bisect(where: str | Path) -> BisectRecord:
     """``bisect.json``."""
     return BisectRecord.model_validate(json.loads(_file(where, BISECT_FILE).read_text("utf-8")))
+
+
+def read_arms(where: str | Path) -> list[ArmVerdictRecord]:
+    """Every line of ``arms.jsonl``: one verdict per challenger over the whole question set."""
+    text = _file(where, ARMS_FILE).read_text(encoding="utf-8")
+    return [
+        ArmVerdictRecord.model_validate_json(line) for line in text.splitlines() if line.strip()
+    ]

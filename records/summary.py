@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from counterfact.records.arms import ArmVerdictRecord
 from counterfact.records.parts import (
     Interval,
     SimilarityRecord,
@@ -22,10 +23,12 @@ from counterfact.records.vocabulary import (
     StatisticalVerdict,
 )
 
-SUMMARY_SCHEMA_VERSION: Literal[6] = 6
+SUMMARY_SCHEMA_VERSION: Literal[7] = 7
 """2 added ``statistics`` and ``pooled``; 3 added ``sequential``; 4 added ``concurrency``,
 ``budget`` and status ``budget-exhausted``; 5 added ``cache_entries_rejected``; 6 added
-``pooled[].effect``; older files still load."""
+``pooled[].effect``; 7 added ``arms`` (one verdict per challenger over the question set) and
+``spend``; older
+files still load."""
 
 
 class PooledEffectRecord(Interval):
@@ -203,10 +206,21 @@ class BudgetRecord(_Record):
     """Planned runs left unstarted by the budget (null for a sequential sweep: no fixed plan)."""
 
 
+class SpendRecord(_Record):
+    """What the recorded runs reported costing (their ``cost``), summed."""
+
+    total: dict[str, float]
+    """Per cost key (``usd``, ``tokens`` ...), over every run of the directory."""
+    by_arm: dict[str, dict[str, float]]
+    """The same per arm."""
+    runs_with_cost: int
+    """Runs that reported a cost."""
+
+
 class SweepSummary(_Provenance):
     """``summary.json``: provenance and per-scenario facts of one sweep."""
 
-    schema_version: Literal[1, 2, 3, 4, 5, 6] = SUMMARY_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6, 7] = SUMMARY_SCHEMA_VERSION
     status: Literal["complete", "interrupted", "failed", "budget-exhausted"] = "complete"
     """``interrupted`` when Ctrl-C or SIGTERM stopped the sweep (then there are no verdicts
     yet); ``failed`` when every run failed, or scheduling stopped because the runner evidently
@@ -216,6 +230,8 @@ class SweepSummary(_Provenance):
     """How the allowed concurrency moved; null when runs did not overlap."""
     budget: BudgetRecord | None = None
     """The spend budget; null without ``budget``."""
+    spend: SpendRecord | None = None
+    """What the runs reported costing, per arm and overall (null before version 7)."""
     failure: str | None = None
     """Why the sweep failed, in words; null unless ``status`` is ``failed``."""
     runs_used: int
@@ -234,6 +250,10 @@ class SweepSummary(_Provenance):
     scenarios: list[ScenarioSummary]
     statistics: StatisticsRecord | None = None
     """The statistics settings used (null in version-1 files)."""
+    arms: list[ArmVerdictRecord] = Field(default_factory=list)
+    """Per challenger, one verdict over every question (the headline; ``arms.jsonl`` holds the
+    same records): the sign-flip test over questions, valid whether a question's seeds are
+    independent or copies. Empty before version 7."""
     pooled: list[PooledRecord] = Field(default_factory=list)
     """Per challenger, one test across scenarios (rule 18); empty with a single scenario."""
     sequential: SequentialSummary | None = None

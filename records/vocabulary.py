@@ -102,5 +102,7 @@ DoubtCode = Literal[
     "search-incomplete",
     "minimality-unchecked",
     "probe-runs-failed",
+    "questions-withheld",
+    "interval-test-disagree",
 ]
 """One kind of doubt about a verdict (a :class:`~counterfact.records.verdicts.DoubtRecord`)."""

@@ -106,14 +106,33 @@ config_arg = click.argument("config", type=click.Path(dir_okay=False, path_type=
 report_opt = click.option(
     "--no-report", "no_report", is_flag=True, help="Do not write report.html."
 )
+GATE_STATES = (
+    "confirmed",
+    "significant",
+    "inconclusive",
+    "underpowered",
+    "scenario-confirmed",
+    "scenario-significant",
+    "scenario-inconclusive",
+    "scenario-underpowered",
+)
+"""``--fail-on``'s choices (the same as :data:`counterfact.orchestrator.drivers.gate.GATE_STATES`,
+kept literal here so the CLI starts without the statistics)."""
 fail_on_opt = click.option(
     "--fail-on",
     "fail_on",
     multiple=True,
-    type=click.Choice(["confirmed", "significant", "inconclusive", "underpowered"]),
-    help="Exit 3 (after writing every record) when any challenger — or the bisection — ends in "
-    "this state (a headline verdict, or a test's statistical verdict: 'underpowered' catches a "
-    "sweep too small to test). Repeatable; 'significant' warns when no test could reach it.",
+    type=click.Choice(GATE_STATES),
+    help="Exit 3 (after writing every record) when any challenger's arm-level verdict (over "
+    "every question) — or the bisection — ends in this state: a verdict, or the test's "
+    "statistical verdict ('underpowered' catches a sweep too small to test). "
+    "'scenario-<state>' matches the per-question rows instead. Repeatable; 'significant' warns "
+    "when no test could reach it.",
+)
+detail_opt = click.option(
+    "--detail",
+    is_flag=True,
+    help="Also print the per-question verdict table and claims (always in report.html).",
 )
 executor_opt = click.option(
     "--executor", type=click.Choice(sorted(EXECUTORS)), help="Override executor.kind."

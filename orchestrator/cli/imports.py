@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from counterfact.exceptions import ConfigError, CounterfactError
-from counterfact.orchestrator.cli.common import fail, fail_on_opt, finish
+from counterfact.orchestrator.cli.common import detail_opt, fail, fail_on_opt, finish
+from counterfact.orchestrator.cli.console import show
 
 
 @click.group(name="import")
@@ -57,6 +58,7 @@ def _named(pairs: tuple[str, ...]) -> list[tuple[str, Path]]:
 @click.option("--fresh", is_flag=True, help="Move an existing --out aside first.")
 @click.option("--no-report", "no_report", is_flag=True, help="Do not write report.html.")
 @fail_on_opt
+@detail_opt
 def inspect_command(
     logs: tuple[Path, ...],
     arms: tuple[str, ...],
@@ -70,6 +72,7 @@ def inspect_command(
     fresh: bool,
     no_report: bool,
     fail_on: tuple[str, ...],
+    detail: bool,
 ) -> None:
     """Judge Inspect AI logs: each LOG (.eval or .json) an arm named by its task, each sample id a
     scenario, each epoch a seed, paired by epoch across arms; the sample's target the reference.
@@ -103,9 +106,9 @@ def inspect_command(
     except CounterfactError as exc:
         fail(exc)
         return
-    click.echo(result.table())
-    click.echo(f"\nrecords: {out}/ (runs.jsonl, verdicts.jsonl, summary.json)")
-    warning = cannot_fire(result.rows, fail_on, result.summary.statistics)
+    show(result, out, detail=detail)
+    arm_level = result.summary.arms
+    warning = cannot_fire(result.rows, arm_level, fail_on, result.summary.statistics)
     if warning is not None:
         click.echo(f"warning: {warning}", err=True)
-    finish(out, not no_report, sweep_hits(result.rows, fail_on))
+    finish(out, not no_report, sweep_hits(result.rows, arm_level, fail_on))

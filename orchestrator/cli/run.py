@@ -14,6 +14,7 @@ from counterfact.orchestrator.cli.common import (
     address_opt,
     cache_opt,
     config_arg,
+    detail_opt,
     ended,
     executor_opt,
     fail_on_opt,
@@ -24,6 +25,7 @@ from counterfact.orchestrator.cli.common import (
     report_opt,
     set_opt,
 )
+from counterfact.orchestrator.cli.console import show
 
 if TYPE_CHECKING:
     from counterfact.orchestrator.drivers.sweep import SweepResult
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
 @cache_opt
 @report_opt
 @fail_on_opt
+@detail_opt
 def run(
     config: str,
     executor: str | None,
@@ -49,9 +52,11 @@ def run(
     cache_dir: str | None,
     no_report: bool,
     fail_on: tuple[str, ...],
+    detail: bool,
 ) -> None:
-    """Run the sweep in CONFIG (resuming its run directory), print its verdict table and write
-    report.html beside its records.
+    """Run the sweep in CONFIG (resuming its run directory), print one verdict per challenger
+    (over every question; --detail adds the per-question table) and write report.html beside
+    its records.
     """
     from counterfact.orchestrator.drivers.gate import cannot_fire, sweep_hits
     from counterfact.orchestrator.drivers.preflight import preflight_sweep
@@ -72,7 +77,8 @@ def run(
         )
     except BudgetExhausted as exc:
         if isinstance(exc.result, SweepResult) and run_dir is not None:
-            _show(exc.result, run_dir)
+            _resumed(exc.result)
+            show(exc.result, run_dir, detail=detail)
         click.echo(f"budget: {exc}", err=True)
         if run_dir is not None:
             finish(run_dir, not no_report, [])
@@ -82,15 +88,17 @@ def run(
         return
     except KeyboardInterrupt:
         aborted(run_dir)
-    _show(result, run_dir)
-    warning = cannot_fire(result.rows, fail_on, result.summary.statistics)
+    _resumed(result)
+    show(result, run_dir, detail=detail)
+    arms = result.summary.arms
+    warning = cannot_fire(result.rows, arms, fail_on, result.summary.statistics)
     if warning is not None:
         click.echo(f"warning: {warning}", err=True)
-    finish(run_dir, not no_report, sweep_hits(result.rows, fail_on))
+    finish(run_dir, not no_report, sweep_hits(result.rows, arms, fail_on))
 
 
-def _show(result: SweepResult, run_dir: Path) -> None:
-    """The verdict table, the claims worth reading, and where the records are."""
+def _resumed(result: SweepResult) -> None:
+    """What a resume read back, on stderr."""
     summary = result.summary
     if summary.runs_reused or summary.runs_from_cache:
         click.echo(
@@ -99,22 +107,3 @@ def _show(result: SweepResult, run_dir: Path) -> None:
             + (" (a torn last line was dropped)" if summary.torn_line_dropped else ""),
             err=True,
         )
-    click.echo(result.table())
-    click.echo("")
-    note = result.sequential_note()
-    if note is not None:
-        click.echo(note)
-    quiet = 0
-    for row in result.rows:
-        if row.is_baseline:
-            continue
-        if row.verdict == "not-confirmed":
-            quiet += 1
-            continue
-        click.echo(f"- {row.scenario}/{row.arm}: {row.claim}")
-    if quiet:
-        click.echo(
-            f"- {quiet} arm(s) not confirmed (their claims say why); every claim is in "
-            "verdicts.jsonl"
-        )
-    click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, verdicts.jsonl, summary.json)")

@@ -1,48 +1,106 @@
-"""``--fail-on``: which challengers (or which bisection) ended in a state a CI job fails on."""
+"""``--fail-on``: which challengers (or which bisection) ended in a state a CI job fails on.
+
+The plain states (``confirmed``, ``significant``, ``inconclusive``, ``underpowered``) read the
+arm-level verdicts, one per challenger over the whole question set; ``scenario-<state>`` reads
+the per-question rows instead (opt in: at a few seeds no single question can be significant).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from counterfact.records import BisectRecord, VerdictRecord
+from counterfact.records import ArmVerdictRecord, BisectRecord, VerdictRecord
 from counterfact.records.verdicts import StatisticsRecord
 from counterfact.verdicts.family import samples_needed
 
-GATE_STATES = ("confirmed", "significant", "inconclusive", "underpowered")
-"""What ``--fail-on`` can match: a headline verdict, or a challenger's statistical verdict."""
+ARM_STATES = ("confirmed", "significant", "inconclusive", "underpowered")
+"""What ``--fail-on`` matches on an arm-level verdict: its verdict or its statistical verdict."""
+SCENARIO_PREFIX = "scenario-"
+GATE_STATES = ARM_STATES + tuple(SCENARIO_PREFIX + s for s in ARM_STATES)
+"""Every ``--fail-on`` state: arm-level, then per-question (``scenario-significant``)."""
 
 
-def sweep_hits(rows: Sequence[VerdictRecord], states: Iterable[str]) -> list[str]:
-    """``scenario/arm: state`` for every challenger row in one of ``states``."""
+def _split(states: Iterable[str]) -> tuple[set[str], set[str]]:
     wanted = set(states)
+    arm = wanted & set(ARM_STATES)
+    row = {s.removeprefix(SCENARIO_PREFIX) for s in wanted if s.startswith(SCENARIO_PREFIX)}
+    return arm, row
+
+
+def sweep_hits(
+    rows: Sequence[VerdictRecord], arms: Sequence[ArmVerdictRecord], states: Iterable[str]
+) -> list[str]:
+    """``arm: state`` for every arm-level verdict in a plain state, then ``scenario/arm:
+    scenario-state`` for every challenger row in a ``scenario-`` state.
+    """
+    arm_states, row_states = _split(states)
     hits = []
+    for record in arms:
+        found = {str(record.verdict), str(record.statistical_verdict)} & arm_states
+        hits += [f"{record.arm}: {state}" for state in sorted(found)]
     for row in rows:
         if row.is_baseline:
             continue
-        found = {str(row.verdict), str(row.statistical_verdict)} & wanted
-        hits += [f"{row.scenario}/{row.arm}: {state}" for state in sorted(found)]
+        found = {str(row.verdict), str(row.statistical_verdict)} & row_states
+        hits += [f"{row.scenario}/{row.arm}: {SCENARIO_PREFIX}{state}" for state in sorted(found)]
     return hits
 
 
 def bisect_hits(record: BisectRecord, states: Iterable[str]) -> list[str]:
-    """``bisection: verdict`` when the bisection's verdict is one of ``states``."""
-    return [f"bisection: {record.verdict}"] if record.verdict in set(states) else []
+    """``bisection: verdict`` when the bisection's verdict is one of ``states`` (plain or with
+    the ``scenario-`` prefix: a bisection has one verdict, over its one scenario).
+    """
+    arm_states, row_states = _split(states)
+    return [f"bisection: {record.verdict}"] if record.verdict in arm_states | row_states else []
 
 
 def cannot_fire(
-    rows: Sequence[VerdictRecord], states: Iterable[str], stats: StatisticsRecord | None
+    rows: Sequence[VerdictRecord],
+    arms: Sequence[ArmVerdictRecord],
+    states: Iterable[str],
+    stats: StatisticsRecord | None,
 ) -> str | None:
-    """Why ``--fail-on significant`` could not have fired on this sweep, in one line; None when
-    some challenger's test could reach significance (or ``significant`` was not asked for).
+    """Why a ``significant`` gate could not have fired on this sweep, in one line; None when it
+    could (or no ``significant`` state was asked for).
 
     A gate that can never fire passes silently otherwise: every test underpowered (too few
-    samples for alpha once adjusted), or no test at all.
+    questions, or samples, for alpha once adjusted), or no test at all.
     """
-    if "significant" not in set(states):
+    arm_states, row_states = _split(states)
+    if "significant" in arm_states:
+        line = _arms_cannot(arms)
+        if line is not None:
+            return line
+    if "significant" in row_states:
+        return _rows_cannot(rows, stats)
+    return None
+
+
+def _arms_cannot(arms: Sequence[ArmVerdictRecord]) -> str | None:
+    if not arms:
+        return "fail-on significant: this gate could not fire — the sweep has no challenger"
+    if any(a.statistical_verdict in ("significant", "not-significant") for a in arms):
         return None
+    untested = sum(a.statistical_verdict is None for a in arms)
+    parts = []
+    if len(arms) - untested:
+        most = max(a.questions for a in arms)
+        parts.append(
+            f"{len(arms) - untested} of {len(arms)} challengers are underpowered ({most} "
+            "question(s): no outcome over so few questions can reach alpha once adjusted; add "
+            "questions)"
+        )
+    if untested:
+        parts.append(f"{untested} challenger(s) have no test (no reference, or withheld)")
+    return "fail-on significant: this gate could not fire — " + "; ".join(parts)
+
+
+def _rows_cannot(rows: Sequence[VerdictRecord], stats: StatisticsRecord | None) -> str | None:
     challengers = [r for r in rows if not r.is_baseline]
     if not challengers:
-        return "fail-on significant: this gate could not fire — the sweep has no challenger"
+        return (
+            "fail-on scenario-significant: this gate could not fire — the sweep has no challenger"
+        )
     tests = [r.test for r in challengers if r.test is not None]
     if any(r.statistical_verdict in ("significant", "not-significant") for r in challengers):
         return None
@@ -56,4 +114,4 @@ def cannot_fire(
         parts.append(line)
     if untested:
         parts.append(f"{untested} challenger row(s) have no test (no reference, or withheld)")
-    return "fail-on significant: this gate could not fire — " + "; ".join(parts)
+    return "fail-on scenario-significant: this gate could not fire — " + "; ".join(parts)

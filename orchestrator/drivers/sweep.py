@@ -19,11 +19,13 @@ from counterfact.orchestrator.engine.executors import Executor, make_executor
 from counterfact.orchestrator.engine.plan import build_plan
 from counterfact.orchestrator.engine.progress import NoProgress, Progress
 from counterfact.orchestrator.engine.source import RunSource
+from counterfact.orchestrator.engine.spend import SpendTally
 from counterfact.orchestrator.engine.worker import now_iso
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
 from counterfact.probes.tally import ScenarioTally
+from counterfact.verdicts.armlevel import arm_verdicts
 from counterfact.verdicts.assess import ScenarioAssessment, assess_tally
 from counterfact.verdicts.family import pooled
 from counterfact.verdicts.judgement import Judgement
@@ -145,6 +147,7 @@ def run_sweep(
     plan = build_plan(sweep.scenarios, sweep.arms, sweep.samples)
     tallies = _tallies(sweep)
     budget = Budget(sweep.config.budget) if sweep.config.budget else None
+    spend = SpendTally()
     seen = watched((s.id for s in sweep.scenarios), (a.id for a in sweep.arms), sweep.baseline)
     session = Session(
         sweep,
@@ -154,7 +157,7 @@ def run_sweep(
         executor=executor,
         fresh=fresh,
         cache_dir=cache_dir,
-        sink=_sink(tallies, budget),
+        sink=_sink(tallies, budget, spend),
         budget=budget,
         log=log,
     )
@@ -166,7 +169,7 @@ def run_sweep(
         missing = 0
         if ending.kind in ("interrupted", "budget"):
             missing = sum(not store.has(c.scenario.id, c.arm.id, c.seed) for c in plan)
-        facts = _Facts(session, started, ending, None if waves is not None else missing)
+        facts = _Facts(session, started, ending, None if waves is not None else missing, spend)
         conclude = partial(
             session.conclude,
             ending,
@@ -177,6 +180,7 @@ def run_sweep(
         if not ending.judged:  # stopped early: the counts are recorded, nothing is judged
             store.write_summary(_summary(sweep, facts, []))
             conclude()  # raises
+        shown.phase(f"judging {len(sweep.scenarios):,} question(s) x {len(sweep.arms)} arms")
         result = _judge(sweep, tallies, facts, log, waves)
         conclude(result=result)
     return result
@@ -213,14 +217,17 @@ def _tallies(sweep: ResolvedSweep) -> dict[str, ScenarioTally]:
     }
 
 
-def _sink(tallies: dict[str, ScenarioTally], budget: Budget | None) -> Callable[[RunRecord], None]:
+def _sink(
+    tallies: dict[str, ScenarioTally], budget: Budget | None, spend: SpendTally
+) -> Callable[[RunRecord], None]:
     """Hands each record to its scenario's tally (records of removed scenarios are ignored) and
-    counts its spend against the budget.
+    counts its spend, against the budget and in the totals.
     """
 
     def take(record: RunRecord) -> None:
         if budget is not None:
             budget.observe(record)
+        spend.observe(record)
         tally = tallies.get(record.scenario)
         if tally is not None:
             tally.add(record)
@@ -263,6 +270,7 @@ class _Facts:
     ending: Ending
     not_started: int | None
     """Planned runs without a record (None: a sequential plan has no fixed size)."""
+    spend: SpendTally
 
     def budget(self) -> BudgetRecord | None:
         budget = self.session.source.budget
@@ -297,6 +305,7 @@ def _summary(
             "scenarios": scenarios,
             "concurrency": source.throttle,
             "budget": facts.budget(),
+            "spend": facts.spend.record(),
             **(judged or {}),
         }
     )
@@ -337,16 +346,20 @@ def _judge(
         judgements.extend(assessed.judgements)
         scenarios.append(assessed.summary)
     rows = verdict_rows(judgements, settings)
+    # rule 18's McNemar is a fixed-sample test: a sequential sweep pools its e-values instead
+    stratified = pooled(rows, settings) if waves is None else pooled_e(rows, settings)
+    arms = arm_verdicts(rows, settings, stratified)
     judged = {
         "statistics": settings.record(),
-        # rule 18's McNemar is a fixed-sample test: a sequential sweep pools its e-values instead
-        "pooled": pooled(rows, settings) if waves is None else pooled_e(rows, settings),
+        "arms": arms,
+        "pooled": stratified,
         "sequential": waves.summary(rows, tallies) if waves is not None else None,
         "rollup": rollup(rows),
     }
     summary = _summary(sweep, facts, scenarios, judged)
     store = facts.session.store
     store.write_verdicts(rows)
+    store.write_arms(arms)
     store.write_summary(summary)
     log.info("sweep.done", runs=facts.session.source.runner_calls, failed=summary.runs_failed)
     kept = tuple(store.records)

@@ -26,6 +26,10 @@ class Progress(Protocol):
         """The sweep ended (finished, failed or interrupted)."""
         ...
 
+    def phase(self, text: str) -> None:
+        """A step after the runs started (``judging 10,000 questions``)."""
+        ...
+
 
 class NoProgress:
     """Shows nothing."""
@@ -38,6 +42,9 @@ class NoProgress:
 
     def finish(self) -> None:
         """Ignore the end."""
+
+    def phase(self, text: str) -> None:
+        """Ignore the step."""
 
 
 class TerminalProgress:
@@ -81,6 +88,11 @@ class TerminalProgress:
         """Remove the bar."""
         if self._bar is not None:
             self._bar.__exit__(None, None, None)
+            self._bar = None
+
+    def phase(self, text: str) -> None:
+        """One line on stderr."""
+        click.echo(f"{text}…", err=True)
 
 
 class LogProgress:
@@ -116,3 +128,7 @@ class LogProgress:
 
     def finish(self) -> None:
         """Nothing to clean up."""
+
+    def phase(self, text: str) -> None:
+        """A ``sweep.phase`` log event."""
+        self._log.info("sweep.phase", step=text)

@@ -23,7 +23,12 @@ SUMMARY_FILE = "summary.json"
 FINGERPRINT_FILE = "sweep.json"
 BISECT_FILE = "bisect.json"
 REPORT_FILE = "report.html"
-PREVIOUS = {VERDICTS_FILE: "verdicts.previous.jsonl", REPORT_FILE: "report.previous.html"}
+ARMS_FILE = "arms.jsonl"
+PREVIOUS = {
+    VERDICTS_FILE: "verdicts.previous.jsonl",
+    ARMS_FILE: "arms.previous.jsonl",
+    REPORT_FILE: "report.previous.html",
+}
 """Where a resume moves the last verdicts and report, so that a resume stopped before it judged
 never leaves them presented as current (the new ones are written when it finishes)."""
 

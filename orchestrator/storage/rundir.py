@@ -23,6 +23,7 @@ import numpy as np
 from counterfact.exceptions import RunDirectoryError
 from counterfact.orchestrator.storage.atomic import write_atomic, write_json, writing
 from counterfact.orchestrator.storage.dirchecks import (
+    ARMS_FILE,
     FINGERPRINT_FILE,
     FIRST_LINE_KEY,
     SUMMARY_FILE,
@@ -42,6 +43,7 @@ from counterfact.orchestrator.storage.writable import record_line
 from counterfact.probes.records import RunRecord
 
 if TYPE_CHECKING:  # only annotations: validate stays free of the judging path's imports
+    from counterfact.records.arms import ArmVerdictRecord
     from counterfact.verdicts.records import SweepSummary, VerdictRecord
 
 LOCK_FILE = ".lock"
@@ -290,6 +292,14 @@ class RunStore:
         text = "".join(v.model_dump_json() + "\n" for v in verdicts)
         with writing(self.run_dir / VERDICTS_FILE):
             write_atomic(self.run_dir / VERDICTS_FILE, text)
+
+    def write_arms(self, arms: Iterable[ArmVerdictRecord]) -> None:
+        """Write ``arms.jsonl`` atomically (nothing without a directory)."""
+        if self.run_dir is None:
+            return
+        text = "".join(a.model_dump_json() + "\n" for a in arms)
+        with writing(self.run_dir / ARMS_FILE):
+            write_atomic(self.run_dir / ARMS_FILE, text)
 
     def write_summary(self, summary: SweepSummary) -> None:
         """Write ``summary.json`` atomically (nothing without a directory)."""

@@ -1,0 +1,42 @@
+"""What a sweep spent: every recorded run's costs summed per arm and overall (resumed and
+cached runs included: they are the directory's spend), for the console and ``summary.json``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from counterfact.probes.records import RunRecord
+from counterfact.records.summary import SpendRecord
+
+
+class SpendTally:
+    """Sums each run's ``cost`` by arm; told about every record the sweep holds."""
+
+    def __init__(self) -> None:
+        self._by_arm: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        self._runs = 0
+
+    def observe(self, record: RunRecord) -> None:
+        """Add one run's reported costs."""
+        if not record.cost:
+            return
+        self._runs += 1
+        mine = self._by_arm[record.arm]
+        for key, value in record.cost.items():
+            mine[key] += value
+
+    def record(self) -> SpendRecord:
+        """The totals, rounded to 1e-6."""
+        by_arm = {
+            a: {k: round(v, 6) for k, v in sorted(c.items())} for a, c in self._by_arm.items()
+        }
+        total: dict[str, float] = defaultdict(float)
+        for costs in by_arm.values():
+            for key, value in costs.items():
+                total[key] += value
+        return SpendRecord(
+            total={k: round(v, 6) for k, v in sorted(total.items())},
+            by_arm=by_arm,
+            runs_with_cost=self._runs,
+        )

@@ -1,0 +1,105 @@
+"""Arm-level verdict records: one per challenger over the whole question set (``arms.jsonl``,
+and ``summary.json``'s ``arms``). The per-question rows of ``verdicts.jsonl`` are the detail.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from counterfact.records.parts import AdjustmentRecord, DoubtRecord, Interval, _Record
+from counterfact.records.vocabulary import (
+    Alternative,
+    InterventionKind,
+    Standing,
+    StatisticalVerdict,
+    Verdict,
+)
+
+ARM_SCHEMA_VERSION: Literal[1] = 1
+"""Version of the arm-level record's layout."""
+
+
+class ArmEffectRecord(Interval):
+    """The flip-rate difference (arm minus baseline) over every tested question's pairs."""
+
+    diff: float
+    """Summed ``n10 - n01`` over summed pairs (each question weighted by its scored pairs)."""
+
+
+class StratifiedRecord(_Record):
+    """The seed-level stratified McNemar test (secondary: it counts every seed pair as
+    independent, so it overstates the evidence when a question's seeds repeat each other).
+    """
+
+    p_value: float
+    p_adjusted: float
+    statistical_verdict: StatisticalVerdict
+    disagrees: bool
+    """It calls the arm significant where the test over questions does not, or the reverse."""
+
+
+class QuestionMoveRecord(_Record):
+    """One question that moved most (for the console and the report's notable list)."""
+
+    question: str
+    moved: int
+    """``n10 - n01``: the arm's extra flips on it (negative: it flipped less)."""
+    pairs: int
+
+
+class ArmVerdictRecord(_Record):
+    """One challenger over the whole eval set: what the evidence licenses about the change."""
+
+    schema_version: Literal[1] = ARM_SCHEMA_VERSION
+    arm: str
+    intervention: InterventionKind
+    verdict: Verdict
+    """``confirmed``: the test over questions is significant (after adjustment over the
+    challengers) in the direction asked; ``not-confirmed``: it is not; ``inconclusive``: no test
+    (no question could be tested) or no outcome could have reached alpha (``underpowered``)."""
+    statistical_verdict: StatisticalVerdict | None
+    """Null when no question could be tested."""
+    alternative: Alternative
+    method: str
+    """The test the verdict rests on, in words."""
+    questions: int
+    """Questions with a scored pair (the sample of the test)."""
+    questions_withheld: int
+    """Questions whose test was withheld (the manifests show the arm or the baseline did not
+    take effect there) or that had nothing to score."""
+    questions_up: int
+    """Questions on which the arm flipped more often than the baseline."""
+    questions_down: int
+    """Questions on which it flipped less often."""
+    pairs: int
+    """Scored seed pairs over the tested questions."""
+    effective_pairs: float
+    """Pairs that independent seeds would need for the spread seen: ``pairs`` when seeds vary
+    independently, the number of questions when every epoch repeats the first."""
+    seeds_vary: bool
+    """Some question's outcomes varied across its seeds (False: epochs are copies, and the
+    questions are the whole sample)."""
+    statistic: int
+    """The arm's extra flips summed over questions (``sum n10 - n01``)."""
+    p_value: float | None
+    p_adjusted: float | None
+    """Adjusted over the sweep's challengers (``statistics.adjust``)."""
+    adjustment: AdjustmentRecord | None
+    min_attainable_p: float | None
+    effect: ArmEffectRecord | None
+    interval_agrees: bool | None
+    """The interval excludes 0 exactly when the test is significant (False: the interval is the
+    test's normal approximation and the exact p decides; the notes say so)."""
+    stratified: StratifiedRecord | None = None
+    """The secondary seed-level test (null with one question, or in sequential sweeps)."""
+    notable: list[QuestionMoveRecord] = Field(default_factory=list)
+    """The questions that moved most, either way (at most 5 each)."""
+    notes: list[str] = Field(default_factory=list)
+    """What a reader must know: seeds that never varied, an interval that disagrees, a
+    secondary test that disagrees."""
+    standing: Standing
+    reasons: list[DoubtRecord] = Field(default_factory=list)
+    summary: str
+    """The console's line for this challenger, in words."""

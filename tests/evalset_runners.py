@@ -1,0 +1,41 @@
+"""Runners for eval-set tests: many questions, a few seeds, outcomes by question.
+
+Each question's id is ``q<i>``; a run's output is ``right`` or ``wrong`` (the reference is
+``right``, compared by ``contains``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from counterfact import RunContext
+
+
+def _index(ctx: RunContext) -> int:
+    return int(ctx.scenario.id.removeprefix("q"))
+
+
+def identical_epochs(ctx: RunContext) -> str:
+    """Every seed of a question gives the same answer (a fixed API seed): the baseline is right
+    on every question but q7-q9; ``breaks7fixes3`` is wrong on q0-q6 and right on q7-q9;
+    ``breaks10`` is wrong on q0-q9 where the baseline was right (q10-q19 here).
+    """
+    i, arm = _index(ctx), ctx.arm.id
+    if arm == "breaks7fixes3":
+        return "wrong" if i < 7 else "right"
+    if arm == "breaks10":
+        return "wrong" if i < 13 else "right"
+    return "wrong" if 7 <= i < 10 else "right"
+
+
+def _draw(ctx: RunContext) -> float:
+    key = f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}".encode()
+    return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") / 2**64
+
+
+def small_effect(ctx: RunContext) -> str:
+    """Independent seeds: the baseline is wrong with probability 0.2, ``worse`` with 0.45 — no
+    single question at 4 seeds can be significant, the set of 40 is.
+    """
+    rate = 0.45 if ctx.arm.id == "worse" else 0.2
+    return "wrong" if _draw(ctx) < rate else "right"

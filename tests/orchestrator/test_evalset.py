@@ -1,0 +1,151 @@
+"""The eval set is the unit (issue 26): one verdict per challenger over every question, valid
+when epochs repeat, read by the gate, printed first, on the in-process executor."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from counterfact import RunContext, RunResult, compare_arms
+from counterfact.records import read_arms, read_summary
+from tests.helpers import invoke
+
+RUNNERS = Path(__file__).parents[1] / "evalset_runners.py"
+
+
+def _sweep(tmp_path: Path, runner: str, questions: int, samples: int, arms: list[str]) -> Path:
+    with (tmp_path / "q.jsonl").open("w") as fh:
+        for i in range(questions):
+            fh.write(json.dumps({"id": f"q{i}", "inputs": {}, "reference": "right"}) + "\n")
+    declared = "\n".join(
+        f"  - id: {arm}\n    facets: {{variant: {arm}}}" for arm in ["baseline", *arms]
+    )
+    config = tmp_path / "sweep.yaml"
+    config.write_text(
+        f"name: ev\nrunner: {RUNNERS}:{runner}\nsamples: {samples}\n"
+        "scenarios: {file: q.jsonl}\ncomparator: {kind: contains}\n"
+        f"arms:\n{declared}\nexecutor: {{kind: local}}\n"
+    )
+    return config
+
+
+def test_identical_epochs_break_7_fix_3_is_not_significant_but_break_10_is(
+    tmp_path: Path,
+) -> None:
+    config = _sweep(tmp_path, "identical_epochs", 24, 8, ["breaks7fixes3", "breaks10"])
+    out = tmp_path / "o"
+    code, stdout, _ = invoke("run", str(config), "--out", str(out), "--fail-on", "significant")
+    assert code == 3
+    arms = {a.arm: a for a in read_arms(out)}
+    mixed, broken = arms["breaks7fixes3"], arms["breaks10"]
+    # 7 up, 3 down over 10 moved questions: P(Bin(10, 1/2) >= 7) = 176/1024 (Holm over 2)
+    assert mixed.statistical_verdict == "not-significant" and mixed.verdict == "not-confirmed"
+    assert mixed.p_value == pytest.approx(176 / 1024)
+    assert (mixed.questions_up, mixed.questions_down) == (7, 3)
+    assert mixed.effect is not None and mixed.effect.low < 0 < mixed.effect.high
+    assert mixed.interval_agrees is True
+    # 10 of 10 moved questions the arm's way: 2**-10, Holm-adjusted over 2 challengers
+    assert broken.statistical_verdict == "significant" and broken.verdict == "confirmed"
+    assert broken.p_adjusted == pytest.approx(2 * 2**-10)
+    assert broken.effect is not None and broken.effect.low > 0
+    for record in arms.values():
+        assert not record.seeds_vary
+        assert record.effective_pairs == pytest.approx(24)
+    # the stratified McNemar counts each copy: secondary, and flagged where it disagrees
+    assert mixed.stratified is not None and mixed.stratified.disagrees
+    lines = stdout.splitlines()
+    assert lines[0].startswith("arm-level verdicts over 24 questions x 8 seeds")
+    assert lines[1].startswith("  breaks7fixes3: not-confirmed (not-significant)")
+    assert "answers never vary within a question: the 24 questions are the sample" in stdout
+    assert not any("breaks7fixes3: confirmed" in line for line in lines)
+    # no question alone is significant: 8 of 8 seeds is p = 1/256, Holm over 48 rows
+    rows = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
+    assert not any(r["statistical_verdict"] == "significant" for r in rows)
+    code, _, _ = invoke("run", str(config), "--out", str(out), "--fail-on", "scenario-significant")
+    assert code == 0
+
+
+def test_a_set_significant_where_no_question_can_be_fails_the_gate(tmp_path: Path) -> None:
+    config = _sweep(tmp_path, "small_effect", 60, 4, ["worse"])
+    out = tmp_path / "o"
+    code, stdout, stderr = invoke("run", str(config), "--out", str(out), "--fail-on", "significant")
+    assert code == 3, stdout + stderr
+    (worse,) = read_arms(out)
+    assert worse.statistical_verdict == "significant"
+    assert worse.seeds_vary
+    first = stdout.splitlines()[:2]
+    assert first[0].startswith("arm-level verdicts over 60 questions x 4 seeds")
+    assert first[1].startswith("  worse: confirmed (significant)")
+    assert "fail-on: 1 match(es): worse: significant" in stderr
+    assert "could not fire" not in stderr
+    # 4 seeds: no single question's test can reach alpha (1/16 > 0.05)
+    rows = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
+    assert {r["statistical_verdict"] for r in rows if not r["is_baseline"]} == {"underpowered"}
+    code, _, stderr = invoke(
+        "run", str(config), "--out", str(out), "--fail-on", "scenario-significant"
+    )
+    assert code == 0 and "fail-on scenario-significant: this gate could not fire" in stderr
+
+
+def test_the_console_is_short_and_detail_brings_the_table(tmp_path: Path) -> None:
+    config = _sweep(tmp_path, "small_effect", 200, 3, ["worse", "other"])
+    out = tmp_path / "o"
+    code, stdout, _ = invoke("run", str(config), "--out", str(out), "--no-report")
+    assert code == 0
+    assert len(stdout.splitlines()) <= 20
+    assert "per-question table and claims (600 rows): --detail" in stdout
+    assert "spend: no run reported a cost" in stdout
+    code, detailed, _ = invoke("run", str(config), "--out", str(out), "--no-report", "--detail")
+    assert code == 0
+    assert len(detailed.splitlines()) > 400
+    assert detailed.startswith(stdout.splitlines()[0])
+
+
+def test_arms_jsonl_is_the_summarys_arms(tmp_path: Path) -> None:
+    config = _sweep(tmp_path, "small_effect", 30, 3, ["worse"])
+    out = tmp_path / "o"
+    invoke("run", str(config), "--out", str(out), "--no-report")
+    assert read_arms(out) == read_summary(out).arms
+
+
+def _costly(ctx: RunContext) -> RunResult:
+    usd = 0.0125 if ctx.arm.facets else 0.01
+    return RunResult(output="right", cost={"usd": usd, "tokens": 100.0})
+
+
+def test_spend_is_summed_per_arm_and_overall() -> None:
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        _costly,
+        samples=4,
+        scenarios=[{"id": f"q{i}", "reference": "right"} for i in range(5)],
+        comparator="contains",
+        executor="local",
+    )
+    spend = result.summary.spend
+    assert spend is not None
+    # 20 runs an arm: 20 * 0.01 and 20 * 0.0125
+    assert spend.by_arm == {
+        "base": {"tokens": 2000.0, "usd": 0.2},
+        "alt": {"tokens": 2000.0, "usd": 0.25},
+    }
+    assert spend.total == {"tokens": 4000.0, "usd": 0.45}
+    assert spend.runs_with_cost == 40
+
+
+def test_one_question_keeps_the_rows_verdict() -> None:
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        lambda ctx: "wrong" if ctx.arm.facets else "right",
+        samples=8,
+        scenarios=[{"id": "q0", "reference": "right"}],
+        comparator="contains",
+        executor="local",
+    )
+    (arm,) = result.summary.arms
+    row = result.row("alt")
+    assert (arm.verdict, arm.statistical_verdict) == (row.verdict, row.statistical_verdict)
+    assert row.test is not None and arm.p_value == row.test.p_value
+    assert arm.questions == 1 and "seeds are the sample" in arm.method

@@ -1,0 +1,309 @@
+"""One verdict per challenger over the whole question set (issue: the eval set is the unit).
+
+Each challenger's tested rows (one per question) become one :class:`ArmVerdictRecord`: the
+sign-flip test over questions of :mod:`counterfact.verdicts.clustered` (valid whether a
+question's seeds are independent draws or copies), adjusted over the challengers, with its
+interval, the questions that moved each way, the effective sample, the seed-level stratified
+McNemar test as a labelled secondary, and a standing. With one question the seeds are the
+sample, and the row's own paired test is the arm's.
+
+Pure: verdict rows in, records out.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from counterfact.records.arms import (
+    ArmEffectRecord,
+    ArmVerdictRecord,
+    QuestionMoveRecord,
+    StratifiedRecord,
+)
+from counterfact.records.parts import AdjustmentRecord, DoubtRecord
+from counterfact.records.summary import PooledRecord
+from counterfact.records.verdicts import VerdictRecord
+from counterfact.records.vocabulary import DoubtCode, Standing, StatisticalVerdict, Verdict
+from counterfact.verdicts.clustered import ClusteredTest, QuestionCounts, clustered_test
+from counterfact.verdicts.family import verdict_of
+from counterfact.verdicts.multiplicity import adjust, best_factor
+from counterfact.verdicts.settings import StatisticsSettings
+from counterfact.verdicts.wording_arms import ArmFacts, arm_line, notes_for
+
+NOTABLE = 5
+"""Questions listed per direction in ``notable``."""
+ROW_LEVEL_ONLY: frozenset[str] = frozenset(
+    {
+        "verdict-inconclusive",
+        "test-underpowered",
+        "tier-test-disagree",
+        "no-test",
+        "test-withheld",
+        "sequential-cap",
+        "runs-rate-limited",
+    }
+)
+"""Row doubts about a question's own test: the arm-level test replaces them."""
+METHOD = "sign-flip test over questions (exact), each question's seeds moved together"
+ONE_QUESTION = "one question: paired exact test over its seeds (the seeds are the sample)"
+
+
+def _counts(row: VerdictRecord) -> QuestionCounts | None:
+    t = row.test
+    if t is None:
+        return None
+    n11 = t.n11 if t.n11 is not None else 0
+    return QuestionCounts(row.scenario, t.n10, t.n01, n11, t.pairs)
+
+
+def _notable(counts: Sequence[QuestionCounts]) -> list[QuestionMoveRecord]:
+    ranked = sorted(counts, key=lambda c: (-abs(c.moved), c.question))
+    up = [c for c in ranked if c.moved > 0][:NOTABLE]
+    down = [c for c in ranked if c.moved < 0][:NOTABLE]
+    return [
+        QuestionMoveRecord(question=c.question, moved=c.moved, pairs=c.pairs) for c in up + down
+    ]
+
+
+def _row_doubts(rows: Sequence[VerdictRecord]) -> list[DoubtRecord]:
+    """The rows' own doubts that bear on the arm as a whole, counted over questions."""
+    runs: dict[DoubtCode, int] = defaultdict(int)
+    questions: dict[DoubtCode, set[str]] = defaultdict(set)
+    at_least: dict[DoubtCode, bool] = defaultdict(bool)
+    for row in rows:
+        for reason in row.reasons:
+            if reason.code in ROW_LEVEL_ONLY:
+                continue
+            runs[reason.code] += reason.count
+            questions[reason.code].add(row.scenario)
+            at_least[reason.code] |= reason.at_least
+    return [
+        DoubtRecord(
+            code=code,
+            count=runs[code],
+            at_least=at_least[code],
+            detail=f"on {len(questions[code])} of {len(rows)} question(s); each row's reasons "
+            "name the seeds",
+        )
+        for code in sorted(runs)
+    ]
+
+
+def _tier(verdict: StatisticalVerdict | None) -> Verdict:
+    if verdict == "significant":
+        return "confirmed"
+    if verdict == "not-significant":
+        return "not-confirmed"
+    return "inconclusive"
+
+
+def _test_doubts(
+    test: ClusteredTest | None, verdict: StatisticalVerdict | None, withheld: int
+) -> list[DoubtRecord]:
+    out = []
+    if verdict is None or verdict == "underpowered":
+        out.append(
+            DoubtRecord(
+                code="verdict-inconclusive",
+                count=1,
+                detail="no question could be tested"
+                if verdict is None
+                else "too few questions for any outcome to reach alpha once adjusted",
+            )
+        )
+    if withheld:
+        out.append(
+            DoubtRecord(
+                code="questions-withheld",
+                count=withheld,
+                detail="questions left out of the test (the arm or the baseline did not take "
+                "effect there, or nothing could be scored)",
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """One challenger's test over its questions, adjusted over the challengers."""
+
+    test: ClusteredTest | None
+    p_adjusted: float | None
+    adjustment: AdjustmentRecord | None
+    verdict: StatisticalVerdict | None
+    tier: Verdict
+    stratified: StratifiedRecord | None
+    withheld: int
+
+
+def _agrees(j: _Judged) -> bool | None:
+    """The interval excludes 0 exactly when the test is significant (None: no decision)."""
+    t = j.test
+    if t is None or j.verdict not in ("significant", "not-significant"):
+        return None
+    return (t.low > 0 or t.high < 0) == (j.verdict == "significant")
+
+
+def _effect(t: ClusteredTest) -> ArmEffectRecord:
+    method = (
+        "Newcombe paired (method 10), the row's own"
+        if t.questions == 1
+        else "sign-flip score interval over questions"
+    )
+    return ArmEffectRecord(
+        diff=t.diff, low=float(t.low), high=float(t.high), level=t.level, method=method
+    )
+
+
+def _one(arm: str, rows: Sequence[VerdictRecord], j: _Judged) -> ArmVerdictRecord:
+    counts = [c for c in (_counts(r) for r in rows) if c is not None]
+    t = j.test
+    agrees = _agrees(j)
+    reasons = _test_doubts(t, j.verdict, j.withheld) + _row_doubts(rows)
+    if agrees is False:
+        reasons.append(
+            DoubtRecord(
+                code="interval-test-disagree",
+                count=1,
+                detail="the interval (a normal approximation) and the exact test disagree",
+            )
+        )
+    standing: Standing = "not-assessed" if t is None else ("not-sure" if reasons else "sure")
+    facts = ArmFacts(
+        arm,
+        j.tier,
+        j.verdict,
+        t,
+        j.p_adjusted,
+        standing,
+        len(reasons),
+        agrees,
+        j.stratified,
+        j.withheld,
+    )
+    first = rows[0].test
+    return ArmVerdictRecord(
+        arm=arm,
+        intervention=rows[0].intervention,
+        verdict=j.tier,
+        statistical_verdict=j.verdict,
+        alternative=first.alternative if first else "greater",
+        method=ONE_QUESTION if t is not None and t.questions == 1 else METHOD,
+        questions=t.questions if t else 0,
+        questions_withheld=j.withheld,
+        questions_up=t.up if t else 0,
+        questions_down=t.down if t else 0,
+        pairs=t.pairs if t else 0,
+        effective_pairs=t.effective_pairs if t else 0.0,
+        seeds_vary=t.seeds_vary if t else True,
+        statistic=t.statistic if t else 0,
+        p_value=t.p_value if t else None,
+        p_adjusted=j.p_adjusted,
+        adjustment=j.adjustment,
+        min_attainable_p=t.min_attainable_p if t else None,
+        effect=_effect(t) if t else None,
+        interval_agrees=agrees,
+        stratified=j.stratified,
+        notable=_notable(counts),
+        notes=notes_for(facts),
+        standing=standing,
+        reasons=reasons,
+        summary=arm_line(facts),
+    )
+
+
+def _single_test(row: VerdictRecord) -> ClusteredTest | None:
+    """One question: the row's paired test and interval (its seeds are the sample)."""
+    t, c = row.test, _counts(row)
+    if t is None or c is None or t.pairs == 0:
+        return None
+    e = row.effect
+    return ClusteredTest(
+        questions=1,
+        pairs=t.pairs,
+        statistic=c.moved,
+        diff=c.moved / t.pairs,
+        p_value=t.p_value,
+        min_attainable_p=t.min_attainable_p,
+        low=e.low if e else -1.0,
+        high=e.high if e else 1.0,
+        level=e.level if e else 0.95,
+        effective_pairs=float(t.pairs),
+        seeds_vary=not c.constant,
+        up=int(c.moved > 0),
+        down=int(c.moved < 0),
+        exact=True,
+    )
+
+
+def _stratified(
+    pooled: PooledRecord | None, verdict: StatisticalVerdict | None
+) -> StratifiedRecord | None:
+    if pooled is None or pooled.e_value is not None:
+        return None
+    return StratifiedRecord(
+        p_value=pooled.p_value,
+        p_adjusted=pooled.p_adjusted,
+        statistical_verdict=pooled.statistical_verdict,
+        disagrees=(pooled.statistical_verdict == "significant") != (verdict == "significant"),
+    )
+
+
+def _tested(rows: Sequence[VerdictRecord]) -> list[VerdictRecord]:
+    return [r for r in rows if r.test is not None and r.test.pairs > 0]
+
+
+def _test_of(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> ClusteredTest | None:
+    tested = _tested(rows)
+    if len(tested) == 1:
+        return _single_test(tested[0])
+    counts = [c for c in (_counts(r) for r in tested) if c is not None]
+    return clustered_test(counts, settings.alternative, settings.alpha)
+
+
+def arm_verdicts(
+    rows: Sequence[VerdictRecord],
+    settings: StatisticsSettings,
+    pooled: Sequence[PooledRecord] = (),
+) -> list[ArmVerdictRecord]:
+    """One record per challenger, in the order the challengers first appear in ``rows``.
+
+    With one tested question the row's own verdict and test are the arm's (its seeds are the
+    sample, and the row was adjusted over the same challengers).
+    """
+    rows_of: dict[str, list[VerdictRecord]] = defaultdict(list)
+    for row in rows:
+        if not row.is_baseline:
+            rows_of[row.arm].append(row)
+    tests = {arm: _test_of(mine, settings) for arm, mine in rows_of.items()}
+    present = [a for a, t in tests.items() if t is not None]
+    adjusted = adjust([t.p_value for t in tests.values() if t is not None], settings.adjust)
+    p_adj = dict(zip(present, adjusted, strict=True))
+    note = AdjustmentRecord(method=settings.adjust, family="sweep", family_size=len(present))
+    factor = best_factor(settings.adjust, len(present))
+    by_arm = {p.arm: p for p in pooled}
+    out = []
+    for arm, mine in rows_of.items():
+        test = tests[arm]
+        tested = _tested(mine)
+        verdict: StatisticalVerdict | None = None
+        tier: Verdict = "inconclusive"
+        if test is not None and test.questions == 1:
+            verdict = tested[0].statistical_verdict
+            tier = tested[0].verdict or "inconclusive"
+        elif test is not None:
+            verdict = verdict_of(test.min_attainable_p, p_adj[arm], settings.alpha, factor)
+            tier = _tier(verdict)
+        judged = _Judged(
+            test=test,
+            p_adjusted=p_adj.get(arm),
+            adjustment=note if test is not None else None,
+            verdict=verdict,
+            tier=tier,
+            stratified=_stratified(by_arm.get(arm), verdict),
+            withheld=len(mine) - len(tested),
+        )
+        out.append(_one(arm, mine, judged))
+    return out

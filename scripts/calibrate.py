@@ -279,16 +279,22 @@ def power_section(sweeps: int) -> list[str]:
     return lines
 
 
+KEPT = ("sequential", "evalset")
+"""Sections other scripts own (``bench_sequential.py``'s, ``calibrate_evalset.py``'s)."""
+
+
 def _kept_sections(path: Path) -> str:
-    """Sections other scripts own (``bench_sequential.py``'s), carried over unchanged."""
+    """The sections other scripts own, carried over unchanged."""
     if not path.exists():
         return ""
     old = path.read_text(encoding="utf-8")
-    start = old.find("<!-- sequential:start -->")
-    end = old.find("<!-- sequential:end -->")
-    if start < 0 or end < 0:
-        return ""
-    return "\n" + old[start : end + len("<!-- sequential:end -->")] + "\n"
+    kept = ""
+    for name in KEPT:
+        start = old.find(f"<!-- {name}:start -->")
+        end = old.find(f"<!-- {name}:end -->")
+        if start >= 0 and end >= 0:
+            kept += "\n" + old[start : end + len(f"<!-- {name}:end -->")] + "\n"
+    return kept
 
 
 def main() -> int:

@@ -111,3 +111,24 @@ def test_the_unpaired_and_pooled_tests_keep_alpha_in_every_direction() -> None:
     for row in cells:
         rate = float(row.strip("|").split("|")[4].split()[0])
         assert rate <= 0.05, row  # fixed seeds: the same 300 sweeps every run
+
+
+@pytest.fixture(scope="module")
+def evalset() -> ModuleType:
+    return _script("calibrate_evalset")
+
+
+@pytest.mark.parametrize("dependence", ["independent", "copies", "mixed"])
+def test_arm_level_aa_rate_holds_whatever_the_epochs(evalset: ModuleType, dependence: str) -> None:
+    # 300 A/A sweeps of 100 questions x 5 seeds; the full table is in docs/statistics.md
+    arm, strat, _ = evalset.aa_cell(300, 100, 5, dependence, "greater", 26)
+    assert arm.low <= evalset.ALPHA
+    if dependence == "copies":  # the stratified test counts each copy: far above alpha
+        assert strat.low > 2 * evalset.ALPHA
+
+
+def test_arm_level_power_matches_the_stratified_test_under_independence(
+    evalset: ModuleType,
+) -> None:
+    arm, strat = evalset.power_cell(300, 50, 5, 0.1, 27)
+    assert arm.high >= strat.low and arm.hits / arm.n > 0.5

@@ -91,6 +91,17 @@ def _row_doubts(rows: Sequence[VerdictRecord]) -> list[DoubtRecord]:
     ]
 
 
+SEQUENTIAL_NOTE = (
+    "a sequential sweep stopped each question at seeds that depended on its own results: the "
+    "arm-level p treats the stopped counts as fixed (approximate); the anytime-valid figure is "
+    "the pooled e-value in summary.json"
+)
+
+
+def _sequential_note(rows: Sequence[VerdictRecord]) -> list[str]:
+    return [SEQUENTIAL_NOTE] if any(r.sequential is not None for r in rows) else []
+
+
 def _tier(verdict: StatisticalVerdict | None) -> Verdict:
     if verdict == "significant":
         return "confirmed"
@@ -207,7 +218,7 @@ def _one(arm: str, rows: Sequence[VerdictRecord], j: _Judged) -> ArmVerdictRecor
         interval_agrees=agrees,
         stratified=j.stratified,
         notable=_notable(counts),
-        notes=notes_for(facts),
+        notes=notes_for(facts) + _sequential_note(rows),
         standing=standing,
         reasons=reasons,
         summary=arm_line(facts),

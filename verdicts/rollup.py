@@ -65,10 +65,13 @@ def render_rollup(records: Sequence[RollupRecord]) -> str:
 
 
 def render_pooled(records: Sequence[PooledRecord]) -> str:
-    """The pooled tests, one line per challenger (rule 18): what a reader looks for first when
-    every per-scenario test is underpowered once adjusted over many scenarios.
+    """The pooled tests, one line per challenger (rule 18), labelled secondary: they count every
+    seed pair as independent, so the arm-level verdict (over questions) is the headline.
     """
-    lines = ["pooled across scenarios:"]
+    lines = [
+        "pooled across scenarios (secondary: seed-level, every seed pair counted as "
+        "independent; the arm-level verdict is the headline):"
+    ]
     for r in records:
         e = f", e-value {r.e_value:.3g}" if r.e_value is not None else ""
         lines.append(

@@ -94,6 +94,7 @@ def write_report_or_warn(run_dir: Path) -> None:
 
     if not run_dir.is_dir():
         return
+    click.echo("writing report.html…", err=True)
     try:
         path = write_report(run_dir)
     except Exception as exc:  # the records stand, and --fail-on must still decide the exit

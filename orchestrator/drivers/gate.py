@@ -68,11 +68,14 @@ def cannot_fire(
     """
     arm_states, row_states = _split(states)
     if "significant" in arm_states:
-        line = _arms_cannot(arms)
+        if arms and all(a.questions <= 1 for a in arms):  # one question: its rows are the arms
+            line = _rows_cannot(rows, stats, "significant")
+        else:
+            line = _arms_cannot(arms)
         if line is not None:
             return line
     if "significant" in row_states:
-        return _rows_cannot(rows, stats)
+        return _rows_cannot(rows, stats, "scenario-significant")
     return None
 
 
@@ -95,12 +98,12 @@ def _arms_cannot(arms: Sequence[ArmVerdictRecord]) -> str | None:
     return "fail-on significant: this gate could not fire — " + "; ".join(parts)
 
 
-def _rows_cannot(rows: Sequence[VerdictRecord], stats: StatisticsRecord | None) -> str | None:
+def _rows_cannot(
+    rows: Sequence[VerdictRecord], stats: StatisticsRecord | None, state: str
+) -> str | None:
     challengers = [r for r in rows if not r.is_baseline]
     if not challengers:
-        return (
-            "fail-on scenario-significant: this gate could not fire — the sweep has no challenger"
-        )
+        return f"fail-on {state}: this gate could not fire — the sweep has no challenger"
     tests = [r.test for r in challengers if r.test is not None]
     if any(r.statistical_verdict in ("significant", "not-significant") for r in challengers):
         return None
@@ -114,4 +117,4 @@ def _rows_cannot(rows: Sequence[VerdictRecord], stats: StatisticsRecord | None) 
         parts.append(line)
     if untested:
         parts.append(f"{untested} challenger row(s) have no test (no reference, or withheld)")
-    return "fail-on scenario-significant: this gate could not fire — " + "; ".join(parts)
+    return f"fail-on {state}: this gate could not fire — " + "; ".join(parts)

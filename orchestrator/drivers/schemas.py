@@ -2,8 +2,8 @@
 
 ``config`` is the sweep file (unknown keys are refused, as the loader refuses them; the string
 shorthands ``comparator: exact`` and ``executor: local`` are allowed); ``runs``, ``verdicts``,
-``summary`` and ``bisect`` are the records (one line of ``runs.jsonl`` / ``verdicts.jsonl``, and
-the ``summary.json`` / ``bisect.json`` files).
+``arms``, ``summary`` and ``bisect`` are the records (one line of ``runs.jsonl`` /
+``verdicts.jsonl`` / ``arms.jsonl``, and the ``summary.json`` / ``bisect.json`` files).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-SCHEMA_KINDS = ("config", "runs", "verdicts", "summary", "bisect")
+SCHEMA_KINDS = ("config", "runs", "verdicts", "arms", "summary", "bisect")
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
@@ -24,12 +24,14 @@ def json_schema(kind: str = "config") -> dict[str, Any]:
     """
     from counterfact.orchestrator.config.schema import SweepConfig
     from counterfact.probes.records import RunRecord
+    from counterfact.records.arms import ArmVerdictRecord
     from counterfact.verdicts.records import BisectRecord, SweepSummary, VerdictRecord
 
     models: dict[str, type[BaseModel]] = {
         "config": SweepConfig,
         "runs": RunRecord,
         "verdicts": VerdictRecord,
+        "arms": ArmVerdictRecord,
         "summary": SweepSummary,
         "bisect": BisectRecord,
     }

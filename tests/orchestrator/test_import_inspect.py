@@ -101,7 +101,8 @@ def test_two_logs_import_into_a_judged_run_directory(logs: dict[str, Path], tmp_
     assert {r["scenario"] for r in rows} == {f"q{i}" for i in range(10)}
     assert all(r["samples"] == 5 for r in rows)  # epochs are the seeds
     assert all(r["application"]["applied"] for r in rows if not r["is_baseline"])
-    assert (out / "report.html").exists() and "pooled across scenarios:" in stdout
+    assert (out / "report.html").exists()
+    assert stdout.splitlines()[1].startswith("  bad: confirmed (significant)")  # arm level first
     runs = load_runs(out)
     assert len(runs) == 100
     # Each run flipped exactly when Inspect scored it incorrect.
@@ -126,7 +127,7 @@ def test_arms_can_be_named_and_judged_by_a_comparator(
         "contains",
     )
     assert code == 0, err
-    assert "after: significant" in stdout
+    assert "after: confirmed (significant)" in stdout
 
 
 @pytest.mark.parametrize(

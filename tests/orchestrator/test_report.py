@@ -148,7 +148,7 @@ def test_fail_on_confirmed_exits_3_after_writing_everything(tmp_path: Path) -> N
         "run", str(QUICKSTART), "--executor", "local", "--out", str(out), "--fail-on", "confirmed"
     )
     assert code == 3
-    assert "fail-on: 1 match(es): default/stale-index: confirmed" in err
+    assert "fail-on: 1 match(es): stale-index: confirmed" in err  # its arm-level verdict
     assert (out / "verdicts.jsonl").exists() and (out / "report.html").exists()
 
 
@@ -188,7 +188,7 @@ def test_fail_on_underpowered_exits_3(tmp_path: Path) -> None:
         "run", str(cfg), "--out", str(tmp_path / "o"), "--fail-on", "underpowered"
     )
     assert code == 3
-    assert "fail-on: 1 match(es): default/alt: underpowered" in err
+    assert "fail-on: 1 match(es): alt: underpowered" in err
 
 
 def test_bisection_report_shows_the_probes(tmp_path: Path) -> None:
@@ -334,10 +334,13 @@ def test_fail_on_significant_with_no_challenger_says_so() -> None:
     # A sweep needs a challenger, but records read back from elsewhere may hold none.
     from counterfact.orchestrator.drivers.gate import cannot_fire
 
-    assert cannot_fire([], ["significant"], None) == (
+    assert cannot_fire([], [], ["significant"], None) == (
         "fail-on significant: this gate could not fire — the sweep has no challenger"
     )
-    assert cannot_fire([], ["confirmed"], None) is None
+    assert cannot_fire([], [], ["scenario-significant"], None) == (
+        "fail-on scenario-significant: this gate could not fire — the sweep has no challenger"
+    )
+    assert cannot_fire([], [], ["confirmed"], None) is None
 
 
 def test_the_report_shows_the_manifest_values_that_differ_from_the_baseline(

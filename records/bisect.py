@@ -111,6 +111,10 @@ class BisectRecord(_Provenance):
     runs_reused: int = 0
     """Runs read back from the run directory (a resumed search) or taken from the run cache
     are not in ``runs_used``; this counts the ones read back."""
+    runs_rate_limited: int = 0
+    """Runs of the search (read back ones included) that an API refused at least once and that
+    waited and ran again; not a reason for doubt (see ``SweepSummary.runs_rate_limited``). 0 in
+    older files."""
     probes_executed: int
     """Probes that ran (cached uses excluded); counts against max_probes."""
     speculative: bool

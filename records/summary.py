@@ -225,6 +225,11 @@ class SweepSummary(_Provenance):
     """Runs read back from this directory's ``runs.jsonl`` (a resume)."""
     runs_from_cache: int = 0
     """Runs taken from the run cache."""
+    runs_rate_limited: int = 0
+    """Runs of the directory (read back ones included) that an API refused at least once (HTTP
+    429 or ``RateLimited``) and that waited and ran again. Not a reason for doubt: the wait
+    changes when a run ran, not what it answered. One still refused after
+    ``rate_limit.max_wait_s`` failed, and is also in ``runs_failed``. 0 in older files."""
     cache_entries_rejected: int = 0
     """Run-cache entries found but not used: damaged, edited, or not the run asked for (their
     runs were executed and the entries rewritten)."""

@@ -103,4 +103,6 @@ DoubtCode = Literal[
     "minimality-unchecked",
     "probe-runs-failed",
 ]
-"""One kind of doubt about a verdict (a :class:`~counterfact.records.verdicts.DoubtRecord`)."""
+"""One kind of doubt about a verdict (a :class:`~counterfact.records.verdicts.DoubtRecord`).
+``runs-rate-limited`` is no longer given (a run that waited on a rate limit and then ran is not
+in doubt; ``summary.json`` counts it in ``runs_rate_limited``): it stays so older records load."""

@@ -58,7 +58,6 @@ def _seeds(mask: np.ndarray[Any, Any]) -> tuple[int, ...]:
 RUN_FLAG_WORDS: dict[DoubtCode, str] = {
     "runs-retried": "took more than one attempt (retry bias: a retried run may answer "
     "differently from a first try)",
-    "runs-rate-limited": "waited on a rate limit before they ran",
     "runs-from-cache": "were taken from the run cache of another sweep",
     "runs-lost-workers": "were resubmitted after their worker or node died",
     "text-escaped": "held text UTF-8 cannot encode and were judged on its escaped form",
@@ -257,7 +256,7 @@ def bisect_doubts(
 ) -> list[Doubt]:
     """Doubts about a culprit search's result: an incomplete search, sets not checked
     1-minimal, probes with failed runs, the probes' runs (``run_flags``: the (probe, seed) of
-    each run that was retried, rate-limited, cached, resubmitted or escaped), and how the
+    each run that was retried, cached, resubmitted or escaped), and how the
     scenario is judged.
     """
     out: list[Doubt] = [_run_doubt(code, runs) for code, runs in (run_flags or {}).items() if runs]

@@ -227,7 +227,7 @@ def _search(
 
 
 def _run_flags(session: Session) -> dict[DoubtCode, list[tuple[str, int]]]:
-    """The search's runs that were retried, rate-limited, cached, resubmitted or escaped, as
+    """The search's runs that were retried, cached, resubmitted or escaped, as
     (probe, seed) (from the records kept in memory, else from ``runs.jsonl``).
     """
     store = session.store
@@ -324,6 +324,7 @@ def _record(
         ],
         runs_used=session.source.runner_calls,
         runs_reused=session.store.reused,
+        runs_rate_limited=session.store.rate_limited,
         probes_executed=outcome.probes_executed,
         speculative=settings.speculative,
         speculative_unused=outcome.speculative_unused,

@@ -89,6 +89,8 @@ class ArmTally:
         """The seed's run held text UTF-8 cannot encode, judged on its escaped form."""
         self.manifest_at = np.zeros(samples, dtype=bool)
         """The seed's successful run reported a manifest."""
+        self.unreported_at = np.zeros(samples, dtype=bool)
+        """The seed's manifest left a declared facet out (it did not report it)."""
         self.manifests = ManifestLog(arm.facets)
         self.flipped_outputs: dict[str, list[int]] = {}
         """Normalized flipped output -> ``[count, seed, seed, ...]`` (the lowest seeds, capped)."""
@@ -144,7 +146,8 @@ class ArmTally:
         for key, value in (record.cost or {}).items():
             column = self.costs.setdefault(key, np.full(self.capacity, math.nan))
             column[seed] = value
-        self.manifests.add(seed, record.manifest)
+        found = self.manifests.add(seed, record.manifest)
+        self.unreported_at[seed] = any(not m.observed_present for m in found)
 
     def score(self, seed: int, flipped: bool, similarity: float, output: str = "") -> None:
         """Record one successful run's comparison with the reference (and a flipped output)."""

@@ -145,15 +145,18 @@ class VerdictRecord(_Record):
     cost_class: CostClass | None
     """both / content-bug / cost-cause / no-detected-effect, for ablation arms; else null."""
     cost_class_withheld: Reason | None = None
-    """Why an ablation arm has no class: ``runs-failed`` or ``unstable-baseline`` (rule 11)."""
+    """Why an ablation arm has no class: ``runs-failed``, ``unstable-baseline``, or a baseline
+    that did not take effect or does not report a declared facet (rule 11)."""
     flip_rate_ci: IntervalRecord | None
     """Exact (Clopper–Pearson) interval of flips/samples; null with no samples or no reference."""
     statistical_verdict: StatisticalVerdict | None = None
     """The test's verdict beside the tier (rule 14): significant / not-significant /
     underpowered; null for the baseline and when there is nothing to test (no reference)."""
     statistical_verdict_withheld: Reason | None = None
-    """Why there is no test: ``arm-not-applied`` / ``baseline-not-applied`` (the runs are not
-    evidence about the arm, so no p-value is reported for it)."""
+    """Why there is no test: ``arm-not-applied`` / ``baseline-not-applied`` (a manifest
+    contradicts a declared facet), or ``arm-facet-not-reported`` / ``baseline-facet-not-reported``
+    (the manifests leave a declared facet out): the runs are not evidence about the arm, so no
+    p-value is reported for it."""
     test: TestRecord | None = None
     effect: EffectRecord | None = None
     similarity_test: SimilarityTestRecord | None = None

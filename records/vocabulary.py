@@ -16,7 +16,9 @@ Reason = Literal[
     "runs-failed",
     "unstable-baseline",
     "baseline-not-applied",
+    "baseline-facet-not-reported",
     "arm-not-applied",
+    "arm-facet-not-reported",
     "inside-null-band",
     "majority-flip",
     "minority-flip",
@@ -27,7 +29,9 @@ Reason = Literal[
     "test-inconclusive",
     "test-underpowered",
 ]
-"""Why a row got its verdict: the tier's reasons in refusal order (rule 7), then, under
+"""Why a row got its verdict: the tier's reasons in refusal order (rule 7; ``*-not-applied``: a
+manifest reported another value for a declared facet, ``*-facet-not-reported``: the manifests
+left a declared facet out, so whether it took effect cannot be checked), then, under
 ``statistics.decide: test``, the test's (``test-significant``: confirmed; ``test-not-significant``
 and ``test-rules-out-effect``: not confirmed; ``test-inconclusive``: not significant but the
 declared minimal effect is not ruled out; ``test-underpowered``: no outcome could reach alpha)."""
@@ -92,6 +96,7 @@ DoubtCode = Literal[
     "text-escaped",
     "manifests-missing",
     "manifest-unchecked",
+    "facet-not-reported",
     "reference-is-seed0",
     "text-level-comparator",
     "no-test",

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from counterfact.probes.manifest import Application
 from counterfact.probes.tally import RUN_FLAGS, ArmTally
 from counterfact.records.verdicts import DoubtRecord, SequentialRecord, VerdictRecord
 from counterfact.records.vocabulary import DoubtCode, Standing
@@ -110,13 +111,34 @@ def run_doubts(arm: ArmTally, base: ArmTally) -> list[Doubt]:
     return out
 
 
+def unreported_doubt(who: str, app: Application, seeds: tuple[int, ...]) -> Doubt | None:
+    """Manifests that left a declared facet out (``seeds``: whose did), or None."""
+    missing = app.unreported_facets
+    if not missing or not seeds:
+        return None
+    names = ", ".join(f"`{m.facet}`" for m in missing)
+    return Doubt(
+        "facet-not-reported",
+        len(seeds),
+        f"{len(seeds)} of the {who}'s run manifests do not report {names}, which it declares: "
+        "whether it took effect cannot be checked (report it in the manifest, or do not "
+        "declare it)",
+        seeds,
+    )
+
+
 def manifest_doubts(arm: ArmTally, base: ArmTally) -> list[Doubt]:
-    """Doubts about the manifest check: runs that reported none, or no check at all."""
+    """Doubts about the manifest check: runs that reported none, manifests that left a declared
+    facet out, or no check at all.
+    """
     out: list[Doubt] = []
     n = arm.admitted
     for who, tally in (("arm", arm), ("baseline", base)):
         if not tally.arm.facets:
             continue
+        unreported = unreported_doubt(who, tally.application(), _seeds(tally.unreported_at[:n]))
+        if unreported is not None:
+            out.append(unreported)
         ok = tally.ok[:n]
         lacking = ok & ~tally.manifest_at[:n]
         if ok.any() and lacking.all():

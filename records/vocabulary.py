@@ -54,8 +54,12 @@ BisectReason = Literal[
     "budget-exhausted",
     "runs-failed",
     "interrupted",
+    "baseline-not-applied",
+    "baseline-facet-not-reported",
 ]
-"""Why a culprit search ended as it did."""
+"""Why a culprit search ended as it did (``baseline-not-applied``: a probe's manifest reported
+another value for a facet the baseline declares; ``baseline-facet-not-reported``: the manifests
+left one out; either stops the search, as in a sweep it withholds every verdict, rule 6)."""
 
 CostClass = Literal["both", "content-bug", "cost-cause", "no-detected-effect"]
 """What an ablation did to the cost it removed (rule 11)."""

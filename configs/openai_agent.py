@@ -7,8 +7,11 @@ The same file runs against any OpenAI-compatible endpoint, chosen by environment
 - ``OPENAI_API_KEY``: its key (any text for servers that take none);
 - ``COUNTERFACT_USD_PER_1K_TOKENS``: the price used for the ``usd`` cost (default 0.0006).
 
-The arm's ``model`` and ``temperature`` facets choose the request; the manifest reports what the
-API says it ran, so a silent fallback to another model shows as a manifest mismatch. The
+The arm's ``model`` and ``temperature`` facets choose the request; the manifest reports every
+facet the arms declare: the model the API says it ran, so a silent fallback to another model
+shows as a manifest mismatch, and the temperature the request set (the API does not echo it). A
+declared facet left out of the manifest could not be checked and would withhold every verdict
+(``arm-facet-not-reported``). The
 client's own retries are off (``max_retries=0``): counterfact waits out a 429's
 ``Retry-After`` itself, lowers the sweep's concurrency, and never counts the run as failed.
 

@@ -8,6 +8,10 @@ that are not mappings, satisfy nothing). Every run that reported a manifest must
 mismatches are de-duplicated by (facet, observed). Runs that reported no manifest are not
 witnesses either way; ``checked`` is false when no run reported one or the arm declares no
 facets.
+
+Two ways a check fails, told apart: a manifest *contradicts* a facet (it reports another value:
+the arm did not take effect), or it does not *report* it (the key is absent: whether the arm
+took effect cannot be checked). Both withhold the verdict, with different words and fixes.
 """
 
 from __future__ import annotations
@@ -51,6 +55,29 @@ class Application:
     would otherwise grow the record with every seed)."""
     manifests_mismatched: int = 0
     """Runs whose manifest showed at least one mismatch."""
+    manifests_contradicted: int = 0
+    """Runs whose manifest reported a declared facet with another value (the rest of the
+    mismatched ones only left declared facets out)."""
+
+    @property
+    def unreported(self) -> bool:
+        """Checked and failed only because manifests left declared facets out: none reported
+        another value, so whether the arm took effect is unknown rather than refuted.
+        """
+        if self.applied is not False or self.manifests_contradicted:
+            return False
+        return not any(m.observed_present for m in self.mismatches)
+
+    @property
+    def unreported_facets(self) -> tuple[Mismatch, ...]:
+        """The first mismatch of each declared facet a manifest did not report, lowest seed
+        first.
+        """
+        first: dict[str, Mismatch] = {}
+        for m in self.mismatches:
+            if not m.observed_present:
+                first.setdefault(m.facet, m)
+        return tuple(first.values())
 
 
 def _same(declared: Any, observed: Any) -> bool:
@@ -120,17 +147,22 @@ class ManifestLog:
         self.omitted = 0
         self.mismatched = 0
         """Manifests (runs) with at least one mismatch."""
+        self.contradicted = 0
+        """Manifests (runs) that reported a declared facet with another value."""
         self._found: dict[tuple[str, str], tuple[int, Mismatch]] = {}
 
-    def add(self, seed: int, manifest: Mapping[str, Any] | None) -> None:
-        """Check one successful run's manifest (None: the run reported none)."""
+    def add(self, seed: int, manifest: Mapping[str, Any] | None) -> list[Mismatch]:
+        """Check one successful run's manifest (None: the run reported none); return its
+        mismatches.
+        """
         if manifest is None:
-            return
+            return []
         self.seen += 1
         if not self.declared:
-            return
+            return []
         found = check_manifest(self.declared, manifest)
         self.mismatched += bool(found)
+        self.contradicted += any(m.observed_present for m in found)
         for mismatch in found:
             key = _key(mismatch)
             known = self._found.get(key)
@@ -141,6 +173,7 @@ class ManifestLog:
                 self._found[key] = (seed, mismatch)
             else:
                 self.omitted += 1
+        return found
 
     def application(self) -> Application:
         """The result: unchecked when nothing was declared or no run reported a manifest."""
@@ -149,7 +182,13 @@ class ManifestLog:
         ordered = sorted(self._found.items(), key=lambda kv: (kv[1][0], kv[0]))
         mismatches = tuple(m for _, (_, m) in ordered)
         return Application(
-            True, not mismatches, self.seen, mismatches, self.omitted, self.mismatched
+            True,
+            not mismatches,
+            self.seen,
+            mismatches,
+            self.omitted,
+            self.mismatched,
+            self.contradicted,
         )
 
 

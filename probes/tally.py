@@ -48,13 +48,15 @@ SEEDS_PER_OUTPUT = 20
 
 RUN_FLAGS: tuple[tuple[DoubtCode, str, Callable[[RunRecord], bool]], ...] = (
     ("runs-retried", "retried_at", lambda r: r.attempts > 1),
-    ("runs-rate-limited", "rate_limited_at", lambda r: r.rate_limited > 0),
     ("runs-from-cache", "cached_at", lambda r: r.from_cache),
     ("runs-lost-workers", "infra_at", lambda r: r.infra_retries > 0),
     ("text-escaped", "escaped_at", lambda r: r.text_escaped),
 )
 """What makes a run a reason for doubt, by its record: the doubt, the :class:`ArmTally` array
-that keeps it per seed, and the test (one place for verdict rows and culprit searches)."""
+that keeps it per seed, and the test (one place for verdict rows and culprit searches). A run
+that waited on a rate limit and then ran is not among them: the wait changes when it ran, not
+what it answered (it is counted in ``summary.json`` ``runs_rate_limited``; one that waited too
+long failed, and counts as failed)."""
 
 
 class ArmTally:
@@ -81,14 +83,14 @@ class ArmTally:
         """The seed's run took more than one attempt (failed or not): the retry bias."""
         self.cached_at = np.zeros(samples, dtype=bool)
         """The seed's successful run came from the run cache (another sweep's)."""
-        self.rate_limited_at = np.zeros(samples, dtype=bool)
-        """The seed's run was refused by a rate limit and waited (at least once)."""
         self.infra_at = np.zeros(samples, dtype=bool)
         """The seed's task was resubmitted after its worker or node died."""
         self.escaped_at = np.zeros(samples, dtype=bool)
         """The seed's run held text UTF-8 cannot encode, judged on its escaped form."""
         self.manifest_at = np.zeros(samples, dtype=bool)
         """The seed's successful run reported a manifest."""
+        self.unreported_at = np.zeros(samples, dtype=bool)
+        """The seed's manifest left a declared facet out (it did not report it)."""
         self.manifests = ManifestLog(arm.facets)
         self.flipped_outputs: dict[str, list[int]] = {}
         """Normalized flipped output -> ``[count, seed, seed, ...]`` (the lowest seeds, capped)."""
@@ -144,7 +146,8 @@ class ArmTally:
         for key, value in (record.cost or {}).items():
             column = self.costs.setdefault(key, np.full(self.capacity, math.nan))
             column[seed] = value
-        self.manifests.add(seed, record.manifest)
+        found = self.manifests.add(seed, record.manifest)
+        self.unreported_at[seed] = any(not m.observed_present for m in found)
 
     def score(self, seed: int, flipped: bool, similarity: float, output: str = "") -> None:
         """Record one successful run's comparison with the reference (and a flipped output)."""

@@ -14,10 +14,11 @@ from counterfact.records.vocabulary import (
     Standing,
 )
 
-BISECT_SCHEMA_VERSION: Literal[4] = 4
+BISECT_SCHEMA_VERSION: Literal[5] = 5
 """2 added ``decide``, ``confirmations`` and each probe's ``p_value``; 3 added ``status`` and
 ``failure``; 4 added ``search_complete``, ``culprit_checks``, ``unconfirmed_found``,
-``standing`` and ``reasons``."""
+``standing`` and ``reasons``; 5 added ``runs_rate_limited`` and the reasons
+``baseline-not-applied`` and ``baseline-facet-not-reported``."""
 
 
 class BisectProbeRecord(_Record):
@@ -72,7 +73,7 @@ class CulpritCheckRecord(_Record):
 class BisectRecord(_Provenance):
     """``bisect.json``: the culprit search and its evidence."""
 
-    schema_version: Literal[1, 2, 3, 4] = BISECT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5] = BISECT_SCHEMA_VERSION
     status: Literal["complete", "interrupted", "failed"] = "complete"
     """``failed`` when every run failed or the runner evidently cannot work (``failure``)."""
     failure: str | None = None
@@ -111,6 +112,10 @@ class BisectRecord(_Provenance):
     runs_reused: int = 0
     """Runs read back from the run directory (a resumed search) or taken from the run cache
     are not in ``runs_used``; this counts the ones read back."""
+    runs_rate_limited: int = 0
+    """Runs of the search (read back ones included) that an API refused at least once and that
+    waited and ran again; not a reason for doubt (see ``SweepSummary.runs_rate_limited``). 0 in
+    older files."""
     probes_executed: int
     """Probes that ran (cached uses excluded); counts against max_probes."""
     speculative: bool

@@ -27,7 +27,7 @@ SUMMARY_SCHEMA_VERSION: Literal[7] = 7
 """2 added ``statistics`` and ``pooled``; 3 added ``sequential``; 4 added ``concurrency``,
 ``budget`` and status ``budget-exhausted``; 5 added ``cache_entries_rejected``; 6 added
 ``pooled[].effect``; 7 added ``arms`` (one verdict per challenger over the question set) and
-``spend``; older
+``spend`` and ``runs_rate_limited``; older
 files still load."""
 
 
@@ -241,6 +241,11 @@ class SweepSummary(_Provenance):
     """Runs read back from this directory's ``runs.jsonl`` (a resume)."""
     runs_from_cache: int = 0
     """Runs taken from the run cache."""
+    runs_rate_limited: int = 0
+    """Runs of the directory (read back ones included) that an API refused at least once (HTTP
+    429 or ``RateLimited``) and that waited and ran again. Not a reason for doubt: the wait
+    changes when a run ran, not what it answered. One still refused after
+    ``rate_limit.max_wait_s`` failed, and is also in ``runs_failed``. 0 in older files."""
     cache_entries_rejected: int = 0
     """Run-cache entries found but not used: damaged, edited, or not the run asked for (their
     runs were executed and the entries rewritten)."""

@@ -53,12 +53,13 @@ from counterfact.records.vocabulary import (
     Verdict,
 )
 
-VERDICT_SCHEMA_VERSION: Literal[6] = 6
+VERDICT_SCHEMA_VERSION: Literal[7] = 7
 """2 added the statistical test (``statistical_verdict``, ``test``, ``effect``,
 ``similarity_test``); 3 added ``sequential`` and ``test.e_value``; 4 added ``decided_by``,
 ``tier_verdict`` and ``tier_reason``; 5 added ``sequential.min_effect``,
 ``sequential.futility_e_value``, ``sequential.futile_because``, ``placebo`` and ``test.n11``; 6
-added ``standing`` and ``reasons``; older lines still load."""
+added ``standing`` and ``reasons``; 7 added the reasons ``arm-facet-not-reported`` and
+``baseline-facet-not-reported`` and the doubt ``facet-not-reported``; older lines still load."""
 
 
 class VerdictRecord(_Record):
@@ -68,7 +69,7 @@ class VerdictRecord(_Record):
     per-seed similarities are left out above 10,000 seeds (marked so).
     """
 
-    schema_version: Literal[1, 2, 3, 4, 5, 6] = VERDICT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6, 7] = VERDICT_SCHEMA_VERSION
     """Version of this record's layout."""
     scenario: str
     arm: str
@@ -145,15 +146,18 @@ class VerdictRecord(_Record):
     cost_class: CostClass | None
     """both / content-bug / cost-cause / no-detected-effect, for ablation arms; else null."""
     cost_class_withheld: Reason | None = None
-    """Why an ablation arm has no class: ``runs-failed`` or ``unstable-baseline`` (rule 11)."""
+    """Why an ablation arm has no class: ``runs-failed``, ``unstable-baseline``, or a baseline
+    that did not take effect or does not report a declared facet (rule 11)."""
     flip_rate_ci: IntervalRecord | None
     """Exact (Clopper–Pearson) interval of flips/samples; null with no samples or no reference."""
     statistical_verdict: StatisticalVerdict | None = None
     """The test's verdict beside the tier (rule 14): significant / not-significant /
     underpowered; null for the baseline and when there is nothing to test (no reference)."""
     statistical_verdict_withheld: Reason | None = None
-    """Why there is no test: ``arm-not-applied`` / ``baseline-not-applied`` (the runs are not
-    evidence about the arm, so no p-value is reported for it)."""
+    """Why there is no test: ``arm-not-applied`` / ``baseline-not-applied`` (a manifest
+    contradicts a declared facet), or ``arm-facet-not-reported`` / ``baseline-facet-not-reported``
+    (the manifests leave a declared facet out): the runs are not evidence about the arm, so no
+    p-value is reported for it."""
     test: TestRecord | None = None
     effect: EffectRecord | None = None
     similarity_test: SimilarityTestRecord | None = None

@@ -16,7 +16,9 @@ Reason = Literal[
     "runs-failed",
     "unstable-baseline",
     "baseline-not-applied",
+    "baseline-facet-not-reported",
     "arm-not-applied",
+    "arm-facet-not-reported",
     "inside-null-band",
     "majority-flip",
     "minority-flip",
@@ -27,7 +29,9 @@ Reason = Literal[
     "test-inconclusive",
     "test-underpowered",
 ]
-"""Why a row got its verdict: the tier's reasons in refusal order (rule 7), then, under
+"""Why a row got its verdict: the tier's reasons in refusal order (rule 7; ``*-not-applied``: a
+manifest reported another value for a declared facet, ``*-facet-not-reported``: the manifests
+left a declared facet out, so whether it took effect cannot be checked), then, under
 ``statistics.decide: test``, the test's (``test-significant``: confirmed; ``test-not-significant``
 and ``test-rules-out-effect``: not confirmed; ``test-inconclusive``: not significant but the
 declared minimal effect is not ruled out; ``test-underpowered``: no outcome could reach alpha)."""
@@ -50,8 +54,12 @@ BisectReason = Literal[
     "budget-exhausted",
     "runs-failed",
     "interrupted",
+    "baseline-not-applied",
+    "baseline-facet-not-reported",
 ]
-"""Why a culprit search ended as it did."""
+"""Why a culprit search ended as it did (``baseline-not-applied``: a probe's manifest reported
+another value for a facet the baseline declares; ``baseline-facet-not-reported``: the manifests
+left one out; either stops the search, as in a sweep it withholds every verdict, rule 6)."""
 
 CostClass = Literal["both", "content-bug", "cost-cause", "no-detected-effect"]
 """What an ablation did to the cost it removed (rule 11)."""
@@ -92,6 +100,7 @@ DoubtCode = Literal[
     "text-escaped",
     "manifests-missing",
     "manifest-unchecked",
+    "facet-not-reported",
     "reference-is-seed0",
     "text-level-comparator",
     "no-test",
@@ -105,4 +114,6 @@ DoubtCode = Literal[
     "questions-withheld",
     "interval-test-disagree",
 ]
-"""One kind of doubt about a verdict (a :class:`~counterfact.records.verdicts.DoubtRecord`)."""
+"""One kind of doubt about a verdict (a :class:`~counterfact.records.verdicts.DoubtRecord`).
+``runs-rate-limited`` is no longer given (a run that waited on a rate limit and then ran is not
+in doubt; ``summary.json`` counts it in ``runs_rate_limited``): it stays so older records load."""

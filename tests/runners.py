@@ -43,6 +43,15 @@ def needs_two_removed(ctx: RunContext) -> str:
     return "right" if {"x", "y"} <= set(ctx.arm.ablations) else "wrong"
 
 
+def reports_model_only(ctx: RunContext) -> RunResult:
+    """Wrong while x is present; its manifest reports the arm's ``model`` facet and no other
+    (a declared ``temperature`` goes unreported), or ``manifest_model`` from the inputs instead.
+    """
+    output = "right" if "x" in ctx.arm.ablations else "wrong"
+    model = ctx.scenario.inputs.get("manifest_model", ctx.arm.facets.get("model"))
+    return RunResult(output=output, manifest={"model": model})
+
+
 def flip_rate(ctx: RunContext) -> str:
     """Answers 'B' instead of the reference 'A' with probability ``facets.rate`` (default 0.05),
     decided by (scenario, arm, seed) alone, so every worker and every rerun agrees.

@@ -19,6 +19,7 @@ from counterfact.probes.stats import ProbeStats, SimilarityStats
 from counterfact.probes.tally import ArmTally, ScenarioTally, tally_runs
 from counterfact.records.seedsets import SEED_LIST_MAX, pack
 from counterfact.records.vocabulary import Reason
+from counterfact.verdicts.applied import BASELINE_NOT_APPLIED, NOT_APPLIED, check_failed, reason_of
 from counterfact.verdicts.cost import CostItem, CostReading, cost_class, cost_readings
 from counterfact.verdicts.intervals import flip_rate_interval
 from counterfact.verdicts.judgement import Judgement
@@ -275,7 +276,7 @@ def _judge(
     return _Judged(tally, stats, kind, application, outside, decision)
 
 
-_NO_TEST = ("arm-not-applied", "baseline-not-applied")
+_NO_TEST = NOT_APPLIED
 """Tiers under which the runs are not evidence about the arm: no test is reported (rule 12)."""
 
 
@@ -301,10 +302,10 @@ def _not_applied(j: _Judged, base: ArmTally) -> Reason | None:
     """
     if j.decision is not None and j.decision.reason in _NO_TEST:
         return j.decision.reason
-    if base.application().applied is False:
-        return "baseline-not-applied"
-    if j.application.applied is False:
-        return "arm-not-applied"
+    if check_failed(base_app := base.application()):
+        return reason_of(base_app, "baseline")
+    if check_failed(j.application):
+        return reason_of(j.application, "arm")
     return None
 
 
@@ -398,7 +399,7 @@ def _withheld(j: _Judged) -> Reason | None:
     return reason if reason in _NO_CLASS else None
 
 
-_NO_CLASS = ("runs-failed", "unstable-baseline", "baseline-not-applied")
+_NO_CLASS = ("runs-failed", "unstable-baseline", *BASELINE_NOT_APPLIED)
 
 
 def _reading_record(

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from counterfact.probes.manifest import Application
+from counterfact.verdicts.applied import consequence, what_failed
 from counterfact.verdicts.wording import seed_list
 
 if TYPE_CHECKING:
@@ -64,14 +66,19 @@ def bisect_claim(
     samples: int,
     max_probes: int,
     noun: str = "answer",
+    baseline: str = "baseline",
+    manifests: Application | None = None,
 ) -> str:
     """The search's result in words, with its bounds (``noun``: ``answer`` when the comparator
-    judges the answer, ``output`` when it can only tell the text changed).
+    judges the answer, ``output`` when it can only tell the text changed; ``manifests``: the
+    probes' manifest check, which a search stopped by it is worded from).
     """
     bounds = (
         f"Bounded by scenario '{scenario}', comparator '{comparator}' and {samples} seeded reruns "
         "per probe."
     )
+    if outcome.reason in _NOT_APPLIED and manifests is not None:
+        return _not_applied(outcome, baseline, manifests) + " " + bounds
     if outcome.reason == "unstable-baseline":
         base = outcome.probes[0].stats
         return (
@@ -115,6 +122,19 @@ _ENDED = {
     ),
 }
 """Searches that ended without a result, in words (``{max_probes}`` filled in)."""
+
+
+_NOT_APPLIED = ("baseline-not-applied", "baseline-facet-not-reported")
+
+
+def _not_applied(outcome: BisectOutcome, baseline: str, app: Application) -> str:
+    """A search stopped by its manifest check, worded as a sweep's row is (rule 6)."""
+    return (
+        f"Inconclusive: {what_failed(f'the baseline {baseline!r}', app)} "
+        f"{consequence(app, 'The baseline')} in the probes' runs, so no flip can be blamed on an "
+        f"ablation: the search stopped after {outcome.probes_executed} probe(s) and no culprit "
+        "is claimed."
+    )
 
 
 def _why_stopped(outcome: BisectOutcome, max_probes: int) -> str:

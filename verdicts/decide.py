@@ -1,8 +1,9 @@
 """The headline verdict under ``statistics.decide: test``: the adjusted test decides, the tier is
 recorded beside it.
 
-Order: the arm- and baseline-not-applied gates decide first (the runs are not evidence about the
-arm, and no test is reported); a row with no test (the baseline, no reference) keeps its tier.
+Order: the arm- and baseline-not-applied gates (facets contradicted or not reported) decide
+first (the runs are not evidence about the arm, and no test is reported); a row with no test (the
+baseline, no reference) keeps its tier.
 Otherwise, from the test's statistical verdict after the family adjustment:
 
 - ``significant`` → ``confirmed`` (``test-significant``);
@@ -24,9 +25,10 @@ from dataclasses import dataclass
 
 from counterfact.records.verdicts import EffectRecord
 from counterfact.records.vocabulary import Decider, Reason, StatisticalVerdict, Verdict
+from counterfact.verdicts.applied import BASELINE_NOT_APPLIED, NOT_APPLIED
 from counterfact.verdicts.settings import StatisticsSettings
 
-GATES = ("arm-not-applied", "baseline-not-applied")
+GATES = NOT_APPLIED
 """Tier reasons that decide first, whatever ``decide`` says."""
 
 
@@ -64,10 +66,15 @@ def headline(
     if settings.decide == "test" and withheld in GATES:
         sentence = None
         if reason != withheld:  # the tier order put another reason first: say the gate's
-            who = "baseline's" if withheld == "baseline-not-applied" else "arm's"
+            who = "baseline's" if withheld in BASELINE_NOT_APPLIED else "arm's"
+            how = (
+                "do not report a declared facet"
+                if withheld.endswith("facet-not-reported")
+                else "contradict its declared facets"
+            )
             sentence = (
-                f"Inconclusive ({withheld}): the {who} manifests contradict its declared facets, "
-                "so the runs are not evidence about the arm and it gets no test."
+                f"Inconclusive ({withheld}): the {who} manifests {how}, so the runs are not "
+                "evidence about the arm and it gets no test."
             )
         return Headline("inconclusive", withheld, "tiers", sentence)
     if settings.decide == "tiers" or statistical is None or reason in GATES:

@@ -53,8 +53,8 @@ def _line(
     test = f"; significant on {significant} of {tested} tested" if tested else ""
     if withheld:
         test += (
-            f"; test withheld on {withheld} (the manifests show it did not take effect: left out "
-            "of the adjustment and the pooled test)"
+            f"; test withheld on {withheld} (the manifests show it did not take effect, or do "
+            "not report a declared facet: left out of the adjustment and the pooled test)"
         )
     return f"{arm}: {tier_text}{test}"
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from counterfact.probes.manifest import Application
 from counterfact.probes.tally import RUN_FLAGS, ArmTally
 from counterfact.records.verdicts import DoubtRecord, SequentialRecord, VerdictRecord
 from counterfact.records.vocabulary import DoubtCode, Standing
@@ -58,7 +59,6 @@ def _seeds(mask: np.ndarray[Any, Any]) -> tuple[int, ...]:
 RUN_FLAG_WORDS: dict[DoubtCode, str] = {
     "runs-retried": "took more than one attempt (retry bias: a retried run may answer "
     "differently from a first try)",
-    "runs-rate-limited": "waited on a rate limit before they ran",
     "runs-from-cache": "were taken from the run cache of another sweep",
     "runs-lost-workers": "were resubmitted after their worker or node died",
     "text-escaped": "held text UTF-8 cannot encode and were judged on its escaped form",
@@ -111,13 +111,34 @@ def run_doubts(arm: ArmTally, base: ArmTally) -> list[Doubt]:
     return out
 
 
+def unreported_doubt(who: str, app: Application, seeds: tuple[int, ...]) -> Doubt | None:
+    """Manifests that left a declared facet out (``seeds``: whose did), or None."""
+    missing = app.unreported_facets
+    if not missing or not seeds:
+        return None
+    names = ", ".join(f"`{m.facet}`" for m in missing)
+    return Doubt(
+        "facet-not-reported",
+        len(seeds),
+        f"{len(seeds)} of the {who}'s run manifests do not report {names}, which it declares: "
+        "whether it took effect cannot be checked (report it in the manifest, or do not "
+        "declare it)",
+        seeds,
+    )
+
+
 def manifest_doubts(arm: ArmTally, base: ArmTally) -> list[Doubt]:
-    """Doubts about the manifest check: runs that reported none, or no check at all."""
+    """Doubts about the manifest check: runs that reported none, manifests that left a declared
+    facet out, or no check at all.
+    """
     out: list[Doubt] = []
     n = arm.admitted
     for who, tally in (("arm", arm), ("baseline", base)):
         if not tally.arm.facets:
             continue
+        unreported = unreported_doubt(who, tally.application(), _seeds(tally.unreported_at[:n]))
+        if unreported is not None:
+            out.append(unreported)
         ok = tally.ok[:n]
         lacking = ok & ~tally.manifest_at[:n]
         if ok.any() and lacking.all():
@@ -237,15 +258,76 @@ PROBES_NAMED = 3
 """Probes a bisection's run-level reason names before counting the rest."""
 
 
+@dataclass(frozen=True)
+class SearchManifests:
+    """A culprit search's manifest check (rule 6) over every probe's successful runs, against
+    the facets the baseline declares (every probe keeps them), with the (probe, seed) of the runs
+    that witness each doubt.
+    """
+
+    application: Application
+    declared: bool
+    """The baseline declares facets (else nothing is checked, and nothing is in doubt)."""
+    runs: int
+    """Successful runs seen."""
+    lacking: tuple[tuple[str, int], ...] = ()
+    """Successful runs that reported no manifest."""
+    unreported: tuple[tuple[str, int], ...] = ()
+    """Runs whose manifest left a declared facet out."""
+
+
+def _probes_named(runs: Sequence[tuple[str, int]]) -> str:
+    probes = sorted({probe for probe, _ in runs})
+    more = f" and {len(probes) - PROBES_NAMED} more" if len(probes) > PROBES_NAMED else ""
+    return ", ".join(probes[:PROBES_NAMED]) + more
+
+
+def _witnesses(runs: Sequence[tuple[str, int]]) -> tuple[int, ...]:
+    return tuple(sorted({seed for _, seed in runs}))
+
+
+def search_manifest_doubts(m: SearchManifests) -> list[Doubt]:
+    """A culprit search's manifest doubts, as a verdict row's (:func:`manifest_doubts`):
+    manifests that left a declared facet out, runs that reported none, or no check at all.
+    """
+    if not m.declared:
+        return []
+    out: list[Doubt] = []
+    missing = m.application.unreported_facets
+    if m.unreported and missing:
+        names = ", ".join(f"`{x.facet}`" for x in missing)
+        detail = (
+            f"{len(m.unreported)} of the probes' run manifests do not report {names}, which the "
+            f"baseline declares, in probe(s) {_probes_named(m.unreported)}: whether it took "
+            "effect cannot be checked (report it in the manifest, or do not declare it)"
+        )
+        out.append(Doubt("facet-not-reported", len(m.unreported), detail, _witnesses(m.unreported)))
+    if m.runs and len(m.lacking) == m.runs:
+        detail = (
+            "the baseline declares facets but none of the probes' runs reported a manifest: "
+            "whether it took effect is unknown"
+        )
+        out.append(Doubt("manifest-unchecked", len(m.lacking), detail, _witnesses(m.lacking)))
+    elif m.lacking:
+        detail = (
+            f"{len(m.lacking)} of the probes' successful runs reported no manifest, in probe(s) "
+            f"{_probes_named(m.lacking)}: the check rests on {m.runs - len(m.lacking)} runs"
+        )
+        out.append(Doubt("manifests-missing", len(m.lacking), detail, _witnesses(m.lacking)))
+    return out
+
+
 def _run_doubt(code: DoubtCode, runs: Sequence[tuple[str, int]]) -> Doubt:
     """One kind of flagged run in a culprit search: the seeds that witness it (of any probe) and
     the probes it touched, the first few named.
     """
-    probes = sorted({probe for probe, _ in runs})
-    named = ", ".join(probes[:PROBES_NAMED])
-    more = f" and {len(probes) - PROBES_NAMED} more" if len(probes) > PROBES_NAMED else ""
-    detail = f"{len(runs)} of the probes' runs {RUN_FLAG_WORDS[code]}, in probe(s) {named}{more}"
-    return Doubt(code, len(runs), detail, tuple(sorted({seed for _, seed in runs})))
+    named = _probes_named(runs)
+    detail = f"{len(runs)} of the probes' runs {RUN_FLAG_WORDS[code]}, in probe(s) {named}"
+    return Doubt(code, len(runs), detail, _witnesses(runs))
+
+
+_CHECK_STOPPED = ("baseline-not-applied", "baseline-facet-not-reported")
+"""Searches the manifest check stopped: the stop is their reason, not a doubt beside it."""
 
 
 def bisect_doubts(
@@ -254,14 +336,16 @@ def bisect_doubts(
     reference_is_seed0: bool,
     answer_level: bool,
     run_flags: Mapping[DoubtCode, Sequence[tuple[str, int]]] | None = None,
+    manifests: SearchManifests | None = None,
 ) -> list[Doubt]:
     """Doubts about a culprit search's result: an incomplete search, sets not checked
     1-minimal, probes with failed runs, the probes' runs (``run_flags``: the (probe, seed) of
-    each run that was retried, rate-limited, cached, resubmitted or escaped), and how the
+    each run that was retried, cached, resubmitted or escaped), their manifests, and how the
     scenario is judged.
     """
     out: list[Doubt] = [_run_doubt(code, runs) for code, runs in (run_flags or {}).items() if runs]
-    if not outcome.search_complete:
+    out += search_manifest_doubts(manifests) if manifests is not None else []
+    if not outcome.search_complete and outcome.reason not in _CHECK_STOPPED:
         out.append(
             Doubt(
                 "search-incomplete",

@@ -11,7 +11,9 @@ Refusal order (the first that applies decides):
    silently change the test.
 1. Unstable baseline (zero tolerance: one flipped baseline seed) -> inconclusive,
    ``unstable-baseline``.
-2. Manifest checked and the arm not applied -> inconclusive, ``arm-not-applied``.
+2. Manifest checked and the arm not applied -> inconclusive, ``arm-not-applied`` (a manifest
+   reported another value), or ``arm-facet-not-reported`` (the manifests left a declared facet
+   out, so whether it took effect cannot be checked; see :mod:`~counterfact.verdicts.applied`).
 3. Majority flip, the band gates, and the arm's mean similarity is not below the band floor ->
    inconclusive, ``inside-null-band``.
 4. Majority flip -> confirmed, ``majority-flip``.
@@ -31,6 +33,7 @@ from counterfact.probes.stats import ProbeStats
 # The words now live in counterfact.records; re-exported here for the old import path.
 from counterfact.records.vocabulary import Reason as Reason
 from counterfact.records.vocabulary import Verdict as Verdict
+from counterfact.verdicts.applied import check_failed, consequence, reason_of, what_failed
 from counterfact.verdicts.wording import seed_list
 
 
@@ -51,7 +54,8 @@ class ScenarioContext:
     """The reference is the baseline's own seed-0 output (rules 4 and 13)."""
     baseline_application: Application | None = None
     """The baseline's own manifest check (rule 6): not applied -> every verdict that
-    depends on it is inconclusive (``baseline-not-applied``)."""
+    depends on it is inconclusive (``baseline-not-applied``, or ``baseline-facet-not-reported``
+    when its manifests only left a declared facet out)."""
     answer_level: bool = False
     """The comparator judges the answer (numeric, contains, regex, custom): claims say the
     *answer* changed; otherwise they say the *output* changed."""
@@ -95,31 +99,19 @@ _LIKE_SUBSTITUTION = ("substitution", "placebo")
 facets, and its band is the baseline's own)."""
 
 
-def _mismatch(who: str, app: Application) -> str:
-    """``arm 'x' declared k='v', but its run manifests reported 'w' (in 5 of 5 manifests).``
-    — the first mismatch, by lowest seed; counted per run.
-    """
-    first = app.mismatches[0]
-    seen = repr(first.observed) if first.observed_present else "nothing (the key is absent)"
-    distinct = len(app.mismatches) + app.mismatches_omitted
-    other = f"; {distinct} distinct mismatches" if distinct > 1 else ""
-    return (
-        f"{who} declared {first.facet}={first.declared!r}, but its run manifests reported "
-        f"{seen} (mismatched in {app.manifests_mismatched} of {app.manifests_seen} "
-        f"manifests{other})."
-    )
-
-
 def _baseline_not_applied(ctx: ScenarioContext, doing: str, samples: int) -> Decision | None:
-    """The baseline's manifests contradict its facets: nothing can be judged against it."""
+    """The baseline's manifests contradict its facets, or do not report them: nothing can be
+    judged against it.
+    """
     app = ctx.baseline_application
-    if app is None or not app.checked or app.applied is not False:
+    if app is None or not check_failed(app):
         return None
     return Decision(
         "inconclusive",
-        "baseline-not-applied",
-        f"Inconclusive: {_mismatch(f'the baseline {ctx.baseline!r}', app)} The baseline did not "
-        f"take effect, so {doing} is not compared with what was declared. " + _bounds(ctx, samples),
+        reason_of(app, "baseline"),
+        f"Inconclusive: {what_failed(f'the baseline {ctx.baseline!r}', app)} "
+        f"{consequence(app, 'The baseline')}, so {doing} is not compared with what was "
+        "declared. " + _bounds(ctx, samples),
     )
 
 
@@ -169,12 +161,12 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
     if gate is not None:
         return gate
     app = ev.application
-    if substitution and app.checked and app.applied is False:
+    if substitution and check_failed(app):
         return Decision(
             "inconclusive",
-            "arm-not-applied",
-            f"Inconclusive: {_mismatch(f'arm {ev.arm!r}', app)} The arm did not take effect, so "
-            "its runs are not evidence about it. " + _bounds(ctx, s.samples),
+            reason_of(app, "arm"),
+            f"Inconclusive: {what_failed(f'arm {ev.arm!r}', app)} {consequence(app, 'The arm')}, "
+            "so its runs are not evidence about it. " + _bounds(ctx, s.samples),
         )
     sim = s.similarity
     mean = f"{sim.mean:.3f} ± {sim.stdev:.3f}" if sim else "n/a"
@@ -231,10 +223,11 @@ def baseline_claim(ctx: ScenarioContext) -> str:
             "challenger on this scenario is inconclusive (runs-failed)."
         )
     app = ctx.baseline_application
-    if app is not None and app.checked and app.applied is False:
+    if app is not None and check_failed(app):
         return (
-            f"Inconclusive as a baseline: {_mismatch(f'baseline {ctx.baseline!r}', app)} It did "
-            "not take effect, so no challenger is judged against it (baseline-not-applied)."
+            f"Inconclusive as a baseline: {what_failed(f'baseline {ctx.baseline!r}', app)} "
+            f"{consequence(app, 'It')}, so no challenger is judged against it "
+            f"({reason_of(app, 'baseline')})."
         )
     if ctx.baseline_stable:
         seeds = f"all {base.samples} seeds"

@@ -94,7 +94,12 @@ def write_report_or_warn(run_dir: Path) -> None:
 
     if not run_dir.is_dir():
         return
-    click.echo("writing report.html…", err=True)
+    if sys.stderr.isatty():  # off a terminal stderr is the JSON log stream: an event instead
+        click.echo("writing report.html…", err=True)
+    else:
+        from counterfact.orchestrator.engine.events import get_logger
+
+        get_logger().info("report.start", run_dir=str(run_dir))
     try:
         path = write_report(run_dir)
     except Exception as exc:  # the records stand, and --fail-on must still decide the exit

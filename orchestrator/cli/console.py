@@ -39,6 +39,11 @@ def show(result: SweepResult, run_dir: Path, *, detail: bool) -> None:
         _detail(result)
     click.echo(f"\nrecords: {run_dir}/ (arms.jsonl, verdicts.jsonl, summary.json, runs.jsonl)")
     click.echo(spend_line(summary))
+    if summary.runs_rate_limited:
+        click.echo(
+            f"rate limits: {summary.runs_rate_limited:,} run(s) waited on a rate limit and then "
+            "ran (not a doubt: their answers stand)"
+        )
 
 
 def _arm_block(summary: SweepSummary) -> None:

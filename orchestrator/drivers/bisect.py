@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from counterfact.exceptions import RunsFailed, SweepInterrupted
 from counterfact.orchestrator.config.resolve import ResolvedBisect
-from counterfact.orchestrator.drivers.probing import ProbeRunner
+from counterfact.orchestrator.drivers.probing import ManifestCheckFailed, ProbeRunner
 from counterfact.orchestrator.drivers.provenance import (
     fingerprint_of,
     provenance,
@@ -24,7 +24,7 @@ from counterfact.orchestrator.storage.recordfiles import runs
 from counterfact.orchestrator.storage.runlog import RUNS_FILE
 from counterfact.probes.records import RunRecord
 from counterfact.probes.tally import RUN_FLAGS
-from counterfact.records.vocabulary import DoubtCode
+from counterfact.records.vocabulary import BisectReason, DoubtCode
 from counterfact.verdicts.assess import similarity_record
 from counterfact.verdicts.bisection import (
     BisectOutcome,
@@ -223,11 +223,33 @@ def _search(
             reason="runs-failed" if isinstance(exc, RunsFailed) else "interrupted",
         )
         return found, exc, time.perf_counter() - t0
+    except ManifestCheckFailed as exc:
+        return _not_applied(plan, probes, decide, exc), None, time.perf_counter() - t0
     return outcome, None, time.perf_counter() - t0
 
 
+def _not_applied(
+    plan: ResolvedBisect, probes: ProbeRunner, decide: Decide, exc: ManifestCheckFailed
+) -> BisectOutcome:
+    """A search its manifest check stopped (rule 6, as a sweep's baseline gate): inconclusive,
+    the probes that ran listed, no culprit claimed (not even a set found before).
+    """
+    reason: BisectReason = (
+        "baseline-facet-not-reported" if exc.application.unreported else "baseline-not-applied"
+    )
+    found = interrupted_outcome(
+        probes.done,
+        decide,
+        suspects=plan.settings.suspects,
+        samples=plan.sweep.samples,
+        max_culprits=plan.settings.max_culprits,
+        reason=reason,
+    )
+    return replace(found, verdict="inconclusive", culprits=(), checks=(), unconfirmed_found=())
+
+
 def _run_flags(session: Session) -> dict[DoubtCode, list[tuple[str, int]]]:
-    """The search's runs that were retried, rate-limited, cached, resubmitted or escaped, as
+    """The search's runs that were retried, cached, resubmitted or escaped, as
     (probe, seed) (from the records kept in memory, else from ``runs.jsonl``).
     """
     store = session.store
@@ -291,7 +313,8 @@ def _record(
     comparator = sweep.comparator.describe()
     answer_level = sweep.comparator.answer_level
     seed0 = probes.reference.source == "baseline-arm"
-    doubts = bisect_doubts(outcome, samples, seed0, answer_level, _run_flags(session))
+    manifests = probes.manifests()
+    doubts = bisect_doubts(outcome, samples, seed0, answer_level, _run_flags(session), manifests)
     assessed = outcome.verdict != "inconclusive"
     standing = standing_of(doubts, assessed)
     why = "the search ended inconclusive: there is no answer to be sure of"
@@ -302,6 +325,8 @@ def _record(
         samples=samples,
         max_probes=settings.max_probes,
         noun="answer" if answer_level else "output",
+        baseline=plan.base.id,
+        manifests=manifests.application,
     )
     return BisectRecord(
         name=sweep.config.name,
@@ -324,6 +349,7 @@ def _record(
         ],
         runs_used=session.source.runner_calls,
         runs_reused=session.store.reused,
+        runs_rate_limited=session.store.rate_limited,
         probes_executed=outcome.probes_executed,
         speculative=settings.speculative,
         speculative_unused=outcome.speculative_unused,

@@ -1,5 +1,10 @@
 """Running the probes a culprit search asks for: each probe is the baseline plus a set of ablated
 suspects, run on every seed; the search reads back their statistics.
+
+Every probe keeps the baseline's facets, so every probe's manifests are checked against them as
+a sweep checks an arm's (rule 6). A failed check — a manifest that reports another value, or
+leaves a declared facet out — stops the search after the probes that showed it
+(:class:`ManifestCheckFailed`): their flips are not evidence about the ablations.
 """
 
 from __future__ import annotations
@@ -11,11 +16,24 @@ from counterfact.orchestrator.config.resolve import ResolvedBisect
 from counterfact.orchestrator.drivers.session import Session
 from counterfact.orchestrator.engine.source import Planned
 from counterfact.probes.arms import ArmSpec
+from counterfact.probes.manifest import Application, ManifestLog
 from counterfact.probes.records import RunRecord
 from counterfact.probes.reference import Reference, resolve_reference
 from counterfact.probes.runner import RunContext
 from counterfact.probes.scoring import score_or_count
 from counterfact.probes.stats import ProbeStats
+from counterfact.verdicts.applied import check_failed
+from counterfact.verdicts.standing import SearchManifests
+
+
+class ManifestCheckFailed(Exception):
+    """Internal: the probes' manifests did not show the baseline's declared facets; the driver
+    ends the search inconclusive (it never reaches the caller).
+    """
+
+    def __init__(self, application: Application) -> None:
+        super().__init__("the probes' manifests do not show the baseline's declared facets")
+        self.application = application
 
 
 def probe_arm(base: ArmSpec, ids: Sequence[str]) -> ArmSpec:
@@ -44,6 +62,10 @@ class ProbeRunner:
         """Declared (``prior-run``), or set from the baseline probe's seed 0 when it finishes."""
         self.done: list[tuple[tuple[str, ...], ProbeStats]] = []
         """Every probe finished so far, in order (kept for an interrupted outcome)."""
+        self._manifests = ManifestLog(bisect.base.facets)
+        self._runs = 0
+        self._lacking: list[tuple[str, int]] = []
+        self._unreported: list[tuple[str, int]] = []
 
     def __call__(self, keys: Sequence[tuple[str, ...]], first_seed: int = 0) -> list[ProbeStats]:
         """Run each key's probe (all their seeds at once) and return their statistics; seeds
@@ -54,7 +76,33 @@ class ProbeRunner:
         stats = [self._score(key, by_arm[arm.id]) for key, arm in zip(keys, arms, strict=True)]
         if first_seed == 0:
             self.done.extend(zip(keys, stats, strict=True))
+        for records in by_arm.values():
+            self._check(records)
+        if check_failed(app := self._manifests.application()):
+            raise ManifestCheckFailed(app)
         return stats
+
+    def _check(self, records: list[RunRecord]) -> None:
+        """Check each successful run's manifest against the baseline's facets (rule 6)."""
+        for r in records:
+            if not r.ok:
+                continue
+            self._runs += 1
+            if r.manifest is None:
+                self._lacking.append((r.arm, r.seed))
+            found = self._manifests.add(r.seed, r.manifest)
+            if any(not m.observed_present for m in found):
+                self._unreported.append((r.arm, r.seed))
+
+    def manifests(self) -> SearchManifests:
+        """The manifest check over every probe run so far, with its witnesses."""
+        return SearchManifests(
+            application=self._manifests.application(),
+            declared=bool(self.bisect.base.facets),
+            runs=self._runs,
+            lacking=tuple(self._lacking),
+            unreported=tuple(self._unreported),
+        )
 
     def _records(self, arms: Sequence[ArmSpec], first_seed: int) -> dict[str, list[RunRecord]]:
         view = self.bisect.scenario.view()

@@ -299,6 +299,7 @@ def _summary(
             "runs_used": source.runner_calls,
             "runs_reused": store.reused,
             "runs_from_cache": source.from_cache,
+            "runs_rate_limited": store.rate_limited,
             "cache_entries_rejected": source.cache.rejected if source.cache is not None else 0,
             "torn_line_dropped": store.torn,
             "runs_failed": store.failed,

@@ -113,6 +113,8 @@ class RunStore:
         """Records read back from the directory (a resume)."""
         self.failed = 0
         """Records of failed runs, read back or appended."""
+        self.rate_limited = 0
+        """Records of runs that waited on a rate limit at least once, read back or appended."""
         self.torn = False
         self.moved_to: Path | None = None
         self.done = DoneIndex()
@@ -227,6 +229,7 @@ class RunStore:
 
     def _pass_on(self, key: Key, record: RunRecord) -> None:
         self.failed += not record.ok
+        self.rate_limited += record.rate_limited > 0
         if self.keep:
             self._keys[key] = record
         if self.sink is not None:

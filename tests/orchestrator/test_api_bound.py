@@ -287,6 +287,9 @@ def test_openai_example_config_runs_against_the_stand_in(tmp_path: Path) -> None
     runs = _runs(tmp_path / "o")
     assert len(runs) == 20 and all(r["error"] is None for r in runs)
     assert {r["manifest"]["model"] for r in runs} == {"gpt-4o", "gpt-4o-mini"}
+    assert {r["manifest"]["temperature"] for r in runs} == {0.7}  # every declared facet
+    rows = [json.loads(x) for x in (tmp_path / "o" / "verdicts.jsonl").read_text().splitlines()]
+    assert all(r["application"]["applied"] for r in rows)  # so no row is withheld for it
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert summary["budget"]["limits"] == {"usd": 2.0} and summary["budget"]["spent"]["usd"] > 0
     assert api.stats.served == 20

@@ -47,7 +47,7 @@ def test_runs_used_equals_runner_calls_and_cache_hits_are_free(tmp_path: Path) -
         (["fact:a", "fact:b"], True),
     ]
     data = json.loads((tmp_path / "b" / "bisect.json").read_text())
-    assert data["schema_version"] == 4 and data["reference"] == {
+    assert data["schema_version"] == 5 and data["reference"] == {
         "from": "prior-run",
         "text": "wrong",
     }
@@ -208,3 +208,95 @@ def test_bisect_result_mirrors_sweep_result() -> None:
     )
     for name in ("table", "to_frame", "runs", "run_dir"):
         assert hasattr(result, name) and hasattr(swept, name)
+
+
+FACETS = "{model: m1, temperature: 0.2}"
+
+
+def _facet_config(tmp_path: Path, scenario: str = "reference: wrong\n") -> Path:
+    """One file for both commands: arms for ``run``, a bisect section for ``bisect``; the
+    runner's manifests report ``model`` but not the declared ``temperature``.
+    """
+    return write_config(
+        tmp_path,
+        f"name: f\nrunner: {TESTS / 'runners.py'}:reports_model_only\n{scenario}"
+        "samples: 3\ncomparator: {kind: exact}\nexecutor: {kind: local}\n"
+        f"arms:\n  - {{id: prod, facets: {FACETS}}}\n"
+        f"  - {{id: x-off, facets: {FACETS}, ablations: [x]}}\n"
+        "bisect: {suspects: [x, y]}\n",
+    )
+
+
+def test_cli_bisect_and_run_withhold_alike_on_an_unreported_facet(tmp_path: Path) -> None:
+    # issue 26 item 7: the same file, the same check and the same words in both commands.
+    cfg = _facet_config(tmp_path)
+    bisected = CliRunner().invoke(main, ["bisect", str(cfg), "--out", str(tmp_path / "b")])
+    assert bisected.exit_code == 0, bisected.stderr
+    data = json.loads((tmp_path / "b" / "bisect.json").read_text())
+    assert (data["verdict"], data["reason"]) == ("inconclusive", "baseline-facet-not-reported")
+    assert data["culprits"] == [] and data["probes_executed"] == 1  # stopped after the baseline
+    words = (
+        "the baseline 'prod' declared temperature=0.2, but its run manifests do not report "
+        "`temperature`: report `temperature` in the manifest, or do not declare it."
+    )
+    assert words in data["claim"] and "no culprit is claimed" in data["claim"]
+    (doubt,) = [r for r in data["reasons"] if r["code"] == "facet-not-reported"]
+    assert (doubt["count"], doubt["seeds"]) == (3, [0, 1, 2])
+    ran = CliRunner().invoke(main, ["run", str(cfg), "--out", str(tmp_path / "r"), "--no-report"])
+    assert ran.exit_code == 0, ran.stderr
+    rows = [json.loads(x) for x in (tmp_path / "r" / "verdicts.jsonl").read_text().splitlines()]
+    (row,) = [r for r in rows if r["arm"] == "x-off"]
+    assert (row["verdict"], row["reason"]) == ("inconclusive", "baseline-facet-not-reported")
+    assert words in row["claim"]
+
+
+def test_bisect_on_a_contradicted_facet_does_not_take_effect(tmp_path: Path) -> None:
+    scenario = "scenarios: [{id: s, inputs: {manifest_model: m2}, reference: wrong}]\n"
+    cfg = _facet_config(tmp_path, scenario)
+    result = CliRunner().invoke(main, ["bisect", str(cfg), "--out", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.stderr
+    data = json.loads((tmp_path / "b" / "bisect.json").read_text())
+    assert (data["verdict"], data["reason"]) == ("inconclusive", "baseline-not-applied")
+    assert "declared model='m1', but its run manifests reported 'm2'" in data["claim"]
+    assert "The baseline did not take effect" in data["claim"] and data["culprits"] == []
+
+
+def test_a_probe_whose_manifest_drops_a_facet_stops_the_search() -> None:
+    # The baseline reports both facets; ablating x loses `temperature` from the manifest: the
+    # search stops at that probe, claiming nothing, though ablating x flipped.
+    def runner(ctx: RunContext) -> dict[str, object]:
+        ablated = "x" in ctx.arm.ablations
+        manifest = {"model": "m1"} if ablated else {"model": "m1", "temperature": 0.2}
+        return {"output": "right" if ablated else "wrong", "manifest": manifest}
+
+    result = find_culprits(
+        ["x", "y"],
+        runner,
+        baseline={"id": "prod", "facets": {"model": "m1", "temperature": 0.2}},
+        reference="wrong",
+        comparator="exact",
+        executor="local",
+    )
+    rec = result.record
+    assert (rec.verdict, rec.reason, rec.culprits) == (
+        "inconclusive",
+        "baseline-facet-not-reported",
+        [],
+    )
+    assert [p.ablated for p in rec.probes] == [[], ["x", "y"]]
+    (doubt,) = [r for r in rec.reasons if r.code == "facet-not-reported"]
+    assert doubt.count == 3 and 'in probe(s) ablate:["x","y"]' in doubt.detail
+
+
+def test_a_bisection_whose_runs_report_no_manifest_is_unchecked_as_a_row_is() -> None:
+    result = find_culprits(
+        ["x"],
+        lambda ctx: "right" if "x" in ctx.arm.ablations else "wrong",
+        baseline={"id": "prod", "facets": {"model": "m1"}},
+        reference="wrong",
+        comparator="contains",
+        executor="local",
+    )
+    rec = result.record
+    assert rec.verdict == "confirmed" and rec.standing == "not-sure"
+    assert {r.code for r in rec.reasons} == {"manifest-unchecked"}

@@ -1,14 +1,16 @@
 """Each kind of doubt on a verdict row names itself with the seeds that witness it (issue 20 item
-1): failed runs, rate-limited runs, runs from another sweep's cache, escaped text, a sequential arm
-at its cap, and seeds a stopped sweep never recorded (a floor: "at least")."""
+1): failed runs, runs from another sweep's cache, escaped text, a sequential arm at its cap, and
+seeds a stopped sweep never recorded (a floor: "at least"). A run that waited on a rate limit and
+then ran is no doubt (issue 26 item 7): it is counted in the summary instead."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from counterfact import RunContext, RunResult, compare_arms
+from counterfact import RateLimited, RunContext, RunResult, compare_arms
 from counterfact.exceptions import BudgetExhausted
 from counterfact.orchestrator.storage.recordfiles import read_verdicts
 from counterfact.records.parts import DoubtRecord
@@ -53,7 +55,28 @@ def test_escaped_text_is_named_with_its_seed() -> None:
     assert "escaped form" in escaped.detail
 
 
-def test_rate_limited_runs_are_named_with_their_seeds(tmp_path: Path) -> None:
+def test_a_run_that_waited_on_a_rate_limit_and_then_ran_is_no_doubt(tmp_path: Path) -> None:
+    # Every run is refused once (a 429) and then answers: the wait changes when it ran, not what
+    # it answered, so the row stays sure, and summary.json counts the runs that waited.
+    refused: set[tuple[str, int]] = set()
+
+    def runner(ctx: RunContext) -> RunResult:
+        if (ctx.arm.id, ctx.seed) not in refused:
+            refused.add((ctx.arm.id, ctx.seed))
+            raise RateLimited("slow down", retry_after=0.01)
+        return answer(ctx)
+
+    result = compare_arms(ARMS, runner, out=tmp_path / "o", **KW)
+    big = result.row("big")
+    assert (big.verdict, big.standing, big.reasons) == ("confirmed", "sure", [])
+    assert big.claim.startswith("Sure: ")
+    assert result.summary.runs_rate_limited == 16 and result.summary.runs_failed == 0
+    written = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert written["runs_rate_limited"] == 16
+
+
+def test_rate_limited_runs_are_counted_when_they_overlap(tmp_path: Path) -> None:
+    # The async path (a throttle): the count sits beside the concurrency record's refusals.
     marks = tmp_path / "marks"
     marks.mkdir()
     result = compare_arms(
@@ -64,9 +87,9 @@ def test_rate_limited_runs_are_named_with_their_seeds(tmp_path: Path) -> None:
         scenarios=[{"id": "q", "inputs": {"marks": str(marks)}, "reference": "yes"}],
         executor="local",
     )
-    limited = reasons_of(result.row("alt"))["runs-rate-limited"]
-    assert (limited.count, limited.seeds) == (8, [0, 1, 2, 3])  # each run once, both arms
-    assert limited.detail.startswith("4 of the arm's runs and 4 of the baseline's")
+    assert "runs-rate-limited" not in reasons_of(result.row("alt"))
+    assert result.summary.runs_rate_limited == 8  # each run once, both arms
+    assert result.summary.concurrency is not None and result.summary.concurrency.refusals == 8
 
 
 def test_runs_from_another_sweep_s_cache_are_named(tmp_path: Path) -> None:

@@ -76,3 +76,18 @@ def test_empty_or_mixed_list_is_one_prefix_mismatch_with_observed() -> None:
     (n,) = check_manifest({"tools.name": "x"}, {"tools": ["x", {"name": "y"}]})
     assert n.facet == "tools" and n.observed_present
     assert check_manifest({"tools.name": "x"}, {"tools": ["junk", {"name": "x"}]}) == []
+
+
+def test_a_facet_left_out_is_unreported_not_contradicted() -> None:
+    app = check_application(
+        {"model": "x", "temperature": 0.2}, [{"model": "x"}, {"model": "x", "temperature": 0.2}]
+    )
+    assert app.applied is False and app.unreported and app.manifests_contradicted == 0
+    assert [(m.facet, m.declared) for m in app.unreported_facets] == [("temperature", 0.2)]
+
+
+def test_one_reported_other_value_makes_the_check_contradicted() -> None:
+    # Left out on seed 0, another value on seed 1: the arm did not take effect.
+    app = check_application({"temperature": 0.2}, [{}, {"temperature": 0.7}])
+    assert app.applied is False and not app.unreported and app.manifests_contradicted == 1
+    assert [m.facet for m in app.unreported_facets] == ["temperature"]

@@ -93,9 +93,15 @@ def test_band_gates_only_with_similarity_comparator() -> None:
 
 
 def test_manifest_mismatch_recorded_without_observed_when_absent() -> None:
+    # A declared facet the manifests leave out is not "did not take effect": it is unchecked,
+    # with its own reason and a fix in the claim (issue 26 item 7).
     runs = [run("base", s, "yes") for s in range(3)]
     runs += [run("alt", s, "yes", manifest={"other": 1}) for s in range(3)]
     alt = assess(runs).verdicts[1]
     assert alt.application.checked and alt.application.applied is False
     assert alt.application.mismatches == [{"facet": "model", "declared": "big"}]
-    assert alt.reason == "arm-not-applied"
+    assert alt.reason == "arm-facet-not-reported"
+    assert "do not report `model`: report `model` in the manifest, or do not declare it" in (
+        alt.claim
+    )
+    assert "did not take effect" not in alt.claim

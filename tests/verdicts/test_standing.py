@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from counterfact import RunContext, RunResult, compare_arms, find_culprits
+from counterfact import RateLimited, RunContext, RunResult, compare_arms, find_culprits
 
 ARMS = [{"id": "base", "facets": {"model": "small"}}, {"id": "big", "facets": {"model": "large"}}]
 KW = {"samples": 8, "reference": "yes", "comparator": "contains", "executor": "local"}
@@ -163,3 +163,27 @@ def test_a_bisection_with_retried_runs_is_not_sure(tmp_path: Path) -> None:
         'in probe(s) ablate:["fact:a","fact:b"]' in retried.detail
         and "and 1 more" in retried.detail
     )
+
+
+def test_a_bisection_whose_runs_waited_on_a_rate_limit_stays_sure(tmp_path: Path) -> None:
+    # Every run is refused once and then answers: no doubt; bisect.json counts the runs.
+    refused: set[tuple[str, int]] = set()
+
+    def runner(ctx: RunContext) -> RunResult:
+        if (ctx.arm.id, ctx.seed) not in refused:
+            refused.add((ctx.arm.id, ctx.seed))
+            raise RateLimited("slow down", retry_after=0.01)
+        return RunResult(output="right" if "fact:b" in ctx.arm.ablations else "wrong")
+
+    result = find_culprits(
+        ["fact:a", "fact:b"],
+        runner,
+        reference="wrong",
+        comparator="contains",
+        executor="local",
+        out=tmp_path / "b",
+    )
+    rec = result.record
+    assert rec.verdict == "confirmed" and rec.culprits == [["fact:b"]]
+    assert (rec.standing, rec.reasons) == ("sure", [])
+    assert rec.runs_rate_limited == len(result.runs) == len(refused) > 0

@@ -25,7 +25,13 @@ from counterfact.records.arms import (
 from counterfact.records.parts import AdjustmentRecord, DoubtRecord
 from counterfact.records.summary import PooledRecord
 from counterfact.records.verdicts import VerdictRecord
-from counterfact.records.vocabulary import DoubtCode, Standing, StatisticalVerdict, Verdict
+from counterfact.records.vocabulary import (
+    Alternative,
+    DoubtCode,
+    Standing,
+    StatisticalVerdict,
+    Verdict,
+)
 from counterfact.verdicts.clustered import ClusteredTest, QuestionCounts, clustered_test
 from counterfact.verdicts.family import verdict_of
 from counterfact.verdicts.multiplicity import adjust, best_factor
@@ -147,6 +153,7 @@ class _Judged:
     tier: Verdict
     stratified: StratifiedRecord | None
     withheld: int
+    alternative: Alternative
 
 
 def _agrees(j: _Judged) -> bool | None:
@@ -194,13 +201,12 @@ def _one(arm: str, rows: Sequence[VerdictRecord], j: _Judged) -> ArmVerdictRecor
         j.stratified,
         j.withheld,
     )
-    first = rows[0].test
     return ArmVerdictRecord(
         arm=arm,
         intervention=rows[0].intervention,
         verdict=j.tier,
         statistical_verdict=j.verdict,
-        alternative=first.alternative if first else "greater",
+        alternative=j.alternative,
         method=ONE_QUESTION if t is not None and t.questions == 1 else METHOD,
         questions=t.questions if t else 0,
         questions_withheld=j.withheld,
@@ -315,6 +321,7 @@ def arm_verdicts(
             tier=tier,
             stratified=_stratified(by_arm.get(arm), verdict),
             withheld=len(mine) - len(tested),
+            alternative=settings.alternative,
         )
         out.append(_one(arm, mine, judged))
     return out

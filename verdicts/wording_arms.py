@@ -40,7 +40,8 @@ def arm_line(f: ArmFacts) -> str:
     return (
         f"{f.arm}: {f.verdict} ({test}) — effect {t.diff:+.3f} "
         f"[{t.low:+.3f}, {t.high:+.3f}] ({t.level:.0%}), p {_p(t.p_value)}{adj}; "
-        f"{t.up} question(s) up, {t.down} down of {t.questions}; {standing}"
+        f"{t.up} question(s) up, {t.down} down of {t.questions}; effective pairs "
+        f"{t.effective_pairs:,.0f} of {t.pairs:,}; {standing}"
     )
 
 

@@ -37,6 +37,7 @@ from counterfact.records.verdicts import EffectRecord, SimilarityTestRecord
 from counterfact.records.vocabulary import Alternative as Alternative
 from counterfact.records.vocabulary import Pairing as Pairing
 from counterfact.records.vocabulary import StatisticalVerdict as StatisticalVerdict
+from counterfact.verdicts.intervals import wilson
 from counterfact.verdicts.signrank import signrank
 
 
@@ -156,11 +157,6 @@ Effect = EffectRecord
 """Paired flip-rate difference, arm minus baseline, with its interval (the record is the result)."""
 
 
-def _wilson(k: int, n: int, level: float) -> tuple[float, float]:
-    ci = binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
-    return float(ci.low), float(ci.high)
-
-
 def paired_effect(pairs: Pairs, level: float = 0.95) -> Effect | None:
     """Newcombe's method-10 interval for ``P(arm flips) - P(baseline flips)`` on paired seeds."""
     return effect_of_counts(pairs.n10, pairs.n01, pairs.n11, pairs.size, level)
@@ -172,8 +168,8 @@ def effect_of_counts(n10: int, n01: int, n11: int, n: int, level: float = 0.95) 
         return None
     n00 = n - n10 - n01 - n11
     p1, p2 = (n11 + n10) / n, (n11 + n01) / n
-    l1, u1 = _wilson(n11 + n10, n, level)
-    l2, u2 = _wilson(n11 + n01, n, level)
+    l1, u1 = wilson(n11 + n10, n, level)
+    l2, u2 = wilson(n11 + n01, n, level)
     raw = n11 * n00 - n10 * n01
     a = raw - n / 2 if raw > n / 2 else (0.0 if raw >= 0 else float(raw))
     denom = (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)

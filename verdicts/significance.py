@@ -4,8 +4,9 @@ The unit is the seed pair: baseline seed ``s`` and arm seed ``s`` on one scenari
 
 - ``n10``: pairs where the arm flipped and the baseline did not; ``n01``: the reverse.
 - Paired (default): exact one-sided McNemar test, ``p = P(Binomial(n10 + n01, 1/2) >= n10)``
-  (``scipy.stats.binomtest``), ``p = 1`` with no discordant pair; the smallest p any outcome can
-  reach is ``(1/2) ** pairs``.
+  (the binomial tail counted in integers, the value ``scipy.stats.binomtest`` gives up to
+  rounding; binomtest itself beyond 2,000 discordant pairs), ``p = 1`` with no discordant pair;
+  the smallest p any outcome can reach is ``(1/2) ** pairs``.
 - Unpaired (``statistics.pairing: none``, for runners whose seed does not control their
   randomness): Fisher's exact one-sided test on the 2x2 table of flips and non-flips of arm and
   baseline (``scipy.stats.fisher_exact``, alternative ``greater``).
@@ -77,9 +78,46 @@ def mcnemar_exact(n10: int, n01: int, alternative: Alternative = "greater") -> f
     ``greater`` is ``P(X >= n10)``, ``less`` ``P(X <= n10)``, ``two-sided`` scipy's two-sided
     binomial p (the sum of outcomes no more likely than the one seen); 1 without discordance.
     """
-    if n10 + n01 == 0:
+    n = n10 + n01
+    if n == 0:
         return 1.0
-    return float(binomtest(n10, n10 + n01, 0.5, alternative=alternative).pvalue)
+    if n > EXACT_TAILS_MAX:
+        return float(binomtest(n10, n, 0.5, alternative=alternative).pvalue)
+    upper = _ways_at_least(n10, n)
+    lower = (1 << n) - _ways_at_least(n10 + 1, n)
+    if alternative == "greater":
+        return upper / (1 << n)
+    if alternative == "less":
+        return lower / (1 << n)
+    return min(1.0, 2 * min(upper, lower) / (1 << n))
+
+
+EXACT_TAILS_MAX = 2000
+"""Discordant pairs up to which McNemar's tails are counted in integers (a few milliseconds at
+2,000); beyond, ``scipy.stats.binomtest`` computes them."""
+
+
+def _ways_at_least(k: int, n: int) -> int:
+    """``sum(comb(n, j) for j >= k)``: the outcomes of ``n`` fair coins with ``k`` or more
+    heads, summed over the shorter side.
+    """
+    if k <= 0:
+        return 1 << n
+    if k > n:
+        return 0
+    if k > n // 2:
+        return sum(_combs(n, k, n))
+    return (1 << n) - sum(_combs(n, 0, k - 1))
+
+
+def _combs(n: int, first: int, last: int) -> list[int]:
+    """``comb(n, j)`` for ``j`` from ``first`` to ``last``, each from the one before."""
+    term = math.comb(n, first)
+    out = [term]
+    for j in range(first, last):
+        term = term * (n - j) // (j + 1)
+        out.append(term)
+    return out
 
 
 def fisher_one_sided(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -26,17 +27,17 @@ class Pairs:
     excluded: int
     """Pairs left out: seed 0 when the reference is the baseline's own seed-0 output (rule 13)."""
 
-    @property
+    @cached_property
     def n10(self) -> int:
         """Arm flipped, baseline held."""
         return int(np.sum(self.arm & ~self.base))
 
-    @property
+    @cached_property
     def n01(self) -> int:
         """Baseline flipped, arm held."""
         return int(np.sum(~self.arm & self.base))
 
-    @property
+    @cached_property
     def n11(self) -> int:
         """Both flipped."""
         return int(np.sum(self.arm & self.base))

@@ -233,6 +233,8 @@ class ScenarioTally:
         self._accepted = 0
         self._error: ScoringError | None = None
         """A scoring failure, raised by :meth:`finish` (after every record is stored)."""
+        self._stats: dict[tuple[str, int | None], ProbeStats] = {}
+        """:meth:`stats` already computed, until the next record or score changes them."""
 
     def add(self, record: RunRecord) -> None:
         """Take one run record of this scenario (records of unknown arms are ignored)."""
@@ -240,6 +242,7 @@ class ScenarioTally:
         if tally is None or tally.park(record) or not tally.accepts(record):
             return
         tally.add(record)
+        self._stats.clear()
         self._accepted += 1
         if record.arm == self.baseline and record.seed == 0 and not self._decided:
             self.reference = resolve_reference(None, [record])
@@ -254,6 +257,7 @@ class ScenarioTally:
         """Score every queued output now (a sequential look needs its seeds scored)."""
         reference, queued = self.reference.text, self._queue
         self._queue = []
+        self._stats.clear()
         if reference is None or self._error is not None:
             return  # nothing to score against (the runs stay counted, unscored), or failed
         try:
@@ -294,7 +298,12 @@ class ScenarioTally:
         """
         if self.reference.text is None:
             return None
-        return self.arms[arm].stats(scored=True, upto=upto)
+        tally = self.arms[arm]
+        key = (arm, None if upto is None or upto >= len(tally.ok) else upto)
+        found = self._stats.get(key)
+        if found is None:
+            found = self._stats[key] = tally.stats(scored=True, upto=upto)
+        return found
 
 
 def tally_runs(

@@ -161,7 +161,8 @@ class VerdictRecord(_Record):
     test: TestRecord | None = None
     effect: EffectRecord | None = None
     similarity_test: SimilarityTestRecord | None = None
-    """Information only: are the arm's similarities lower than the baseline's, pair by pair."""
+    """Information only: are the arm's similarities lower than the baseline's, pair by pair;
+    null unless the comparator decides by similarity (``similarity``)."""
     sequential: SequentialRecord | None = None
     """Sequential sweeps: why and where this challenger stopped; ``samples`` counts the seeds it
     used."""

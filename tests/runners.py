@@ -98,3 +98,21 @@ def leaves_a_thread(ctx: RunContext) -> str:
 
     threading.Thread(target=time.sleep, args=(3600,), daemon=False).start()
     return "yes"
+
+
+def varied_records(ctx: RunContext) -> RunResult:
+    """Records whose columns vary by seed, for exports: failures, no manifest, manifest values of
+    two kinds and nested lists, optional costs, and an output a spreadsheet would run.
+    """
+    s = ctx.seed
+    if s % 7 == 3 and ctx.arm.id != "base":
+        msg = f"seed {s} failed"
+        raise RuntimeError(msg)
+    manifest: dict[str, object] | None = None
+    if s % 5:
+        manifest = {"k": s if s % 2 else "text", "flag": bool(s % 3), **ctx.arm.facets}
+        if s % 4 == 0:
+            manifest["deep"] = {"a": [1, 2], "b": None}
+    cost = None if s % 6 == 0 else {"usd": 0.001 * s, "tokens": s * 10}
+    output = "=cmd" if s == 2 else ("yes" if (s + len(ctx.arm.id)) % 3 else "no")
+    return RunResult(output=output, manifest=manifest, cost=cost)

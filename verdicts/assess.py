@@ -333,7 +333,10 @@ def _tested(
     pairs = pairs_of(arm, base, exclude_seed0=tally.reference.source == "baseline-arm")
     test = paired_test(pairs, settings.pairing, settings.alternative)
     effect = paired_effect(pairs)
-    sim = similarity_test(pairs, settings.alternative)
+    # Information about the comparator's own instrument: only a similarity comparator decides by
+    # similarity, so only then is the similarity test reported (rule 16).
+    by_similarity = tally.comparator.kind == "similarity"
+    sim = similarity_test(pairs, settings.alternative) if by_similarity else None
     if stop is not None:  # rule 19: the e-process decides; the rest assume fixed seeds
         test = e_test(test, stop[0])
         effect = _fixed_sample(effect)

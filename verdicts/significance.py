@@ -4,8 +4,9 @@ The unit is the seed pair: baseline seed ``s`` and arm seed ``s`` on one scenari
 
 - ``n10``: pairs where the arm flipped and the baseline did not; ``n01``: the reverse.
 - Paired (default): exact one-sided McNemar test, ``p = P(Binomial(n10 + n01, 1/2) >= n10)``
-  (``scipy.stats.binomtest``), ``p = 1`` with no discordant pair; the smallest p any outcome can
-  reach is ``(1/2) ** pairs``.
+  (the binomial tail counted in integers, the value ``scipy.stats.binomtest`` gives up to
+  rounding; binomtest itself beyond 2,000 discordant pairs), ``p = 1`` with no discordant pair;
+  the smallest p any outcome can reach is ``(1/2) ** pairs``.
 - Unpaired (``statistics.pairing: none``, for runners whose seed does not control their
   randomness): Fisher's exact one-sided test on the 2x2 table of flips and non-flips of arm and
   baseline (``scipy.stats.fisher_exact``, alternative ``greater``).
@@ -17,7 +18,9 @@ The unit is the seed pair: baseline seed ``s`` and arm seed ``s`` on one scenari
   confidence intervals for the difference between binomial proportions based on paired data.
   Statistics in Medicine 17(22): 2635-2650.
 - Similarity (rule 16, information only): one-sided Wilcoxon signed-rank test that the arm's
-  similarities are lower than the baseline's on the same pairs (``scipy.stats.wilcoxon``).
+  similarities are lower than the baseline's on the same pairs: the exact sign-flip p
+  (:mod:`~counterfact.verdicts.signrank`) up to 400 nonzero differences, the normal
+  approximation of ``scipy.stats.wilcoxon`` (``method="asymptotic"``) beyond.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from counterfact.records.verdicts import EffectRecord, SimilarityTestRecord
 from counterfact.records.vocabulary import Alternative as Alternative
 from counterfact.records.vocabulary import Pairing as Pairing
 from counterfact.records.vocabulary import StatisticalVerdict as StatisticalVerdict
-from counterfact.verdicts.signrank import signrank_exact
+from counterfact.verdicts.intervals import wilson
+from counterfact.verdicts.signrank import signrank
 
 
 @dataclass(frozen=True)
@@ -74,9 +78,46 @@ def mcnemar_exact(n10: int, n01: int, alternative: Alternative = "greater") -> f
     ``greater`` is ``P(X >= n10)``, ``less`` ``P(X <= n10)``, ``two-sided`` scipy's two-sided
     binomial p (the sum of outcomes no more likely than the one seen); 1 without discordance.
     """
-    if n10 + n01 == 0:
+    n = n10 + n01
+    if n == 0:
         return 1.0
-    return float(binomtest(n10, n10 + n01, 0.5, alternative=alternative).pvalue)
+    if n > EXACT_TAILS_MAX:
+        return float(binomtest(n10, n, 0.5, alternative=alternative).pvalue)
+    upper = _ways_at_least(n10, n)
+    lower = (1 << n) - _ways_at_least(n10 + 1, n)
+    if alternative == "greater":
+        return upper / (1 << n)
+    if alternative == "less":
+        return lower / (1 << n)
+    return min(1.0, 2 * min(upper, lower) / (1 << n))
+
+
+EXACT_TAILS_MAX = 2000
+"""Discordant pairs up to which McNemar's tails are counted in integers (a few milliseconds at
+2,000); beyond, ``scipy.stats.binomtest`` computes them."""
+
+
+def _ways_at_least(k: int, n: int) -> int:
+    """``sum(comb(n, j) for j >= k)``: the outcomes of ``n`` fair coins with ``k`` or more
+    heads, summed over the shorter side.
+    """
+    if k <= 0:
+        return 1 << n
+    if k > n:
+        return 0
+    if k > n // 2:
+        return sum(_combs(n, k, n))
+    return (1 << n) - sum(_combs(n, 0, k - 1))
+
+
+def _combs(n: int, first: int, last: int) -> list[int]:
+    """``comb(n, j)`` for ``j`` from ``first`` to ``last``, each from the one before."""
+    term = math.comb(n, first)
+    out = [term]
+    for j in range(first, last):
+        term = term * (n - j) // (j + 1)
+        out.append(term)
+    return out
 
 
 def fisher_one_sided(
@@ -154,11 +195,6 @@ Effect = EffectRecord
 """Paired flip-rate difference, arm minus baseline, with its interval (the record is the result)."""
 
 
-def _wilson(k: int, n: int, level: float) -> tuple[float, float]:
-    ci = binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
-    return float(ci.low), float(ci.high)
-
-
 def paired_effect(pairs: Pairs, level: float = 0.95) -> Effect | None:
     """Newcombe's method-10 interval for ``P(arm flips) - P(baseline flips)`` on paired seeds."""
     return effect_of_counts(pairs.n10, pairs.n01, pairs.n11, pairs.size, level)
@@ -170,8 +206,8 @@ def effect_of_counts(n10: int, n01: int, n11: int, n: int, level: float = 0.95) 
         return None
     n00 = n - n10 - n01 - n11
     p1, p2 = (n11 + n10) / n, (n11 + n01) / n
-    l1, u1 = _wilson(n11 + n10, n, level)
-    l2, u2 = _wilson(n11 + n01, n, level)
+    l1, u1 = wilson(n11 + n10, n, level)
+    l2, u2 = wilson(n11 + n01, n, level)
     raw = n11 * n00 - n10 * n01
     a = raw - n / 2 if raw > n / 2 else (0.0 if raw >= 0 else float(raw))
     denom = (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)
@@ -194,17 +230,23 @@ def similarity_test(pairs: Pairs, alternative: Alternative = "greater") -> Simil
     diffs = pairs.base_similarity - pairs.arm_similarity
     if pairs.size == 0 or np.any(np.isnan(diffs)):
         return None
-    if not np.any(diffs != 0):
-        return SimilarityTestRecord(statistic=0.0, p_value=1.0, method=_WILCOXON[alternative])
-    result = wilcoxon(pairs.base_similarity, pairs.arm_similarity, alternative=alternative)
-    exact = signrank_exact(diffs, alternative)
     method = _WILCOXON[alternative]
+    if not np.any(diffs != 0):
+        return SimilarityTestRecord(statistic=0.0, p_value=1.0, method=method)
+    exact = signrank(diffs, alternative)
     if exact is not None:
-        method += ", exact sign-flip distribution"
+        return SimilarityTestRecord(
+            statistic=exact.statistic(alternative),
+            p_value=exact.p_value,
+            method=method + ", exact sign-flip distribution",
+        )
+    # Many pairs: the normal approximation (tie and continuity corrected), named so that scipy
+    # never picks its permutation test.
+    result = wilcoxon(
+        pairs.base_similarity, pairs.arm_similarity, alternative=alternative, method="asymptotic"
+    )
     return SimilarityTestRecord(
-        statistic=float(result.statistic),
-        p_value=float(result.pvalue) if exact is None else exact,
-        method=method,
+        statistic=float(result.statistic), p_value=float(result.pvalue), method=method
     )
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -40,16 +41,24 @@ class Doubt:
     at_least: bool = False
 
     def record(self) -> DoubtRecord:
-        """As recorded on the row: the lowest seeds, the rest counted."""
-        shown = sorted(self.seeds)[:SEEDS_SHOWN]
-        return DoubtRecord(
-            code=self.code,
-            count=self.count,
-            at_least=self.at_least,
-            seeds=shown,
-            seeds_omitted=max(len(self.seeds) - len(shown), 0),
-            detail=self.detail,
-        )
+        """As recorded on the row: the lowest seeds, the rest counted (one frozen record per
+        distinct doubt, shared by the rows that have it: an eval set repeats the same doubts
+        over thousands of questions).
+        """
+        return _doubt_record(self)
+
+
+@lru_cache(maxsize=4096)
+def _doubt_record(doubt: Doubt) -> DoubtRecord:
+    shown = sorted(doubt.seeds)[:SEEDS_SHOWN]
+    return DoubtRecord(
+        code=doubt.code,
+        count=doubt.count,
+        at_least=doubt.at_least,
+        seeds=shown,
+        seeds_omitted=max(len(doubt.seeds) - len(shown), 0),
+        detail=doubt.detail,
+    )
 
 
 def _seeds(mask: np.ndarray[Any, Any]) -> tuple[int, ...]:
@@ -102,6 +111,8 @@ def run_doubts(arm: ArmTally, base: ArmTally) -> list[Doubt]:
     for code, attr, _ in RUN_FLAGS:
         words = RUN_FLAG_WORDS[code]
         a, b = getattr(arm, attr)[:n], getattr(base, attr)[:n]
+        if not (a.any() or b.any()):  # the usual case, checked without counting
+            continue
         count = int(a.sum() + b.sum())
         if count:
             detail = (

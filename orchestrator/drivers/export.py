@@ -15,6 +15,7 @@ import math
 import os
 import secrets
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from pydantic import BaseModel
 
 from counterfact.exceptions import ConfigError, ExecutorError
 from counterfact.orchestrator.drivers.columns import typed
+from counterfact.orchestrator.drivers.export_runs import write_runs
 from counterfact.orchestrator.storage.recordfiles import (
     read_bisect,
     read_verdicts,
@@ -182,24 +184,48 @@ def export(run_dir: str | Path, fmt: str = "parquet") -> list[Path]:
         msg = f"unknown export format {fmt!r}; known: {', '.join(FORMATS)}"
         raise ConfigError(msg, field="--format")
     folder = Path(run_dir)
+    pd = _pandas()
+    require_records(folder)
     written = []
-    tables = (
-        ("runs", load_runs(folder)),
-        ("verdicts", load_verdicts(folder)),
-        ("probes", load_probes(folder)),
-    )
-    for name, frame in tables:
+    path = folder / f"runs.{fmt}"
+    # the run log is streamed twice, a chunk at a time: memory does not grow with the runs
+    if _replace(path, lambda tmp: _write_runs(pd, folder, tmp, fmt)):
+        written.append(path)
+    for name, frame in (("verdicts", load_verdicts(folder)), ("probes", load_probes(folder))):
         if frame.empty:
             continue
         path = folder / f"{name}.{fmt}"
-        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-        try:
-            _write(_flat(frame), tmp, fmt)
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
+        _replace(path, partial(_write_table, _flat(frame), fmt=fmt))
         written.append(path)
     return written
+
+
+def _replace(path: Path, write: Callable[[Path], bool]) -> bool:
+    """``write`` to a temporary name, renamed to ``path`` when it wrote something."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    try:
+        wrote = write(tmp)
+        if wrote:
+            os.replace(tmp, path)
+        return wrote
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _write_table(frame: Any, tmp: Path, *, fmt: str) -> bool:
+    _write(frame, tmp, fmt)
+    return True
+
+
+def _write_runs(pd: Any, folder: Path, tmp: Path, fmt: str) -> bool:
+    try:
+        return write_runs(pd, lambda: runs(folder), read_verdicts(folder), tmp, fmt, _as_text)
+    except ImportError as exc:
+        msg = f"Parquet needs pyarrow, from the data extra: {EXTRA} (or use --format csv)"
+        raise ConfigError(msg) from exc
+    except (OSError, ValueError, TypeError) as exc:  # pyarrow's own errors: one line
+        msg = f"could not write {tmp.name}: {type(exc).__name__}: {str(exc)[:200]}"
+        raise ExecutorError(msg) from exc
 
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

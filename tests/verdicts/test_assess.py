@@ -92,6 +92,14 @@ def test_band_gates_only_with_similarity_comparator() -> None:
     assert gated.summary.null_band.degenerate
 
 
+def test_similarity_test_only_when_the_comparator_decides_by_similarity() -> None:
+    runs = [run("base", s, "yes") for s in range(3)] + [run("alt", s, "no") for s in range(3)]
+    exact = assess(runs, reference="yes").verdicts[1]
+    assert exact.test is not None and exact.similarity_test is None
+    by_similarity = assess(runs, reference="yes", comparator=SimilarityComparator()).verdicts[1]
+    assert by_similarity.test is not None and by_similarity.similarity_test is not None
+
+
 def test_manifest_mismatch_recorded_without_observed_when_absent() -> None:
     # A declared facet the manifests leave out is not "did not take effect": it is unchecked,
     # with its own reason and a fix in the claim (issue 26 item 7).

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+import itertools
 
-from counterfact.verdicts.intervals import flip_rate_interval
+import pytest
+from scipy.stats import binomtest
+
+from counterfact.verdicts.intervals import flip_rate_interval, wilson
 
 
 def test_zero_flips_upper_bound_closed_form() -> None:
@@ -36,3 +39,26 @@ def test_two_of_five_matches_r_binom_test() -> None:
 
 def test_no_samples_no_interval() -> None:
     assert flip_rate_interval(0, 0) is None
+
+
+@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+def test_bounds_are_scipys_root_found_ones_for_every_count(level: float) -> None:
+    # Reference: scipy.stats.binomtest(k, n).proportion_ci(method="exact"), which finds each
+    # bound with brentq (xtol 2e-12); the beta quantiles are the same bounds in closed form.
+    sizes = [*range(1, 41), 100, 1000, 10000]
+    for n in sizes:
+        for k in range(n + 1) if n <= 40 else (0, 1, 2, n // 3, n // 2, n - 1, n):
+            want = binomtest(k, n).proportion_ci(confidence_level=level, method="exact")
+            got = flip_rate_interval(k, n, level)
+            assert got is not None
+            assert got.low == pytest.approx(want.low, abs=2e-12), (k, n)
+            assert got.high == pytest.approx(want.high, abs=2e-12), (k, n)
+            assert (k == 0) == (got.low == 0.0) and (k == n) == (got.high == 1.0)
+
+
+def test_wilson_is_scipys_wilson_interval_exactly() -> None:
+    # Reference: scipy.stats.binomtest(k, n).proportion_ci(method="wilson"), the same closed form.
+    for n, level in itertools.product([*range(1, 31), 200, 5000], (0.9, 0.95, 0.99)):
+        for k in range(n + 1) if n <= 30 else (0, 1, n // 2, n - 1, n):
+            want = binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
+            assert wilson(k, n, level) == (want.low, want.high), (k, n, level)

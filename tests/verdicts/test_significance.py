@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import wilcoxon
+from scipy.stats import binomtest, wilcoxon
 
 from counterfact import compare_arms
 from counterfact.probes.pairs import Pairs
@@ -207,3 +207,18 @@ def test_seed_zero_is_not_evidence_in_the_band_or_the_baselines_interval() -> No
 
     want = binomtest(0, 5).proportion_ci(method="exact")  # 0 flips over the 5 other seeds
     assert interval is not None and interval.high == pytest.approx(want.high)
+
+
+@pytest.mark.parametrize("alternative", ["greater", "less", "two-sided"])
+def test_mcnemar_counted_in_integers_is_scipys_binomial_test(alternative: str) -> None:
+    # Reference: scipy.stats.binomtest(n10, n10 + n01, 0.5), which computes the same tails in
+    # floating point; past 2,000 discordant pairs it is what mcnemar_exact calls.
+    for n10, n01 in [
+        *itertools.product(range(0, 60, 3), range(0, 60, 4)),
+        (900, 1000),
+        (1500, 900),
+    ]:
+        if n10 + n01:
+            want = binomtest(n10, n10 + n01, 0.5, alternative=alternative).pvalue
+            got = mcnemar_exact(n10, n01, alternative)  # type: ignore[arg-type]
+            assert got == pytest.approx(want, rel=1e-12), (n10, n01)

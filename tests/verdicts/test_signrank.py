@@ -66,3 +66,33 @@ def test_without_ties_it_matches_scipy_s_exact_test() -> None:
 def test_all_zero_differences_give_one_and_many_fall_back() -> None:
     assert signrank_exact(np.zeros(5), "greater") == 1.0
     assert signrank_exact(np.ones(401), "greater") is None
+
+
+@pytest.mark.parametrize("alternative", ["greater", "less", "two-sided"])
+def test_statistic_is_scipys_and_scipys_permutation_test_is_never_run(alternative: str) -> None:
+    # Reference: scipy's own statistic (T+ one-sided, min(T+, T-) two-sided) with zero_method
+    # 'wilcox'; 13 tied pairs are where scipy's default switches to a seconds-long permutation
+    # test, and the statistic does not depend on the method (method='asymptotic' here).
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        base = rng.choice([0.6, 0.8, 1.0], size=13)
+        arm = rng.choice([0.6, 0.8, 1.0], size=13)
+        if not np.any(base != arm):
+            continue
+        pairs = Pairs(np.zeros(13, bool), np.zeros(13, bool), arm, base, 0)
+        found = similarity_test(pairs, alternative)  # type: ignore[arg-type]
+        ref = wilcoxon(base, arm, alternative=alternative, method="asymptotic").statistic
+        assert found is not None and found.statistic == ref
+        assert found.p_value == pytest.approx(_enumerated(base - arm, alternative), abs=1e-12)
+
+
+def test_beyond_the_exact_range_it_is_scipys_normal_approximation() -> None:
+    # Reference: scipy's wilcoxon with method='asymptotic' (tie and continuity corrected), what
+    # its default picks beyond 50 pairs.
+    rng = np.random.default_rng(6)
+    base, arm = rng.choice([0.5, 0.7, 0.9], size=(2, 700))
+    pairs = Pairs(np.zeros(700, bool), np.zeros(700, bool), arm, base, 0)
+    found = similarity_test(pairs)
+    ref = wilcoxon(base, arm, alternative="greater", method="asymptotic")
+    assert found is not None and "exact" not in found.method
+    assert (found.statistic, found.p_value) == (ref.statistic, pytest.approx(ref.pvalue))

@@ -208,6 +208,11 @@ def _varies(row: VerdictRecord) -> bool:
 
 
 def _note(planned: EvalSetPlanned, seeds_vary: bool, one_seed: bool, effect: float | None) -> str:
+    if planned.questions is None and not planned.grid:
+        return (
+            "the pilot's questions show no effect the test's way: no number of them reaches "
+            "the power (pass --effect D to plan for an effect of D)"
+        )
     if one_seed:
         return (
             "the pilot has one scored seed pair per question, so it cannot show whether seeds "

@@ -72,7 +72,7 @@ def _header(plan: PlanRecord) -> list[str]:
     if plan.concurrency_configured is not None:
         pace.append(f"executor.concurrency {plan.concurrency_configured:g} is only a ceiling")
     if plan.requests_per_minute is not None:
-        pace.append(f"rate limit {plan.requests_per_minute:g}/min bounds the pace")
+        pace.append(f"rate limit {plan.requests_per_minute:g}/min caps the pace")
     if plan.judging_s is not None:
         pace.append(
             f"judging and report took the pilot {duration(plan.judging_s)} (scaled by "

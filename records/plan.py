@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-PLAN_SCHEMA_VERSION: Literal[1] = 1
+PLAN_SCHEMA_VERSION: Literal[2] = 2
 
 
 class _Record(BaseModel):
@@ -39,6 +39,63 @@ class ScenarioPlan(_Record):
     challenger's recommended ``max_samples`` (simulated); null for a fixed-sample plan."""
 
 
+class WallTimeRecord(_Record):
+    """The parts of a wall-time estimate (``counterfact.verdicts.estimate``)."""
+
+    runs_s: float
+    """The runs: ``runs / min(in_flight / run_s, requests_per_minute / 60)``."""
+    startup_s: float = 0.0
+    """Before the first run, as the pilot took."""
+    judging_s: float | None = None
+    """Judging and report after the last run: the pilot's, scaled by questions x arms (null:
+    not measured)."""
+    rate_bound: bool = False
+    """The rate limit, not the runs in flight, sets the pace."""
+
+
+class EvalSetPoint(_Record):
+    """The fewest questions reaching the power at one seed count (simulated)."""
+
+    seeds: int
+    """Samples per arm on each question."""
+    questions: int | None
+    """Null: not by the search cap (100,000 questions)."""
+    power: float | None
+    power_se: float | None = None
+
+
+class EvalSetPlan(_Record):
+    """How many questions and seeds each the arm-level test needs for one challenger."""
+
+    questions: int | None
+    """Questions the plan recommends (null: out of reach by the cap)."""
+    seeds: int | None
+    """Samples per arm on each question."""
+    power: float | None
+    """The simulated power of the arm-level test at (``questions``, ``seeds``)."""
+    power_se: float | None
+    method: str
+    sweeps: int
+    """Simulated sweeps per grid point."""
+    rng_seed: int
+    """The simulation's fixed seed."""
+    pilot_questions: int
+    """The pilot's tested questions the simulation resamples."""
+    seeds_vary: bool
+    """Some pilot question's outcomes varied across its seeds."""
+    seeds_add_nothing: bool
+    """The simulation's seeds repeat each question's outcome: more seeds add nothing, only more
+    questions help; ``seeds`` is then the fewest a sweep takes."""
+    grid: list[EvalSetPoint] = Field(default_factory=list)
+    """Per seed count simulated, the fewest questions reaching the power."""
+    runs: int | None = None
+    """Runs at the recommendation: questions x seeds x arms."""
+    cost: dict[str, float] = Field(default_factory=dict)
+    wall_s: float | None = None
+    wall: WallTimeRecord | None = None
+    note: str | None = None
+
+
 class ChallengerPlan(_Record):
     """What one challenger needs."""
 
@@ -60,17 +117,25 @@ class ChallengerPlan(_Record):
     cost: dict[str, float]
     """Estimated spend per cost key at ``runs`` (the pilot's mean per run, times runs)."""
     wall_s: float | None
-    """Estimated wall time at ``runs``: ``ceil(runs / concurrency)`` waves, each the pilot's mean
-    run time (a sequential sweep, which runs a wave at a time, may take longer)."""
+    """Estimated wall time at ``runs``: start-up, the runs (``runs / min(concurrency /
+    run_s_mean, requests_per_minute / 60)``) and judging and report, as in ``wall`` (a
+    sequential sweep, which runs a wave at a time, may take longer)."""
     scenarios: list[ScenarioPlan]
     note: str | None = None
     """Why a figure is missing or weaker than it looks."""
+    wall: WallTimeRecord | None = None
+    """The parts of ``wall_s``."""
+    eval_set: EvalSetPlan | None = None
+    """With several questions: questions and seeds each for the arm-level test (the headline
+    verdict); null for a one-question, sequential or unpaired pilot."""
 
 
 class PlanRecord(_Record):
     """The whole plan."""
 
-    schema_version: Literal[1] = PLAN_SCHEMA_VERSION
+    schema_version: Literal[1, 2] = PLAN_SCHEMA_VERSION
+    """2: ``eval_set`` per challenger, ``wall`` parts, the rate limit and the configured
+    concurrency beside the one used (1 read as is: every new field has a default)."""
     run_dir: str
     name: str
     power_target: float
@@ -97,8 +162,17 @@ class PlanRecord(_Record):
     concurrency: float
     """Runs in flight at once the wall time assumes."""
     concurrency_source: Literal["measured", "given", "configured"]
-    """``given``: ``--concurrency``; ``configured``: the sweep's ``executor.concurrency``;
-    ``measured``: the pilot's run time summed over its wall time (without either)."""
+    """``given``: ``--concurrency``; ``measured``: what the pilot achieved (its run time summed
+    over its runs' wall time); ``configured`` (version 1 only): ``executor.concurrency``."""
+    concurrency_configured: float | None = None
+    """The sweep's ``executor.concurrency`` when set (a ceiling; the estimate uses what the
+    pilot achieved)."""
+    requests_per_minute: float | None = None
+    """``executor.rate_limit.requests_per_minute`` when set: it bounds the runs' pace."""
+    startup_s: float | None = None
+    """The pilot's time from its start to its first run."""
+    judging_s: float | None = None
+    """The pilot's time from its last run to its summary (judging and report)."""
     concurrency_measured: float | None = None
     """What the pilot achieved (its run time summed over its wall time), whichever is used."""
     challengers: list[ChallengerPlan]

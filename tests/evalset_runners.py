@@ -39,3 +39,8 @@ def small_effect(ctx: RunContext) -> str:
     """
     rate = 0.45 if ctx.arm.id == "worse" else 0.2
     return "wrong" if _draw(ctx) < rate else "right"
+
+
+def priced_small_effect(ctx: RunContext) -> dict[str, object]:
+    """:func:`small_effect` with a price: 0.0045 usd and 1,234 tokens a run."""
+    return {"output": small_effect(ctx), "cost": {"usd": 0.0045, "tokens": 1234}}

@@ -41,7 +41,8 @@ def plan(
     """Samples per arm that reach --power under the pilot sweep's own test, adjustment and
     direction, with the runs, spend and wall time they imply.
     """
-    from counterfact.orchestrator.drivers.plan import plan_sweep, render_plan
+    from counterfact.orchestrator.cli.plan_text import render_plan
+    from counterfact.orchestrator.drivers.plan import plan_sweep
 
     try:
         found = plan_sweep(run_dir, power=power, effect=effect, concurrency=concurrency)

@@ -16,7 +16,7 @@ from counterfact.orchestrator.cli.common import (
     out_opt,
     set_opt,
 )
-from counterfact.verdicts.wording import duration
+from counterfact.verdicts.estimate import amount, estimate_text
 
 if TYPE_CHECKING:
     from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
@@ -73,18 +73,13 @@ def _estimate(sweep: ResolvedSweep, run_dir: Path, smoke: list[RunRecord]) -> No
 
     seen = outlook(sweep, run_dir)
     found = estimate(sweep, smoke, seen.to_run)
-    most = "at most " if sweep.config.sequential is not None else ""
-    spend = ", ".join(f"{k} {v:.4g}" for k, v in found.spend.items()) or "no cost reported"
-    click.echo(
-        f"estimate: {most}{found.runs} runs to go: {spend}; wall time ~{duration(found.wall_s)} "
-        f"at {found.parallel} run(s) in flight (from {len(smoke)} smoke runs; rate limits "
-        "only lengthen it)"
-    )
+    line = estimate_text(found, at_most=sweep.config.sequential is not None)
+    click.echo(f"estimate for the runs to go: {line} (from {len(smoke)} smoke runs)")
     for key, limit in sweep.config.budget.items():
         if found.spend.get(key, 0.0) > limit:
             click.echo(
                 f"note: budget.{key}={limit:g} is below the estimate "
-                f"({found.spend[key]:.4g}): the sweep would stop early (exit 4)"
+                f"({amount(key, found.spend[key])}): the sweep would stop early (exit 4)"
             )
 
 

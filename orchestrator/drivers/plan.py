@@ -1,15 +1,18 @@
 """``counterfact plan RUN_DIR``: the samples a sweep needs, read from a pilot run directory.
 
-The statistics (:mod:`counterfact.verdicts.planning`) come from the pilot's verdict rows and
-settings; the runs, spend and wall time from its run records: the mean cost per successful run
-for each cost key, the mean run time, and the concurrency: the one given, else the sweep's
-configured ``executor.concurrency``, else what the pilot achieved (its run time summed over its
-wall time).
+The statistics (:mod:`counterfact.verdicts.planning`, and with several questions
+:mod:`counterfact.verdicts.planning_evalset` for the arm-level test) come from the pilot's verdict
+rows and settings; the runs, spend and wall time from its run records, by the estimator
+``validate --smoke`` uses (:mod:`counterfact.verdicts.estimate`): the mean cost per successful run
+for each cost key, the mean run time, and the runs in flight: the ``--concurrency`` given, else
+what the pilot achieved (its run time summed over its runs' wall time; the configured
+``executor.concurrency`` is only a ceiling), bounded by ``executor.rate_limit.requests_per_minute``
+when set; plus the pilot's start-up, and its judging and report (from its last run to its
+summary's ``finished_at``) scaled by questions x arms.
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
@@ -22,34 +25,71 @@ from counterfact.orchestrator.storage.recordfiles import (
     require_records,
     runs,
 )
-from counterfact.records.plan import ChallengerPlan, PlanRecord, ScenarioPlan
+from counterfact.records.plan import (
+    ChallengerPlan,
+    EvalSetPlan,
+    EvalSetPoint,
+    PlanRecord,
+    WallTimeRecord,
+)
 from counterfact.records.verdicts import SweepSummary, VerdictRecord
+from counterfact.verdicts.estimate import SweepEstimate, estimate_sweep, per_run
 from counterfact.verdicts.plan_design import Design, Planned
 from counterfact.verdicts.planning import plan_challenger
+from counterfact.verdicts.planning_evalset import SEED, SWEEPS, EvalSetPlanned, eval_set_plans
 from counterfact.verdicts.settings import Waves
-from counterfact.verdicts.wording import duration
 
 
 class _Pilot:
-    """What the pilot's run records say about time and spend."""
+    """What the pilot's run records and summary say about time and spend."""
 
-    def __init__(self, run_dir: Path) -> None:
-        totals: dict[str, float] = defaultdict(float)
-        ok, durations, starts, ends = 0, 0.0, [], []
-        for record in runs(run_dir):
+    def __init__(self, run_dir: Path, summary: SweepSummary) -> None:
+        records = list(runs(run_dir))
+        self.unit = per_run(records)
+        starts, ends, durations = [], [], 0.0
+        for record in records:
             finished = datetime.fromisoformat(record.finished_at).timestamp()
             starts.append(finished - record.duration_s)
             ends.append(finished)
             durations += record.duration_s
-            if record.ok:
-                ok += 1
-                for key, value in (record.cost or {}).items():
-                    totals[key] += value
         self.count = len(ends)
         self.run_s = durations / self.count if self.count else None
         wall = max(ends) - min(starts) if ends else 0.0
         self.concurrency = max(1.0, durations / wall) if wall > 0 else 1.0
-        self.cost_per_run = {k: v / ok for k, v in sorted(totals.items())} if ok else {}
+        self.cost_per_run = self.unit.cost
+        began = datetime.fromisoformat(summary.started_at).timestamp()
+        done = datetime.fromisoformat(summary.finished_at).timestamp()
+        self.startup_s = max(0.0, min(starts) - began) if starts else None
+        self.judging_s = max(0.0, done - max(ends)) if ends else None
+        executor = summary.config.get("executor")
+        executor = executor if isinstance(executor, dict) else {}
+        configured = executor.get("concurrency")
+        self.configured = float(configured) if isinstance(configured, int) else None
+        rate = executor.get("rate_limit")
+        per_minute = rate.get("requests_per_minute") if isinstance(rate, dict) else None
+        self.per_minute = float(per_minute) if isinstance(per_minute, int | float) else None
+
+    def estimate(self, runs: int, conc: float, source: str, scale: float) -> SweepEstimate:
+        """The spend and wall time of ``runs`` runs, judging scaled by ``scale`` (questions x
+        arms over the pilot's).
+        """
+        judging = None if self.judging_s is None else self.judging_s * scale
+        return estimate_sweep(
+            runs,
+            self.unit,
+            conc,
+            self.per_minute,
+            source=source,
+            startup_s=self.startup_s or 0.0,
+            judging_s=judging,
+        )
+
+
+def wall_record(e: SweepEstimate) -> WallTimeRecord:
+    """The parts of an estimate's wall time, as recorded."""
+    return WallTimeRecord(
+        runs_s=e.runs_s, startup_s=e.startup_s, judging_s=e.judging_s, rate_bound=e.rate_bound
+    )
 
 
 def _design(summary: SweepSummary, rows: list[VerdictRecord]) -> Design:
@@ -118,16 +158,12 @@ def _challenger(
     planned: Planned,
     pilot: _Pilot,
     shape: tuple[int, int],
-    conc: float,
+    conc: tuple[float, str],
     effect: float | None = None,
+    eval_set: EvalSetPlan | None = None,
 ) -> ChallengerPlan:
     runs_needed = None if planned.samples is None else planned.samples * shape[0] * shape[1]
-    wall = None
-    if runs_needed is not None and pilot.run_s is not None:
-        wall = math.ceil(runs_needed / conc) * pilot.run_s  # waves of conc runs at once
-    cost = (
-        {} if runs_needed is None else {k: v * runs_needed for k, v in pilot.cost_per_run.items()}
-    )
+    found = None if runs_needed is None else pilot.estimate(runs_needed, *conc, 1.0)
     note = planned.note
     if planned.samples is None and planned.scenarios and effect is None:
         note = (
@@ -147,10 +183,12 @@ def _challenger(
         power_method=planned.method,
         power_se=planned.se,
         runs=runs_needed,
-        cost=cost,
-        wall_s=wall,
+        cost={} if found is None else found.spend,
+        wall_s=None if found is None or pilot.run_s is None else found.wall_s,
+        wall=None if found is None or pilot.run_s is None else wall_record(found),
         scenarios=planned.scenarios,
         note=note,
+        eval_set=eval_set,
     )
 
 
@@ -176,16 +214,26 @@ def plan_sweep(
         )
         raise RunDirectoryError(msg, run_dir=run_dir)
     design = _design(summary, rows)
-    pilot = _Pilot(run_dir)
+    pilot = _Pilot(run_dir, summary)
     arms = len({r.arm for r in rows})
     shape = (len(summary.scenarios), arms)
-    conc, source = _concurrency(concurrency, summary, pilot)
+    conc, source = _concurrency(concurrency, pilot)
+    pace = (conc, "given" if source == "given" else "the pilot achieved")
     by_arm: dict[str, list[VerdictRecord]] = defaultdict(list)
     for row in rows:
         if not row.is_baseline:
             by_arm[row.arm].append(row)
+    sets = eval_set_plans(by_arm, design, power, effect) or {}
     plans = [
-        _challenger(arm, plan_challenger(mine, design, power, effect), pilot, shape, conc, effect)
+        _challenger(
+            arm,
+            plan_challenger(mine, design, power, effect),
+            pilot,
+            shape,
+            pace,
+            effect,
+            None if arm not in sets else _eval_set(sets[arm], pilot, shape, pace),
+        )
         for arm, mine in by_arm.items()
     ]
     return PlanRecord(
@@ -206,69 +254,52 @@ def plan_sweep(
         concurrency=conc,
         concurrency_source=source,
         concurrency_measured=pilot.concurrency,
+        concurrency_configured=pilot.configured,
+        requests_per_minute=pilot.per_minute,
+        startup_s=pilot.startup_s,
+        judging_s=pilot.judging_s,
         challengers=plans,
         notes=_notes(design),
     )
 
 
-def _concurrency(
-    given: float | None, summary: SweepSummary, pilot: _Pilot
-) -> tuple[float, Literal["measured", "given", "configured"]]:
-    """The concurrency the wall time assumes, and where it came from."""
+def _concurrency(given: float | None, pilot: _Pilot) -> tuple[float, Literal["measured", "given"]]:
+    """The runs in flight the wall time assumes, and where it came from: the configured
+    ``executor.concurrency`` is a ceiling the pilot may not have reached (issue 26: 32
+    configured, 11.7 achieved), so what the pilot achieved is used unless one is given.
+    """
     if given is not None:
         return given, "given"
-    executor = summary.config.get("executor")
-    configured = executor.get("concurrency") if isinstance(executor, dict) else None
-    if isinstance(configured, int) and configured >= 1:
-        return float(configured), "configured"
     return pilot.concurrency, "measured"
 
 
-def _scenario_line(s: ScenarioPlan) -> str:
-    own = "out of reach" if s.samples is None else f"{s.samples} (power {s.power:.2f})"
-    rates = f"p10 {s.p10:.2f}, p01 {s.p01:.2f}"
-    if s.p_arm is not None and s.p_base is not None:
-        rates = f"arm {s.p_arm:.2f}, baseline {s.p_base:.2f}"
-    spent = ""
-    if s.expected_samples is not None:
-        spent = f"; stops after {s.expected_samples:.0f} seeds on average"
-    return f"{s.scenario}: its own test needs {own}; {rates}{spent}"
-
-
-def _source(plan: PlanRecord) -> str:
-    measured = plan.concurrency_measured
-    if plan.concurrency_source == "measured" or measured is None:
-        return plan.concurrency_source
-    return f"{plan.concurrency_source}; the pilot achieved {measured:.1f}"
-
-
-def render_plan(plan: PlanRecord) -> str:
-    """The plan as text: one block per challenger."""
-    what = f"an effect of {plan.effect:g}" if plan.effect is not None else "the pilot's rates"
-    test = "exact McNemar" if plan.pairing == "seed" else "Fisher exact (unpaired)"
-    if plan.sequential:
-        test = "the sequential e-process"
-    lines = [
-        f"plan for {plan.name} (pilot: {plan.pilot_samples} samples, {plan.scenarios} "
-        f"scenario(s), {plan.arms} arms): power {plan.power_target:g} for {what}; {test} "
-        f"({plan.alternative}), {plan.adjust} over {plan.family_size} tests, alpha {plan.alpha:g}"
-    ]
-    lines += [f"  note: {n}" for n in plan.notes]
-    for c in plan.challengers:
-        if c.samples is None:
-            lines.append(f"  {c.arm}: {c.note or 'no test to plan from'}")
-            continue
-        se = f" ± {c.power_se:.3f}" if c.power_se is not None else ""
-        what = "max_samples" if plan.sequential else "samples per arm"
-        lines.append(f"  {c.arm}: {c.samples} {what} (power {c.power:.2f}{se}, {c.power_method})")
-        lines += [f"    {_scenario_line(s)}" for s in c.scenarios]
-        spend = ", ".join(f"{k} ~{v:,.0f}" for k, v in c.cost.items())
-        wall = "" if c.wall_s is None else f", wall ~{duration(c.wall_s)}"
-        runs = f"at most {c.runs:,} runs" if plan.sequential else f"{c.runs:,} runs"
-        lines.append(
-            f"    the sweep at {c.samples} samples: {runs}{', ' + spend if spend else ''}"
-            f"{wall} at concurrency {plan.concurrency:.1f} ({_source(plan)})"
-        )
-        if c.note:
-            lines.append(f"    note: {c.note}")
-    return "\n".join(lines)
+def _eval_set(
+    planned: EvalSetPlanned, pilot: _Pilot, shape: tuple[int, int], pace: tuple[float, str]
+) -> EvalSetPlan:
+    """One challenger's eval-set plan as recorded, with its runs, spend and wall time."""
+    est = None
+    if planned.questions is not None and planned.seeds is not None:
+        runs_needed = planned.questions * planned.seeds * shape[1]
+        est = pilot.estimate(runs_needed, *pace, planned.questions / max(shape[0], 1))
+    timed = est is not None and pilot.run_s is not None
+    return EvalSetPlan(
+        questions=planned.questions,
+        seeds=planned.seeds,
+        power=planned.power,
+        power_se=planned.se,
+        method=planned.method,
+        sweeps=SWEEPS,
+        rng_seed=SEED,
+        pilot_questions=planned.pilot_questions,
+        seeds_vary=planned.seeds_vary,
+        seeds_add_nothing=planned.seeds_add_nothing,
+        grid=[
+            EvalSetPoint(seeds=g.seeds, questions=g.questions, power=g.power, power_se=g.se)
+            for g in planned.grid
+        ],
+        runs=None if est is None else est.runs,
+        cost={} if est is None else est.spend,
+        wall_s=est.wall_s if est is not None and timed else None,
+        wall=wall_record(est) if est is not None and timed else None,
+        note=planned.note,
+    )

@@ -22,6 +22,7 @@ from counterfact.orchestrator.storage.rundir import DoneIndex
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
+from counterfact.verdicts.estimate import SweepEstimate, estimate_sweep, per_run
 
 
 def preflight_sweep(
@@ -108,37 +109,20 @@ def outlook(sweep: ResolvedSweep, run_dir: Path) -> Outlook:
     return Outlook(len(plan), done.count, left, reader.torn)
 
 
-@dataclass(frozen=True)
-class Estimate:
-    """What the sweep would cost, judged from its smoke runs."""
-
-    runs: int
-    """Runs the estimate covers (planned and not yet recorded)."""
-    spend: dict[str, float]
-    """Per cost key: the smoke runs' mean cost times ``runs``."""
-    wall_s: float
-    """The smoke runs' mean duration times ``runs``, over the runs in flight at once."""
-    parallel: int
-    """Runs in flight at once: ``concurrency``, or one per CPU for a sync runner."""
-
-
-def estimate(sweep: ResolvedSweep, smoke: Sequence[RunRecord], runs: int) -> Estimate:
-    """Spend and wall time of ``runs`` more runs at the configured concurrency (a mean over a
-    handful of runs: an order of magnitude, not a quote; rate limits only lengthen it).
+def estimate(sweep: ResolvedSweep, smoke: Sequence[RunRecord], runs: int) -> SweepEstimate:
+    """Spend and wall time of ``runs`` more runs at the configured concurrency and rate limit
+    (a mean over a handful of runs: an order of magnitude, not a quote), by the estimator
+    ``counterfact plan`` uses too.
     """
     from counterfact.orchestrator.engine.executors import PoolSettings
 
     cfg = sweep.config.executor
     per_minute = cfg.rate_limit.requests_per_minute
-    pool = PoolSettings(cfg.concurrency, None if per_minute is None else float(per_minute))
+    rate = None if per_minute is None else float(per_minute)
+    pool = PoolSettings(cfg.concurrency, rate)
     cpus = cfg.num_cpus or os.cpu_count() or 1
     local = cfg.kind == "local"
-    parallel = pool.overlapping(sweep.runner, 1 if local else cpus) or (1 if local else cpus)
-    ok = [r for r in smoke if r.ok] or list(smoke)
-    mean_s = sum(r.duration_s for r in ok) / max(len(ok), 1)
-    keys = sorted({k for r in ok for k in (r.cost or {})})
-    spend = {k: runs * sum((r.cost or {}).get(k, 0.0) for r in ok) / len(ok) for k in keys}
-    wall = runs * mean_s / parallel
-    if per_minute is not None:
-        wall = max(wall, runs / float(per_minute) * 60.0)
-    return Estimate(runs, spend, wall, parallel)
+    overlapping = pool.overlapping(sweep.runner, 1 if local else cpus)
+    parallel = overlapping or (1 if local else cpus)
+    source = "configured" if overlapping else ("in process" if local else "one per CPU")
+    return estimate_sweep(runs, per_run(smoke), float(parallel), rate, source=source)

@@ -210,8 +210,8 @@ def test_validate_smoke_estimates_spend_and_wall_time(tmp_path: Path) -> None:
         code, out, err = invoke("validate", str(cfg), "--smoke", "--out", str(tmp_path / "o"))
     assert code == 0, err
     # 20 runs to go at 0.01 usd each (io_runners reports a fixed 0.01 per run)
-    assert "estimate: 20 runs to go:" in out and "usd 0.2" in out
-    assert "at 2 run(s) in flight" in out
+    assert "estimate for the runs to go: 20 runs: tokens 60, usd 0.20;" in out
+    assert "2.0 run(s) in flight (configured)" in out
     assert "budget.usd=0.05 is below the estimate" in out
 
 

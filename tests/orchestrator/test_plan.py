@@ -14,12 +14,19 @@ import pytest
 from scipy.stats import binomtest, fisher_exact
 
 from counterfact import RunContext, compare_arms
-from counterfact.orchestrator.drivers.plan import _waves, plan_sweep
-from counterfact.orchestrator.storage.recordfiles import read_summary, read_verdicts
+from counterfact.orchestrator.drivers.plan import _design, _waves, plan_sweep
+from counterfact.orchestrator.drivers.preflight import estimate, preflight_sweep
+from counterfact.orchestrator.storage.recordfiles import read_summary, read_verdicts, runs
+from counterfact.records.verdicts import VerdictRecord
+from counterfact.verdicts.estimate import estimate_text
 from counterfact.verdicts.plan_design import Design
 from counterfact.verdicts.planning import plan_challenger
+from counterfact.verdicts.planning_evalset import pools_of, question_grid
+from counterfact.verdicts.power_evalset import EvalDesign, power_at
 from counterfact.verdicts.settings import Waves
 
+from .. import evalset_runners
+from ..conftest import TESTS, write_config
 from ..helpers import invoke
 from ..verdicts.test_power_sequential import exact_power
 
@@ -267,31 +274,168 @@ def test_an_unpaired_plan_leaves_out_records_too_old_to_hold_n11(tmp_path: Path)
     assert planned.note is not None and "1 without a test to plan from" in planned.note
 
 
-def test_wall_time_is_runs_times_run_time_over_the_configured_concurrency(
-    tmp_path: Path, pilot: Path
-) -> None:
+def test_wall_time_is_start_up_runs_at_the_achieved_pace_and_judging(pilot: Path) -> None:
     plan = plan_sweep(pilot)
     worse = next(c for c in plan.challengers if c.arm == "worse")
     assert plan.concurrency_source == "measured" and plan.run_s_mean is not None
-    assert worse.runs is not None and worse.wall_s == pytest.approx(
-        math.ceil(worse.runs / plan.concurrency) * plan.run_s_mean
-    )
+    assert plan.concurrency == plan.concurrency_measured
+    wall, runs = worse.wall, worse.runs
+    assert wall is not None and runs is not None and plan.judging_s is not None
+    # runs / (achieved in flight / mean run time); judging as the pilot's: same questions x arms
+    assert wall.runs_s == pytest.approx(runs * plan.run_s_mean / plan.concurrency)
+    assert wall.judging_s == pytest.approx(plan.judging_s)
+    assert worse.wall_s == pytest.approx(wall.startup_s + wall.runs_s + wall.judging_s)
+
+
+def test_the_configured_concurrency_is_a_ceiling_not_the_estimate(tmp_path: Path) -> None:
     pilot_of(
         tmp_path / "o",
         runner,
         samples=12,
         scenarios=SCENARIOS[:1],
-        executor={"kind": "local", "concurrency": 4},
+        executor={"kind": "local", "concurrency": 32},
         runner_version="conc",
     )
     configured = plan_sweep(tmp_path / "o")
-    assert (configured.concurrency, configured.concurrency_source) == (4.0, "configured")
-    assert configured.concurrency_measured is not None
-    (c,) = configured.challengers
-    assert c.runs is not None and configured.run_s_mean is not None
-    assert c.wall_s == pytest.approx(math.ceil(c.runs / 4) * configured.run_s_mean)
+    assert configured.concurrency_source == "measured"
+    assert configured.concurrency == configured.concurrency_measured
+    assert configured.concurrency_configured == 32.0
     given = plan_sweep(tmp_path / "o", concurrency=10)
     assert (given.concurrency, given.concurrency_source) == (10.0, "given")
     code, out, err = invoke("plan", str(tmp_path / "o"))
     assert code == 0, err
-    assert "at concurrency 4.0 (configured; the pilot achieved" in out
+    assert "(the pilot achieved)" in out and "executor.concurrency 32 is only a ceiling" in out
+    assert "judging and report ~" in out and "runs ~" in out
+
+
+def test_a_rate_limit_bounds_the_planned_wall_time(tmp_path: Path) -> None:
+    rpm = 1200.0
+    pilot_of(
+        tmp_path / "o",
+        runner,
+        samples=6,
+        scenarios=SCENARIOS[:1],
+        executor={"kind": "local", "concurrency": 8, "rate_limit": {"requests_per_minute": rpm}},
+        runner_version="rate",
+    )
+    plan = plan_sweep(tmp_path / "o", concurrency=1000)
+    assert plan.requests_per_minute == rpm
+    (c,) = plan.challengers
+    assert c.runs is not None and c.wall is not None
+    # 1000 in flight would finish at once; 1200 a minute is 20 a second
+    assert c.wall.rate_bound and c.wall.runs_s == pytest.approx(c.runs / (rpm / 60))
+    code, out, err = invoke("plan", str(tmp_path / "o"), "--concurrency", "1000")
+    assert code == 0, err
+    assert f"rate limit {rpm:g}/min sets the pace" in out
+
+
+def read_challenger(pilot: Path, arm: str) -> list[VerdictRecord]:
+    return [r for r in read_verdicts(pilot) if r.arm == arm]
+
+
+def _design_of(pilot: Path) -> Design:
+    summary = read_summary(pilot)
+    assert summary is not None
+    return _design(summary, read_verdicts(pilot))
+
+
+QUESTIONS = [{"id": f"q{i}", "reference": "right"} for i in range(40)]
+
+
+def evalset_pilot(out: Path, run: Callable[[RunContext], Any], *challengers: str) -> Path:
+    """A 40-question pilot at 3 seeds of the baseline and ``challengers``."""
+    arms: list[dict[str, Any]] = [{"id": "base"}]
+    arms += [{"id": a, "facets": {"x": i}} for i, a in enumerate(challengers, 1)]
+    compare_arms(
+        arms,
+        run,
+        scenarios=QUESTIONS,
+        samples=3,
+        comparator="contains",
+        executor="local",
+        runner_version="evalset",
+        out=out,
+    )
+    return out
+
+
+def test_the_eval_set_plan_reaches_the_power_and_fewer_questions_do_not(tmp_path: Path) -> None:
+    pilot = evalset_pilot(tmp_path / "p", evalset_runners.priced_small_effect, "worse")
+    plan = plan_sweep(pilot, power=0.8)
+    (worse,) = plan.challengers
+    e = worse.eval_set
+    assert e is not None and e.questions is not None and e.seeds is not None
+    assert e.seeds_vary and not e.seeds_add_nothing and e.pilot_questions == 40
+    # re-check at the recommendation with more sweeps and another seed (standard errors of
+    # both estimates, 3 of them either way)
+    assert plan.adjust == "holm" and plan.alternative == "greater"
+    design = EvalDesign(plan.alpha, "holm", "greater")
+    _, pools, _ = pools_of({"worse": read_challenger(pilot, "worse")}, _design_of(pilot), None)
+    (again, se) = power_at(pools, e.questions, e.seeds, design, 3000, seed=99)[0]
+    assert e.power_se is not None
+    margin = 3 * math.hypot(se, e.power_se)
+    assert again >= 0.8 - margin
+    grid = question_grid(2)
+    smaller = grid[grid.index(e.questions) - 1]
+    (below, se_below) = power_at(pools, smaller, e.seeds, design, 3000, seed=99)[0]
+    assert below < 0.8 + 3 * se_below
+    half = power_at(pools, e.questions // 2, e.seeds, design, 3000, seed=99)[0][0]
+    assert half < 0.8
+    # priced: questions x seeds x arms runs at 0.0045 usd and 1,234 tokens each
+    assert e.runs == e.questions * e.seeds * 2
+    assert e.cost == {"tokens": pytest.approx(1234 * e.runs), "usd": pytest.approx(0.0045 * e.runs)}
+    code, out, err = invoke("plan", str(pilot))
+    assert code == 0, err
+    assert f"{e.questions:,} questions x {e.seeds} seeds each" in out
+    assert f"usd {0.0045 * e.runs:,.2f}" in out and f"tokens {1234 * e.runs:,}" in out
+    assert "usd ~0" not in out
+
+
+def test_a_copies_pilot_plans_the_fewest_seeds_and_says_seeds_add_nothing(tmp_path: Path) -> None:
+    pilot = evalset_pilot(
+        tmp_path / "c", evalset_runners.identical_epochs, "breaks7fixes3", "breaks10"
+    )
+    plan = plan_sweep(pilot, power=0.8)
+    for c in plan.challengers:
+        e = c.eval_set
+        assert e is not None and not e.seeds_vary and e.seeds_add_nothing
+        assert e.seeds == 2 and [g.seeds for g in e.grid] == [2]
+        assert e.note is not None and "more seeds add nothing" in e.note
+    breaks10 = next(c.eval_set for c in plan.challengers if c.arm == "breaks10")
+    assert breaks10 is not None and breaks10.questions is not None
+    code, out, err = invoke("plan", str(pilot))
+    assert code == 0, err
+    assert "only more questions help" in out
+
+
+def test_a_one_question_pilot_keeps_the_per_question_plan(tmp_path: Path) -> None:
+    pilot_of(tmp_path / "o", two_rates(0.1, 0.5), samples=12, scenarios=SCENARIOS[:1])
+    (c,) = plan_sweep(tmp_path / "o").challengers
+    assert c.eval_set is None and c.samples is not None
+
+
+def test_validate_smoke_and_plan_print_the_same_figures_for_the_same_runs(
+    tmp_path: Path,
+) -> None:
+    cfg = write_config(
+        tmp_path,
+        f"name: e\nrunner: {TESTS / 'evalset_runners.py'}:priced_small_effect\nsamples: 2\n"
+        "scenarios: [{id: q0, reference: right}, {id: q1, reference: right}]\n"
+        "comparator: contains\nexecutor: {kind: local, concurrency: 2}\n"
+        "arms: [{id: base}, {id: worse, facets: {x: 1}}]\n",
+    )
+    code, _, err = invoke("run", str(cfg), "--out", str(tmp_path / "p"), "--no-report")
+    assert code == 0, err
+    plan = plan_sweep(tmp_path / "p", concurrency=2.0)
+    (c,) = plan.challengers
+    assert c.runs is not None and c.wall is not None
+    sweep, _ = preflight_sweep(str(cfg), (), None, None, str(tmp_path / "v"))
+    # the pilot's own runs as the smoke runs: validate's estimate of the plan's runs
+    found = estimate(sweep, list(runs(tmp_path / "p")), c.runs)
+    assert found.spend == pytest.approx(c.cost) and found.runs_s == pytest.approx(c.wall.runs_s)
+    assert found.in_flight == plan.concurrency == 2.0
+    _, out, _ = invoke("plan", str(tmp_path / "p"), "--concurrency", "2")
+    line = estimate_text(found)
+    same = line[: line.index(" run(s) in flight")]  # then the source: configured, given
+    assert same.split("; wall time")[0] in out  # runs and spend
+    assert same.split(" = ")[1] in out  # the runs' wall time and pace

@@ -44,6 +44,7 @@ class _Dom(HTMLParser):
         self.table_arms: list[str] = []
         self.sections: list[str] = []
         self.loads: list[str] = []
+        self.inline_scripts = 0
         self._in_figure = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -57,7 +58,9 @@ class _Dom(HTMLParser):
             self.table_arms.append(str(found["data-arm"]))
         if tag == "section" and found.get("data-arm"):
             self.sections.append(str(found["data-arm"]))
-        if tag in {"script", "link", "img", "iframe"} or any(
+        if tag == "script" and "src" not in found:
+            self.inline_scripts += 1  # runs from the page itself: loads nothing
+        elif tag in {"script", "link", "img", "iframe"} or any(
             k in {"src", "href"} and v and re.match(r"https?:", v) for k, v in attrs
         ):
             self.loads.append(tag)
@@ -96,8 +99,9 @@ def test_quickstart_report_renders_in_headless_chromium(quickstart: Path, tmp_pa
     challengers = [r["arm"] for r in rows if not r["is_baseline"]]
     assert dom.table_arms == [r["arm"] for r in rows]  # every arm, in the verdict table
     assert dom.sections == challengers  # a section per challenger row
-    assert [f.get("data-scenario") for f in dom.figures] == ["default"]  # one per scenario
-    assert dom.svgs_in_figures == 1
+    # the arm-level forest plot, then one figure per scenario
+    assert [f.get("data-scenario") for f in dom.figures] == [None, "default"]
+    assert dom.svgs_in_figures == 2
     shot = tmp_path / "report.png"
     subprocess.run(
         [*HEADLESS, f"--screenshot={shot}", "--window-size=1200,2400", page],
@@ -247,12 +251,15 @@ def test_pooled_results_come_first_in_the_report(tmp_path: Path) -> None:
     assert 'data-pooled-arm="alt"' in text and "decide tiers, alternative greater" in text
 
 
-def _researcher_run(tmp_path: Path, scenarios: int, challengers: int = 2) -> Path:
+def _researcher_run(
+    tmp_path: Path, scenarios: int, challengers: int = 2, cost: bool = False
+) -> Path:
     def runner(ctx: RunContext) -> dict[str, object]:
         rate = 0.6 if ctx.arm.id == "c0" else 0.1
         draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
         answer = "I do not know" if draw < rate else f"It is {ctx.scenario.inputs['answer']}"
-        return {"output": answer, "manifest": dict(ctx.arm.facets)}
+        spent = {"cost": {"usd": 0.002, "tokens": 150}} if cost else {}
+        return {"output": answer, "manifest": dict(ctx.arm.facets)} | spent
 
     arms = [{"id": "base", "facets": {"k": 0}}] + [
         {"id": f"c{i}", "facets": {"k": i + 1}} for i in range(challengers)
@@ -281,16 +288,21 @@ def _researcher_run(tmp_path: Path, scenarios: int, challengers: int = 2) -> Pat
 def test_the_report_shows_what_a_researcher_reads_first(tmp_path: Path) -> None:
     out = _researcher_run(tmp_path, scenarios=4)
     text = write_report(out).read_text(encoding="utf-8")
-    # The verdicts at a glance come first: a matrix of 4 scenarios x 2 challengers, then the
-    # pooled forest plot, then the pooled tests, then the row table.
+    # The verdict per challenger over the question set comes first, with its forest plot (the
+    # only one: it replaces the pooled one); then the verdicts at a glance, a matrix of 4
+    # scenarios x 2 challengers; then the pooled tests, then the row table.
     order = [
+        "<dt>spend</dt><dd>no run reported a cost</dd>",
+        "Each challenger over the whole question set",
+        'data-arm-verdict="c0"',
+        'class="forest arm-forest"',
         "Verdicts at a glance",
-        'class="forest"',
         "<h2>Pooled across scenarios</h2>",
         "<h2>Verdicts</h2>",
-        "<h2>Scenario s0</h2>",
+        ">Scenario s0</h2>",
     ]
     assert [text.index(x) for x in order] == sorted(text.index(x) for x in order)
+    assert text.count('class="forest') == 1
     assert text.count('<td class="cell ') == 8
     assert "cell-up" in text  # c0 breaks the answer on every scenario
     # Each scenario: its question, its reference, what the baseline answered, what arms changed to.
@@ -378,7 +390,7 @@ def test_the_researcher_report_renders_in_headless_chromium(tmp_path: Path) -> N
     scenarios = [f.get("data-scenario") for f in dom.figures if f.get("data-scenario")]
     assert scenarios == ["s0", "s1", "s2", "s3"]
     assert dom.sections == ["c0", "c1"] * 4
-    assert dom_text.count('<td class="cell ') == 8 and 'class="forest"' in dom_text
+    assert dom_text.count('<td class="cell ') == 8 and 'class="forest arm-forest"' in dom_text
     assert dom.loads == []
 
 

@@ -2,10 +2,14 @@
 
 Pure: records in, HTML text out (the orchestrator reads the files and writes the page). Nothing
 is loaded from the network — styles are inline, figures are inline SVG (see
-:mod:`counterfact.verdicts.plots`), and there is no script — so the page opens offline and
-prints. At the top, the verdicts at a glance (:mod:`~counterfact.verdicts.html_glance`); then
-the tables; then a section per scenario (:mod:`~counterfact.verdicts.html_scenario`) with one
-figure for all of its arms, so the page has no row limit.
+:mod:`counterfact.verdicts.plots`), and the one script, for a large eval set's table, is inline
+too — so the page opens offline and prints. After the header (with the spend), the verdict per
+challenger over the whole question set and its forest plot
+(:mod:`~counterfact.verdicts.html_arms`); then, for a small sweep, the verdicts at a glance
+(:mod:`~counterfact.verdicts.html_glance`), the tables and a section per scenario
+(:mod:`~counterfact.verdicts.html_scenario`) with one figure for all of its arms; for a large
+one, every row in one filtered, paged table and sections only for the questions that moved most
+(:mod:`~counterfact.verdicts.html_detail`). Every row is on the page either way.
 """
 
 from __future__ import annotations
@@ -14,9 +18,12 @@ import json
 from collections.abc import Mapping, Sequence
 from html import escape
 
+from counterfact.records.arms import ArmVerdictRecord
+from counterfact.verdicts.html_arms import arms_section, spend_text
 from counterfact.verdicts.html_data import FailedRun as FailedRun
 from counterfact.verdicts.html_data import Output as Output
 from counterfact.verdicts.html_data import ReportData as ReportData
+from counterfact.verdicts.html_detail import detail_table, is_compact, sectioned
 from counterfact.verdicts.html_glance import GLANCE_STYLE, forest, matrix, pooled_table
 from counterfact.verdicts.html_scenario import reasons_html, scenario_sections
 from counterfact.verdicts.plots import ProbeBar, probes_figure
@@ -48,15 +55,10 @@ figure{margin:1em 0;page-break-inside:avoid}figure svg{max-width:100%;height:aut
 def render(data: ReportData) -> str:
     """The whole page."""
     parts = [f"<h1>{escape(data.title)}</h1>", _header(data)]
+    arms = data.summary.arms if data.summary is not None else []
+    parts.append(arms_section(arms))
     if data.rows:
-        parts += [
-            matrix(data),
-            forest(data),
-            pooled_table(data),
-            _verdict_table(data.rows),
-            _rollup(data),
-            scenario_sections(data),
-        ]
+        parts += _small(data, arms) if not is_compact(data.rows) else _large(data, arms)
     if data.bisect is not None:
         parts.append(_bisection(data.bisect, data.outputs))
     parts.append(_failures(data))
@@ -66,6 +68,44 @@ def render(data: ReportData) -> str:
         f"<title>{escape(data.title)}</title><style>{STYLE}{GLANCE_STYLE}</style></head>"
         f"<body>\n{body}\n</body></html>\n"
     )
+
+
+def _small(data: ReportData, arms: Sequence[ArmVerdictRecord]) -> list[str]:
+    """Up to a few dozen questions: the scenario x challenger matrix, the tables, and a section
+    with a figure per scenario (the pooled forest plot only where the arm-level one is missing).
+    """
+    return [
+        matrix(data),
+        "" if arms else forest(data),
+        pooled_table(data),
+        _verdict_table(data.rows),
+        _rollup(data),
+        scenario_sections(data),
+    ]
+
+
+def _large(data: ReportData, arms: Sequence[ArmVerdictRecord]) -> list[str]:
+    """A large eval set: the pooled tests, the roll-up, every row in one compact table, and
+    sections only for the questions that moved most (a figure each).
+    """
+    notable = sectioned(data.rows, arms)
+    if notable:
+        links = ", ".join(f'<a href="#scenario-{escape(q)}">{escape(q)}</a>' for q in notable)
+        head = (
+            f'<h2 id="notable">The questions that moved most ({len(notable)})</h2>'
+            f"<p>Each challenger's most-moved questions in turn: {links}. Every question's row "
+            "is in the table above.</p>"
+        )
+    else:
+        head = ""
+    return [
+        "" if arms else forest(data),
+        pooled_table(data),
+        _rollup(data),
+        detail_table(data.rows),
+        head,
+        scenario_sections(data, notable),
+    ]
 
 
 def _dl(items: Sequence[tuple[str, object]]) -> str:
@@ -81,6 +121,7 @@ def _header(data: ReportData) -> str:
         return ""
     items: list[tuple[str, object]] = [
         ("status", getattr(record, "status", None)),
+        ("spend", None if data.summary is None else spend_text(data.summary.spend)),
         ("config", record.config_source or "(Python API)"),
         ("overrides", " ".join(record.overrides) or None),
         ("counterfact", record.counterfact_version),

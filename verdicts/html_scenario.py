@@ -11,7 +11,7 @@ from html import escape
 
 from counterfact.verdicts.html_data import Output, ReportData
 from counterfact.verdicts.plots import Series, scenario_figure
-from counterfact.verdicts.records import DoubtRecord, VerdictRecord
+from counterfact.verdicts.records import DoubtRecord, ReferenceRecord, VerdictRecord
 
 INPUT_CHARS = 2_000
 """Characters of a scenario's inputs shown (its question)."""
@@ -186,12 +186,8 @@ def _challenger(row: VerdictRecord, data: ReportData, base: str | None) -> str:
     )
 
 
-def _question(data: ReportData, scenario: str) -> str:
+def _question(data: ReportData, scenario: str, reference: ReferenceRecord | None) -> str:
     inputs = data.inputs.get(scenario)
-    reference = None
-    if data.summary is not None:
-        found = next((s for s in data.summary.scenarios if s.id == scenario), None)
-        reference = found.reference if found is not None else None
     bits = []
     if inputs:
         text = json.dumps(dict(inputs), ensure_ascii=False, indent=1)[:INPUT_CHARS]
@@ -203,11 +199,19 @@ def _question(data: ReportData, scenario: str) -> str:
     return "".join(bits)
 
 
-def scenario_sections(data: ReportData) -> str:
-    """One section per scenario, every row of it, one combined figure each."""
+def scenario_sections(data: ReportData, only: Sequence[str] | None = None) -> str:
+    """One section per scenario (or per scenario of ``only``, in that order), every row of it,
+    one combined figure each.
+    """
+    by_scenario: dict[str, list[VerdictRecord]] = {}
+    for r in data.rows:
+        by_scenario.setdefault(r.scenario, []).append(r)
+    references = {s.id: s.reference for s in data.summary.scenarios} if data.summary else {}
     parts: list[str] = []
-    for scenario in dict.fromkeys(r.scenario for r in data.rows):
-        rows = [r for r in data.rows if r.scenario == scenario]
+    for scenario in by_scenario if only is None else only:
+        rows = by_scenario.get(scenario, [])
+        if not rows:
+            continue
         base = next((r for r in rows if r.is_baseline), None)
         ordered = ([base] if base else []) + [r for r in rows if not r.is_baseline]
         svg = scenario_figure(
@@ -216,8 +220,9 @@ def scenario_sections(data: ReportData) -> str:
             f"scenario {scenario}",
             data.similarity_shown,
         )
+        question = _question(data, scenario, references.get(scenario))
         parts.append(
-            f"<h2>Scenario {escape(scenario)}</h2>{_question(data, scenario)}"
+            f'<h2 id="scenario-{escape(scenario)}">Scenario {escape(scenario)}</h2>{question}'
             f'<figure class="scenario" data-scenario="{escape(scenario)}">'
             f'<div class="plot">{svg}</div></figure>'
         )

@@ -144,10 +144,30 @@ class Effect:
     significant: bool
 
 
+POOLED_AXIS = (
+    "pooled flip-rate difference, arm minus baseline (95% CI clustered by scenario; "
+    "filled: significant)"
+)
+"""The forest plot's axis for the pooled tests (``summary.pooled``)."""
+
+
+def _span(effects: Sequence[Effect]) -> tuple[float, float]:
+    """The x range that shows every interval and zero, with a margin (at least 0.05 wide): an
+    eval set's intervals are narrow, and on the full [-1, 1] they would be dots.
+    """
+    low = min([0.0, *(e.low for e in effects)])
+    high = max([0.0, *(e.high for e in effects)])
+    pad = max(0.1 * (high - low), 0.025)
+    return max(low - pad, -1.02), min(high + pad, 1.02)
+
+
 @styled
-def forest_figure(effects: Sequence[Effect]) -> str:
-    """Each challenger's pooled flip-rate difference (arm minus baseline) with its interval,
-    zero marked; significant ones filled.
+def forest_figure(
+    effects: Sequence[Effect], axis_label: str = POOLED_AXIS, zoom: bool = False
+) -> str:
+    """Each challenger's flip-rate difference (arm minus baseline) with its interval, zero
+    marked; significant ones filled. ``axis_label`` says which difference and interval;
+    ``zoom`` fits the axis to the intervals (else it spans -1 to 1).
     """
     n = len(effects)
     fig = _figure(7.5, 0.34 * n + 0.9)
@@ -160,13 +180,9 @@ def forest_figure(effects: Sequence[Effect]) -> str:
         axis.plot([e.diff], [row], "o", color=colour, markerfacecolor=face)
     axis.set_yticks(range(n), labels=[_label(e.label) for e in effects], fontsize=8)
     axis.set_ylim(n - 0.5, -0.5)
-    axis.set_xlim(-1.02, 1.02)
+    axis.set_xlim(*(_span(effects) if zoom else (-1.02, 1.02)))
     axis.tick_params(axis="x", labelsize=7)
-    axis.set_xlabel(
-        "pooled flip-rate difference, arm minus baseline (95% CI clustered by scenario; "
-        "filled: significant)",
-        fontsize=8,
-    )
+    axis.set_xlabel(axis_label, fontsize=8)
     return to_svg(fig)
 
 

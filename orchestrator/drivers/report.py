@@ -23,6 +23,7 @@ from counterfact.orchestrator.storage.recordfiles import (
 from counterfact.records.runs import RunRecord
 from counterfact.records.verdicts import SweepSummary
 from counterfact.verdicts.html import FailedRun, Output, ReportData, render
+from counterfact.verdicts.html_detail import is_compact, sectioned
 
 FAILED_LISTED = 50
 """Failed runs listed on the page (all are counted)."""
@@ -139,12 +140,16 @@ def report_data(run_dir: Path) -> ReportData:
     """
     require_records(run_dir)
     summary, bisect = read_summary(run_dir), read_bisect(run_dir)
+    rows = read_verdicts(run_dir)
+    # A large eval set's page has sections for its notable questions only: count their outputs.
+    shown = set(sectioned(rows, summary.arms if summary else [])) if is_compact(rows) else None
     failed: list[FailedRun] = []
     total = 0
     outputs, manifests = _Outputs(), _Manifests()
     for record in runs(run_dir):
-        outputs.add(record)
-        manifests.add(record)
+        if shown is None or record.scenario in shown:
+            outputs.add(record)
+            manifests.add(record)
         if record.error is None:
             continue
         total += 1
@@ -160,7 +165,7 @@ def report_data(run_dir: Path) -> ReportData:
     return ReportData(
         title=f"counterfact {kind}: {name}",
         summary=summary,
-        rows=read_verdicts(run_dir),
+        rows=rows,
         failed=failed,
         failed_total=total,
         bisect=bisect,

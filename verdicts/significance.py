@@ -25,6 +25,7 @@ The unit is the seed pair: baseline seed ``s`` and arm seed ``s`` on one scenari
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -176,6 +177,7 @@ def floor_of(n: int, pairing: Pairing, alternative: Alternative = "greater") -> 
     return min(1.0, 2 * one) if alternative == "two-sided" else one
 
 
+@functools.lru_cache(maxsize=256)
 def pairs_needed(
     alpha: float,
     pairing: Pairing = "seed",

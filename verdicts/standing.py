@@ -62,7 +62,7 @@ def _doubt_record(doubt: Doubt) -> DoubtRecord:
 
 
 def _seeds(mask: np.ndarray[Any, Any]) -> tuple[int, ...]:
-    return tuple(int(s) for s in np.flatnonzero(mask))
+    return tuple(np.flatnonzero(mask).tolist()) if mask.any() else ()
 
 
 RUN_FLAG_WORDS: dict[DoubtCode, str] = {

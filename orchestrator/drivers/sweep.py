@@ -16,6 +16,7 @@ from counterfact.orchestrator.drivers.session import Ending, Session, watched
 from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.events import get_logger, warn_caller
 from counterfact.orchestrator.engine.executors import Executor, make_executor
+from counterfact.orchestrator.engine.heap import judging_heap
 from counterfact.orchestrator.engine.plan import build_plan
 from counterfact.orchestrator.engine.progress import NoProgress, Progress
 from counterfact.orchestrator.engine.source import RunSource
@@ -181,7 +182,8 @@ def run_sweep(
             store.write_summary(_summary(sweep, facts, []))
             conclude()  # raises
         shown.phase(f"judging {len(sweep.scenarios):,} question(s) x {len(sweep.arms)} arms")
-        result = _judge(sweep, tallies, facts, log, waves)
+        with judging_heap():
+            result = _judge(sweep, tallies, facts, log, waves)
         conclude(result=result)
     return result
 

@@ -14,11 +14,12 @@ from counterfact.records.vocabulary import (
     Standing,
 )
 
-BISECT_SCHEMA_VERSION: Literal[5] = 5
+BISECT_SCHEMA_VERSION: Literal[6] = 6
 """2 added ``decide``, ``confirmations`` and each probe's ``p_value``; 3 added ``status`` and
 ``failure``; 4 added ``search_complete``, ``culprit_checks``, ``unconfirmed_found``,
 ``standing`` and ``reasons``; 5 added ``runs_rate_limited`` and the reasons
-``baseline-not-applied`` and ``baseline-facet-not-reported``."""
+``baseline-not-applied`` and ``baseline-facet-not-reported``; 6 added ``samples_needed`` and the
+reason ``underpowered`` (``decide: test`` at too few samples to reach alpha)."""
 
 
 class BisectProbeRecord(_Record):
@@ -73,7 +74,7 @@ class CulpritCheckRecord(_Record):
 class BisectRecord(_Provenance):
     """``bisect.json``: the culprit search and its evidence."""
 
-    schema_version: Literal[1, 2, 3, 4, 5] = BISECT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6] = BISECT_SCHEMA_VERSION
     status: Literal["complete", "interrupted", "failed"] = "complete"
     """``failed`` when every run failed or the runner evidently cannot work (``failure``)."""
     failure: str | None = None
@@ -85,6 +86,10 @@ class BisectRecord(_Provenance):
     verdict: BisectVerdict
     """confirmed / not-reproducible / inconclusive."""
     reason: BisectReason
+    samples_needed: int | None = None
+    """Reason ``underpowered``: the fewest samples per probe at which a probe's paired test
+    could reach ``statistics.alpha`` and a set's confirmation ``alpha / max_culprits``; null
+    otherwise (and in older files)."""
     claim: str
     """The result in words; its first sentence states the standing."""
     standing: Standing = "not-assessed"

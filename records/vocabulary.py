@@ -56,10 +56,13 @@ BisectReason = Literal[
     "interrupted",
     "baseline-not-applied",
     "baseline-facet-not-reported",
+    "underpowered",
 ]
 """Why a culprit search ended as it did (``baseline-not-applied``: a probe's manifest reported
 another value for a facet the baseline declares; ``baseline-facet-not-reported``: the manifests
-left one out; either stops the search, as in a sweep it withholds every verdict, rule 6)."""
+left one out; either stops the search, as in a sweep it withholds every verdict, rule 6;
+``underpowered``: under ``decide: test``, no outcome at these samples could reach alpha, in a
+probe's test or in a set's confirmation, so nothing was run)."""
 
 CostClass = Literal["both", "content-bug", "cost-cause", "no-detected-effect"]
 """What an ablation did to the cost it removed (rule 11)."""

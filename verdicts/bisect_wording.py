@@ -12,6 +12,7 @@ from counterfact.verdicts.applied import consequence, what_failed
 from counterfact.verdicts.wording import seed_list
 
 if TYPE_CHECKING:
+    from counterfact.verdicts.bisect_power import Underpowered
     from counterfact.verdicts.bisection import BisectOutcome
 
 
@@ -77,6 +78,8 @@ def bisect_claim(
         f"Bounded by scenario '{scenario}', comparator '{comparator}' and {samples} seeded reruns "
         "per probe."
     )
+    if outcome.underpowered is not None:
+        return _underpowered(outcome.underpowered) + " " + bounds
     if outcome.reason in _NOT_APPLIED and manifests is not None:
         return _not_applied(outcome, baseline, manifests) + " " + bounds
     if outcome.reason == "unstable-baseline":
@@ -134,6 +137,30 @@ def _not_applied(outcome: BisectOutcome, baseline: str, app: Application) -> str
         f"{consequence(app, 'The baseline')} in the probes' runs, so no flip can be blamed on an "
         f"ablation: the search stopped after {outcome.probes_executed} probe(s) and no culprit "
         "is claimed."
+    )
+
+
+def _underpowered(short: Underpowered) -> str:
+    """A ``decide: test`` search that could not reach alpha at its samples: what could not."""
+    why = []
+    if not short.search_reaches:
+        seed0 = " (seed 0 left out: it is the reference)" if short.seed0_excluded else ""
+        why.append(
+            f"a probe's paired test against the baseline has {short.search_pairs} paired "
+            f"seeds{seed0}, whose most extreme outcome gives p = {short.search_floor:.3g} > "
+            f"alpha {short.alpha:g}, so no probe could flip"
+        )
+    if not short.confirm_reaches:
+        why.append(
+            f"a set's confirmation on {short.samples} fresh seeds at alpha / max_culprits = "
+            f"{short.confirm_alpha:.3g} can give at best p = {short.confirm_floor:.3g}, so no "
+            "set could hold"
+        )
+    return (
+        f"Inconclusive: underpowered — at {short.samples} samples per probe "
+        f"{'; and '.join(why)}. {short.samples_needed} samples per probe can reach alpha. No "
+        "probe was run and no culprit is claimed (nor is any suspect cleared): raise samples to "
+        f"at least {short.samples_needed}."
     )
 
 

@@ -36,6 +36,7 @@ from counterfact.probes.stats import ProbeStats
 # The words now live in counterfact.records; re-exported here for the old import path.
 from counterfact.records.vocabulary import BisectReason as BisectReason
 from counterfact.records.vocabulary import BisectVerdict as BisectVerdict
+from counterfact.verdicts.bisect_power import Underpowered, underpowered
 from counterfact.verdicts.significance import mcnemar_exact
 
 Key = tuple[str, ...]
@@ -100,6 +101,9 @@ class BisectOutcome:
     """``decide: test``: sets found before the budget ran out, left unconfirmed (not claimed)."""
     suspects: int = 0
     """How many suspects were searched (for the claim's words)."""
+    underpowered: Underpowered | None = None
+    """``decide: test``, reason ``underpowered``: no outcome could reach alpha at these samples
+    (no probe was run)."""
 
 
 @dataclass(frozen=True)
@@ -300,6 +304,12 @@ def bisect(
 ) -> BisectOutcome:
     """Find minimal culprit sets among ranked ``suspects`` (see the module docstring)."""
     search = _Search(run_probes, samples, max_probes, speculative, decide)
+    short = None
+    if decide.mode == "test":
+        short = underpowered(samples, decide.alpha, max_culprits, decide.exclude_seed0)
+    if short is not None:  # no probe could flip, or no set could hold: spend nothing
+        found = _finisher(search, len(suspects))("inconclusive", "underpowered", [])
+        return replace(found, underpowered=short)
     outcome = _run(search, suspects, max_culprits, _finisher(search, len(suspects)))
     if decide.mode == "majority" or outcome.verdict != "confirmed":
         return outcome

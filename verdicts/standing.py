@@ -345,6 +345,13 @@ def bisect_doubts(
     """
     out: list[Doubt] = [_run_doubt(code, runs) for code, runs in (run_flags or {}).items() if runs]
     out += search_manifest_doubts(manifests) if manifests is not None else []
+    if outcome.underpowered is not None:
+        power = outcome.underpowered
+        detail = (
+            f"the test is underpowered: at {power.samples} samples no outcome could reach alpha; "
+            f"{power.samples_needed} samples can"
+        )
+        out.append(Doubt("test-underpowered", 1, detail))
     if not outcome.search_complete and outcome.reason not in _CHECK_STOPPED:
         out.append(
             Doubt(

@@ -333,6 +333,7 @@ def _record(
         scenario=plan.scenario.id,
         verdict=outcome.verdict,
         reason=outcome.reason,
+        samples_needed=outcome.underpowered.samples_needed if outcome.underpowered else None,
         claim=f"{standing_sentence(standing, doubts, why)} {claim}",
         standing=standing,
         reasons=[d.record() for d in doubts],

@@ -116,7 +116,10 @@ DoubtCode = Literal[
     "probe-runs-failed",
     "questions-withheld",
     "interval-test-disagree",
+    "placebo-not-deterministic",
 ]
 """One kind of doubt about a verdict (a :class:`~counterfact.records.verdicts.DoubtRecord`).
 ``runs-rate-limited`` is no longer given (a run that waited on a rate limit and then ran is not
-in doubt; ``summary.json`` counts it in ``runs_rate_limited``): it stays so older records load."""
+in doubt; ``summary.json`` counts it in ``runs_rate_limited``): it stays so older records load.
+``placebo-not-deterministic``: a ``placebo: true`` arm (the baseline's configuration on its own
+seeds) was judged differently from the baseline on the same seed — the determinism check failed."""

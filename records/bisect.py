@@ -19,7 +19,9 @@ BISECT_SCHEMA_VERSION: Literal[6] = 6
 ``failure``; 4 added ``search_complete``, ``culprit_checks``, ``unconfirmed_found``,
 ``standing`` and ``reasons``; 5 added ``runs_rate_limited`` and the reasons
 ``baseline-not-applied`` and ``baseline-facet-not-reported``; 6 added ``samples_needed`` and the
-reason ``underpowered`` (``decide: test`` at too few samples to reach alpha)."""
+reason ``underpowered`` (``decide: test`` at too few samples to reach alpha), and each culprit
+check's ``minimal_on_fresh``, ``fresh_probes`` and ``fresh_p_values`` (its 1-minimality
+re-tested on fresh seeds)."""
 
 
 class BisectProbeRecord(_Record):
@@ -69,6 +71,16 @@ class CulpritCheckRecord(_Record):
     """The one-smaller sets probed (none flipped)."""
     shrunk_from: list[str] | None = None
     """The set ddmin returned first, when leaving a suspect out still flipped and it was shrunk."""
+    minimal_on_fresh: bool | None = None
+    """``decide: test``: true when every one-smaller set, re-probed on the confirmation's fresh
+    seeds, was decided and did not flip (paired test at ``statistics.alpha``); false when one
+    flipped there (a suspect may be superfluous) or could not be decided; null when not
+    re-tested (majority mode, no budget left, or an older file): then ``one_minimal`` rests on
+    the search's own seeds only."""
+    fresh_probes: list[list[str]] = Field(default_factory=list)
+    """The one-smaller sets re-probed on the fresh seeds."""
+    fresh_p_values: list[float] = Field(default_factory=list)
+    """Each one's paired test against the fresh baseline probe (same order)."""
 
 
 class BisectRecord(_Provenance):

@@ -113,6 +113,7 @@ DoubtCode = Literal[
     "sequential-cap",
     "search-incomplete",
     "minimality-unchecked",
+    "minimality-unconfirmed",
     "probe-runs-failed",
     "questions-withheld",
     "interval-test-disagree",
@@ -121,5 +122,7 @@ DoubtCode = Literal[
 """One kind of doubt about a verdict (a :class:`~counterfact.records.verdicts.DoubtRecord`).
 ``runs-rate-limited`` is no longer given (a run that waited on a rate limit and then ran is not
 in doubt; ``summary.json`` counts it in ``runs_rate_limited``): it stays so older records load.
-``placebo-not-deterministic``: a ``placebo: true`` arm (the baseline's configuration on its own
-seeds) was judged differently from the baseline on the same seed — the determinism check failed."""
+``minimality-unconfirmed``: under ``decide: test``, a held set's one-smaller sets were not
+re-probed on fresh seeds, or one flipped there. ``placebo-not-deterministic``: a
+``placebo: true`` arm (the baseline's configuration on its own seeds) was judged differently
+from the baseline on the same seed — the determinism check failed."""

@@ -33,6 +33,8 @@ def _minimality(outcome: BisectOutcome) -> str:
     unchecked = [c for c in outcome.checks if not c.one_minimal]
     shrunk = [c for c in outcome.checks if c.shrunk_from is not None]
     text = "each is 1-minimal: leaving out any one of its suspects no longer flipped"
+    if outcome.decide == "test" and outcome.confirmations:
+        text += " on the search's seeds"
     if unchecked:
         text = (
             f"{len(outcome.checks) - len(unchecked)} of {len(outcome.checks)} checked 1-minimal "
@@ -44,7 +46,44 @@ def _minimality(outcome: BisectOutcome) -> str:
             f"ddmin's {_names(c.shrunk_from or ())} was shrunk to {_names(c.culprit)}"
             for c in shrunk
         )
-    return text + "."
+    return text + "." + _fresh(outcome)
+
+
+def _fresh(outcome: BisectOutcome) -> str:
+    """``decide: test``: how the held sets' 1-minimality fared on fresh seeds."""
+    if outcome.decide != "test" or not outcome.confirmations:
+        return ""
+    untested = [c for c in outcome.checks if c.fresh is None]
+    failed = [(c, c.fresh) for c in outcome.checks if c.fresh is not None and not c.fresh.minimal]
+    if not untested and not failed:
+        return (
+            " Re-tested on the fresh seeds, no one-smaller set flipped either (paired test at "
+            "alpha); a miss there can still hide a superfluous suspect."
+        )
+    text = ""
+    if untested:
+        text += (
+            f" {len(untested)} set(s) are minimal on the search's seeds only: the budget left no "
+            "room to re-test their one-smaller sets on fresh seeds, so their 1-minimality is "
+            "unconfirmed (raise bisect.max_probes)."
+        )
+    for c, fresh in failed:
+        flips = [
+            (k, p) for k, p in zip(fresh.probes, fresh.p_values, strict=True) if p <= fresh.alpha
+        ]
+        if flips:
+            left = [x for x in c.culprit if x not in set(flips[0][0])]
+            text += (
+                f" {_names(c.culprit)} is not claimed 1-minimal: on the fresh seeds "
+                f"{_names(flips[0][0])} flipped without {_names(left)} (p = {flips[0][1]:.3g}), "
+                "so that suspect may be superfluous."
+            )
+        else:
+            text += (
+                f" {_names(c.culprit)}'s one-smaller sets could not all be decided on the fresh "
+                "seeds (failed runs): its 1-minimality is unconfirmed."
+            )
+    return text
 
 
 def _incomplete(outcome: BisectOutcome, max_probes: int, noun: str) -> str:

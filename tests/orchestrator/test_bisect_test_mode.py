@@ -38,6 +38,11 @@ def test_decide_test_finds_the_pair_and_confirms_it_on_fresh_seeds() -> None:
     fresh = {r.seed for r in result.runs if r.seed >= 20}
     assert fresh == set(range(20, 40))  # the confirmation ran on seeds 20..39
     assert "held on fresh seeds" in rec.claim
+    # Its 1-minimality re-tested on the fresh seeds: neither one-smaller set flipped there.
+    (minimal,) = rec.culprit_checks
+    assert minimal.minimal_on_fresh and minimal.fresh_probes == [["y"], ["x"]]
+    solo = {r.seed for r in result.runs if r.arm in ('ablate:["x"]', 'ablate:["y"]')}
+    assert solo >= set(range(20, 40))
 
 
 def test_the_confirmation_counts_against_the_probe_budget() -> None:

@@ -14,11 +14,14 @@ from counterfact.records.vocabulary import (
     Standing,
 )
 
-BISECT_SCHEMA_VERSION: Literal[5] = 5
+BISECT_SCHEMA_VERSION: Literal[6] = 6
 """2 added ``decide``, ``confirmations`` and each probe's ``p_value``; 3 added ``status`` and
 ``failure``; 4 added ``search_complete``, ``culprit_checks``, ``unconfirmed_found``,
 ``standing`` and ``reasons``; 5 added ``runs_rate_limited`` and the reasons
-``baseline-not-applied`` and ``baseline-facet-not-reported``."""
+``baseline-not-applied`` and ``baseline-facet-not-reported``; 6 added ``samples_needed`` and the
+reason ``underpowered`` (``decide: test`` at too few samples to reach alpha), and each culprit
+check's ``minimal_on_fresh``, ``fresh_probes`` and ``fresh_p_values`` (its 1-minimality
+re-tested on fresh seeds)."""
 
 
 class BisectProbeRecord(_Record):
@@ -68,12 +71,22 @@ class CulpritCheckRecord(_Record):
     """The one-smaller sets probed (none flipped)."""
     shrunk_from: list[str] | None = None
     """The set ddmin returned first, when leaving a suspect out still flipped and it was shrunk."""
+    minimal_on_fresh: bool | None = None
+    """``decide: test``: true when every one-smaller set, re-probed on the confirmation's fresh
+    seeds, was decided and did not flip (paired test at ``statistics.alpha``); false when one
+    flipped there (a suspect may be superfluous) or could not be decided; null when not
+    re-tested (majority mode, no budget left, or an older file): then ``one_minimal`` rests on
+    the search's own seeds only."""
+    fresh_probes: list[list[str]] = Field(default_factory=list)
+    """The one-smaller sets re-probed on the fresh seeds."""
+    fresh_p_values: list[float] = Field(default_factory=list)
+    """Each one's paired test against the fresh baseline probe (same order)."""
 
 
 class BisectRecord(_Provenance):
     """``bisect.json``: the culprit search and its evidence."""
 
-    schema_version: Literal[1, 2, 3, 4, 5] = BISECT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6] = BISECT_SCHEMA_VERSION
     status: Literal["complete", "interrupted", "failed"] = "complete"
     """``failed`` when every run failed or the runner evidently cannot work (``failure``)."""
     failure: str | None = None
@@ -85,6 +98,10 @@ class BisectRecord(_Provenance):
     verdict: BisectVerdict
     """confirmed / not-reproducible / inconclusive."""
     reason: BisectReason
+    samples_needed: int | None = None
+    """Reason ``underpowered``: the fewest samples per probe at which a probe's paired test
+    could reach ``statistics.alpha`` and a set's confirmation ``alpha / max_culprits``; null
+    otherwise (and in older files)."""
     claim: str
     """The result in words; its first sentence states the standing."""
     standing: Standing = "not-assessed"

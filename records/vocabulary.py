@@ -56,10 +56,13 @@ BisectReason = Literal[
     "interrupted",
     "baseline-not-applied",
     "baseline-facet-not-reported",
+    "underpowered",
 ]
 """Why a culprit search ended as it did (``baseline-not-applied``: a probe's manifest reported
 another value for a facet the baseline declares; ``baseline-facet-not-reported``: the manifests
-left one out; either stops the search, as in a sweep it withholds every verdict, rule 6)."""
+left one out; either stops the search, as in a sweep it withholds every verdict, rule 6;
+``underpowered``: under ``decide: test``, no outcome at these samples could reach alpha, in a
+probe's test or in a set's confirmation, so nothing was run)."""
 
 CostClass = Literal["both", "content-bug", "cost-cause", "no-detected-effect"]
 """What an ablation did to the cost it removed (rule 11)."""
@@ -110,10 +113,16 @@ DoubtCode = Literal[
     "sequential-cap",
     "search-incomplete",
     "minimality-unchecked",
+    "minimality-unconfirmed",
     "probe-runs-failed",
     "questions-withheld",
     "interval-test-disagree",
+    "placebo-not-deterministic",
 ]
 """One kind of doubt about a verdict (a :class:`~counterfact.records.verdicts.DoubtRecord`).
 ``runs-rate-limited`` is no longer given (a run that waited on a rate limit and then ran is not
-in doubt; ``summary.json`` counts it in ``runs_rate_limited``): it stays so older records load."""
+in doubt; ``summary.json`` counts it in ``runs_rate_limited``): it stays so older records load.
+``minimality-unconfirmed``: under ``decide: test``, a held set's one-smaller sets were not
+re-probed on fresh seeds, or one flipped there. ``placebo-not-deterministic``: a
+``placebo: true`` arm (the baseline's configuration on its own seeds) was judged differently
+from the baseline on the same seed — the determinism check failed."""

@@ -23,6 +23,7 @@ from counterfact.verdicts.applied import BASELINE_NOT_APPLIED, NOT_APPLIED, chec
 from counterfact.verdicts.cost import CostItem, CostReading, cost_class, cost_readings
 from counterfact.verdicts.intervals import flip_rate_interval
 from counterfact.verdicts.judgement import Judgement
+from counterfact.verdicts.placebo import determinism_doubt, determinism_sentence
 from counterfact.verdicts.records import (
     ApplicationRecord,
     ChangedToRecord,
@@ -161,7 +162,7 @@ def assess_tally(
             arm=j.tally.arm.id,
             fields=_fields(j, context(j.tally.admitted), j.tally.admitted, readings)
             | _explained(j, base_tally),
-            claim=j.decision.claim if j.decision else baseline_claim(context(j.tally.admitted)),
+            claim=_claim(j, base_tally, context(j.tally.admitted)),
             **_tested(tally, j, base_tally, settings, stops),
             **_doubted(tally, j, base_tally),
         )
@@ -287,12 +288,24 @@ def _doubted(tally: ScenarioTally, j: _Judged, base: ArmTally) -> dict[str, Any]
     if not j.tally.ok[: j.tally.admitted].any():
         return {"unassessed": "the arm has no successful run"}
     seed0 = tally.reference.source == "baseline-arm"
+    determinism = determinism_doubt(j.tally, base)
     doubts = (
-        run_doubts(j.tally, base)
+        ([determinism] if determinism is not None else [])
+        + run_doubts(j.tally, base)
         + manifest_doubts(j.tally, base)
         + context_doubts(seed0, tally.comparator.answer_level)
     )
     return {"doubts": tuple(doubts)}
+
+
+def _claim(j: _Judged, base: ArmTally, ctx: ScenarioContext) -> str:
+    """The tier's claim; a same-seeds placebo's failed determinism check said after it."""
+    if j.decision is None:
+        return baseline_claim(ctx)
+    determinism = determinism_doubt(j.tally, base)
+    if determinism is None:
+        return j.decision.claim
+    return f"{j.decision.claim} {determinism_sentence(determinism)}"
 
 
 def _not_applied(j: _Judged, base: ArmTally) -> Reason | None:

@@ -12,6 +12,7 @@ from counterfact.verdicts.applied import consequence, what_failed
 from counterfact.verdicts.wording import seed_list
 
 if TYPE_CHECKING:
+    from counterfact.verdicts.bisect_power import Underpowered
     from counterfact.verdicts.bisection import BisectOutcome
 
 
@@ -32,6 +33,8 @@ def _minimality(outcome: BisectOutcome) -> str:
     unchecked = [c for c in outcome.checks if not c.one_minimal]
     shrunk = [c for c in outcome.checks if c.shrunk_from is not None]
     text = "each is 1-minimal: leaving out any one of its suspects no longer flipped"
+    if outcome.decide == "test" and outcome.confirmations:
+        text += " on the search's seeds"
     if unchecked:
         text = (
             f"{len(outcome.checks) - len(unchecked)} of {len(outcome.checks)} checked 1-minimal "
@@ -43,7 +46,44 @@ def _minimality(outcome: BisectOutcome) -> str:
             f"ddmin's {_names(c.shrunk_from or ())} was shrunk to {_names(c.culprit)}"
             for c in shrunk
         )
-    return text + "."
+    return text + "." + _fresh(outcome)
+
+
+def _fresh(outcome: BisectOutcome) -> str:
+    """``decide: test``: how the held sets' 1-minimality fared on fresh seeds."""
+    if outcome.decide != "test" or not outcome.confirmations:
+        return ""
+    untested = [c for c in outcome.checks if c.fresh is None]
+    failed = [(c, c.fresh) for c in outcome.checks if c.fresh is not None and not c.fresh.minimal]
+    if not untested and not failed:
+        return (
+            " Re-tested on the fresh seeds, no one-smaller set flipped either (paired test at "
+            "alpha); a miss there can still hide a superfluous suspect."
+        )
+    text = ""
+    if untested:
+        text += (
+            f" {len(untested)} set(s) are minimal on the search's seeds only: the budget left no "
+            "room to re-test their one-smaller sets on fresh seeds, so their 1-minimality is "
+            "unconfirmed (raise bisect.max_probes)."
+        )
+    for c, fresh in failed:
+        flips = [
+            (k, p) for k, p in zip(fresh.probes, fresh.p_values, strict=True) if p <= fresh.alpha
+        ]
+        if flips:
+            left = [x for x in c.culprit if x not in set(flips[0][0])]
+            text += (
+                f" {_names(c.culprit)} is not claimed 1-minimal: on the fresh seeds "
+                f"{_names(flips[0][0])} flipped without {_names(left)} (p = {flips[0][1]:.3g}), "
+                "so that suspect may be superfluous."
+            )
+        else:
+            text += (
+                f" {_names(c.culprit)}'s one-smaller sets could not all be decided on the fresh "
+                "seeds (failed runs): its 1-minimality is unconfirmed."
+            )
+    return text
 
 
 def _incomplete(outcome: BisectOutcome, max_probes: int, noun: str) -> str:
@@ -77,6 +117,8 @@ def bisect_claim(
         f"Bounded by scenario '{scenario}', comparator '{comparator}' and {samples} seeded reruns "
         "per probe."
     )
+    if outcome.underpowered is not None:
+        return _underpowered(outcome.underpowered) + " " + bounds
     if outcome.reason in _NOT_APPLIED and manifests is not None:
         return _not_applied(outcome, baseline, manifests) + " " + bounds
     if outcome.reason == "unstable-baseline":
@@ -134,6 +176,30 @@ def _not_applied(outcome: BisectOutcome, baseline: str, app: Application) -> str
         f"{consequence(app, 'The baseline')} in the probes' runs, so no flip can be blamed on an "
         f"ablation: the search stopped after {outcome.probes_executed} probe(s) and no culprit "
         "is claimed."
+    )
+
+
+def _underpowered(short: Underpowered) -> str:
+    """A ``decide: test`` search that could not reach alpha at its samples: what could not."""
+    why = []
+    if not short.search_reaches:
+        seed0 = " (seed 0 left out: it is the reference)" if short.seed0_excluded else ""
+        why.append(
+            f"a probe's paired test against the baseline has {short.search_pairs} paired "
+            f"seeds{seed0}, whose most extreme outcome gives p = {short.search_floor:.3g} > "
+            f"alpha {short.alpha:g}, so no probe could flip"
+        )
+    if not short.confirm_reaches:
+        why.append(
+            f"a set's confirmation on {short.samples} fresh seeds at alpha / max_culprits = "
+            f"{short.confirm_alpha:.3g} can give at best p = {short.confirm_floor:.3g}, so no "
+            "set could hold"
+        )
+    return (
+        f"Inconclusive: underpowered — at {short.samples} samples per probe "
+        f"{'; and '.join(why)}. {short.samples_needed} samples per probe can reach alpha. No "
+        "probe was run and no culprit is claimed (nor is any suspect cleared): raise samples to "
+        f"at least {short.samples_needed}."
     )
 
 

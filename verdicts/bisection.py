@@ -36,6 +36,8 @@ from counterfact.probes.stats import ProbeStats
 # The words now live in counterfact.records; re-exported here for the old import path.
 from counterfact.records.vocabulary import BisectReason as BisectReason
 from counterfact.records.vocabulary import BisectVerdict as BisectVerdict
+from counterfact.verdicts.bisect_fresh import FreshCheck, fresh_checks, probes_needed
+from counterfact.verdicts.bisect_power import Underpowered, underpowered
 from counterfact.verdicts.significance import mcnemar_exact
 
 Key = tuple[str, ...]
@@ -100,6 +102,9 @@ class BisectOutcome:
     """``decide: test``: sets found before the budget ran out, left unconfirmed (not claimed)."""
     suspects: int = 0
     """How many suspects were searched (for the claim's words)."""
+    underpowered: Underpowered | None = None
+    """``decide: test``, reason ``underpowered``: no outcome could reach alpha at these samples
+    (no probe was run)."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,9 @@ class MinimalityCheck:
     """The sets probed with one element left out (each did not flip)."""
     shrunk_from: tuple[str, ...] | None = None
     """The set ddmin first returned, when dropping elements still flipped."""
+    fresh: FreshCheck | None = None
+    """``decide: test``, a set that held: its one-smaller sets re-probed on the fresh seeds
+    (None: not re-tested, so its 1-minimality rests on the search's seeds only)."""
 
 
 class ProbeRunner(Protocol):
@@ -177,6 +185,8 @@ class _Search:
         self.log: list[BisectProbe] = []
         self.executed = 0
         self.ahead: set[Key] = set()
+        self.fresh_base: ProbeStats | None = None
+        """``decide: test``: the baseline probe of the confirmation's fresh seeds."""
 
     def _flipped(self, stats: ProbeStats, baseline: bool) -> bool:
         if self.decide.mode == "majority":
@@ -280,6 +290,7 @@ class _Search:
         results = self.run_probes(keys, first)
         self.executed += len(keys)
         base, alpha = results[0], self.decide.alpha / max_culprits
+        self.fresh_base = base
         found = []
         for culprit, stats in zip(culprits, results[1:], strict=True):
             n10, n01, p = paired_p(stats, base, exclude_seed0=False)
@@ -300,6 +311,12 @@ def bisect(
 ) -> BisectOutcome:
     """Find minimal culprit sets among ranked ``suspects`` (see the module docstring)."""
     search = _Search(run_probes, samples, max_probes, speculative, decide)
+    short = None
+    if decide.mode == "test":
+        short = underpowered(samples, decide.alpha, max_culprits, decide.exclude_seed0)
+    if short is not None:  # no probe could flip, or no set could hold: spend nothing
+        found = _finisher(search, len(suspects))("inconclusive", "underpowered", [])
+        return replace(found, underpowered=short)
     outcome = _run(search, suspects, max_culprits, _finisher(search, len(suspects)))
     if decide.mode == "majority" or outcome.verdict != "confirmed":
         return outcome
@@ -320,12 +337,31 @@ def bisect(
         if kept
         else done("inconclusive", "unconfirmed", [])
     )
-    held = {tuple(k) for k in kept}
+    fresh = _retest(search, kept, max_probes)
     return replace(
         final,
+        probes_executed=search.executed,
         confirmations=tuple(checks),
-        checks=tuple(c for c in outcome.checks if c.culprit in held),
+        checks=tuple(
+            replace(c, fresh=fresh[c.culprit]) for c in outcome.checks if c.culprit in fresh
+        ),
     )
+
+
+def _retest(
+    search: _Search, kept: list[list[str]], max_probes: int
+) -> dict[Key, FreshCheck | None]:
+    """Each held set's fresh 1-minimality check (:mod:`~counterfact.verdicts.bisect_fresh`);
+    None for every set when the budget has no room for the probes it needs.
+    """
+    need = probes_needed(kept)
+    if search.fresh_base is None or search.executed + need > max_probes:
+        return {tuple(k): None for k in kept}
+    found = fresh_checks(
+        search.run_probes, kept, search.fresh_base, search.samples, search.decide.alpha
+    )
+    search.executed += need
+    return {f.culprit: f for f in found}
 
 
 class Done(Protocol):

@@ -24,7 +24,7 @@ from counterfact.probes.manifest import Application
 from counterfact.probes.tally import RUN_FLAGS, ArmTally
 from counterfact.records.verdicts import DoubtRecord, SequentialRecord, VerdictRecord
 from counterfact.records.vocabulary import DoubtCode, Standing
-from counterfact.verdicts.bisection import BisectOutcome
+from counterfact.verdicts.bisection import BisectOutcome, MinimalityCheck
 
 SEEDS_SHOWN = 20
 """Witnessing seeds listed per reason; the rest are counted in ``seeds_omitted``."""
@@ -356,6 +356,13 @@ def bisect_doubts(
     """
     out: list[Doubt] = [_run_doubt(code, runs) for code, runs in (run_flags or {}).items() if runs]
     out += search_manifest_doubts(manifests) if manifests is not None else []
+    if outcome.underpowered is not None:
+        power = outcome.underpowered
+        detail = (
+            f"the test is underpowered: at {power.samples} samples no outcome could reach alpha; "
+            f"{power.samples_needed} samples can"
+        )
+        out.append(Doubt("test-underpowered", 1, detail))
     if not outcome.search_complete and outcome.reason not in _CHECK_STOPPED:
         out.append(
             Doubt(
@@ -376,6 +383,16 @@ def bisect_doubts(
                 "be superfluous",
             )
         )
+    unconfirmed = [c for c in outcome.checks if outcome.decide == "test" and not _fresh_minimal(c)]
+    if unconfirmed and outcome.confirmations:
+        out.append(
+            Doubt(
+                "minimality-unconfirmed",
+                len(unconfirmed),
+                "set(s) whose 1-minimality did not hold, or was not re-tested, on fresh seeds: "
+                "a suspect in them may be superfluous",
+            )
+        )
     short = [p for p in outcome.probes if p.stats.samples < samples]
     if short:
         out.append(
@@ -386,6 +403,11 @@ def bisect_doubts(
             )
         )
     return out + context_doubts(reference_is_seed0, answer_level)
+
+
+def _fresh_minimal(check: MinimalityCheck) -> bool:
+    """A held set's 1-minimality held on fresh seeds."""
+    return check.fresh is not None and check.fresh.minimal
 
 
 def standing_cell(row: VerdictRecord) -> str:

@@ -292,6 +292,9 @@ def _check_records(outcome: BisectOutcome) -> list[CulpritCheckRecord]:
             one_minimal=c.one_minimal,
             probes=[list(k) for k in c.probes],
             shrunk_from=None if c.shrunk_from is None else list(c.shrunk_from),
+            minimal_on_fresh=None if c.fresh is None else c.fresh.minimal,
+            fresh_probes=[] if c.fresh is None else [list(k) for k in c.fresh.probes],
+            fresh_p_values=[] if c.fresh is None else list(c.fresh.p_values),
         )
         for c in outcome.checks
     ]
@@ -333,6 +336,7 @@ def _record(
         scenario=plan.scenario.id,
         verdict=outcome.verdict,
         reason=outcome.reason,
+        samples_needed=outcome.underpowered.samples_needed if outcome.underpowered else None,
         claim=f"{standing_sentence(standing, doubts, why)} {claim}",
         standing=standing,
         reasons=[d.record() for d in doubts],

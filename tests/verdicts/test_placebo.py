@@ -80,3 +80,50 @@ def test_two_placebos_are_not_the_same_configuration() -> None:
         executor="local",
     )
     assert [r.arm for r in result.rows] == ["base", "aa1", "aa2"]
+
+
+def not_seeded(ctx: RunContext) -> dict[str, object]:
+    # Stands in for a program its seed does not control (an unseeded RNG, a remote model's
+    # sampling): on seeds 1 and 5 the rerun under the placebo's id answers otherwise.
+    odd = ctx.arm.id == "aa" and ctx.seed in (1, 5)
+    return {"output": "maybe" if odd else seeded(ctx)["output"]}
+
+
+def test_a_placebo_whose_same_seed_pairs_disagree_fails_the_determinism_check() -> None:
+    result = compare_arms(
+        [{"id": "base"}, {"id": "aa", "placebo": True}],
+        not_seeded,
+        samples=8,
+        reference="yes",
+        comparator="exact",
+        executor="local",
+    )
+    aa = result.row("aa")
+    (doubt,) = [d for d in aa.reasons if d.code == "placebo-not-deterministic"]
+    assert (doubt.count, doubt.seeds) == (2, [1, 5])
+    assert "not controlled by its seed" in doubt.detail
+    assert aa.standing == "not-sure"
+    assert "Determinism check failed: on 2 seed(s) (seeds [1, 5])" in aa.claim
+
+
+def test_a_seeded_placebo_and_a_fresh_placebo_raise_no_determinism_doubt() -> None:
+    result = compare_arms(
+        [{"id": "base"}, {"id": "aa", "placebo": True}, {"id": "ff", "placebo": "fresh"}],
+        not_seeded,  # 'ff' sees other seeds: its pairs are not expected to agree
+        samples=8,
+        reference="yes",
+        comparator="exact",
+        executor="local",
+    )
+    codes = {r.arm: [d.code for d in r.reasons] for r in result.rows}
+    assert "placebo-not-deterministic" not in codes["ff"]
+    seeded_only = compare_arms(
+        [{"id": "base"}, {"id": "aa", "placebo": True}],
+        seeded,
+        samples=8,
+        reference="yes",
+        comparator="exact",
+        executor="local",
+    )
+    assert all(d.code != "placebo-not-deterministic" for d in seeded_only.row("aa").reasons)
+    assert "Determinism check" not in seeded_only.row("aa").claim

@@ -279,8 +279,9 @@ def power_section(sweeps: int) -> list[str]:
     return lines
 
 
-KEPT = ("sequential", "evalset")
-"""Sections other scripts own (``bench_sequential.py``'s, ``calibrate_evalset.py``'s)."""
+KEPT = ("sequential", "evalset", "bisect")
+"""Sections other scripts own (``bench_sequential.py``'s, ``calibrate_evalset.py``'s,
+``calibrate_bisect.py``'s)."""
 
 
 def _kept_sections(path: Path) -> str:

@@ -108,6 +108,16 @@ def _sequential_note(rows: Sequence[VerdictRecord]) -> list[str]:
     return [SEQUENTIAL_NOTE] if any(r.sequential is not None for r in rows) else []
 
 
+def _determinism_note(rows: Sequence[VerdictRecord]) -> list[str]:
+    failed = sum(any(d.code == "placebo-not-deterministic" for d in r.reasons) for r in rows)
+    if not failed:
+        return []
+    return [
+        f"determinism check failed on {failed} question(s): the program is not controlled by "
+        "its seed (see those rows' reasons)"
+    ]
+
+
 def _tier(verdict: StatisticalVerdict | None) -> Verdict:
     if verdict == "significant":
         return "confirmed"
@@ -225,7 +235,7 @@ def _one(
         interval_agrees=agrees,
         stratified=j.stratified,
         notable=_notable(counts),
-        notes=notes_for(facts) + _sequential_note(rows),
+        notes=notes_for(facts) + _sequential_note(rows) + _determinism_note(rows),
         standing=standing,
         reasons=reasons,
         summary=arm_line(facts),

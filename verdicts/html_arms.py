@@ -13,20 +13,13 @@ from html import escape
 
 from counterfact.records.arms import ArmVerdictRecord
 from counterfact.records.summary import SpendRecord
+from counterfact.verdicts.estimate import spend_text as amounts_text
 from counterfact.verdicts.plots import Effect, forest_figure
-
-MONEY = frozenset({"usd", "eur", "gbp", "cost"})
-"""Cost keys shown as money (two decimals); every other key is a count (tokens, calls)."""
-
-
-def _amount(key: str, value: float) -> str:
-    if key in MONEY:
-        return f"{key} {value:,.2f}" if value >= 0.01 or value == 0 else f"{key} {value:.4f}"
-    return f"{key} {value:,.0f}" if float(value).is_integer() else f"{key} {value:,.3g}"
 
 
 def _amounts(costs: dict[str, float]) -> str:
-    return ", ".join(_amount(k, v) for k, v in costs.items())
+    """Money to the cent, counts whole (the wording ``plan`` and ``validate`` use too)."""
+    return amounts_text(costs)
 
 
 def spend_text(spend: SpendRecord | None) -> str:

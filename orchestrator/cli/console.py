@@ -109,22 +109,10 @@ def _detail(result: SweepResult) -> None:
         )
 
 
-def _money(key: str, value: float) -> str:
-    if key in ("usd", "eur", "gbp", "cost"):
-        return f"{key} {value:,.2f}" if value >= 0.01 or value == 0 else f"{key} {value:.4f}"
-    return f"{key} {value:,.0f}" if float(value).is_integer() else f"{key} {value:,.3g}"
-
-
 def spend_line(summary: SweepSummary) -> str:
-    """``spend: usd 0.45, tokens 123,456 (baseline usd 0.07, ...)``, or that nothing reported a
-    cost.
+    """``spend: usd 0.45, tokens 123,456 over 40 runs (baseline usd 0.07, ...)``, or that no
+    run reported a cost (the report's header says the same).
     """
-    spend = summary.spend
-    if spend is None or not spend.total:
-        return "spend: no run reported a cost"
-    total = ", ".join(_money(k, v) for k, v in spend.total.items())
-    arms = "; ".join(
-        f"{arm} " + ", ".join(_money(k, v) for k, v in costs.items())
-        for arm, costs in spend.by_arm.items()
-    )
-    return f"spend: {total} over {spend.runs_with_cost:,} runs ({arms})"
+    from counterfact.verdicts.html_arms import spend_text
+
+    return f"spend: {spend_text(summary.spend)}"

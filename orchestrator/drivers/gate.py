@@ -51,7 +51,9 @@ def bisect_hits(record: BisectRecord, states: Iterable[str]) -> list[str]:
     the ``scenario-`` prefix: a bisection has one verdict, over its one scenario).
     """
     arm_states, row_states = _split(states)
-    return [f"bisection: {record.verdict}"] if record.verdict in arm_states | row_states else []
+    wanted = arm_states | row_states
+    found = {str(record.verdict)} | ({"underpowered"} if record.reason == "underpowered" else set())
+    return [f"bisection: {state}" for state in sorted(found & wanted)]
 
 
 def cannot_fire(

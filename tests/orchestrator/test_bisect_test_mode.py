@@ -69,6 +69,6 @@ def test_too_few_samples_end_underpowered_with_the_samples_needed(tmp_path: Path
     assert "underpowered" in data["claim"] and "raise samples to at least 7" in data["claim"]
     assert [r["code"] for r in data["reasons"]][:1] == ["test-underpowered"]
     assert "underpowered" in result.table()
-    # The gate matches the verdict: --fail-on inconclusive fires; --fail-on underpowered does
-    # not yet (gate.py's bisect_hits reads only the verdict; see the report for the change).
+    # The gate matches the verdict, and an underpowered reason: both gates fire.
     assert bisect_hits(result.record, ["inconclusive"]) == ["bisection: inconclusive"]
+    assert bisect_hits(result.record, ["underpowered"]) == ["bisection: underpowered"]

@@ -26,11 +26,13 @@ from counterfact.orchestrator.drivers.columns import typed
 from counterfact.orchestrator.drivers.export_runs import write_runs
 from counterfact.orchestrator.storage.recordfiles import (
     read_bisect,
+    read_summary,
     read_verdicts,
     require_records,
     runs,
 )
 from counterfact.records import RunRecord, VerdictRecord
+from counterfact.records.arms import ArmVerdictRecord
 from counterfact.records.verdicts import BisectProbeRecord
 
 FORMATS = ("parquet", "csv")
@@ -108,6 +110,22 @@ def load_verdicts(run_dir: str | Path) -> Any:
     return _load(run_dir, read_verdicts, VerdictRecord)
 
 
+def load_arms(run_dir: str | Path) -> Any:
+    """The arm-level verdicts (``summary.json`` ``arms``, the lines of ``arms.jsonl``) as a
+    DataFrame: one row per challenger, nested fields flattened; empty without them.
+
+    Raises:
+        RunDirectoryError: no records there, or a damaged file.
+        ConfigError: pandas is not installed (the ``data`` extra).
+    """
+
+    def arms(folder: Path) -> list[ArmVerdictRecord]:
+        summary = read_summary(folder)
+        return list(summary.arms) if summary is not None else []
+
+    return _load(run_dir, arms, ArmVerdictRecord)
+
+
 def load_probes(run_dir: str | Path) -> Any:
     """A bisection's probes (``bisect.json`` ``probes``) as a DataFrame, one row per probe use in
     order (``ablated`` a list of ids); empty for a sweep.
@@ -173,8 +191,8 @@ def _flat(frame: Any) -> Any:
 
 
 def export(run_dir: str | Path, fmt: str = "parquet") -> list[Path]:
-    """Write ``runs.<fmt>`` and ``verdicts.<fmt>`` (a bisection: ``probes.<fmt>``) into
-    ``run_dir``; the paths written.
+    """Write ``runs.<fmt>``, ``verdicts.<fmt>`` and ``arms.<fmt>`` (a bisection: ``probes.<fmt>``)
+    into ``run_dir``; the paths written.
 
     Raises:
         RunDirectoryError: no records there, or a damaged line.
@@ -191,7 +209,12 @@ def export(run_dir: str | Path, fmt: str = "parquet") -> list[Path]:
     # the run log is streamed twice, a chunk at a time: memory does not grow with the runs
     if _replace(path, lambda tmp: _write_runs(pd, folder, tmp, fmt)):
         written.append(path)
-    for name, frame in (("verdicts", load_verdicts(folder)), ("probes", load_probes(folder))):
+    tables = (
+        ("verdicts", load_verdicts(folder)),
+        ("arms", load_arms(folder)),
+        ("probes", load_probes(folder)),
+    )
+    for name, frame in tables:
         if frame.empty:
             continue
         path = folder / f"{name}.{fmt}"

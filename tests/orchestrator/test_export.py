@@ -296,3 +296,29 @@ def test_runs_are_read_a_chunk_at_a_time(monkeypatch: pytest.MonkeyPatch) -> Non
     batches = export_runs.chunks(records())  # type: ignore[arg-type]
     assert len(next(batches)) == 3 and len(pulled) == 3  # not the whole log
     assert [len(b) for b in batches] == [3, 3, 1]
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_the_arm_level_verdicts_are_exported(tmp_path: Path, fmt: str) -> None:
+    import pandas as pd
+
+    from counterfact import compare_arms
+    from counterfact.records import read_arms
+
+    compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}, {"id": "other", "facets": {"x": 2}}],
+        "runners.py:echo_arm",
+        base_dir=TESTS,
+        samples=3,
+        scenarios=[{"id": f"q{i}", "reference": "yes"} for i in range(6)],
+        executor="local",
+        out=tmp_path / "o",
+    )
+    assert invoke("export", str(tmp_path / "o"), "--format", fmt)[0] == 0
+    path = tmp_path / "o" / f"arms.{fmt}"
+    table = pd.read_parquet(path) if fmt == "parquet" else pd.read_csv(path)
+    records = read_arms(tmp_path / "o")
+    assert list(table["arm"]) == [r.arm for r in records] == ["alt", "other"]
+    assert list(table["verdict"]) == [r.verdict for r in records]
+    assert list(table["questions"]) == [6, 6]
+    assert "effect.diff" in table.columns and "stratified.p_value" in table.columns

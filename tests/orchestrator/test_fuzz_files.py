@@ -26,6 +26,7 @@ SNIPPETS = [
     "grid: {" + ", ".join(f"g{i}: [0,1,2,3,4,5,6,7,8,9]" for i in range(7)) + "}\n",
     "comparator: {kind: numeric, tolerance: .nan}\n",
     "comparator: {kind: regex, pattern: '(a+)+$'}\nreference: '" + "a" * 40 + "!'\n",
+    "comparator: {kind: regex, pattern: '(a|a)+$'}\nreference: '" + "a" * 40 + "!'\n",
     'name: "\\udcff"\n',
     "name: '..'\n",
     "name: again\n",

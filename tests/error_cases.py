@@ -8,6 +8,8 @@ table can never drift from what users see.
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +61,21 @@ class Case:
     group: str = "config"
     raw: bytes | None = None
     """Bytes to write instead of ``config`` (for encoding errors)."""
+    setup: Callable[[Path], None] | None = None
+    """Prepares the case's folder (``{dir}``) before the command runs (a planted run directory)."""
+    planted: str = ""
+    """What ``setup`` planted, in words (the table's input column)."""
+
+
+def _hard_linked_runs(folder: Path) -> None:
+    (folder / "out").mkdir()
+    (folder / "out" / "runs.jsonl").write_text("")
+    os.link(folder / "out" / "runs.jsonl", folder / "notes.txt")
+
+
+def _lock_symlink(folder: Path) -> None:
+    (folder / "out").mkdir()
+    (folder / "out" / ".lock").symlink_to(folder / "victim")
 
 
 BOMB_TEXT = "bomb: &a [x, x, x, x, x, x, x, x, x]\nb0: &b0 [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nb1: &b1 [*b0, *b0, *b0, *b0, *b0, *b0, *b0, *b0, *b0]\nb2: &b2 [*b1, *b1, *b1, *b1, *b1, *b1, *b1, *b1, *b1]\nb3: &b3 [*b2, *b2, *b2, *b2, *b2, *b2, *b2, *b2, *b2]\nb4: &b4 [*b3, *b3, *b3, *b3, *b3, *b3, *b3, *b3, *b3]\nb5: &b5 [*b4, *b4, *b4, *b4, *b4, *b4, *b4, *b4, *b4]\nb6: &b6 [*b5, *b5, *b5, *b5, *b5, *b5, *b5, *b5, *b5]\nb7: &b7 [*b6, *b6, *b6, *b6, *b6, *b6, *b6, *b6, *b6]\n"
@@ -294,6 +311,20 @@ CASES: list[Case] = [
         group="cli",
     ),
     Case(
+        "a run directory whose runs.jsonl has a second hard link",
+        args=("run", "{cfg}", "--out", "{dir}/out"),
+        group="cli",
+        setup=_hard_linked_runs,
+        planted="out/runs.jsonl hard-linked to notes.txt",
+    ),
+    Case(
+        "a run directory whose .lock is a symlink",
+        args=("run", "{cfg}", "--out", "{dir}/out"),
+        group="cli",
+        setup=_lock_symlink,
+        planted="out/.lock a symlink to victim",
+    ),
+    Case(
         "manifest nested too deeply",
         returns="{'output': 'yes', 'manifest': "
         "__import__('functools').reduce(lambda m, _: {'k': m}, range(70), {})}",
@@ -323,6 +354,8 @@ def run_case(case: Case, folder: Path) -> tuple[int, str]:
     config = case.config
     if case.returns is not None:
         config = config.replace("agent.py:run", "agent.py:returns")
+    if case.setup is not None:
+        case.setup(folder)
     cfg = folder / f"sweep{case.suffix}"
     if case.raw is not None:
         cfg.write_bytes(case.raw)

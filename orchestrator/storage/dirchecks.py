@@ -84,6 +84,7 @@ def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: b
         raise RunDirectoryError(msg, run_dir=run_dir)
     if run_dir.is_dir():
         refuse_foreign_links(run_dir)
+        refuse_shared_files(run_dir)
     if fresh and run_dir.is_dir():
         refuse_to_move(run_dir)
     runs = run_dir / RUNS_FILE
@@ -204,6 +205,31 @@ def refuse_foreign_links(run_dir: Path) -> None:
             msg = (
                 f"{path} is a link to {path.resolve()}, outside the run directory; counterfact "
                 "writes only its own files: replace the link with the file, or pass --out NEW_DIR"
+            )
+            raise RunDirectoryError(msg, run_dir=run_dir)
+
+
+SHARED_CHECKED = (*RECORD_FILES, ARMS_FILE)
+"""The record files a store writes in place or replaces: none may be shared with another name."""
+
+
+def refuse_shared_files(run_dir: Path) -> None:
+    """A record file with a second hard link is another file's content too: appending to or
+    truncating ``runs.jsonl`` would change it under its other name. Refuse it.
+
+    Raises:
+        RunDirectoryError: naming the file and its link count.
+    """
+    for name in SHARED_CHECKED:
+        try:
+            info = (run_dir / name).lstat()
+        except OSError:
+            continue
+        if info.st_nlink > 1:
+            msg = (
+                f"{run_dir / name} has {info.st_nlink} hard links, so writing it would change "
+                "another file too; counterfact writes only its own files: replace it with a "
+                "copy (cp FILE FILE.new && mv FILE.new FILE), or pass --out NEW_DIR"
             )
             raise RunDirectoryError(msg, run_dir=run_dir)
 

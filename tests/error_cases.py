@@ -73,6 +73,16 @@ def _hard_linked_runs(folder: Path) -> None:
     os.link(folder / "out" / "runs.jsonl", folder / "notes.txt")
 
 
+def _sweep_json_directory(folder: Path) -> None:
+    (folder / "out" / "sweep.json").mkdir(parents=True)
+    (folder / "out" / "runs.jsonl").write_text("")
+
+
+def _other_files(folder: Path) -> None:
+    (folder / "myproject").mkdir()
+    (folder / "myproject" / "notes.txt").write_text("mine")
+
+
 def _lock_symlink(folder: Path) -> None:
     (folder / "out").mkdir()
     (folder / "out" / ".lock").symlink_to(folder / "victim")
@@ -324,6 +334,23 @@ CASES: list[Case] = [
         setup=_lock_symlink,
         planted="out/.lock a symlink to victim",
     ),
+    Case(
+        "a run directory whose sweep.json is a directory",
+        args=("run", "{cfg}", "--out", "{dir}/out"),
+        group="cli",
+        setup=_sweep_json_directory,
+        planted="out/sweep.json a directory",
+    ),
+    Case(
+        "--out a folder of other files, without --fresh",
+        args=("run", "{cfg}", "--out", "{dir}/myproject"),
+        group="cli",
+        setup=_other_files,
+        planted="myproject/notes.txt and no records",
+    ),
+    Case("a sample count out of range", BASE + "samples: 1e400\n"),
+    Case("a number YAML reads as text (no dot)", BASE + "statistics: {alpha: 1e-300}\n"),
+    Case("a control character in the sweep file", raw=(BASE + 'x: "a\x01b"\n').encode()),
     Case(
         "manifest nested too deeply",
         returns="{'output': 'yes', 'manifest': "

@@ -80,3 +80,31 @@ def test_a_lock_that_cannot_be_opened_is_one_line(
     monkeypatch.setattr(os, "open", read_only)
     with pytest.raises(RunDirectoryError, match=r"cannot open .*\.lock: Permission denied; "):
         RunStore(folder, fingerprint=FP).__enter__()
+
+
+def test_a_sweep_json_that_is_a_directory_is_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "d"
+    _resumable(folder)
+    (folder / FINGERPRINT_FILE).unlink()
+    (folder / FINGERPRINT_FILE).mkdir()
+    with pytest.raises(RunDirectoryError, match=r"sweep\.json is not a regular file") as info:
+        RunStore(folder, fingerprint=FP).__enter__()
+    assert "\n" not in str(info.value)
+
+
+def test_a_folder_of_other_files_is_not_written_into(tmp_path: Path) -> None:
+    folder = tmp_path / "myproject"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    with pytest.raises(RunDirectoryError, match=r"not a run directory .*pass --out NEW_DIR"):
+        RunStore(folder, fingerprint=FP).__enter__()
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
+
+
+def test_a_folder_holding_only_a_lock_left_behind_is_used(tmp_path: Path) -> None:
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / LOCK_FILE).write_text("")
+    (folder / ".runs.jsonl.abc.tmp").write_text("")
+    with RunStore(folder, fingerprint=FP) as store:
+        store.append(run_record(0, "a"))

@@ -83,6 +83,16 @@ def _other_files(folder: Path) -> None:
     (folder / "myproject" / "notes.txt").write_text("mine")
 
 
+def _deep_scenarios(folder: Path) -> None:
+    (folder / "set.jsonl").write_text(
+        '{"id": "a", "inputs": {"x": ' + "[" * 5000 + "]" * 5000 + "}}\n"
+    )
+
+
+def _yaml_word_scenarios(folder: Path) -> None:
+    (folder / "set.yaml").write_text("- {id: a, inputs: {flag: on}}\n")
+
+
 def _lock_symlink(folder: Path) -> None:
     (folder / "out").mkdir()
     (folder / "out" / ".lock").symlink_to(folder / "victim")
@@ -349,6 +359,16 @@ CASES: list[Case] = [
         planted="myproject/notes.txt and no records",
     ),
     Case("a sample count out of range", BASE + "samples: 1e400\n"),
+    Case(
+        "a scenario file 5,000 levels deep",
+        BASE + "scenarios: {file: set.jsonl}\n",
+        setup=_deep_scenarios,
+    ),
+    Case(
+        "a YAML 1.1 boolean word in a scenario file",
+        BASE + "scenarios: {file: set.yaml}\n",
+        setup=_yaml_word_scenarios,
+    ),
     Case("a number YAML reads as text (no dot)", BASE + "statistics: {alpha: 1e-300}\n"),
     Case("a control character in the sweep file", raw=(BASE + 'x: "a\x01b"\n').encode()),
     Case(

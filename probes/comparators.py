@@ -16,7 +16,9 @@ Builtins:
   (``Canberra`` is in ``The capital is Canberra.``).
 - ``regex``: ``pattern`` extracts the first match (group 1 when the pattern has a group) from
   the reference and from the output; flipped iff they differ once normalized, or the output has
-  no match.
+  no match. Patterns run on the ``regex`` package (Python's ``re`` syntax and semantics), each
+  search under a deadline of :data:`REGEX_MATCH_S`: an output the pattern cannot search in time
+  (catastrophic backtracking) is a failed comparison (:class:`ScoringError`), never a hang.
 - ``custom``: a user callable ``target(reference, output) -> bool``, True meaning *flipped*.
 
 ``numeric``, ``contains``, ``regex`` and ``custom`` judge the *answer* (``answer_level``); the
@@ -30,6 +32,8 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+import regex
 
 from counterfact.defaults import NUMERIC_TOLERANCE, SIMILARITY_THRESHOLD
 from counterfact.exceptions import ScoringError
@@ -185,11 +189,29 @@ def contained(needle: str, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", text) is not None
 
 
-def extract(pattern: re.Pattern[str], text: str) -> str | None:
+REGEX_MATCH_S = 1.0
+"""How long a regex comparator's pattern may take to search one text (an output or the
+reference); Python's ``re`` cannot be interrupted, the ``regex`` package's ``timeout=`` can.
+"""
+
+
+def compile_pattern(pattern: str) -> regex.Pattern[str]:
+    """``pattern`` compiled as Python's ``re`` would read it (``regex``'s version 0 mode).
+
+    Raises:
+        regex.error: the pattern is not a valid regular expression.
+    """
+    return regex.compile(pattern, flags=regex.VERSION0)
+
+
+def extract(pattern: regex.Pattern[str], text: str, timeout_s: float = REGEX_MATCH_S) -> str | None:
     """The first match of ``pattern`` in ``text`` — its first group that took part, when the
     pattern has groups — or None when nothing matched or what matched is empty.
+
+    Raises:
+        TimeoutError: the search took longer than ``timeout_s``.
     """
-    match = pattern.search(text)
+    match = pattern.search(text, timeout=timeout_s)
     if match is None:
         return None
     found = next((g for g in match.groups() if g is not None), None)
@@ -201,7 +223,7 @@ def extract(pattern: re.Pattern[str], text: str) -> str | None:
 class RegexComparator:
     """Flipped iff the extracted answers differ once normalized (or the output has none)."""
 
-    pattern: re.Pattern[str]
+    pattern: regex.Pattern[str]
     kind: str = "regex"
     answer_level: bool = True
 
@@ -211,7 +233,7 @@ class RegexComparator:
 
     def flipped(self, reference: str, output: str, similarity: float) -> bool:
         """True iff the output's extracted answer is missing or differs from the reference's."""
-        expected = extract(self.pattern, reference)
+        expected = self._extract(reference, "reference")
         if expected is None:
             msg = (
                 f"regex comparator: the pattern /{self.pattern.pattern}/ extracts nothing (or "
@@ -219,8 +241,20 @@ class RegexComparator:
                 "reference"
             )
             raise ScoringError(msg)
-        observed = extract(self.pattern, output)
+        observed = self._extract(output, "output")
         return observed is None or normalize_text(observed) != normalize_text(expected)
+
+    def _extract(self, text: str, what: str) -> str | None:
+        try:
+            return extract(self.pattern, text)
+        except TimeoutError:
+            msg = (
+                f"regex comparator: the pattern /{self.pattern.pattern}/ took more than "
+                f"{REGEX_MATCH_S:g} s to search a {len(text)}-character {what} (catastrophic "
+                "backtracking, e.g. alternatives or quantifiers that overlap such as (a|a)+); "
+                "simplify comparator.pattern"
+            )
+            raise ScoringError(msg) from None
 
 
 def _numpy_bool(value: object) -> bool:
@@ -265,7 +299,7 @@ def _numeric(options: Mapping[str, Any]) -> Comparator:
 
 
 def _regex(options: Mapping[str, Any]) -> Comparator:
-    return RegexComparator(pattern=re.compile(str(options["pattern"])))
+    return RegexComparator(pattern=compile_pattern(str(options["pattern"])))
 
 
 COMPARATORS: Mapping[str, Kind[Comparator]] = {

@@ -247,8 +247,9 @@ class SweepSummary(_Provenance):
     changes when a run ran, not what it answered. One still refused after
     ``rate_limit.max_wait_s`` failed, and is also in ``runs_failed``. 0 in older files."""
     cache_entries_rejected: int = 0
-    """Run-cache entries found but not used: damaged, edited, or not the run asked for (their
-    runs were executed and the entries rewritten)."""
+    """Run-cache entries found but not used: damaged, edited, not the run asked for, or not a
+    regular file of at most 64 MiB (a FIFO, device or link is never read); their runs were
+    executed and the entries rewritten."""
     torn_line_dropped: bool = False
     """A crash had cut the last line of ``runs.jsonl``; it was dropped on resume."""
     runs_failed: int

@@ -52,6 +52,8 @@ def _input(case: Case) -> str:
             .replace("{dir}", "DIR")
             + "`"
         )
+        if case.planted:
+            return f"{command} with {case.planted}"
         if case.group == "records" and case.config != BASE:
             changed = _input(Case(case.what, case.config))
             return f"{command} with {changed}"

@@ -8,6 +8,8 @@ table can never drift from what users see.
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +61,41 @@ class Case:
     group: str = "config"
     raw: bytes | None = None
     """Bytes to write instead of ``config`` (for encoding errors)."""
+    setup: Callable[[Path], None] | None = None
+    """Prepares the case's folder (``{dir}``) before the command runs (a planted run directory)."""
+    planted: str = ""
+    """What ``setup`` planted, in words (the table's input column)."""
+
+
+def _hard_linked_runs(folder: Path) -> None:
+    (folder / "out").mkdir()
+    (folder / "out" / "runs.jsonl").write_text("")
+    os.link(folder / "out" / "runs.jsonl", folder / "notes.txt")
+
+
+def _sweep_json_directory(folder: Path) -> None:
+    (folder / "out" / "sweep.json").mkdir(parents=True)
+    (folder / "out" / "runs.jsonl").write_text("")
+
+
+def _other_files(folder: Path) -> None:
+    (folder / "myproject").mkdir()
+    (folder / "myproject" / "notes.txt").write_text("mine")
+
+
+def _deep_scenarios(folder: Path) -> None:
+    (folder / "set.jsonl").write_text(
+        '{"id": "a", "inputs": {"x": ' + "[" * 5000 + "]" * 5000 + "}}\n"
+    )
+
+
+def _yaml_word_scenarios(folder: Path) -> None:
+    (folder / "set.yaml").write_text("- {id: a, inputs: {flag: on}}\n")
+
+
+def _lock_symlink(folder: Path) -> None:
+    (folder / "out").mkdir()
+    (folder / "out" / ".lock").symlink_to(folder / "victim")
 
 
 BOMB_TEXT = "bomb: &a [x, x, x, x, x, x, x, x, x]\nb0: &b0 [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nb1: &b1 [*b0, *b0, *b0, *b0, *b0, *b0, *b0, *b0, *b0]\nb2: &b2 [*b1, *b1, *b1, *b1, *b1, *b1, *b1, *b1, *b1]\nb3: &b3 [*b2, *b2, *b2, *b2, *b2, *b2, *b2, *b2, *b2]\nb4: &b4 [*b3, *b3, *b3, *b3, *b3, *b3, *b3, *b3, *b3]\nb5: &b5 [*b4, *b4, *b4, *b4, *b4, *b4, *b4, *b4, *b4]\nb6: &b6 [*b5, *b5, *b5, *b5, *b5, *b5, *b5, *b5, *b5]\nb7: &b7 [*b6, *b6, *b6, *b6, *b6, *b6, *b6, *b6, *b6]\n"
@@ -281,7 +318,7 @@ CASES: list[Case] = [
         "a regex pattern that backtracks catastrophically on the reference",
         BASE
         + "reference: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!'\n"
-        "comparator: {kind: regex, pattern: '(a+)+$'}\n",
+        "comparator: {kind: regex, pattern: '(a|a)+$'}\n",
     ),
     Case(
         "a runner path too long for the file system",
@@ -293,6 +330,47 @@ CASES: list[Case] = [
         args=("run", "{cfg}", "--out", "{dir}", "--fresh"),
         group="cli",
     ),
+    Case(
+        "a run directory whose runs.jsonl has a second hard link",
+        args=("run", "{cfg}", "--out", "{dir}/out"),
+        group="cli",
+        setup=_hard_linked_runs,
+        planted="out/runs.jsonl hard-linked to notes.txt",
+    ),
+    Case(
+        "a run directory whose .lock is a symlink",
+        args=("run", "{cfg}", "--out", "{dir}/out"),
+        group="cli",
+        setup=_lock_symlink,
+        planted="out/.lock a symlink to victim",
+    ),
+    Case(
+        "a run directory whose sweep.json is a directory",
+        args=("run", "{cfg}", "--out", "{dir}/out"),
+        group="cli",
+        setup=_sweep_json_directory,
+        planted="out/sweep.json a directory",
+    ),
+    Case(
+        "--out a folder of other files, without --fresh",
+        args=("run", "{cfg}", "--out", "{dir}/myproject"),
+        group="cli",
+        setup=_other_files,
+        planted="myproject/notes.txt and no records",
+    ),
+    Case("a sample count out of range", BASE + "samples: 1e400\n"),
+    Case(
+        "a scenario file 5,000 levels deep",
+        BASE + "scenarios: {file: set.jsonl}\n",
+        setup=_deep_scenarios,
+    ),
+    Case(
+        "a YAML 1.1 boolean word in a scenario file",
+        BASE + "scenarios: {file: set.yaml}\n",
+        setup=_yaml_word_scenarios,
+    ),
+    Case("a number YAML reads as text (no dot)", BASE + "statistics: {alpha: 1e-300}\n"),
+    Case("a control character in the sweep file", raw=(BASE + 'x: "a\x01b"\n').encode()),
     Case(
         "manifest nested too deeply",
         returns="{'output': 'yes', 'manifest': "
@@ -323,6 +401,8 @@ def run_case(case: Case, folder: Path) -> tuple[int, str]:
     config = case.config
     if case.returns is not None:
         config = config.replace("agent.py:run", "agent.py:returns")
+    if case.setup is not None:
+        case.setup(folder)
     cfg = folder / f"sweep{case.suffix}"
     if case.raw is not None:
         cfg.write_bytes(case.raw)

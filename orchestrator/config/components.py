@@ -5,10 +5,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
+import regex
 from pydantic import (
     Field,
     StrictFloat,
@@ -28,7 +28,7 @@ from counterfact.defaults import (
 )
 from counterfact.orchestrator.config.model import Target, _Model
 from counterfact.orchestrator.engine.executors import EXECUTORS, OPTIONS, refusal, unhonoured
-from counterfact.probes.comparators import COMPARATORS
+from counterfact.probes.comparators import COMPARATORS, compile_pattern
 from counterfact.probes.registry import Kind, option_problem
 from counterfact.probes.similarity import SIMILARITIES
 
@@ -88,8 +88,8 @@ class ComparatorConfig(_Model):
     def _compiles(cls, value: str | None) -> str | None:
         if value is not None:
             try:
-                re.compile(value)
-            except re.error as exc:
+                compile_pattern(value)
+            except regex.error as exc:
                 msg = f"'pattern' is not a valid regular expression ({exc}): {value!r}"
                 raise ValueError(msg) from exc
         return value

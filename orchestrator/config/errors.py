@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import math
+import re
 import types
 import typing
 from typing import Any
@@ -69,11 +71,59 @@ def _describe(error: ErrorDetails, root: type[BaseModel]) -> str:
     msg = error["msg"].removeprefix("Value error, ")
     if kind == "value_error":  # our own validators already say what was received
         return f"{field_path(loc)}: {msg}"
+    number = _number_problem(kind, received)
+    if number is not None:
+        return f"{field_path(loc)}: {number}"
     shown = repr(received)
     if len(shown) > 60:
         shown = shown[:57] + "..."
     fix = _FIXES.get(kind, "")
     return f"{field_path(loc)}: {msg} (received {shown}){'; ' + fix if fix else ''}"
+
+
+_NUMBER_KINDS = {"int_type", "int_parsing", "int_from_float", "float_type", "float_parsing"}
+_WHOLE_KINDS = {"int_type", "int_parsing", "int_from_float"}
+_LARGEST_WHOLE = 2**53
+"""A whole-number key given more than this (as a float) is out of range for any key here."""
+_EXPONENT = re.compile(r"^\s*([-+]?\d+)(?:\.(\d*))?[eE]([-+]?)(\d+)\s*$")
+
+
+def _number_problem(kind: str, received: object) -> str | None:
+    """What is wrong with a number a number key got, when it is one: out of range (infinite,
+    or too large for a whole number), or text YAML did not read as a number (``1e-300``: YAML
+    1.1 needs a dot and a signed exponent). None when ``received`` is no number at all.
+    """
+    if kind not in _NUMBER_KINDS or isinstance(received, bool):
+        return None
+    text = received if isinstance(received, str) else None
+    if text is not None:
+        try:
+            value = float(text)
+        except ValueError:
+            return None
+    elif isinstance(received, (int, float)):
+        value = float(received)
+    else:
+        return None
+    shown = text.strip() if text is not None else repr(received)
+    whole = kind in _WHOLE_KINDS
+    if not math.isfinite(value) or (whole and abs(value) > _LARGEST_WHOLE):
+        allowed = "a whole number" if whole else "a finite number"
+        return f"{shown} is out of range; write {allowed} in the range this key allows"
+    match = _EXPONENT.match(text or "")
+    if match is None:
+        return None  # a number pydantic's own words fit, or a quoted plain number
+    if whole:
+        if not value.is_integer():
+            return f"{shown} is not a whole number; write one, e.g. {math.floor(value)}"
+        how = f"write {int(value)}"
+    else:
+        mantissa, fraction, sign, exponent = match.groups()
+        how = f"write {mantissa}.{fraction or '0'}e{sign or '+'}{exponent}"
+    return (
+        f"{shown!r} is read as text, not a number (YAML reads an exponent only after a dot, "
+        f"with a sign); {how}"
+    )
 
 
 _FIXES = {

@@ -32,8 +32,18 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 
-def _yaml_where(exc: yaml.YAMLError) -> str:
-    """Where and what, with PyYAML's context (``while parsing a flow sequence ... line 2``)."""
+def _yaml_where(exc: yaml.YAMLError, text: str) -> str:
+    """Where and what, with PyYAML's context (``while parsing a flow sequence ... line 2``), on
+    one line (a reader error's own text spans two).
+    """
+    if isinstance(exc, yaml.reader.ReaderError):
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        char = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        return (
+            f" at line {line}, column {column}: unacceptable character #x{char:04x}: "
+            f'{exc.reason}; remove it, or write it as an escape in double quotes ("\\x{char:02x}")'
+        )
     mark = getattr(exc, "problem_mark", None)
     where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
     problem = getattr(exc, "problem", None) or str(exc)
@@ -72,7 +82,7 @@ def read_raw(path: Path) -> dict[str, Any]:
             msg = f"config file {path.name!r} must end in .yaml, .yml or .toml"
             raise ConfigError(msg)
     except yaml.YAMLError as exc:
-        msg = f"{path.name}: YAML syntax error{_yaml_where(exc)}"
+        msg = f"{path.name}: YAML syntax error{_yaml_where(exc, text)}"
         raise ConfigError(msg) from exc
     except tomllib.TOMLDecodeError as exc:
         msg = f"{path.name}: TOML syntax error: {exc}"

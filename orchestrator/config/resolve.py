@@ -210,7 +210,7 @@ def _regex_reference(comparator: RegexComparator, reference: str, where: str) ->
         msg = (
             f"the regex comparator's pattern /{comparator.pattern.pattern}/ took more than "
             f"{REGEX_CHECK_S:g} s to search the reference (catastrophic backtracking, e.g. "
-            "nested quantifiers such as (a+)+); simplify comparator.pattern"
+            "alternatives or quantifiers that overlap such as (a|a)+); simplify comparator.pattern"
         )
         raise RefusalError(msg, field=where)
     if not found:

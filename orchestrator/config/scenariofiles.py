@@ -16,24 +16,46 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import yaml
 from pydantic import ValidationError
 
+from counterfact.defaults import MAX_CONFIG_DEPTH
 from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.config.schema import ScenarioConfig, ScenarioFileConfig
-from counterfact.orchestrator.config.yamlload import load_yaml
+from counterfact.orchestrator.config.yamlload import load_yaml, yaml_problem
 
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet"}
 FORMATS |= {".yaml": "yaml", ".yml": "yaml"}
 FIELD = "scenarios.file"
 
 
+TOO_DEEP = f"nests deeper than {MAX_CONFIG_DEPTH} levels; flatten the scenario's inputs"
+
+
 def _fail(path: Path, where: str, problem: str) -> ConfigError:
     return ConfigError(f"{path}: {where}: {problem}", field=FIELD)
+
+
+def _too_deep(value: Any, limit: int = MAX_CONFIG_DEPTH) -> bool:
+    """True when ``value`` holds lists or mappings more than ``limit`` levels deep (iterative:
+    a deep value cannot overflow the stack here).
+    """
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if not isinstance(item, (dict, list)):
+            continue
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def _jsonl(path: Path, text: str) -> Iterator[tuple[str, Any]]:
@@ -44,6 +66,8 @@ def _jsonl(path: Path, text: str) -> Iterator[tuple[str, Any]]:
             yield f"line {number}", json.loads(line)
         except json.JSONDecodeError as exc:
             raise _fail(path, f"line {number}", f"not JSON ({exc.msg})") from exc
+        except RecursionError as exc:
+            raise _fail(path, f"line {number}", TOO_DEEP) from exc
 
 
 def _table_row(row: dict[str, Any]) -> dict[str, Any]:
@@ -52,7 +76,10 @@ def _table_row(row: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"id": found.pop("id", None)}
     if "reference" in found:
         ref = found.pop("reference")
-        out["reference"] = None if ref is None or ref == "" else str(ref)
+        typed = isinstance(ref, (int, float)) and not isinstance(ref, bool)
+        if typed and math.isfinite(ref):
+            ref = str(ref)  # a typed numeric column (Parquet): its numbers are the answers
+        out["reference"] = None if ref is None or ref == "" else ref
     out["inputs"] = found
     return out
 
@@ -85,9 +112,14 @@ def _parquet(path: Path) -> Iterator[tuple[str, Any]]:
 
 def _yaml(path: Path, text: str) -> Iterator[tuple[str, Any]]:
     try:
-        data = load_yaml(text)
-    except Exception as exc:
-        raise _fail(path, "file", f"not valid YAML ({exc})".splitlines()[0]) from exc
+        data = load_yaml(text, plain=True)
+    except RecursionError as exc:
+        raise _fail(path, "file", TOO_DEEP) from exc
+    except yaml.YAMLError as exc:
+        raise _fail(path, "file", f"not valid YAML: {yaml_problem(exc)}") from exc
+    except Exception as exc:  # a tag's constructor (!!int x): its words, on one line
+        problem = " ".join(str(exc).split())[:200]
+        raise _fail(path, "file", f"not valid YAML ({problem})") from exc
     if not isinstance(data, list):
         raise _fail(path, "file", f"must hold a list of scenarios, got {type(data).__name__}")
     for number, item in enumerate(data, 1):
@@ -108,8 +140,23 @@ def _items(path: Path, kind: str) -> Iterator[tuple[str, Any]]:
 def _scenario(path: Path, where: str, item: Any) -> ScenarioConfig:
     if not isinstance(item, dict):
         raise _fail(path, where, f"must be an object with 'id', got {type(item).__name__}")
+    if _too_deep(item):
+        raise _fail(path, where, TOO_DEEP)
     if isinstance(item.get("id"), int) and not isinstance(item.get("id"), bool):
         item = item | {"id": str(item["id"])}  # numeric ids in a table column
+    reference = item.get("reference")
+    if isinstance(reference, bool):
+        msg = f"reference: {reference} is a boolean; write the reference as text ('{reference}')"
+        raise _fail(path, where, msg)
+    if isinstance(reference, float) and not math.isfinite(reference):
+        msg = (
+            f"reference: {reference} is not an answer (a missing value?); leave the cell empty "
+            "(or null) for no reference"
+        )
+        raise _fail(path, where, msg)
+    if isinstance(reference, (int, float)):
+        msg = f'reference: {reference} is a number; write the reference as text ("{reference}")'
+        raise _fail(path, where, msg)
     try:
         return ScenarioConfig.model_validate(item)
     except ValidationError as exc:

@@ -12,7 +12,10 @@ Each entry holds the key's inputs (runner identity, scenario inputs, arm configu
 beside the record, and the SHA-256 of the record's JSON. Every hit is checked: an entry whose
 inputs are not the ones asked for, whose seed is another, or whose record does not hash to what
 was stored (an edited file) is not used — the run is executed and the entry rewritten — and is
-counted (:attr:`RunCache.rejected`, ``cache_entries_rejected`` in ``summary.json``). The check
+counted (:attr:`RunCache.rejected`, ``cache_entries_rejected`` in ``summary.json``). So is an
+entry that is not a regular file (a FIFO, a device, a symlink, a directory) or that is larger
+than :data:`MAX_ENTRY_BYTES`: it is never opened for reading, so it cannot hang the sweep or
+fill its memory; a run whose entry would be larger is not cached. The check
 catches damage and careless edits, not an adversary who recomputes the hash: a shared cache
 directory is trusted input, like the runner's own code.
 """
@@ -27,6 +30,7 @@ from pydantic import ValidationError
 
 from counterfact.exceptions import RunDirectoryError
 from counterfact.orchestrator.storage.atomic import write_atomic, writing
+from counterfact.orchestrator.storage.boundedread import read_regular
 from counterfact.orchestrator.storage.dirchecks import (
     FIRST_LINE_KEY,
     first_line_digest,
@@ -40,6 +44,9 @@ from counterfact.probes.runner import RunContext
 
 ENTRY_VERSION = 2
 """1: a bare run record (written before entries were checked: never used now, re-run once)."""
+
+MAX_ENTRY_BYTES = 64 << 20
+"""The largest entry read back (64 MiB); a run whose entry would be larger is not cached."""
 
 
 def _payload(runner: object, inputs: object, arm: object, seed: int) -> dict[str, object]:
@@ -132,9 +139,12 @@ class RunCache:
         payload = self._inputs(ctx, arm)
         path = self._path(_key(payload))
         try:
-            raw = path.read_bytes()
-        except OSError:
-            return None  # no entry (or unreadable): a miss
+            raw = read_regular(path, MAX_ENTRY_BYTES)
+        except FileNotFoundError:
+            return None  # no entry: a miss
+        except OSError:  # a FIFO, device, link or directory, too large, or unreadable
+            self.rejected += 1
+            return None
         stored = _verified(raw, payload)
         if stored is None:
             self.rejected += 1  # the run happens and rewrites the entry
@@ -150,6 +160,9 @@ class RunCache:
             return
         payload = self._inputs(ctx, arm)
         path = self._path(_key(payload))
+        entry = _entry(payload, record)
+        if len(entry) > MAX_ENTRY_BYTES:  # ASCII JSON: one byte a character; never read back
+            return
         with writing(path):
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, _entry(payload, record))
+            write_atomic(path, entry)

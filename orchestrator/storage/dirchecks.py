@@ -10,6 +10,7 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,50 @@ def refuse_to_move(run_dir: Path) -> None:
         raise RunDirectoryError(msg, run_dir=run_dir)
 
 
+OWN_LITTER = (".lock",)
+"""What an interrupted first open leaves before any record (with ``.NAME.HEX.tmp`` files)."""
+
+
+def refuse_foreign_folder(run_dir: Path) -> None:
+    """A folder that holds files but no counterfact records is someone else's (``--out
+    myproject``): records written into it would mix with its files.
+
+    Raises:
+        RunDirectoryError: naming a few of the files found.
+    """
+    if any((run_dir / name).exists() for name in RECORD_FILES):
+        return
+    others = sorted(
+        p.name
+        for p in run_dir.iterdir()
+        if p.name not in OWN_LITTER and not (p.name.startswith(".") and p.name.endswith(".tmp"))
+    )
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        msg = (
+            f"{str(run_dir)!r} is not a run directory (it holds {shown} but no counterfact "
+            f"records: none of {', '.join(RECORD_FILES)}), so nothing is written into it; pass "
+            "--out NEW_DIR (a folder of its own for the records)"
+        )
+        raise RunDirectoryError(msg, run_dir=run_dir)
+
+
+def refuse_odd_records(run_dir: Path) -> None:
+    """A record file that is a directory, FIFO or device cannot be read or replaced.
+
+    Raises:
+        RunDirectoryError: naming it.
+    """
+    for name in RECORD_FILES:
+        path = run_dir / name
+        if path.exists() and not path.is_file():
+            msg = (
+                f"{path} is not a regular file, so the run directory cannot be read; remove "
+                "it, or pass --out NEW_DIR"
+            )
+            raise RunDirectoryError(msg, run_dir=run_dir)
+
+
 def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: bool) -> None:
     """Refuse, before anything runs, a directory whose records a resume would misread.
 
@@ -84,8 +129,12 @@ def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: b
         raise RunDirectoryError(msg, run_dir=run_dir)
     if run_dir.is_dir():
         refuse_foreign_links(run_dir)
+        refuse_shared_files(run_dir)
+        refuse_odd_records(run_dir)
     if fresh and run_dir.is_dir():
         refuse_to_move(run_dir)
+    elif run_dir.is_dir():
+        refuse_foreign_folder(run_dir)
     runs = run_dir / RUNS_FILE
     if fresh or not runs.exists() or runs.stat().st_size == 0:
         return
@@ -204,6 +253,31 @@ def refuse_foreign_links(run_dir: Path) -> None:
             msg = (
                 f"{path} is a link to {path.resolve()}, outside the run directory; counterfact "
                 "writes only its own files: replace the link with the file, or pass --out NEW_DIR"
+            )
+            raise RunDirectoryError(msg, run_dir=run_dir)
+
+
+SHARED_CHECKED = (*RECORD_FILES, ARMS_FILE)
+"""The record files a store writes in place or replaces: none may be shared with another name."""
+
+
+def refuse_shared_files(run_dir: Path) -> None:
+    """A record file with a second hard link is another file's content too: appending to or
+    truncating ``runs.jsonl`` would change it under its other name. Refuse it.
+
+    Raises:
+        RunDirectoryError: naming the file and its link count.
+    """
+    for name in SHARED_CHECKED:
+        try:
+            info = (run_dir / name).lstat()
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            msg = (
+                f"{run_dir / name} has {info.st_nlink} hard links, so writing it would change "
+                "another file too; counterfact writes only its own files: replace it with a "
+                "copy (cp FILE FILE.new && mv FILE.new FILE), or pass --out NEW_DIR"
             )
             raise RunDirectoryError(msg, run_dir=run_dir)
 

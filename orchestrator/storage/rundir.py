@@ -34,10 +34,12 @@ from counterfact.orchestrator.storage.dirchecks import (
     move_aside,
     read_fingerprint,
     refuse_foreign_links,
+    refuse_shared_files,
     remove_litter,
     retire_previous,
 )
 from counterfact.orchestrator.storage.fingerprints import merged
+from counterfact.orchestrator.storage.lockfile import open_lock
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
 from counterfact.orchestrator.storage.writable import record_line
 from counterfact.probes.records import RunRecord
@@ -160,6 +162,7 @@ class RunStore:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._lock(self.run_dir)
         refuse_foreign_links(self.run_dir)
+        refuse_shared_files(self.run_dir)
         remove_litter(self.run_dir)
         runs = self.run_dir / RUNS_FILE
         stored = self.run_dir / FINGERPRINT_FILE
@@ -206,8 +209,12 @@ class RunStore:
             self._lock_fh = None
 
     def _lock(self, run_dir: Path) -> None:
-        """Hold an exclusive lock on the directory while the store is open (one writer)."""
-        self._lock_fh = (run_dir / LOCK_FILE).open("a")
+        """Hold an exclusive lock on the directory while the store is open (one writer).
+
+        The ``.lock`` is opened without following a link and without blocking, and must be a
+        regular file: a symlink would create its target, a FIFO would wait for a reader.
+        """
+        self._lock_fh = open_lock(run_dir / LOCK_FILE)
         try:
             fcntl.flock(self._lock_fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:

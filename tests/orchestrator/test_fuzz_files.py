@@ -6,6 +6,8 @@ huge numbers, surrogates, duplicate keys) spliced into a valid file, plus byte-l
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -26,6 +28,7 @@ SNIPPETS = [
     "grid: {" + ", ".join(f"g{i}: [0,1,2,3,4,5,6,7,8,9]" for i in range(7)) + "}\n",
     "comparator: {kind: numeric, tolerance: .nan}\n",
     "comparator: {kind: regex, pattern: '(a+)+$'}\nreference: '" + "a" * 40 + "!'\n",
+    "comparator: {kind: regex, pattern: '(a|a)+$'}\nreference: '" + "a" * 40 + "!'\n",
     'name: "\\udcff"\n',
     "name: '..'\n",
     "name: again\n",
@@ -65,3 +68,59 @@ def test_a_mutated_sweep_file_is_a_sweep_or_one_error_line(
         errors = [line for line in err.splitlines() if line.startswith("error:")]
         assert len(errors) == 1, err
     assert not (folder / "runs").exists()  # validate writes no run directory
+
+
+SCENARIO_SNIPPETS = {
+    "jsonl": [
+        '{"id": "a", "inputs": {"x": ' + "[" * 5000 + "]" * 5000 + "}}\n",
+        '{"id": "b", "inputs": {"q": "' + "x" * 200_000 + '"}}\n',
+        '{"id": "c", "reference": 42}\n',
+        '{"id": 1.5}\n',
+        '{"id": "d\\u0000", "inputs": {"q": "\\u0001"}}\n',
+        '["not", "an", "object"]\n',
+        "{not json\n",
+        '{"id": "e", "inputs": 7}\n',
+    ],
+    "yaml": [
+        "- {id: a, inputs: {x: " + "[" * 5000 + "]" * 5000 + "}}\n",
+        "- {id: b, inputs: {flag: on}}\n",
+        "- {id: 010}\n",
+        "- {id: c, reference: 1.5}\n",
+        '- {id: "d\x01"}\n',
+        "- &a [*a]\n",
+        "- {id: e, inputs: {q: " + "y" * 200_000 + "}}\n",
+        "x: 1\n",
+    ],
+}
+
+HARD_TIMEOUT_S = 60.0
+"""A scenario-file case runs in its own interpreter, killed after this: a hang fails the test."""
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    kind=st.sampled_from(sorted(SCENARIO_SNIPPETS)),
+    picks=st.lists(st.integers(min_value=0, max_value=7), min_size=1, max_size=3),
+    damage=st.binary(max_size=3),
+)
+def test_a_hostile_scenario_file_is_a_sweep_or_one_error_line(
+    tmp_path_factory: object, kind: str, picks: list[int], damage: bytes
+) -> None:
+    folder = Path(tmp_path_factory.mktemp("fuzzsc"))  # type: ignore[attr-defined]
+    (folder / "agent.py").write_text(AGENT.replace("RETURN", "None"), encoding="utf-8")
+    body = "".join(SCENARIO_SNIPPETS[kind][i] for i in picks)
+    (folder / f"set.{kind}").write_bytes(body.encode("utf-8", "surrogateescape") + damage)
+    cfg = folder / "sweep.yaml"
+    cfg.write_text(BASE + f"scenarios: {{file: set.{kind}}}\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "counterfact.orchestrator.cli", "validate", str(cfg)],
+        capture_output=True,
+        text=True,
+        timeout=HARD_TIMEOUT_S,
+        cwd=folder,
+    )
+    assert done.returncode in (0, 2), (done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stdout + done.stderr
+    if done.returncode == 2:
+        errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1, done.stderr[-2000:]

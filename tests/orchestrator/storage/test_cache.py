@@ -63,3 +63,14 @@ def test_failed_runs_are_not_cached_and_damaged_entries_miss(tmp_path: Path) -> 
     key = cache.key(ctx(arm), arm)
     (tmp_path / key[:2] / f"{key}.json").write_text("{torn")
     assert cache.get(ctx(arm), arm) is None
+
+
+def test_a_run_too_large_to_read_back_is_not_cached(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from counterfact.orchestrator.storage import cache as cachemod
+
+    monkeypatch.setattr(cachemod, "MAX_ENTRY_BYTES", 100)
+    cache = RunCache(tmp_path, "r@version:1")
+    arm = ArmSpec("alt", {"m": "big"})
+    cache.put(ctx(arm), arm, done(ctx(arm)))
+    assert not list(tmp_path.rglob("*.json"))
+    assert cache.get(ctx(arm), arm) is None and cache.rejected == 0

@@ -12,7 +12,7 @@ Pure: verdict rows in, records out.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -118,6 +118,15 @@ def _determinism_note(rows: Sequence[VerdictRecord]) -> list[str]:
     ]
 
 
+def _why_untested(rows: Sequence[VerdictRecord]) -> str:
+    """``arm-not-applied on 40 of 40 questions``: the commonest reason of the untested rows."""
+    reasons = Counter(str(r.reason) for r in rows if r.test is None and r.reason is not None)
+    if not reasons:
+        return ""
+    reason, count = reasons.most_common(1)[0]
+    return f"{reason} on {count} of {len(rows)} question(s)"
+
+
 def _tier(verdict: StatisticalVerdict | None) -> Verdict:
     if verdict == "significant":
         return "confirmed"
@@ -167,17 +176,26 @@ class _Judged:
 
 
 def _agrees(j: _Judged) -> bool | None:
-    """The interval excludes 0 exactly when the test is significant (None: no decision)."""
+    """The interval leaves out 0 on the tested side exactly when the test is significant:
+    ``greater`` iff its low end is above 0, ``less`` iff its high end is below 0, two-sided iff
+    it excludes 0 (None: no decision).
+    """
     t = j.test
     if t is None or j.verdict not in ("significant", "not-significant"):
         return None
-    return (t.low > 0 or t.high < 0) == (j.verdict == "significant")
+    if j.alternative == "greater":
+        excludes = t.low > 0
+    elif j.alternative == "less":
+        excludes = t.high < 0
+    else:
+        excludes = t.low > 0 or t.high < 0
+    return bool(excludes == (j.verdict == "significant"))
 
 
 def _effect(t: ClusteredTest) -> ArmEffectRecord:
     method = (
         "Newcombe paired (method 10), the row's own"
-        if t.questions == 1
+        if t.seeds_are_sample
         else "sign-flip score interval over questions"
     )
     return ArmEffectRecord(
@@ -211,6 +229,7 @@ def _one(
         agrees,
         j.stratified,
         j.withheld,
+        _why_untested(rows) if t is None else "",
     )
     return ArmVerdictRecord(
         arm=arm,
@@ -218,7 +237,7 @@ def _one(
         verdict=j.tier,
         statistical_verdict=j.verdict,
         alternative=j.alternative,
-        method=ONE_QUESTION if t is not None and t.questions == 1 else METHOD,
+        method=_method(t),
         questions=t.questions if t else 0,
         questions_withheld=j.withheld,
         questions_up=t.up if t else 0,
@@ -263,6 +282,7 @@ def _single_test(row: VerdictRecord) -> ClusteredTest | None:
         up=int(c.moved > 0),
         down=int(c.moved < 0),
         exact=True,
+        seeds_are_sample=True,
     )
 
 
@@ -283,10 +303,19 @@ def _tested(rows: Sequence[VerdictRecord]) -> list[VerdictRecord]:
     return [r for r in rows if r.test is not None and r.test.pairs > 0]
 
 
+def _method(t: ClusteredTest | None) -> str:
+    if t is not None and t.seeds_are_sample:
+        return ONE_QUESTION
+    return METHOD if t is None or t.exact else METHOD.replace("(exact)", "(normal tail)")
+
+
 def _test_of(
-    tested: Sequence[VerdictRecord], counts: Sequence[QuestionCounts], settings: StatisticsSettings
+    tested: Sequence[VerdictRecord],
+    counts: Sequence[QuestionCounts],
+    settings: StatisticsSettings,
+    one_question: bool,
 ) -> ClusteredTest | None:
-    if len(tested) == 1:
+    if one_question and len(tested) == 1:
         return _single_test(tested[0])
     return clustered_test(counts, settings.alternative, settings.alpha)
 
@@ -310,7 +339,10 @@ def arm_verdicts(
         arm: [c for c in (_counts(r) for r in tested) if c is not None]
         for arm, tested in tested_of.items()
     }
-    tests = {arm: _test_of(tested_of[arm], counts_of[arm], settings) for arm in rows_of}
+    one_question = len({r.scenario for r in rows}) == 1
+    tests = {
+        arm: _test_of(tested_of[arm], counts_of[arm], settings, one_question) for arm in rows_of
+    }
     present = [a for a, t in tests.items() if t is not None]
     adjusted = adjust([t.p_value for t in tests.values() if t is not None], settings.adjust)
     p_adj = dict(zip(present, adjusted, strict=True))
@@ -323,7 +355,7 @@ def arm_verdicts(
         tested = tested_of[arm]
         verdict: StatisticalVerdict | None = None
         tier: Verdict = "inconclusive"
-        if test is not None and test.questions == 1:
+        if test is not None and test.seeds_are_sample:
             verdict = tested[0].statistical_verdict
             tier = tested[0].verdict or "inconclusive"
         elif test is not None:

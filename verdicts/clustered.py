@@ -39,6 +39,7 @@ from scipy.signal import fftconvolve
 from scipy.stats import binom, norm
 
 from counterfact.records.vocabulary import Alternative
+from counterfact.verdicts.significance import effect_of_counts
 
 DIRECT_LIMIT = 4_000_000
 """Above this many multiply-adds a convolution goes through the FFT (same result to ~1e-14)."""
@@ -91,6 +92,8 @@ class ClusteredTest:
     """Questions where it flipped less often."""
     exact: bool
     """The p-value is exact (False: the normal tail stood in below FFT noise)."""
+    seeds_are_sample: bool = False
+    """A one-question sweep: the row's own paired test over its seeds stands in."""
 
 
 def _null_pmf(
@@ -138,24 +141,72 @@ def sign_flip_p(moved: Sequence[int], alternative: Alternative) -> tuple[float, 
     return (tail if alternative != "two-sided" else 2 * tail), False
 
 
+def _roots(qa: float, qb: float, qc: float) -> tuple[float, float]:
+    """The roots of ``qa d^2 + qb d + qc = 0`` (``qa > 0``), clipped to [-1, 1]; the whole
+    range when ``qa <= 0`` (too few questions for a bounded interval at this level).
+    """
+    if qa <= 0:
+        return -1.0, 1.0
+    root = math.sqrt(max(0.0, qb * qb - 4 * qa * qc))
+    return max(-1.0, (-qb - root) / (2 * qa)), min(1.0, (-qb + root) / (2 * qa))
+
+
 def score_interval(
     counts: Sequence[QuestionCounts], alternative: Alternative, alpha: float
 ) -> tuple[float, float, float]:
     """The sign-flip score interval of the pair-weighted difference: ``(low, high, level)``."""
     level = 1 - alpha if alternative == "two-sided" else 1 - 2 * alpha
-    z = float(norm.ppf(0.5 + level / 2))
+    z2 = float(norm.ppf(0.5 + level / 2)) ** 2
     a = np.array([c.moved for c in counts], dtype=float)
     n = np.array([c.pairs for c in counts], dtype=float)
-    big_a, big_n = a.sum(), n.sum()
-    qa = big_n**2 - z * z * (n * n).sum()
-    qb = -2 * (big_a * big_n - z * z * (a * n).sum())
-    qc = big_a**2 - z * z * (a * a).sum()
-    if qa <= 0:  # too few questions for any bounded interval at this level
-        return -1.0, 1.0, level
-    disc = max(0.0, qb * qb - 4 * qa * qc)
-    root = math.sqrt(disc)
-    low, high = (-qb - root) / (2 * qa), (-qb + root) / (2 * qa)
-    return max(-1.0, low), min(1.0, high), level
+    big_a, big_n = float(a.sum()), float(n.sum())
+    low, high = _roots(
+        big_n**2 - z2 * float((n * n).sum()),
+        -2 * (big_a * big_n - z2 * float((a * n).sum())),
+        big_a**2 - z2 * float((a * a).sum()),
+    )
+    return low, high, level
+
+
+def hulled_interval(
+    counts: Sequence[QuestionCounts], alternative: Alternative, alpha: float, seeds_vary: bool
+) -> tuple[float, float, float]:
+    """The score interval, widened where it would claim more than the counts can: to
+    Newcombe's interval on the summed pairs (when the questions' moves agree more closely than
+    independent pairs could, the sign-flip variance gives an interval of no width), and, when
+    no question's outcome varied across its seeds, to Newcombe's interval over the questions
+    (each one pair: then every question's difference is -1, 0 or 1, and the questions are the
+    sample).
+    """
+    low, high, level = score_interval(counts, alternative, alpha)
+    sums = (sum(c.n10 for c in counts), sum(c.n01 for c in counts), sum(c.n11 for c in counts))
+    hulls = [effect_of_counts(*sums, sum(c.pairs for c in counts), level)]
+    if not seeds_vary:
+        up = sum(c.moved > 0 for c in counts)
+        down = sum(c.moved < 0 for c in counts)
+        both = sum(c.n11 == c.pairs > 0 for c in counts)
+        hulls.append(effect_of_counts(up, down, both, len(counts), level))
+    for e in hulls:
+        if e is not None:
+            low, high = min(low, e.low), max(high, e.high)
+    return low, high, level
+
+
+def _effective_pairs(counts: Sequence[QuestionCounts], pairs: int) -> float:
+    """``N * V_pairs / V_questions``: the pairs independent draws would need for the spread
+    the questions show. ``V_questions = sum (a_q - d n_q)^2`` is the spread of the questions'
+    moves around the effect ``d``; ``V_pairs = D - A^2 / N`` is what it would be if every pair
+    were an independent draw at the set's rates (``D`` discordant pairs). Independent seeds
+    keep about ``N``; copies leave the number of questions (seeds add a factor ``n`` to both
+    sides of a copied question's move, and only ``n`` pairs' worth of information).
+    """
+    moved = sum(c.moved for c in counts)
+    d = moved / pairs
+    spread = sum((c.moved - d * c.pairs) ** 2 for c in counts)
+    independent = sum(c.n10 + c.n01 for c in counts) - moved * moved / pairs
+    if spread <= 0 or independent <= 0:
+        return float(pairs)
+    return max(float(min(len(counts), pairs)), pairs * independent / spread)
 
 
 def floor_over(questions: int, alternative: Alternative) -> float:
@@ -176,10 +227,9 @@ def clustered_test(
     moved = [c.moved for c in counts]
     pairs = sum(c.pairs for c in counts)
     p, exact = sign_flip_p(moved, alternative)
-    low, high, level = score_interval(counts, alternative, alpha)
-    squares = sum(a * a for a in moved)
-    discordant = sum(c.n10 + c.n01 for c in counts)
-    effective = pairs * discordant / squares if squares else float(pairs)
+    seeds_vary = any(not c.constant for c in counts if c.pairs > 1)
+    low, high, level = hulled_interval(counts, alternative, alpha, seeds_vary)
+    effective = _effective_pairs(counts, pairs)
     return ClusteredTest(
         questions=len(counts),
         pairs=pairs,
@@ -191,7 +241,7 @@ def clustered_test(
         high=high,
         level=level,
         effective_pairs=min(float(pairs), effective),
-        seeds_vary=any(not c.constant for c in counts if c.pairs > 1),
+        seeds_vary=seeds_vary,
         up=sum(a > 0 for a in moved),
         down=sum(a < 0 for a in moved),
         exact=exact,

@@ -23,6 +23,8 @@ class ArmFacts:
     interval_agrees: bool | None
     stratified: StratifiedRecord | None
     withheld: int
+    why_untested: str = ""
+    """The commonest reason of the rows that had no test (``arm-not-applied on 40 of 40``)."""
 
 
 def _p(p: float) -> str:
@@ -33,7 +35,8 @@ def arm_line(f: ArmFacts) -> str:
     """``arm: verdict — effect [low, high], p, up/down of questions; standing``."""
     t = f.test
     if t is None:
-        return f"{f.arm}: inconclusive — no question could be tested; not assessed"
+        why = f" ({f.why_untested})" if f.why_untested else ""
+        return f"{f.arm}: inconclusive — no question could be tested{why}; not assessed"
     test = f.statistical_verdict or "untested"
     adj = f", adjusted {_p(f.p_adjusted)}" if f.p_adjusted is not None else ""
     standing = f.standing if f.standing != "not-sure" else f"not-sure ({f.doubts})"
@@ -51,7 +54,7 @@ def notes_for(f: ArmFacts) -> list[str]:
     if t is None:
         return []
     out = []
-    if t.questions == 1:
+    if t.seeds_are_sample:
         out.append(
             "one question: the verdict is about this question, its seeds are the sample "
             "(they are assumed to be independent draws)"

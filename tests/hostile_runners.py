@@ -91,3 +91,9 @@ async def async_hostile(ctx: RunContext) -> str:
 
 def _interrupt() -> None:
     raise KeyboardInterrupt("raised in the runner's callback")
+
+
+async def async_slow(ctx: RunContext) -> str:
+    """An ``async def`` runner that answers 'yes' after 0.1 s."""
+    await asyncio.sleep(0.1)
+    return "yes"

@@ -98,3 +98,9 @@ def leaves_a_thread(ctx: RunContext) -> str:
 
     threading.Thread(target=time.sleep, args=(3600,), daemon=False).start()
     return "yes"
+
+
+def costs_from_inputs(ctx: RunContext) -> RunResult:
+    """Answers 'yes' at a cost of ``{"usd": 1}``; seed 0 of arm 'alt' reports ``inputs.usd``."""
+    usd = ctx.scenario.inputs["usd"] if (ctx.arm.id, ctx.seed) == ("alt", 0) else 1.0
+    return RunResult(output="yes", cost={"usd": usd})

@@ -14,6 +14,7 @@ Hierarchy::
     ├── ImportedRunError             an imported log's sample failed (or has no score): replayed
     │                                as a failed run
     ├── RunCancelled                 a runner's call was cancelled from inside the run
+    ├── EventLoopMisuse              a runner stopped, closed or broke the event loop it shares
     ├── ScoringError                 a comparator or similarity measure failed or misbehaved
     ├── ExecutorError                the executor could not run the plan (Ray failed to start ...)
     ├── SweepInterrupted             Ctrl-C, SIGTERM or SIGHUP stopped the sweep; what finished is
@@ -111,6 +112,13 @@ class ImportedRunError(CounterfactError):
 class RunCancelled(CounterfactError):
     """An ``async def`` runner's call ended in ``asyncio.CancelledError`` that counterfact did
     not ask for (a task the runner awaited was cancelled). Recorded as that run's error.
+    """
+
+
+class EventLoopMisuse(CounterfactError):
+    """A runner stopped or closed the event loop it runs on (``loop.stop()``), or scheduled a
+    callback or task that raised ``KeyboardInterrupt`` or ``SystemExit`` there: what would end the
+    loop every run shares. The misuse is ignored and recorded as that run's error.
     """
 
 

@@ -64,7 +64,7 @@ class RunResult:
     manifest: Mapping[str, Any] | None = None
     """What the run says about its own configuration (checked against the arm's facets)."""
     cost: Mapping[str, float] | None = field(default=None)
-    """Numbers such as ``tokens``, ``loops``, ``usd``; each must be finite."""
+    """Numbers such as ``tokens``, ``loops``, ``usd``; each must be finite and not negative."""
 
 
 RunnerReturn: TypeAlias = "str | Mapping[str, Any] | RunResult"
@@ -213,6 +213,12 @@ def _check_cost(cost: object) -> dict[str, float] | None:
             raise RunnerReturnError(msg)
         if not math.isfinite(number):
             msg = f"runner cost {key!r} must be finite, got {number!r}"
+            raise RunnerReturnError(msg)
+        if number < 0:  # a refund would lower the spend a budget limits
+            msg = (
+                f"runner cost {key!r} must not be negative, got {number!r}: report what the run "
+                "spent (0 or more)"
+            )
             raise RunnerReturnError(msg)
         checked[key] = float(number)
     return checked

@@ -191,6 +191,9 @@ class ConcurrencyRecord(_Record):
     """``rate_limit.requests_per_minute``, when set."""
     moves: list[tuple[float, int, Literal["cut", "grow"]]] = Field(default_factory=list)
     """Each change: seconds since the first run, the new limit, and why."""
+    throttle_lost: bool = False
+    """True when the throttle (a Ray actor) was lost mid-sweep: this is the last record read
+    before the loss, so moves and refusals after it are missing."""
 
 
 class BudgetRecord(_Record):

@@ -116,3 +116,9 @@ def varied_records(ctx: RunContext) -> RunResult:
     cost = None if s % 6 == 0 else {"usd": 0.001 * s, "tokens": s * 10}
     output = "=cmd" if s == 2 else ("yes" if (s + len(ctx.arm.id)) % 3 else "no")
     return RunResult(output=output, manifest=manifest, cost=cost)
+
+
+def costs_from_inputs(ctx: RunContext) -> RunResult:
+    """Answers 'yes' at a cost of ``{"usd": 1}``; seed 0 of arm 'alt' reports ``inputs.usd``."""
+    usd = ctx.scenario.inputs["usd"] if (ctx.arm.id, ctx.seed) == ("alt", 0) else 1.0
+    return RunResult(output="yes", cost={"usd": usd})

@@ -31,6 +31,11 @@ def deactivate() -> None:
         _ACTIVE.pop()
 
 
+def graceful_active() -> bool:
+    """True while a graceful stop is installed (its handler tells the user's interrupt apart)."""
+    return bool(_ACTIVE)
+
+
 def reinstall() -> None:
     """Put the active graceful-stop handler back (after a library replaced it); main thread only."""
     if _ACTIVE and threading.current_thread() is threading.main_thread():

@@ -23,6 +23,7 @@ from typing import Any
 
 from counterfact.exceptions import RunCancelled
 from counterfact.orchestrator.engine.gate import Gate
+from counterfact.orchestrator.engine.loopguard import Raised, guard_loop, guarded
 from counterfact.orchestrator.engine.ratelimits import refusal_of
 from counterfact.orchestrator.engine.worker import (
     Attempts,
@@ -36,31 +37,29 @@ from counterfact.probes.ablation import claiming
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext, RunResult, coerce_result
 
+Called = tuple[RunResult, set[str]] | Raised
+"""A runner call's outcome: its result and the ablations it claimed, or what it raised."""
 
-def _on_own_thread(
-    runner: Callable[..., Any], ctx: RunContext
-) -> asyncio.Future[tuple[RunResult, set[str]]]:
-    """Call a sync runner on a new daemon thread; its outcome lands in the returned future."""
+
+def _on_own_thread(runner: Callable[..., Any], ctx: RunContext) -> asyncio.Future[Called]:
+    """Call a sync runner on a new daemon thread; its outcome lands in the returned future
+    (what it raised as a :class:`Raised` value: an interrupt must not reach the loop).
+    """
     loop = asyncio.get_running_loop()
-    future: asyncio.Future[tuple[RunResult, set[str]]] = loop.create_future()
+    future: asyncio.Future[Called] = loop.create_future()
 
-    def settle(outcome: tuple[RunResult, set[str]] | None, exc: BaseException | None) -> None:
-        if future.done():  # abandoned: timed out or stopped
-            return
-        if exc is not None:
-            future.set_exception(exc)
-        else:
-            future.set_result(outcome)  # type: ignore[arg-type]
+    def settle(outcome: Called) -> None:
+        if not future.done():  # else abandoned: timed out or stopped
+            future.set_result(outcome)
 
     def work() -> None:
-        outcome: tuple[RunResult, set[str]] | None = None
-        error: BaseException | None = None
+        outcome: Called
         try:
             outcome = call_sync(runner, ctx)
         except BaseException as exc:  # handed to the loop, which records it
-            error = exc
+            outcome = Raised(exc)
         with contextlib.suppress(RuntimeError):  # the loop is gone: the run was abandoned
-            loop.call_soon_threadsafe(settle, outcome, error)
+            loop.call_soon_threadsafe(settle, outcome)
 
     threading.Thread(target=work, name="counterfact-run", daemon=True).start()
     return future
@@ -74,11 +73,11 @@ def is_async_runner(runner: object) -> bool:
     return inspect.iscoroutinefunction(call)
 
 
-async def _call_async(runner: Callable[..., Any], ctx: RunContext) -> tuple[RunResult, set[str]]:
+async def _call_async(runner: Callable[..., Any], ctx: RunContext) -> Called:
     with claiming() as claimed:
-        value = runner(ctx.for_runner())
-        if inspect.isawaitable(value):
-            value = await value
+        value = await guarded(lambda: runner(ctx.for_runner()))
+        if isinstance(value, Raised):
+            return value
         return coerce_result(value), claimed
 
 
@@ -102,14 +101,14 @@ class RunCore:
         self.is_async = is_async_runner(runner)
         self._rng = random.Random()
 
-    async def _call(self, ctx: RunContext) -> tuple[RunResult, set[str]] | None:
-        """The call's result, or None when ``timeout_s`` ran out (the call is then cancelled;
+    async def _call(self, ctx: RunContext) -> Called | None:
+        """The call's outcome, or None when ``timeout_s`` ran out (the call is then cancelled;
         a runner's own ``TimeoutError`` is its error, not ours).
 
         Raises:
             RunCancelled: the runner's call was cancelled from inside (not by us).
         """
-        call: asyncio.Future[tuple[RunResult, set[str]]]
+        call: asyncio.Future[Called]
         if self.is_async:
             call = asyncio.ensure_future(_call_async(self.runner, ctx))
         else:
@@ -125,10 +124,14 @@ class RunCore:
         if call.cancelled():
             msg = "the runner's call ended in asyncio.CancelledError that counterfact did not send"
             raise RunCancelled(msg)
-        return call.result()
+        error = call.exception()  # an Exception only: what the runner raised is Raised
+        return Raised(error) if error is not None else call.result()
 
     async def run(self, ctx: RunContext) -> RunRecord:
-        """One run to its record: retries and rate-limit waits included."""
+        """One run to its record: retries and rate-limit waits included. Whatever the runner
+        raises (any ``BaseException``) or does to the loop is this run's error, never the loop's.
+        """
+        guard_loop(asyncio.get_running_loop())
         tries = Attempts(self.policy, self._rng)
         while True:
             epoch = await self.gate.acquire()
@@ -139,17 +142,19 @@ class RunCore:
             except asyncio.CancelledError:
                 self.gate.release()
                 raise
-            except (Exception, SystemExit) as exc:
-                elapsed = time.perf_counter() - start
-                refused = refusal_of(exc) is not None
-                wait = tries.after(exc)
+            except Exception as exc:  # RunCancelled, or the engine's own: still this run's
+                called = Raised(exc)
+            elapsed = time.perf_counter() - start
+            if isinstance(called, Raised):
+                raised = called.exc
+                refused = refusal_of(raised) is not None
+                wait = tries.after(raised)
                 self.gate.release(refused=refused, served=not refused, epoch=epoch)
                 if wait is None:
-                    return tries.stamp(error_record(ctx, exc, elapsed, self.node))
+                    return tries.stamp(error_record(ctx, raised, elapsed, self.node))
                 await asyncio.sleep(wait)
                 continue
             self.gate.release(served=True)
-            elapsed = time.perf_counter() - start
             if called is None:
                 return tries.stamp(self._timed_out(ctx, elapsed))
             result, claimed = called

@@ -43,9 +43,13 @@ class Budget:
             return
         cost = record.cost or {}
         for key in self.limits:
-            if key in cost:
-                self.spent[key] += cost[key]
-                self.reported[key] += 1
+            value = cost.get(key)
+            # runners cannot report a negative or NaN cost, but a runs.jsonl edited by hand or
+            # written by an older version can: it never lowers the spend (an infinite one ends it)
+            if value is None or math.isnan(value) or value < 0:
+                continue
+            self.spent[key] += value
+            self.reported[key] += 1
 
     def started(self, n: int) -> None:
         """``n`` runs were handed to the executor."""
@@ -66,6 +70,9 @@ class Budget:
         rooms: dict[str, int] = {}
         for key, limit in self.limits.items():
             mean = self.mean(key)
+            if math.isinf(self.spent[key]):
+                rooms[key] = 0
+                continue
             if mean is None:
                 if self.spent[key] > limit:
                     rooms[key] = 0

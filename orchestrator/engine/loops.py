@@ -17,6 +17,8 @@ from collections.abc import Coroutine
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
+from counterfact.orchestrator.engine.loopguard import guard_loop, serve_forever
+
 T = TypeVar("T")
 
 _LOCK = threading.Lock()
@@ -27,7 +29,11 @@ class LoopThread:
 
     def __init__(self, name: str = "counterfact-loop") -> None:
         self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
+        guard_loop(self.loop)  # a runner's stop() or interrupt must not end it
+        self._closing = threading.Event()
+        self._thread = threading.Thread(
+            target=serve_forever, args=(self.loop, self._closing.is_set), name=name, daemon=True
+        )
         self._thread.start()
 
     @property
@@ -57,6 +63,7 @@ class LoopThread:
         # a run that ignores cancellation is left to the daemon thread
         with contextlib.suppress(Exception):
             asyncio.run_coroutine_threadsafe(_cancel_all(), self.loop).result(timeout=5)
+        self._closing.set()
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=5)
         if not self._thread.is_alive():

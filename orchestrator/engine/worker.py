@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import inspect
 import random
+import threading
 import time
 import traceback
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 from counterfact.defaults import MAX_RATE_LIMIT_WAIT_S
-from counterfact.orchestrator.engine.aborting import aborting
+from counterfact.orchestrator.engine.aborting import aborting, graceful_active
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
+from counterfact.orchestrator.engine.loopguard import Raised, guarded
 from counterfact.orchestrator.engine.loops import process_loop
 from counterfact.orchestrator.engine.ratelimits import full_jitter, refusal_of, wait_for
 from counterfact.probes.ablation import claiming, unclaimed
@@ -172,16 +174,31 @@ def error_record(
 def call_sync(runner: Callable[..., Any], ctx: RunContext) -> tuple[RunResult, set[str]]:
     """Call the runner in this thread; an ``async def`` runner's coroutine runs on the process's
     loop (:func:`~counterfact.orchestrator.engine.loops.process_loop`) while this thread waits.
+    Whatever the coroutine raises is raised here, in this thread, never on the loop.
     """
     with claiming() as claimed:
         value = runner(ctx.for_runner())
         if inspect.isawaitable(value):
-            value = process_loop().run(_awaited(value))
+            awaitable = value
+            value = process_loop().run(guarded(lambda: awaitable))
+            if isinstance(value, Raised):
+                raise value.exc
         return coerce_result(value), claimed
 
 
-async def _awaited(value: Awaitable[Any]) -> Any:
-    return await value
+def users_abort(exc: BaseException, *, worker: bool) -> bool:
+    """True when ``exc`` is the user's interrupt, not the runner's own ``KeyboardInterrupt``.
+
+    In the driver, under the graceful stop, only the interrupt its handler raises (the second
+    Ctrl-C or signal) is the user's; without one (``validate --smoke``), any interrupt on the
+    main thread may be a Ctrl-C. A ``worker`` process (Ray's) gets no Ctrl-C: Ray starts its
+    workers in a process group of their own, and counterfact cancels a task only by killing it.
+    """
+    if not isinstance(exc, KeyboardInterrupt) or worker:
+        return False
+    if aborting():
+        return True
+    return not graceful_active() and threading.current_thread() is threading.main_thread()
 
 
 def execute_run(
@@ -191,29 +208,24 @@ def execute_run(
     node: str | None = None,
     rng: random.Random | None = None,
     *,
-    in_process: bool = False,
+    worker: bool = False,
 ) -> RunRecord:
     """Run once (plus allowed retries and rate-limit waits); an exception or broken return
     becomes ``error``. Waits block this thread (one run per worker on this path).
 
-    ``in_process``: the run shares the driver's process, so anything it raises — ``SystemExit``,
-    ``KeyboardInterrupt``, other ``BaseException`` — is that run's failure, except the user's own
-    abort (:mod:`~counterfact.orchestrator.engine.aborting`).
+    Anything the runner raises — ``SystemExit``, ``KeyboardInterrupt``, ``GeneratorExit``, other
+    ``BaseException`` — is that run's failure, except the user's own interrupt
+    (:func:`users_abort`; ``worker``: this is a worker process, which gets none).
     """
     tries = Attempts(policy, rng or random.Random())
-    caught: tuple[type[BaseException], ...] = (
-        (BaseException,) if in_process else (Exception, SystemExit)
-    )
     while True:
         tries.calls += 1
         start = time.perf_counter()
         try:
             result, claimed = call_sync(runner, ctx)
-        except caught as exc:
-            if isinstance(exc, GeneratorExit) or (
-                isinstance(exc, KeyboardInterrupt) and aborting()
-            ):
-                raise  # the user's abort, or a generator closing: not the run's failure
+        except BaseException as exc:
+            if users_abort(exc, worker=worker):
+                raise
             wait = tries.after(exc)
             if wait is None:
                 return tries.stamp(error_record(ctx, exc, time.perf_counter() - start, node))
@@ -228,7 +240,7 @@ def execute_batch(
     policy: RetryPolicy = NO_RETRY,
     node: str | None = None,
 ) -> list[RunRecord]:
-    """Run a batch in order in this process (the unit of work a Ray task carries)."""
+    """Run a batch in order in this worker process (the unit of work a Ray task carries)."""
     fn = resolve_runner(runner)
     rng = random.Random()
-    return [execute_run(fn, ctx, policy, node, rng) for ctx in contexts]
+    return [execute_run(fn, ctx, policy, node, rng, worker=True) for ctx in contexts]

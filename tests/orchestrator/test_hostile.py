@@ -414,3 +414,27 @@ def test_an_output_the_regex_cannot_search_in_time_ends_the_judging_with_the_rea
             out=tmp_path / "o",
         )
     assert len(read_runs(tmp_path / "o" / "runs.jsonl").records) == 4  # every run is recorded
+
+
+@pytest.mark.parametrize("usd", [-20.0, float("nan"), float("inf")])
+def test_a_negative_or_non_finite_cost_fails_its_run_and_never_lowers_the_budget(
+    tmp_path: Path, usd: float
+) -> None:
+    result = compare_arms(
+        ARMS,
+        f"{RUNNERS}:costs_from_inputs",
+        scenarios=[{"id": "s", "inputs": {"usd": usd}, "reference": "yes"}],
+        comparator="exact",
+        samples=3,
+        executor="local",
+        budget={"usd": 10.0},
+        out=tmp_path / "o",
+    )
+    failed = [(r.arm, r.seed, r.error.type) for r in result.runs if r.error is not None]
+    assert failed == [("alt", 0, "RunnerReturnError")]
+    assert (
+        "cost 'usd' must"
+        in result.runs[[r.error is not None for r in result.runs].index(True)].error.message
+    )  # type: ignore[union-attr]
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["budget"]["spent"] == {"usd": 5.0}

@@ -37,6 +37,9 @@ def test_run_result_passes_through_checks() -> None:
         ({"output": "x", "cost": {"usd": True}}, "cost 'usd' must be a number, got bool"),
         ({"output": "x", "cost": {"usd": math.nan}}, "cost 'usd' must be finite"),
         ({"output": "x", "cost": {"usd": math.inf}}, "cost 'usd' must be finite"),
+        ({"output": "x", "cost": {"usd": -math.inf}}, "cost 'usd' must be finite"),
+        ({"output": "x", "cost": {"usd": -20}}, "cost 'usd' must not be negative, got -20"),
+        ({"output": "x", "cost": {"tokens": -0.5}}, "cost 'tokens' must not be negative"),
     ],
 )
 def test_broken_returns_are_named(value: object, match: str) -> None:

@@ -62,7 +62,7 @@ class LocalExecutor(Executor):
             taken = feed.take(1)
             if not taken:
                 return
-            yield execute_run(fn, taken[0], self.policy, LOCAL_NODE, in_process=True)
+            yield execute_run(fn, taken[0], self.policy, LOCAL_NODE)
         feed.close()
 
     def throttle_summary(self) -> dict[str, object] | None:

@@ -27,7 +27,9 @@ least-loaded live actor, and yields each record as its call returns. Faults:
 from __future__ import annotations
 
 import contextlib
+import math
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -51,6 +53,9 @@ RETIRED = 10**9
 """The load of a retired slot: never the least loaded."""
 READY_TIMEOUT_S = 120.0
 """How long the worker actors may take to start (Ray starts a process in 0.5-1 s each)."""
+SUMMARY_EVERY_S = 1.0
+"""How often the driver reads the throttle's record during a sweep (kept if the throttle is
+lost)."""
 WAIT_FRACTION = 50
 """The driver collects finished runs once a fiftieth of those in flight are done (at most 2%
 of the slots sit idle between two collections)."""
@@ -61,14 +66,16 @@ class ThrottleHost:
 
     def __init__(self, ceiling: int, per_minute: float | None) -> None:
         self.throttle = Throttle(ceiling, per_minute)
+        self.instance = uuid.uuid4().hex
+        """Tells a restarted actor (a fresh throttle, its history gone) from the first."""
 
     def report(self, refused: int, served: int, stale: int) -> Allowance:
         """A worker's counts since its last report; the sweep's allowance back."""
         return self.throttle.report(refused, served, stale)
 
-    def summary(self) -> dict[str, object]:
-        """How the limit moved."""
-        return self.throttle.summary()
+    def summary(self) -> tuple[str, dict[str, object]]:
+        """This actor's instance and how the limit moved."""
+        return self.instance, self.throttle.summary()
 
 
 class PoolWorker:
@@ -150,6 +157,10 @@ class ActorPool:
         self.throttle = host.options(scheduling_strategy=here).remote(concurrency, per_minute)
         self._start = Allowance(concurrency, per_minute)
         self._cls = ray.remote(num_cpus=ACTOR_CPUS, max_restarts=0, max_task_retries=0)(PoolWorker)
+        self._known: tuple[str, dict[str, object]] | None = None
+        """The throttle's last record read, and the instance it came from."""
+        self._asked: Any = None
+        self._asked_at = -math.inf
         self.actors: list[Any] = [self._spawn(i) for i in range(self.workers)]
         self.load = [0] * self.workers
         self._ready()
@@ -207,13 +218,42 @@ class ActorPool:
         actor = self.actors[index]
         return actor.run.remote(ctx), _Call(ctx, index, submitted=time.monotonic(), actor=actor)
 
+    def poll_summary(self) -> None:
+        """Read the throttle's record now and then (without waiting), so that a throttle lost
+        later still leaves its last record.
+        """
+        if self._asked is not None:
+            ready, _ = self.ray.wait([self._asked], timeout=0)
+            if not ready:
+                return
+            with contextlib.suppress(Exception):
+                self._keep(self.ray.get(self._asked))
+            self._asked = None
+        if time.monotonic() - self._asked_at >= SUMMARY_EVERY_S:
+            self._asked_at = time.monotonic()
+            with contextlib.suppress(Exception):
+                self._asked = self.throttle.summary.remote()
+
+    def _keep(self, read: tuple[str, dict[str, object]]) -> bool:
+        """Keep ``read`` unless it comes from a restarted throttle; False then (lost)."""
+        if self._known is not None and read[0] != self._known[0]:
+            return False
+        self._known = read
+        return True
+
     def summary(self) -> dict[str, object] | None:
-        """The throttle's record (None when it cannot be read)."""
+        """The throttle's record; when the throttle was lost, the last one read, marked
+        ``throttle_lost`` (None when it was never read).
+        """
         try:
-            summary: dict[str, object] = self.ray.get(self.throttle.summary.remote(), timeout=10)
+            read = self.ray.get(self.throttle.summary.remote(), timeout=10)
         except Exception:
+            read = None
+        if read is not None and self._keep(read):
+            return dict(read[1])
+        if self._known is None:
             return None
-        return summary
+        return {**self._known[1], "throttle_lost": True}
 
     def close(self) -> None:
         """Kill the actors (their runs were recorded or cancelled)."""
@@ -243,6 +283,7 @@ def run_on_pool(
                 pending[ref] = call
         if not pending:
             return
+        pool.poll_summary()
         # wait for a fiftieth of what is in flight (or _POLL_S): each call to ray.wait costs
         # O(in flight), so at 1,000 in flight one call per finished run would be the bottleneck
         wanted = max(1, len(pending) // WAIT_FRACTION)

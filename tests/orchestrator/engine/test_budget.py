@@ -58,3 +58,14 @@ def test_the_feed_hands_out_only_what_fits_then_closes() -> None:
     assert len(feed.take(5)) == 2  # 0.1 spent + 2 in flight x 0.1 = 0.3
     assert feed.take(5) == [] and feed.closed
     assert budget.not_started == 8 and budget.exhausted == ["usd"]
+
+
+def test_a_negative_or_non_finite_recorded_cost_never_lowers_the_spend() -> None:
+    # a runs.jsonl written by hand or by an older version may hold what runners may not return
+    budget = Budget({"usd": 10.0})
+    budget.observe(_record(0, 4.0))
+    for seed, usd in enumerate([-20.0, float("nan"), float("-inf")], start=1):
+        budget.observe(_record(seed, usd))
+    assert budget.spent == {"usd": 4.0} and budget.reported == {"usd": 1}
+    budget.observe(_record(9, float("inf")))  # an infinite spend stops scheduling
+    assert budget.room() == 0 and budget.exhausted == ["usd"]

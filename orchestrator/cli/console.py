@@ -50,7 +50,12 @@ def _arm_block(summary: SweepSummary) -> None:
     stats = summary.statistics
     samples = summary.config.get("samples")
     seeds = f" x {samples} seeds" if isinstance(samples, int) else ""
-    adjust = f", {stats.adjust} over {len(summary.arms)} challengers" if stats else ""
+    family = next((a.adjustment.family_size for a in summary.arms if a.adjustment), 0)
+    adjust = (
+        f", {stats.adjust} over {family} challenger{'s' if family != 1 else ''}"
+        if stats and family
+        else ""
+    )
     click.echo(
         f"arm-level verdicts over {len(summary.scenarios):,} questions{seeds} "
         f"(sign-flip test over questions{adjust}; alternative "

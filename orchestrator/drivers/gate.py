@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from counterfact.defaults import ALPHA
 from counterfact.records import ArmVerdictRecord, BisectRecord, VerdictRecord
 from counterfact.records.verdicts import StatisticsRecord
+from counterfact.verdicts.clustered import floor_over
 from counterfact.verdicts.family import samples_needed
+from counterfact.verdicts.multiplicity import best_factor
+from counterfact.verdicts.significance import at_most
 
 ARM_STATES = ("confirmed", "significant", "inconclusive", "underpowered")
 """What ``--fail-on`` matches on an arm-level verdict: its verdict or its statistical verdict."""
@@ -70,10 +74,10 @@ def cannot_fire(
     """
     arm_states, row_states = _split(states)
     if "significant" in arm_states:
-        if arms and all(a.questions <= 1 for a in arms):  # one question: its rows are the arms
+        if len({r.scenario for r in rows}) == 1:  # one question: its rows are the arms
             line = _rows_cannot(rows, stats, "significant")
         else:
-            line = _arms_cannot(arms)
+            line = _arms_cannot(arms, stats.alpha if stats is not None else ALPHA)
         if line is not None:
             return line
     if "significant" in row_states:
@@ -81,7 +85,7 @@ def cannot_fire(
     return None
 
 
-def _arms_cannot(arms: Sequence[ArmVerdictRecord]) -> str | None:
+def _arms_cannot(arms: Sequence[ArmVerdictRecord], alpha: float) -> str | None:
     if not arms:
         return "fail-on significant: this gate could not fire — the sweep has no challenger"
     if any(a.statistical_verdict in ("significant", "not-significant") for a in arms):
@@ -90,14 +94,29 @@ def _arms_cannot(arms: Sequence[ArmVerdictRecord]) -> str | None:
     parts = []
     if len(arms) - untested:
         most = max(a.questions for a in arms)
+        tested = len(arms) - untested
+        need = _questions_needed(arms, alpha)
         parts.append(
-            f"{len(arms) - untested} of {len(arms)} challengers are underpowered ({most} "
-            "question(s): no outcome over so few questions can reach alpha once adjusted; add "
-            "questions)"
+            f"{tested} of {len(arms)} challengers are underpowered ({most} question(s): no "
+            f"outcome over so few questions can reach alpha once adjusted; {need} questions can)"
         )
     if untested:
         parts.append(f"{untested} challenger(s) have no test (no reference, or withheld)")
     return "fail-on significant: this gate could not fire — " + "; ".join(parts)
+
+
+def _questions_needed(arms: Sequence[ArmVerdictRecord], alpha: float) -> int:
+    """The fewest questions at which the adjusted test over questions can reach alpha: the
+    smallest p over Q questions is ``(1/2)^Q`` (twice that two-sided), times the adjustment's
+    best factor over the tested challengers.
+    """
+    first = next(a for a in arms if a.adjustment is not None)
+    assert first.adjustment is not None
+    factor = best_factor(first.adjustment.method, first.adjustment.family_size)
+    q = 1
+    while not at_most(factor * floor_over(q, first.alternative), alpha):
+        q += 1
+    return q
 
 
 def _rows_cannot(

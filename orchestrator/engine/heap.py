@@ -20,12 +20,19 @@ JUDGING_THRESHOLDS = (50_000, 20, 20)
 
 @contextmanager
 def judging_heap() -> Iterator[None]:
-    """Freeze what the heap holds now (collections skip it) and collect less often; restore."""
+    """Freeze what the heap holds now (collections skip it) and collect less often; restore.
+
+    A program that froze its own heap (``compare_arms`` called from it) keeps its freeze: the
+    heap is frozen and unfrozen here only when nothing was frozen before.
+    """
     before = gc.get_threshold()
-    gc.freeze()
+    ours = gc.get_freeze_count() == 0
+    if ours:
+        gc.freeze()
     gc.set_threshold(*JUDGING_THRESHOLDS)
     try:
         yield
     finally:
         gc.set_threshold(*before)
-        gc.unfreeze()
+        if ours:
+            gc.unfreeze()

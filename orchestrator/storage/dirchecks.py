@@ -46,7 +46,7 @@ def move_aside(run_dir: Path) -> Path:
     return target
 
 
-RECORD_FILES = (RUNS_FILE, FINGERPRINT_FILE, SUMMARY_FILE, BISECT_FILE, VERDICTS_FILE)
+RECORD_FILES = (RUNS_FILE, FINGERPRINT_FILE, SUMMARY_FILE, BISECT_FILE, VERDICTS_FILE, ARMS_FILE)
 """A folder holding one of these was written by counterfact."""
 
 
@@ -257,7 +257,7 @@ def refuse_foreign_links(run_dir: Path) -> None:
             raise RunDirectoryError(msg, run_dir=run_dir)
 
 
-SHARED_CHECKED = (*RECORD_FILES, ARMS_FILE)
+SHARED_CHECKED = RECORD_FILES
 """The record files a store writes in place or replaces: none may be shared with another name."""
 
 

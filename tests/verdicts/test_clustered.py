@@ -3,6 +3,7 @@ scipy: every p below is either brute force over all 2^k sign vectors or scipy's 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, norm
 
+from counterfact.verdicts import clustered
 from counterfact.verdicts.clustered import (
     QuestionCounts,
     clustered_test,
@@ -59,15 +61,18 @@ def test_one_seed_per_question_is_mcnemars_exact_test() -> None:
     assert p == pytest.approx(binomtest(9, 12, 0.5, alternative="greater").pvalue)
 
 
-def test_the_fft_path_agrees_with_direct_convolution() -> None:
+def test_the_fft_path_agrees_with_direct_convolution(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(3)
-    moved = [int(x) for x in rng.integers(-5, 6, size=6000)]
+    moved = [int(x) for x in rng.integers(-5, 6, size=3000)]
     p_fft, exact = sign_flip_p(moved, "greater")
-    # reference: the normal approximation is within 1e-3 at 6,000 questions (CLT), and the
-    # direct sum of the sign-flip variance gives the z
-    z = (sum(moved) - 0.5) / math.sqrt(sum(a * a for a in moved))
     assert exact
-    assert p_fft == pytest.approx(float(norm.sf(z)), abs=2e-3)
+    # the same distribution by direct convolution only (the FFT threshold out of reach)
+    monkeypatch.setattr(clustered, "DIRECT_LIMIT", 10**18)
+    p_direct, _ = sign_flip_p(moved, "greater")
+    assert p_fft == pytest.approx(p_direct, abs=1e-12)
+    # and both near the normal approximation at 3,000 questions (CLT)
+    z = (sum(moved) - 0.5) / math.sqrt(sum(a * a for a in moved))
+    assert p_fft == pytest.approx(float(norm.sf(z)), abs=3e-3)
 
 
 def test_the_score_interval_bounds_solve_the_score_equation() -> None:
@@ -114,3 +119,45 @@ def test_independent_seeds_keep_about_all_their_pairs() -> None:
 
 def test_no_scored_pair_is_no_test() -> None:
     assert clustered_test([QuestionCounts("q", 0, 0, 0, 0)], "greater", 0.05) is None
+
+
+def test_an_interval_below_zero_under_greater_agrees_with_a_non_significant_test() -> None:
+    from counterfact.verdicts.armlevel import _agrees, _Judged
+
+    def judged(low: float, high: float, verdict: str, alternative: str) -> bool | None:
+        test = clustered_test([QuestionCounts("q", 0, 0, 0, 1)], "greater", 0.05)
+        assert test is not None
+        moved = dataclasses.replace(test, low=low, high=high)
+        j = _Judged(moved, None, None, verdict, "inconclusive", None, 0, alternative)  # type: ignore[arg-type]
+        return _agrees(j)
+
+    # a clear fix, tested for a break: p = 1, interval below 0 on the untested side
+    assert judged(-0.3, -0.2, "not-significant", "greater") is True
+    assert judged(0.1, 0.3, "significant", "greater") is True
+    assert judged(0.1, 0.3, "not-significant", "greater") is False  # the disagreement
+    assert judged(-0.3, -0.2, "significant", "less") is True
+    assert judged(0.1, 0.3, "not-significant", "less") is True
+    assert judged(-0.3, -0.1, "not-significant", "two-sided") is False
+    assert judged(-0.3, 0.1, "not-significant", "two-sided") is True
+
+
+def test_an_effect_with_independent_seeds_keeps_its_effective_pairs() -> None:
+    # baseline never flips, arm flips with probability 0.6 on every seed independently
+    rng = np.random.default_rng(5)
+    counts = [
+        QuestionCounts(f"q{i}", int((rng.random(5) < 0.6).sum()), 0, 0, 5) for i in range(300)
+    ]
+    test = clustered_test(counts, "greater", 0.05)
+    assert test is not None and test.effective_pairs > 0.8 * test.pairs
+
+
+def test_moves_that_agree_exactly_still_get_an_interval_of_some_width() -> None:
+    # every question moved 1 of 5 pairs: the sign-flip spread is 0 around the effect 0.2
+    counts = [QuestionCounts(f"q{i}", 1, 0, 0, 5) for i in range(10)]
+    test = clustered_test(counts, "greater", 0.05)
+    assert test is not None and test.high - test.low > 0.1
+    # copies: 3 of 3 questions broken is no more than 3 answers (p = 1/8)
+    copies = clustered_test(
+        [QuestionCounts(f"q{i}", 8, 0, 0, 8) for i in range(3)], "greater", 0.05
+    )
+    assert copies is not None and copies.low < 0.5 and copies.p_value == pytest.approx(1 / 8)

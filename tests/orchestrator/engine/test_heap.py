@@ -34,3 +34,14 @@ def test_cycles_made_while_judging_are_still_collected() -> None:
             a, b = Node(), Node()
             a.other, b.other = b, a
         assert gc.collect() >= 2 * 999  # every pair but the last, still named by a and b
+
+
+def test_a_callers_own_freeze_is_kept() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with judging_heap():
+            pass
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

@@ -35,7 +35,6 @@ def _runs(out: Path) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("runner", ["io_runners.py:ask_openai", "io_runners.py:ask_httpx"])
 def test_runs_overlap_in_process_and_the_verdicts_hold(runner: str, tmp_path: Path) -> None:
     with StandIn(median_s=0.2, p95_s=0.3) as api:
-        started = time.monotonic()
         result = compare_arms(
             ARMS,
             runner,
@@ -46,9 +45,8 @@ def test_runs_overlap_in_process_and_the_verdicts_hold(runner: str, tmp_path: Pa
             executor={"kind": "local", "concurrency": 40},
             out=tmp_path / "o",
         )
-        wall = time.monotonic() - started
+    # the overlap is measured at the server, not by a wall clock a loaded machine stretches
     assert api.stats.served == 40 and api.stats.peak_in_flight >= 20
-    assert wall < 40 * 0.2 / 4  # far from one at a time (8 s of latency in all)
     assert result.row("alt").flips == 10 and result.row("alt").verdict == "inconclusive"
     assert all(r["error"] is None and r["node"] == "local" for r in _runs(tmp_path / "o"))
 

@@ -36,11 +36,13 @@ def test_export_round_trips_row_counts(run_dir: Path, fmt: str) -> None:
 
     code, out, err = invoke("export", str(run_dir), "--format", fmt)
     assert code == 0, err
-    assert out.split() == [str(run_dir / f"runs.{fmt}"), str(run_dir / f"verdicts.{fmt}")]
+    names = ("runs", "verdicts", "arms")
+    assert out.split() == [str(run_dir / f"{name}.{fmt}") for name in names]
     read = pd.read_parquet if fmt == "parquet" else pd.read_csv
     runs, verdicts = read(run_dir / f"runs.{fmt}"), read(run_dir / f"verdicts.{fmt}")
     assert len(runs) == _lines(run_dir / "runs.jsonl") == 32
     assert len(verdicts) == _lines(run_dir / "verdicts.jsonl") == 4
+    assert len(read(run_dir / f"arms.{fmt}")) == _lines(run_dir / "arms.jsonl") == 3
     assert {"scenario", "arm", "seed", "output", "duration_s"} <= set(runs.columns)
     assert "test.p_value" in verdicts.columns and "test" not in verdicts.columns
     stale = verdicts.set_index("arm").loc["stale-index"]

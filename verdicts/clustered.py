@@ -40,6 +40,7 @@ from scipy.stats import binom, norm
 
 from counterfact.records.vocabulary import Alternative
 from counterfact.verdicts.significance import effect_of_counts
+from counterfact.verdicts.tails import directed_p
 
 DIRECT_LIMIT = 4_000_000
 """Above this many multiply-adds a convolution goes through the FFT (same result to ~1e-14)."""
@@ -127,12 +128,7 @@ def sign_flip_p(moved: Sequence[int], alternative: Alternative) -> tuple[float, 
     pmf, span, fft = _null_pmf(nonzero)
     upper = float(pmf[t + span :].sum())
     lower = float(pmf[: t + span + 1].sum())
-    if alternative == "greater":
-        p = upper
-    elif alternative == "less":
-        p = lower
-    else:
-        p = min(1.0, 2 * min(upper, lower))
+    p = directed_p(upper, lower, alternative)
     if not fft or p >= FFT_NOISE:
         return min(1.0, p), True
     sd = math.sqrt(sum(a * a for a in nonzero))

@@ -23,6 +23,7 @@ import numpy as np
 from scipy.stats import rankdata
 
 from counterfact.records.vocabulary import Alternative
+from counterfact.verdicts.tails import directed_p
 
 EXACT_MAX = 400
 """Nonzero differences up to which the exact distribution is counted (O(n^3) integer work: about
@@ -87,10 +88,5 @@ def signrank(diffs: np.ndarray[Any, Any], alternative: Alternative) -> SignRank 
     total = ways.sum()
     upper = float(ways[t:].sum() / total)  # P(T+ >= t)
     lower = float(ways[: t + 1].sum() / total)  # P(T+ <= t)
-    if alternative == "greater":
-        p = upper
-    elif alternative == "less":
-        p = lower
-    else:
-        p = min(1.0, 2 * min(upper, lower))
+    p = directed_p(upper, lower, alternative)
     return SignRank(r_plus, r_minus, p)

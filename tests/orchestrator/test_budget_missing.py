@@ -29,7 +29,6 @@ def _stopped(tmp_path: Path, runner: object) -> dict[str, VerdictRecord]:
     return {r.arm: r for r in read_verdicts(tmp_path / "o")}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27 item 5: unrun seeds are reported as failed")
 def test_seeds_the_budget_never_ran_are_missing_not_failed(tmp_path: Path) -> None:
     rows = _stopped(tmp_path, _priced)
     big, base = rows["big"], rows["base"]
@@ -44,7 +43,6 @@ def test_seeds_the_budget_never_ran_are_missing_not_failed(tmp_path: Path) -> No
         assert "errors in runs.jsonl" not in row.claim and "runs-failed" not in row.claim
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27 item 5: unrun seeds are reported as failed")
 def test_a_row_with_failed_and_unrun_seeds_names_both(tmp_path: Path) -> None:
     def runner(ctx: RunContext) -> RunResult:
         if ctx.arm.id == "big" and ctx.seed == 1:

@@ -155,8 +155,8 @@ class VerdictRecord(_Record):
     cost_class: CostClass | None
     """both / content-bug / cost-cause / no-detected-effect, for ablation arms; else null."""
     cost_class_withheld: Reason | None = None
-    """Why an ablation arm has no class: ``runs-failed``, ``unstable-baseline``, or a baseline
-    that did not take effect or does not report a declared facet (rule 11)."""
+    """Why an ablation arm has no class: ``runs-failed``, ``runs-missing``, ``unstable-baseline``,
+    or a baseline that did not take effect or does not report a declared facet (rule 11)."""
     flip_rate_ci: IntervalRecord | None
     """Exact (Clopper–Pearson) interval of flips/samples; null with no samples or no reference."""
     statistical_verdict: StatisticalVerdict | None = None

@@ -53,13 +53,15 @@ from counterfact.records.vocabulary import (
     Verdict,
 )
 
-VERDICT_SCHEMA_VERSION: Literal[7] = 7
+VERDICT_SCHEMA_VERSION: Literal[8] = 8
 """2 added the statistical test (``statistical_verdict``, ``test``, ``effect``,
 ``similarity_test``); 3 added ``sequential`` and ``test.e_value``; 4 added ``decided_by``,
 ``tier_verdict`` and ``tier_reason``; 5 added ``sequential.min_effect``,
 ``sequential.futility_e_value``, ``sequential.futile_because``, ``placebo`` and ``test.n11``; 6
 added ``standing`` and ``reasons``; 7 added the reasons ``arm-facet-not-reported`` and
-``baseline-facet-not-reported`` and the doubt ``facet-not-reported``; older lines still load."""
+``baseline-facet-not-reported`` and the doubt ``facet-not-reported``; 8 added ``missing_seeds``
+(and ``missing_seeds_bits``) and the reason ``runs-missing``, and narrowed ``failed_seeds`` to runs
+that ran and failed (before 8 it also held seeds never run); older lines still load."""
 
 
 class VerdictRecord(_Record):
@@ -69,7 +71,7 @@ class VerdictRecord(_Record):
     per-seed similarities are left out above 10,000 seeds (marked so).
     """
 
-    schema_version: Literal[1, 2, 3, 4, 5, 6, 7] = VERDICT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8] = VERDICT_SCHEMA_VERSION
     """Version of this record's layout."""
     scenario: str
     arm: str
@@ -116,9 +118,16 @@ class VerdictRecord(_Record):
     """``seeds`` as a base64 bitmap over ``0..samples_declared-1`` (see
     :mod:`counterfact.verdicts.seedsets`), for sweeps of more than 10,000 seeds."""
     failed_seeds: list[int] | None
-    """Seeds whose run failed or is missing (as a bitmap in ``failed_seeds_bits`` above 10,000
-    seeds; :meth:`failed_seed_list` reads either)."""
+    """Seeds whose run ran and failed: its error is in ``runs.jsonl`` (as a bitmap in
+    ``failed_seeds_bits`` above 10,000 seeds; :meth:`failed_seed_list` reads either). Before
+    version 8 it also held the seeds never run."""
     failed_seeds_bits: str | None = None
+    missing_seeds: list[int] | None = None
+    """Seeds of ``0..samples_declared-1`` this arm has no record for: never run, because the
+    sweep stopped scheduling first (a ``budget``); resuming runs them. Empty when every seed
+    ran; null above 10,000 seeds (then ``missing_seeds_bits``; :meth:`missing_seed_list` reads
+    either) and in records before version 8 (there ``failed_seeds`` holds them)."""
+    missing_seeds_bits: str | None = None
     flips: int | None
     """Flipped samples; null when there was no reference to compare with."""
     flipped_seeds: list[int] | None
@@ -146,8 +155,8 @@ class VerdictRecord(_Record):
     cost_class: CostClass | None
     """both / content-bug / cost-cause / no-detected-effect, for ablation arms; else null."""
     cost_class_withheld: Reason | None = None
-    """Why an ablation arm has no class: ``runs-failed``, ``unstable-baseline``, or a baseline
-    that did not take effect or does not report a declared facet (rule 11)."""
+    """Why an ablation arm has no class: ``runs-failed``, ``runs-missing``, ``unstable-baseline``,
+    or a baseline that did not take effect or does not report a declared facet (rule 11)."""
     flip_rate_ci: IntervalRecord | None
     """Exact (Clopper–Pearson) interval of flips/samples; null with no samples or no reference."""
     statistical_verdict: StatisticalVerdict | None = None
@@ -183,6 +192,10 @@ class VerdictRecord(_Record):
     def failed_seed_list(self) -> list[int]:
         """``failed_seeds``, from the list or the bitmap."""
         return _either(self.failed_seeds, self.failed_seeds_bits, self.samples_declared) or []
+
+    def missing_seed_list(self) -> list[int]:
+        """``missing_seeds``, from the list or the bitmap (empty in records before version 8)."""
+        return _either(self.missing_seeds, self.missing_seeds_bits, self.samples_declared) or []
 
     def flipped_seed_list(self) -> list[int] | None:
         """``flipped_seeds``, from the list or the bitmap; None with no reference."""

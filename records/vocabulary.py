@@ -14,6 +14,7 @@ Verdict = Literal["confirmed", "not-confirmed", "inconclusive"]
 
 Reason = Literal[
     "runs-failed",
+    "runs-missing",
     "unstable-baseline",
     "baseline-not-applied",
     "baseline-facet-not-reported",
@@ -29,7 +30,9 @@ Reason = Literal[
     "test-inconclusive",
     "test-underpowered",
 ]
-"""Why a row got its verdict: the tier's reasons in refusal order (rule 7; ``*-not-applied``: a
+"""Why a row got its verdict: the tier's reasons in refusal order (rule 7; ``runs-failed``: runs
+of the arm or its baseline ran and failed; ``runs-missing``: none failed, but some seeds were
+never run — the sweep stopped scheduling first; ``*-not-applied``: a
 manifest reported another value for a declared facet, ``*-facet-not-reported``: the manifests
 left a declared facet out, so whether it took effect cannot be checked), then, under
 ``statistics.decide: test``, the test's (``test-significant``: confirmed; ``test-not-significant``

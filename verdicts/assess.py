@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import numpy as np
+
 from counterfact.defaults import COST_KEY
 from counterfact.probes.arms import ArmSpec, Intervention, facets_diff, intervention
 from counterfact.probes.comparators import Comparator
@@ -47,7 +49,9 @@ from counterfact.verdicts.stopped import FIXED_SAMPLE, e_test, sequential_record
 from counterfact.verdicts.tiers import (
     ArmEvidence,
     Decision,
+    RunGaps,
     ScenarioContext,
+    UnrunCause,
     baseline_claim,
     decide_arm,
 )
@@ -131,12 +135,15 @@ def assess_tally(
     statistics: StatisticsSettings | None = None,
     looks: Mapping[tuple[str, str], Look] | None = None,
     max_samples: int | None = None,
+    unrun_cause: UnrunCause = "stopped",
 ) -> ScenarioAssessment:
     """Judge every arm of one scenario from its finished tally (rules 2-7, 9, 11-14, 16, 19).
 
     Each challenger's test is decided here — the fixed-sample test, or (``looks`` of a
     sequential sweep, capped at ``max_samples``) the e-process it stopped on — and left raw:
-    :func:`~counterfact.verdicts.family.adjust_family` places it in its family.
+    :func:`~counterfact.verdicts.family.adjust_family` places it in its family. Seeds without
+    a record were never run (``runs-missing``, not failed); ``unrun_cause`` says why in the
+    claims (``budget``: the budget stopped scheduling).
     """
     settings = statistics or StatisticsSettings()
     baseline = tally.baseline
@@ -145,14 +152,13 @@ def assess_tally(
 
     def context(samples: int) -> ScenarioContext:
         if samples not in contexts:
-            contexts[samples] = _context(tally, samples)
+            contexts[samples] = _context(tally, samples, unrun_cause)
         return contexts[samples]
 
     ctx = context(base_tally.admitted)
     ordered = sorted(tally.arms.values(), key=lambda a: a.arm.id != baseline)
     judged = [
-        _judge(arm, tally.stats(arm.arm.id), base_tally.arm, context(arm.admitted))
-        for arm in ordered
+        _judge(arm, tally.stats(arm.arm.id), base_tally, context(arm.admitted)) for arm in ordered
     ]
     readings = _cost_readings(judged, tally.stats(baseline), cost_key)  # the whole baseline
     stops = _Stops(looks or {}, max_samples)
@@ -200,7 +206,7 @@ class _Stops:
         return look, sequential_record(look, self.max_samples)
 
 
-def _context(tally: ScenarioTally, samples: int) -> ScenarioContext:
+def _context(tally: ScenarioTally, samples: int, unrun_cause: UnrunCause) -> ScenarioContext:
     """What every arm is judged against, on the baseline's seeds ``0..samples-1``: the arm's own
     seeds (a sequential challenger may have used fewer than its baseline).
     """
@@ -221,6 +227,8 @@ def _context(tally: ScenarioTally, samples: int) -> ScenarioContext:
         baseline_application=base_tally.application(),
         reference_is_seed0=tally.reference.source == "baseline-arm",
         answer_level=tally.comparator.answer_level,
+        baseline_unrun=int((~base_tally.seen[:samples]).sum()),
+        unrun_cause=unrun_cause,
     )
 
 
@@ -260,10 +268,23 @@ def _band_record(band: NullBand | None) -> NullBandRecord | None:
     )
 
 
+def _gaps(arm: ArmTally, base: ArmTally, samples: int) -> RunGaps:
+    """The seeds ``0..samples-1`` that are not samples: runs that failed, seeds never run."""
+    seen_a, seen_b = arm.seen[:samples], base.seen[:samples]
+    return RunGaps(
+        arm_failed=int((seen_a & ~arm.ok[:samples]).sum()),
+        baseline_failed=int((seen_b & ~base.ok[:samples]).sum()),
+        unrun=int((~seen_a | ~seen_b).sum()),
+    )
+
+
 def _judge(
-    tally: ArmTally, stats: ProbeStats | None, base_arm: ArmSpec, ctx: ScenarioContext
+    tally: ArmTally,
+    stats: ProbeStats | None,
+    base_tally: ArmTally,
+    ctx: ScenarioContext,
 ) -> _Judged:
-    arm = tally.arm
+    arm, base_arm = tally.arm, base_tally.arm
     kind = intervention(arm, base_arm)
     application = tally.application()
     is_baseline = arm.id == base_arm.id
@@ -273,7 +294,9 @@ def _judge(
     decision = None
     if not is_baseline:
         probe = stats or tally.stats(scored=False)
-        decision = decide_arm(ArmEvidence(arm.id, probe, application, outside, kind), ctx)
+        gaps = _gaps(tally, base_tally, ctx.samples)
+        evidence = ArmEvidence(arm.id, probe, application, outside, kind, gaps)
+        decision = decide_arm(evidence, ctx)
     return _Judged(tally, stats, kind, application, outside, decision)
 
 
@@ -382,16 +405,21 @@ def _explained(j: _Judged, base: ArmTally) -> dict[str, Any]:
     }
 
 
-def _seed_sets(seeds: list[int], stats: ProbeStats | None, samples: int) -> dict[str, Any]:
-    """The record's seed sets: lists, or bitmaps above SEED_LIST_MAX declared seeds."""
-    present = set(seeds)
-    failed = [s for s in range(samples) if s not in present]
+def _seed_sets(tally: ArmTally, stats: ProbeStats | None, samples: int) -> dict[str, Any]:
+    """The record's seed sets: lists, or bitmaps above SEED_LIST_MAX declared seeds. A seed
+    whose run ran and failed is failed; one without a record was never run (missing).
+    """
+    seeds = tally.seeds
+    seen = tally.seen[:samples]
+    failed = [int(s) for s in np.flatnonzero(seen & ~tally.ok[:samples])]
+    missing = [int(s) for s in np.flatnonzero(~seen)]
     flipped = list(stats.flipped_seeds) if stats is not None else None
     if samples <= SEED_LIST_MAX:
         sims = list(stats.similarities) if stats is not None else None
         return {
             "seeds": seeds,
             "failed_seeds": failed,
+            "missing_seeds": missing,
             "flipped_seeds": flipped,
             "similarities": sims,
         }
@@ -400,6 +428,8 @@ def _seed_sets(seeds: list[int], stats: ProbeStats | None, samples: int) -> dict
         "seeds_bits": pack(seeds, samples),
         "failed_seeds": None,
         "failed_seeds_bits": pack(failed, samples),
+        "missing_seeds": None,
+        "missing_seeds_bits": pack(missing, samples),
         "flipped_seeds": None,
         "flipped_seeds_bits": pack(flipped, samples) if flipped is not None else None,
         "similarities": None,
@@ -408,14 +438,14 @@ def _seed_sets(seeds: list[int], stats: ProbeStats | None, samples: int) -> dict
 
 
 def _withheld(j: _Judged) -> Reason | None:
-    """Rule 11: no cost class under failed runs or an unstable baseline (nor when the baseline
-    did not take effect); the reason is recorded instead.
+    """Rule 11: no cost class under failed or unrun runs or an unstable baseline (nor when the
+    baseline did not take effect); the reason is recorded instead.
     """
     reason = j.decision.reason if j.decision is not None else None
     return reason if reason in _NO_CLASS else None
 
 
-_NO_CLASS = ("runs-failed", "unstable-baseline", *BASELINE_NOT_APPLIED)
+_NO_CLASS = ("runs-failed", "runs-missing", "unstable-baseline", *BASELINE_NOT_APPLIED)
 
 
 def _reading_record(
@@ -465,7 +495,7 @@ def _fields(
         "reason": j.decision.reason if j.decision else None,
         "samples": len(seeds),
         "samples_declared": samples,
-        **_seed_sets(seeds, stats, samples),
+        **_seed_sets(j.tally, stats, samples),
         "flips": stats.flips if stats is not None else None,
         "similarity": similarity_record(stats.similarity) if stats is not None else None,
         "outside_null_band": j.outside,

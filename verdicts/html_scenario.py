@@ -31,10 +31,12 @@ def _seed_span(row: VerdictRecord) -> str:
         return "no successful run"
     span = f"{seeds[0]}..{seeds[-1]}" if seeds == list(range(seeds[0], seeds[-1] + 1)) else ""
     text = f"seeds {span} ({len(seeds)})" if span else f"{len(seeds)} seeds"
-    failed = row.failed_seed_list()
-    if failed:
-        text += f"; failed or missing: {', '.join(map(str, failed[:20]))}"
-        text += f" and {len(failed) - 20} more" if len(failed) > 20 else ""
+    # records before version 8 have no missing seeds: their failed seeds include the unrun
+    label = "failed" if row.schema_version >= 8 else "failed or missing"
+    for name, listed in ((label, row.failed_seed_list()), ("not run", row.missing_seed_list())):
+        if listed:
+            text += f"; {name}: {', '.join(map(str, listed[:20]))}"
+            text += f" and {len(listed) - 20} more" if len(listed) > 20 else ""
     return text
 
 

@@ -24,10 +24,21 @@ _HEADERS = (
 _CLASS = len(_HEADERS) - 2
 
 
+def _short(rec: VerdictRecord) -> tuple[int, int]:
+    """Declared seeds that are not samples: (runs that failed, seeds never run). Records before
+    version 8 count every one as failed.
+    """
+    unrun = len(rec.missing_seed_list())
+    return rec.samples_declared - rec.samples - unrun, unrun
+
+
 def _row(rec: VerdictRecord) -> tuple[str, ...]:
     flips = "n/a" if rec.flips is None else f"{rec.flips}/{rec.samples}"
-    if rec.samples < rec.samples_declared:
-        flips += f" ({rec.samples_declared - rec.samples} failed)"
+    failed, unrun = _short(rec)
+    if failed or unrun:
+        parts = [f"{failed} failed"] if failed else []
+        parts += [f"{unrun} not run"] if unrun else []
+        flips += f" ({', '.join(parts)})"
     mean = "n/a" if rec.similarity is None else f"{rec.similarity.mean:.3f}"
     verdict = "baseline" if rec.is_baseline else str(rec.verdict)
     if rec.is_baseline:
@@ -38,8 +49,8 @@ def _row(rec: VerdictRecord) -> tuple[str, ...]:
             and rec.samples == rec.samples_declared
             else "UNSTABLE"
         )
-        if rec.samples < rec.samples_declared:
-            reason = "runs-failed"
+        if failed or unrun:
+            reason = "runs-failed" if failed else "runs-missing"
     else:
         reason = str(rec.reason)
     return (

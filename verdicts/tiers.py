@@ -1,4 +1,5 @@
-"""The arm verdict tiers of rules 7 and 9, with the ``runs-failed`` check in front.
+"""The arm verdict tiers of rules 7 and 9, with the ``runs-failed`` / ``runs-missing`` check in
+front.
 
 Substitutions (an arm whose facets differ from the baseline's) go through every tier below.
 Ablations and restorations (an arm that only adds ablation / restoration ids to the baseline)
@@ -7,8 +8,10 @@ skip tiers 2 and 3 (rule 9) and their claims name the intervention: "removing 't
 Refusal order (the first that applies decides):
 
 0. Fewer successful runs than ``samples`` for the arm or its baseline -> inconclusive,
-   ``runs-failed``. Failed runs are not samples; a verdict on fewer seeds than declared would
-   silently change the test.
+   ``runs-failed`` when some of those runs ran and failed (their errors are in ``runs.jsonl``),
+   ``runs-missing`` when none failed but some seeds were never run (the sweep stopped scheduling
+   first: a ``budget``); a row with both says both. Failed and unrun runs are not samples; a
+   verdict on fewer seeds than declared would silently change the test.
 1. Unstable baseline (zero tolerance: one flipped baseline seed) -> inconclusive,
    ``unstable-baseline``.
 2. Manifest checked and the arm not applied -> inconclusive, ``arm-not-applied`` (a manifest
@@ -24,6 +27,7 @@ Refusal order (the first that applies decides):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from counterfact.probes.arms import Intervention
 from counterfact.probes.manifest import Application
@@ -35,6 +39,14 @@ from counterfact.records.vocabulary import Reason as Reason
 from counterfact.records.vocabulary import Verdict as Verdict
 from counterfact.verdicts.applied import check_failed, consequence, reason_of, what_failed
 from counterfact.verdicts.wording import seed_list
+
+UnrunCause = Literal["budget", "stopped"]
+"""Why seeds were never run: the ``budget`` stopped scheduling, or the sweep stopped otherwise."""
+
+_UNRUN_WORDS: dict[UnrunCause, str] = {
+    "budget": "the budget stopped scheduling; raise budget and rerun the same command to continue",
+    "stopped": "the sweep stopped before they ran; run the same command again to resume",
+}
 
 
 @dataclass(frozen=True)
@@ -59,11 +71,32 @@ class ScenarioContext:
     answer_level: bool = False
     """The comparator judges the answer (numeric, contains, regex, custom): claims say the
     *answer* changed; otherwise they say the *output* changed."""
+    baseline_unrun: int = 0
+    """The baseline's seeds ``0..samples-1`` without a record: never run, not failed."""
+    unrun_cause: UnrunCause = "stopped"
+    """Why seeds without a record were never run (worded in the claims)."""
+
+    @property
+    def unrun_words(self) -> str:
+        """Why seeds were not run, and how to run them."""
+        return _UNRUN_WORDS[self.unrun_cause]
 
     @property
     def noun(self) -> str:
         """``answer`` or ``output``: what a flip changed, as far as the comparator can tell."""
         return "answer" if self.answer_level else "output"
+
+
+@dataclass(frozen=True)
+class RunGaps:
+    """A challenger's seeds ``0..samples-1`` that are not samples, by why."""
+
+    arm_failed: int
+    """The arm's runs that ran and failed."""
+    baseline_failed: int
+    """The baseline's runs that ran and failed."""
+    unrun: int
+    """Seeds without a record for the arm or the baseline: never run."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +109,15 @@ class ArmEvidence:
     outside_null_band: bool | None
     """None when there is no band (no baseline samples) or no mean similarity."""
     intervention: Intervention
+    gaps: RunGaps | None = None
+    """Why seeds are not samples; None reads every missing sample as a failed run."""
+
+    def run_gaps(self, ctx: ScenarioContext) -> RunGaps:
+        """:attr:`gaps`, or every shortfall read as failed runs."""
+        if self.gaps is not None:
+            return self.gaps
+        short = ctx.samples - ctx.baseline_stats.samples
+        return RunGaps(ctx.samples - self.stats.samples, short, 0)
 
 
 @dataclass(frozen=True)
@@ -121,15 +163,7 @@ def _gates(ev: ArmEvidence, ctx: ScenarioContext, doing: str) -> Decision | None
     """
     s, base = ev.stats, ctx.baseline_stats
     if s.samples < ctx.samples or base.samples < ctx.samples:
-        who = f"arm '{ev.arm}'" if s.samples < ctx.samples else f"baseline '{ctx.baseline}'"
-        got = s.samples if s.samples < ctx.samples else base.samples
-        return Decision(
-            "inconclusive",
-            "runs-failed",
-            f"Inconclusive: {who} finished only {got} of {ctx.samples} seeded runs without error "
-            f"on scenario '{ctx.scenario}'; failed runs are not samples, so no verdict is drawn "
-            "for this arm. See the errors in runs.jsonl. " + _bounds(ctx, s.samples),
-        )
+        return _short(ev, ctx)
     if not ctx.baseline_stable and base.samples and base.flips == base.samples:
         return Decision(
             "inconclusive",
@@ -150,6 +184,48 @@ def _gates(ev: ArmEvidence, ctx: ScenarioContext, doing: str) -> Decision | None
             + _bounds(ctx, s.samples),
         )
     return _baseline_not_applied(ctx, doing, s.samples)
+
+
+def _short(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
+    """Fewer samples than declared: runs that failed (``runs-failed``), else seeds never run
+    (``runs-missing``); a row with both names both.
+    """
+    s, base, n = ev.stats, ctx.baseline_stats, ctx.samples
+    gaps = ev.run_gaps(ctx)
+    unrun = f"{gaps.unrun} of {n} seeds were not run: {ctx.unrun_words}"
+    if not (gaps.arm_failed or gaps.baseline_failed):
+        return Decision(
+            "inconclusive",
+            "runs-missing",
+            f"Inconclusive: {unrun}. Until arm '{ev.arm}' and its baseline '{ctx.baseline}' "
+            f"have run every seed on scenario '{ctx.scenario}', no verdict is drawn for this "
+            "arm. " + _bounds(ctx, s.samples),
+        )
+    if not gaps.unrun:  # failed runs only
+        who = f"arm '{ev.arm}'" if s.samples < n else f"baseline '{ctx.baseline}'"
+        got = s.samples if s.samples < n else base.samples
+        return Decision(
+            "inconclusive",
+            "runs-failed",
+            f"Inconclusive: {who} finished only {got} of {n} seeded runs without error "
+            f"on scenario '{ctx.scenario}'; failed runs are not samples, so no verdict is drawn "
+            "for this arm. See the errors in runs.jsonl. " + _bounds(ctx, s.samples),
+        )
+    failed = [
+        f"{count} failed of {who}'s runs"
+        for count, who in (
+            (gaps.arm_failed, f"arm '{ev.arm}'"),
+            (gaps.baseline_failed, f"baseline '{ctx.baseline}'"),
+        )
+        if count
+    ]
+    return Decision(
+        "inconclusive",
+        "runs-failed",
+        f"Inconclusive: on scenario '{ctx.scenario}', {' and '.join(failed)} (see the errors "
+        f"in runs.jsonl), and {unrun}. Failed and unrun runs are not samples, so no verdict is "
+        "drawn for this arm. " + _bounds(ctx, s.samples),
+    )
 
 
 def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
@@ -217,10 +293,19 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
 def baseline_claim(ctx: ScenarioContext) -> str:
     """The claim line of the baseline's own record."""
     base = ctx.baseline_stats
-    if base.samples < ctx.samples:
+    failed = ctx.samples - base.samples - ctx.baseline_unrun
+    if failed > 0:
+        unrun = f" ({ctx.baseline_unrun} more were not run)" if ctx.baseline_unrun else ""
         return (
-            f"Baseline '{ctx.baseline}' finished only {base.samples} of {ctx.samples} runs; every "
-            "challenger on this scenario is inconclusive (runs-failed)."
+            f"Baseline '{ctx.baseline}' finished only {base.samples} of {ctx.samples} runs "
+            f"without error{unrun}; every challenger on this scenario is inconclusive "
+            "(runs-failed)."
+        )
+    if ctx.baseline_unrun:
+        return (
+            f"Baseline '{ctx.baseline}': {ctx.baseline_unrun} of {ctx.samples} seeds were not "
+            f"run: {ctx.unrun_words}. Every challenger on this scenario is inconclusive until "
+            "they have (runs-missing)."
         )
     app = ctx.baseline_application
     if app is not None and check_failed(app):

@@ -40,6 +40,7 @@ from counterfact.verdicts.report import render_table, sequential_line
 from counterfact.verdicts.rollup import render_pooled, render_rollup, rollup
 from counterfact.verdicts.rows import verdict_rows
 from counterfact.verdicts.stopped import pooled_e
+from counterfact.verdicts.tiers import UnrunCause
 
 
 @dataclass(frozen=True)
@@ -342,9 +343,11 @@ def _judge(
     settings = sweep.statistics
     looks = waves.looks if waves is not None else None
     cap = waves.waves.max_samples if waves is not None else None
+    # seeds without a record were never run: say why (a budget stop, or another stop)
+    unrun: UnrunCause = "budget" if facts.ending.kind == "budget" else "stopped"
     for sc in sweep.scenarios:
         finished = tallies[sc.id].finish()
-        assessed = assess_tally(finished, sweep.config.cost_key, settings, looks, cap)
+        assessed = assess_tally(finished, sweep.config.cost_key, settings, looks, cap, unrun)
         _warn_degenerate(assessed, sc.id, log)
         judgements.extend(assessed.judgements)
         scenarios.append(assessed.summary)

@@ -67,10 +67,28 @@ def test_failed_runs_are_not_samples() -> None:
     assert (alt.verdict, alt.reason) == ("inconclusive", "runs-failed")
 
 
-def test_missing_run_counts_as_failed_seed() -> None:
+def test_a_seed_without_a_record_is_missing_not_failed() -> None:
+    # issue 27 item 5: a seed never run (the sweep stopped first) has no error to show
     runs = [run("base", s, "yes") for s in range(3)] + [run("alt", 0, "yes")]
     alt = assess(runs).verdicts[1]
-    assert alt.failed_seeds == [1, 2] and alt.reason == "runs-failed"
+    assert (alt.failed_seeds, alt.missing_seeds) == ([], [1, 2])
+    assert (alt.verdict, alt.reason) == ("inconclusive", "runs-missing")
+    assert "2 of 3 seeds were not run" in alt.claim and "runs.jsonl" not in alt.claim
+
+
+def test_a_row_with_failed_and_unrun_seeds_is_runs_failed_and_names_both() -> None:
+    runs = [run("base", s, "yes") for s in range(3)] + [run("alt", 0, "yes"), run("alt", 1, None)]
+    alt = assess(runs).verdicts[1]
+    assert (alt.failed_seeds, alt.missing_seeds, alt.reason) == ([1], [2], "runs-failed")
+    assert "1 failed of arm 'alt'" in alt.claim and "1 of 3 seeds were not run" in alt.claim
+
+
+def test_a_baseline_seed_never_run_is_said_so_on_the_baseline_row() -> None:
+    runs = [run("base", s, "yes") for s in range(2)] + [run("alt", s, "yes") for s in range(3)]
+    base, alt = assess(runs).verdicts
+    assert (base.failed_seeds, base.missing_seeds) == ([], [2])
+    assert "1 of 3 seeds were not run" in base.claim and "runs-missing" in base.claim
+    assert alt.reason == "runs-missing"
 
 
 def test_baseline_seed_zero_failed_leaves_nothing_scored() -> None:

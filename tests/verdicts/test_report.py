@@ -7,6 +7,8 @@ from counterfact.probes.similarity import TextSimilarity
 from counterfact.verdicts.assess import assess_scenario
 from counterfact.verdicts.report import render_table
 
+from ..helpers import run_record
+
 
 def _runs(arm: str, output: str) -> list[RunRecord]:
     return [
@@ -87,3 +89,15 @@ def test_the_test_column_shows_once_the_family_is_judged() -> None:
     assert cells[:6] == ["alt", "confirmed", "2/2", "0.000", "majority-flip", "underpowered"]
     # no manifest reported, text-level comparator, underpowered test, tier and test at odds
     assert cells[6:] == ["not-sure", "(4)"]
+
+
+def test_table_tells_failed_runs_from_seeds_never_run() -> None:
+    arms = (ArmSpec("base", {}), ArmSpec("alt", {"x": 1}))
+    base = _runs("base", "yes")[:1]  # seed 1 never ran
+    alt = [*_runs("alt", "yes")[:1], run_record(1, "alt", error=("ValueError", "broken"))]
+    got = assess_scenario(
+        "s", "yes", arms, "base", base + alt, 2, ExactComparator(), TextSimilarity()
+    )
+    base_line, alt_line = render_table(got.verdicts).splitlines()[2:4]
+    assert "(1 not run)" in base_line and "runs-missing" in base_line
+    assert "(1 failed)" in alt_line and "runs-failed" in alt_line

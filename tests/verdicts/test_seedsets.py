@@ -35,6 +35,8 @@ def test_a_large_arm_writes_bitmaps_and_readers_see_the_same_seeds() -> None:
     assert alt.similarities_omitted and alt.similarity is not None
     assert alt.flipped_seed_list() == list(range(0, samples, 3))
     assert alt.seed_list() == list(range(samples)) and alt.failed_seed_list() == []
+    assert alt.missing_seeds is None and alt.missing_seeds_bits is not None
+    assert alt.missing_seed_list() == []
     line = alt.model_dump_json()
     assert len(line) < 20_000  # the lists alone would be ~120 kB
     again = VerdictRecord.model_validate_json(line)
@@ -52,3 +54,19 @@ def test_a_small_arm_keeps_plain_lists() -> None:
     )
     alt = result.row("alt")
     assert alt.seeds == [0, 1, 2] and alt.seeds_bits is None and alt.similarities == [1.0] * 3
+
+
+def test_a_line_before_version_8_loads_without_missing_seeds() -> None:
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"m": 1}}],
+        lambda ctx: "yes",
+        samples=3,
+        reference="yes",
+        comparator="exact",
+        executor="local",
+    )
+    line = result.row("alt").model_dump(mode="json", by_alias=True)
+    assert line["schema_version"] == 8 and line["missing_seeds"] == []
+    del line["missing_seeds"], line["missing_seeds_bits"]
+    old = VerdictRecord.model_validate(line | {"schema_version": 7})
+    assert old.missing_seeds is None and old.missing_seed_list() == []

@@ -81,6 +81,18 @@ async def sleepy(ctx: RunContext) -> str:
     return "yes"
 
 
+async def gated(ctx: RunContext) -> str:
+    """``async def``: seeds below ``inputs["open"]`` answer at once; the others wait until the
+    file ``inputs["gate"]`` exists (so a test can stop a sweep with runs in flight whatever the
+    machine's load).
+    """
+    inputs = ctx.scenario.inputs
+    if ctx.seed >= int(inputs["open"]):
+        while not Path(str(inputs["gate"])).exists():
+            await asyncio.sleep(0.02)
+    return "yes"
+
+
 def dies_on_one_seed(ctx: RunContext) -> str:
     """Sync: seed 3 of 'alt' exits its process; the others sleep a little and answer."""
     if ctx.arm.id == "alt" and ctx.seed == 3:

@@ -234,11 +234,13 @@ def test_sigterm_cancels_in_flight_runs_and_the_resume_runs_them(
     tmp_path: Path, signum: int, code: int
 ) -> None:
     # SIGTERM (kill, ray job stop, Slurm, CI) and SIGHUP (a closed terminal) stop like Ctrl-C;
-    # the exit code is 128 + the signal, as a shell reports it
+    # the exit code is 128 + the signal, as a shell reports it. Seeds 20 and up wait for a
+    # gate file, so the signal always finds runs in flight, however loaded the machine is.
+    gate = tmp_path / "gate"
     cfg = write_config(
         tmp_path,
-        "name: t\nrunner: " + str(TESTS / "io_runners.py") + ":sleepy\nsamples: 100\n"
-        "scenarios: [{id: s, inputs: {sleep_s: 0.3, slow_s: 0.3}, reference: 'yes'}]\n"
+        "name: t\nrunner: " + str(TESTS / "io_runners.py") + ":gated\nsamples: 100\n"
+        f"scenarios: [{{id: s, inputs: {{open: 20, gate: '{gate}'}}, reference: 'yes'}}]\n"
         "comparator: {kind: exact}\nexecutor: {kind: local, concurrency: 20}\n"
         "arms: [{id: base}, {id: alt, facets: {x: 1}}]\n",
     )
@@ -258,6 +260,7 @@ def test_sigterm_cancels_in_flight_runs_and_the_resume_runs_them(
     assert 40 <= len(stopped) < 200
     assert all(r["error"] is None for r in stopped)  # cancelled runs are not recorded as failed
     assert json.loads((out / "summary.json").read_text())["status"] == "interrupted"
+    gate.touch()
     resumed = subprocess.run(cmd, capture_output=True, timeout=120, check=False)
     assert resumed.returncode == 0, resumed.stderr.decode()
     after = [(r["arm"], r["seed"]) for r in _runs(out)]

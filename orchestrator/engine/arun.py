@@ -148,7 +148,7 @@ class RunCore:
                     return tries.stamp(error_record(ctx, exc, elapsed, self.node))
                 await asyncio.sleep(wait)
                 continue
-            self.gate.release(served=True)
+            self.gate.release(served=True, epoch=epoch)
             elapsed = time.perf_counter() - start
             if called is None:
                 return tries.stamp(self._timed_out(ctx, elapsed))

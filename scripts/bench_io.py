@@ -278,7 +278,7 @@ def part_limit(n: int) -> None:
     print(f"\n## a server that allows 20 in flight (429 + Retry-After: 1 beyond), {n} runs\n")
     print(
         "| system | wall (s) | served latency / 20 (s) | ratio | failed | 429s | 429s per run "
-        "| 429s in the first 5 s | peak RSS (MB) |"
+        "| cuts in the first 5 s | peak RSS (MB) |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     with stand_in(max_in_flight=20) as url:

@@ -182,18 +182,27 @@ class ConcurrencyRecord(_Record):
     final: int
     """The limit when the sweep ended."""
     lowest: int
-    """The lowest limit reached (429 episodes cut it by 0.8 each)."""
+    """The lowest limit reached (the start, or a cut: x0.8 each, not below the last limit
+    served cleanly when the refusals came from above it)."""
     cuts: int
-    """429 episodes that cut the limit."""
+    """Times the refusals said the API was full (back to back, or 20% of the recent calls) and
+    the limit was cut; sporadic refusals are waited out without a cut."""
     refusals: int
     """Calls the API refused (HTTP 429 or ``RateLimited``); each waited and ran again."""
     requests_per_minute: float | None = None
     """``rate_limit.requests_per_minute``, when set."""
     moves: list[tuple[float, int, Literal["cut", "grow"]]] = Field(default_factory=list)
-    """Each change: seconds since the first run, the new limit, and why."""
+    """Each change: seconds since the first run, the new limit, and why (``grow``: served calls
+    below the last good limit, one slot each, or a clean round beyond it)."""
     throttle_lost: bool = False
     """True when the throttle (a Ray actor) was lost mid-sweep: this is the last record read
     before the loss, so moves and refusals after it are missing."""
+    start: int | None = None
+    """The limit the sweep started at (slow start: half of ``configured``, at least 16); null
+    in records written before it was kept (they started at ``configured``)."""
+    last_good: int | None = None
+    """The limit of the last clean round (as many calls served as the limit, no cut): what the
+    limit grows back to fast after an outage; null when no round completed."""
 
 
 class BudgetRecord(_Record):

@@ -12,8 +12,11 @@ size minus the smaller one's, which takes start-up out.
     python scripts/bench_io.py --part io --part limit
 
 Parts: ``io`` (concurrency 100), ``limit`` (a server that allows 20 in flight, 429 +
-Retry-After: 1 beyond), ``max`` (1,000 runs in flight), ``cpu`` (the CPU-bound paths from the
-CLI on a fresh local Ray instance). Needs the dev and bench extras (starlette, uvicorn, httpx,
+Retry-After: 1 beyond), ``weather`` (3% of requests refused at random, 429 + Retry-After: 1, at
+concurrency 25, beside a bare asyncio loop honouring Retry-After), ``outage`` (every request
+refused for ``--outage-s`` after 10 s at concurrency 50: how soon the sweep is back in
+flight), ``max`` (1,000 runs in flight), ``cpu`` (the CPU-bound paths from the CLI on a fresh
+local Ray instance). Needs the dev and bench extras (starlette, uvicorn, httpx,
 inspect-ai).
 """
 
@@ -30,8 +33,9 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
@@ -50,6 +54,8 @@ class Measured:
     served_latency_s: float
     refused: int
     peak_in_flight: int
+    after_outage: list[tuple[float, int]] = field(default_factory=list)
+    concurrency: dict[str, object] | None = None
 
 
 class TreeRss:
@@ -82,11 +88,18 @@ class TreeRss:
 
 
 @contextmanager
-def stand_in(max_in_flight: int | None = None) -> Iterator[str]:
+def stand_in(
+    max_in_flight: int | None = None,
+    refuse_rate: float = 0.0,
+    outage: tuple[float, float] | None = None,
+) -> Iterator[str]:
     """The stand-in API in its own process; yields its base URL."""
     cmd = [sys.executable, "-m", "tests.standin", "--median-s", "1", "--p95-s", "3"]
+    cmd += ["--retry-after", "1", "--refuse-rate", str(refuse_rate)]
     if max_in_flight is not None:
-        cmd += ["--max-in-flight", str(max_in_flight), "--retry-after", "1"]
+        cmd += ["--max-in-flight", str(max_in_flight)]
+    if outage is not None:
+        cmd += ["--outage", str(outage[0]), str(outage[1])]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     url = proc.stdout.readline().strip()
@@ -97,12 +110,12 @@ def stand_in(max_in_flight: int | None = None) -> Iterator[str]:
         proc.wait(timeout=10)
 
 
-def _stats(url: str, *, reset: bool = False) -> dict[str, float]:
+def _stats(url: str, *, reset: bool = False) -> dict[str, Any]:
     base = url.removesuffix("/v1")
     if reset:
         httpx.delete(f"{base}/stats")
         return {}
-    data: dict[str, float] = httpx.get(f"{base}/stats").json()
+    data: dict[str, Any] = httpx.get(f"{base}/stats").json()
     return data
 
 
@@ -134,14 +147,23 @@ def counterfact(url: str, n: int, runner: str, executor: str, concurrency: int) 
         cmd = [str(BIN / "counterfact"), "run", str(cfg), "--out", f"{tmp}/o", "--no-report"]
         wall, peak = _measure(cmd, url, env, Path(tmp))
         runs = [json.loads(x) for x in (Path(tmp) / "o" / "runs.jsonl").read_text().splitlines()]
+        summary = json.loads((Path(tmp) / "o" / "summary.json").read_text())
     failed = sum(r["error"] is not None for r in runs) + (n - len(runs))
-    return _done(url, wall, peak, failed)
+    measured = _done(url, wall, peak, failed)
+    measured.concurrency = summary.get("concurrency")
+    return measured
 
 
 def _done(url: str, wall: float, peak: float, failed: int) -> Measured:
     s = _stats(url)
     return Measured(
-        wall, peak, failed, s["served_latency_s"], int(s["refused"]), int(s["peak_in_flight"])
+        wall,
+        peak,
+        failed,
+        s["served_latency_s"],
+        int(s["refused"]),
+        int(s["peak_in_flight"]),
+        [(float(t), int(k)) for t, k in s.get("after_outage", [])],
     )
 
 
@@ -166,6 +188,41 @@ def _peer_threads(n: int, concurrency: int) -> None:
 
     with ThreadPoolExecutor(concurrency) as pool:
         list(pool.map(one, range(n)))
+
+
+def bare_asyncio(url: str, n: int, concurrency: int) -> Measured:
+    """The peer for refusals: a bare asyncio loop, a semaphore of ``concurrency``, httpx; a 429
+    gives its slot back, sleeps ``Retry-After`` and sends again (this script, as a subprocess).
+    """
+    cmd = [sys.executable, __file__, "--peer-asyncio", str(n), str(concurrency)]
+    wall, peak = _measure(cmd, url, {**os.environ, "BENCH_BASE_URL": url}, ROOT)
+    return _done(url, wall, peak, 0)
+
+
+def _peer_asyncio(n: int, concurrency: int) -> None:
+    import asyncio
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_io_runner import LIMITS, body
+
+    url = os.environ["BENCH_BASE_URL"] + "/chat/completions"
+
+    async def main() -> None:
+        slots = asyncio.Semaphore(concurrency)
+        async with httpx.AsyncClient(limits=LIMITS, timeout=120) as client:
+
+            async def one(i: int) -> None:
+                while True:
+                    async with slots:
+                        response = await client.post(url, json=body(i))
+                    if response.status_code != 429:
+                        response.raise_for_status()
+                        return
+                    await asyncio.sleep(float(response.headers.get("retry-after", "1")))
+
+            await asyncio.gather(*(one(i) for i in range(n)))
+
+    asyncio.run(main())
 
 
 def inspect_ai(url: str, n: int, concurrency: int) -> Measured:
@@ -219,8 +276,11 @@ def part_io(sizes: tuple[int, int], concurrency: int = 100) -> None:
 
 def part_limit(n: int) -> None:
     print(f"\n## a server that allows 20 in flight (429 + Retry-After: 1 beyond), {n} runs\n")
-    print("| system | wall (s) | served latency / 20 (s) | ratio | failed | 429s | peak RSS (MB) |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "| system | wall (s) | served latency / 20 (s) | ratio | failed | 429s | 429s per run "
+        "| cuts in the first 5 s | peak RSS (MB) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     with stand_in(max_in_flight=20) as url:
         for executor in ("ray", "local"):
             m = counterfact(url, n, "ask", executor, 100)
@@ -228,9 +288,75 @@ def part_limit(n: int) -> None:
             print(
                 f"| counterfact async, {executor}, concurrency 100 | {m.wall_s:.1f} | "
                 f"{ideal:.1f} | {m.wall_s / ideal:.2f}x | {m.failed} | {m.refused} | "
-                f"{m.peak_rss_mb:.0f} |",
+                f"{m.refused / n:.3f} | {_early_refusals(m.concurrency)} | {m.peak_rss_mb:.0f} |",
                 flush=True,
             )
+
+
+def part_weather(n: int, concurrency: int = 25, rate: float = 0.03) -> None:
+    print(
+        f"\n## {rate:.0%} of requests refused at random (429 + Retry-After: 1), "
+        f"concurrency {concurrency}, {n} runs\n"
+    )
+    print(
+        "| system | wall (s) | vs bare asyncio | failed | 429s | cuts | lowest limit "
+        "| peak in flight |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    peer: float | None = None
+    with stand_in(refuse_rate=rate) as url:
+        for name, fn in {
+            "bare asyncio loop + httpx, honours Retry-After": lambda: bare_asyncio(
+                url, n, concurrency
+            ),
+            "counterfact async, local": lambda: counterfact(url, n, "ask", "local", concurrency),
+            "counterfact async, ray": lambda: counterfact(url, n, "ask", "ray", concurrency),
+        }.items():
+            m = fn()
+            peer = peer or m.wall_s
+            moved = m.concurrency or {}
+            print(
+                f"| {name} | {m.wall_s:.1f} | {m.wall_s / peer:.2f}x | {m.failed} | {m.refused} "
+                f"| {moved.get('cuts', '-')} | {moved.get('lowest', '-')} | "
+                f"{m.peak_in_flight} |",
+                flush=True,
+            )
+
+
+def part_outage(outage_s: float, concurrency: int = 50, at_s: float = 10.0) -> None:
+    n = int(concurrency / 1.25 * (at_s + 30 + 10))  # runs for 10 s after the 30 s judged
+    print(
+        f"\n## every request refused for {outage_s:g} s after {at_s:g} s (429 + Retry-After: 1), "
+        f"concurrency {concurrency}, {n} runs\n"
+    )
+    print(
+        "| system | back in flight at the server after the outage: 50% / 90% of the limit (s) "
+        "| lowest limit | cuts | failed |"
+    )
+    print("|---|---|---|---|---|")
+    with stand_in(outage=(at_s, outage_s)) as url:
+        for executor in ("local", "ray"):
+            m = counterfact(url, n, "ask", executor, concurrency)
+            half = next((t for t, k in m.after_outage if k >= 0.5 * concurrency), None)
+            most = next((t for t, k in m.after_outage if k >= 0.9 * concurrency), None)
+            moved = m.concurrency or {}
+            print(
+                f"| counterfact async, {executor} | {_s(half)} / {_s(most)} | "
+                f"{moved.get('lowest', '-')} | {moved.get('cuts', '-')} | {m.failed} |",
+                flush=True,
+            )
+
+
+def _s(value: float | None) -> str:
+    return "never" if value is None else f"{value:.1f}"
+
+
+def _early_refusals(moved: dict[str, Any] | None) -> str:
+    """Cuts in the first 5 s, as the limit went (the record has no per-refusal times)."""
+    if not moved:
+        return "-"
+    early = [m[1] for m in moved.get("moves", []) if m[0] < 5 and m[2] == "cut"]
+    return f"cuts {len(early)}, to {early[-1]}" if early else "no cut"
 
 
 def part_max(n: int, concurrency: int) -> None:
@@ -288,23 +414,35 @@ def part_cpu() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--part", action="append", choices=["io", "limit", "max", "cpu"])
+    parser.add_argument(
+        "--part", action="append", choices=["io", "limit", "weather", "outage", "max", "cpu"]
+    )
     parser.add_argument("--small", type=int, default=200)
     parser.add_argument("--big", type=int, default=600)
     parser.add_argument("--limit-runs", type=int, default=1000)
     parser.add_argument("--max-runs", type=int, default=3000)
     parser.add_argument("--max-concurrency", type=int, default=1000)
+    parser.add_argument("--weather-runs", type=int, default=1000)
+    parser.add_argument("--outage-s", type=float, default=60.0)
     parser.add_argument("--peer-threads", nargs=2, type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--peer-asyncio", nargs=2, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.peer_threads:
         _peer_threads(*args.peer_threads)
         return
-    parts = args.part or ["io", "limit", "max", "cpu"]
+    if args.peer_asyncio:
+        _peer_asyncio(*args.peer_asyncio)
+        return
+    parts = args.part or ["io", "limit", "weather", "outage", "max", "cpu"]
     print(f"# bench_io on {os.cpu_count()} CPUs, python {sys.version.split()[0]}")
     if "io" in parts:
         part_io((args.small, args.big))
     if "limit" in parts:
         part_limit(args.limit_runs)
+    if "weather" in parts:
+        part_weather(args.weather_runs)
+    if "outage" in parts:
+        part_outage(args.outage_s)
     if "max" in parts:
         part_max(args.max_runs, args.max_concurrency)
     if "cpu" in parts:

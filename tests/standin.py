@@ -6,7 +6,10 @@ Used by the tests (with the real ``openai`` and ``httpx`` clients) and by
 of a request is a lognormal draw seeded by the request's content (median ``median_s``, 95th
 percentile ``p95_s``), so every system measured gets the same requests with the same waits. With
 ``max_in_flight``, a request beyond that many in flight is refused at once with HTTP 429 and
-``Retry-After: retry_after``. The answer is ``Paris`` unless the request's model is
+``Retry-After: retry_after``; with ``refuse_rate``, that share of requests is refused the same
+way at random (seeded by the request and how many times it was sent: every client meets the
+same weather); with ``outage`` (start, seconds), every request is refused from ``start`` seconds
+after the first request (since the stats were reset) for that long. The answer is ``Paris`` unless the request's model is
 ``flaky-model`` (then ``Lyon`` on odd seeds).
 """
 
@@ -39,6 +42,10 @@ class StandInStats:
     served_latency_s: float = 0.0
     in_flight: int = 0
     started: list[float] = field(default_factory=list)
+    first_at: float | None = None
+    sent: dict[str, int] = field(default_factory=dict)
+    after_outage: list[tuple[float, int]] = field(default_factory=list)
+    """(seconds since the outage ended, calls in flight) at each call served after it."""
 
 
 def request_latency(body: dict[str, Any], median_s: float, p95_s: float) -> float:
@@ -62,11 +69,15 @@ class StandIn:
         p95_s: float = 0.15,
         max_in_flight: int | None = None,
         retry_after: float = 1.0,
+        refuse_rate: float = 0.0,
+        outage: tuple[float, float] | None = None,
     ) -> None:
         self.median_s = median_s
         self.p95_s = p95_s
         self.max_in_flight = max_in_flight
         self.retry_after = retry_after
+        self.refuse_rate = refuse_rate
+        self.outage = outage
         self.stats = StandInStats()
         app = Starlette(
             routes=[
@@ -117,19 +128,27 @@ class StandIn:
                 "refused": s.refused,
                 "peak_in_flight": s.peak_in_flight,
                 "served_latency_s": s.served_latency_s,
+                "after_outage": s.after_outage,
             }
         )
 
     async def _chat(self, request: Request) -> JSONResponse:
         body = await request.json()
         stats = self.stats
-        if self.max_in_flight is not None and stats.in_flight >= self.max_in_flight:
+        now = time.monotonic()
+        if stats.first_at is None:
+            stats.first_at = now
+        since_outage = self._since_outage(now - stats.first_at)
+        full = self.max_in_flight is not None and stats.in_flight >= self.max_in_flight
+        if full or (since_outage is not None and since_outage < 0) or self._weather(body):
             stats.refused += 1
             headers = {"Retry-After": f"{self.retry_after:g}"}
             error = {"error": {"message": "rate limit", "type": "rate_limit_exceeded"}}
             return JSONResponse(error, status_code=429, headers=headers)
         stats.in_flight += 1
         stats.peak_in_flight = max(stats.peak_in_flight, stats.in_flight)
+        if since_outage is not None and len(stats.after_outage) < 100_000:
+            stats.after_outage.append((round(since_outage, 3), stats.in_flight))
         wait = request_latency(body, self.median_s, self.p95_s)
         try:
             await asyncio.sleep(wait)
@@ -138,6 +157,22 @@ class StandIn:
         stats.served += 1
         stats.served_latency_s += wait
         return JSONResponse(_completion(body))
+
+    def _since_outage(self, elapsed: float) -> float | None:
+        """Seconds since the outage ended (negative: in it), None before it or without one."""
+        if self.outage is None or elapsed < self.outage[0]:
+            return None
+        return elapsed - self.outage[0] - self.outage[1]
+
+    def _weather(self, body: dict[str, Any]) -> bool:
+        """Refuse this sending of this request at random (``refuse_rate``), the same for every
+        client."""
+        if not self.refuse_rate:
+            return False
+        key = json.dumps(body.get("messages"), sort_keys=True)
+        sent = self.stats.sent[key] = self.stats.sent.get(key, 0) + 1
+        digest = hashlib.sha256(f"{key}#{sent}".encode()).digest()
+        return int.from_bytes(digest[:8], "little") / 2**64 < self.refuse_rate
 
 
 def _completion(body: dict[str, Any]) -> dict[str, Any]:
@@ -176,12 +211,16 @@ def main() -> None:
     parser.add_argument("--p95-s", type=float, default=3.0)
     parser.add_argument("--max-in-flight", type=int, default=None)
     parser.add_argument("--retry-after", type=float, default=1.0)
+    parser.add_argument("--refuse-rate", type=float, default=0.0)
+    parser.add_argument("--outage", type=float, nargs=2, default=None, metavar=("AT_S", "FOR_S"))
     args = parser.parse_args()
     with StandIn(
         median_s=args.median_s,
         p95_s=args.p95_s,
         max_in_flight=args.max_in_flight,
         retry_after=args.retry_after,
+        refuse_rate=args.refuse_rate,
+        outage=None if args.outage is None else (args.outage[0], args.outage[1]),
     ) as api:
         print(api.base_url, flush=True)
         while True:

@@ -154,7 +154,7 @@ class RunCore:
                     return tries.stamp(error_record(ctx, raised, elapsed, self.node))
                 await asyncio.sleep(wait)
                 continue
-            self.gate.release(served=True)
+            self.gate.release(served=True, epoch=epoch)
             if called is None:
                 return tries.stamp(self._timed_out(ctx, elapsed))
             result, claimed = called

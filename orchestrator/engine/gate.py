@@ -9,6 +9,12 @@ that comes back: worker ``index`` of ``workers`` gets ``limit // workers``, plus
 remainder (so a limit below the number of workers leaves some workers at zero, and the sweep's
 total never exceeds the limit). A requests-per-minute cap becomes a token bucket refilled at
 the worker's share of the rate.
+
+Before its first run the gate asks the throttle for the allowance (the one it was built with
+may be the configured concurrency; the throttle starts lower). A call served after a cut it
+started before is not reported as served: growth and clean rounds count calls started at the
+current limit only (during an outage, the calls the API held before it are no sign that it is
+back).
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ class Gate:
         self._served = 0
         self._last_sync = time.monotonic()
         self._sync_task: asyncio.Task[None] | None = None
+        self._first: asyncio.Task[None] | None = None
         self._changed: asyncio.Event | None = None
         self._bucket: asyncio.Lock | None = None
         self._tokens = 1.0
@@ -71,6 +78,10 @@ class Gate:
         if self._changed is None:
             self._changed = asyncio.Event()
             self._bucket = asyncio.Lock()
+            self._first = asyncio.get_running_loop().create_task(self._sync())
+        if self._first is not None:
+            await asyncio.shield(self._first)  # the first runs wait for the throttle's word
+            self._first = None
         while self.in_use >= self.capacity:
             self._changed.clear()
             try:  # a worker at zero slots has no releases to report on: ask now and then
@@ -102,13 +113,15 @@ class Gate:
                 await asyncio.sleep((1.0 - self._tokens) / rate)
 
     def release(self, *, refused: bool = False, served: bool = False, epoch: int = 0) -> None:
-        """Give the slot back; count what the call met and report when due."""
+        """Give the slot back; count what the call met (``epoch``: what :meth:`acquire`
+        returned) and report when due.
+        """
         self.in_use -= 1
         if refused and epoch == self.epoch:
             self._refused += 1
         elif refused:
             self._stale += 1
-        self._served += served
+        self._served += served and epoch == self.epoch
         self._wake()
         if self._refused or self._stale or time.monotonic() - self._last_sync >= SYNC_S:
             self._start_sync()

@@ -6,7 +6,7 @@ import asyncio
 import time
 
 from counterfact.orchestrator.engine.gate import Gate
-from counterfact.orchestrator.engine.throttle import Allowance, Throttle
+from counterfact.orchestrator.engine.throttle import BURST, Allowance, Throttle
 
 
 def test_the_gate_holds_its_share_of_the_limit() -> None:
@@ -30,7 +30,7 @@ def test_the_gate_holds_its_share_of_the_limit() -> None:
     assert asyncio.run(scenario()) == 5
 
 
-def test_a_refusal_is_reported_at_once_and_the_cut_shrinks_the_gate() -> None:
+def test_refusals_are_reported_at_once_and_the_cut_shrinks_the_gate() -> None:
     throttle = Throttle(10)
 
     async def scenario() -> tuple[int, int]:
@@ -38,12 +38,51 @@ def test_a_refusal_is_reported_at_once_and_the_cut_shrinks_the_gate() -> None:
             return throttle.report(refused, served, stale)
 
         gate = Gate(link, Allowance(10, None))
-        epoch = await gate.acquire()
-        gate.release(refused=True, epoch=epoch)
-        await asyncio.sleep(0.01)  # the report runs as a task on this loop
+        for _ in range(BURST):  # back to back, nothing served between: the API is full
+            epoch = await gate.acquire()
+            gate.release(refused=True, epoch=epoch)
+            await asyncio.sleep(0.01)  # the report runs as a task on this loop
         return gate.capacity, throttle.refused
 
-    assert asyncio.run(scenario()) == (8, 1)
+    assert asyncio.run(scenario()) == (8, BURST)
+
+
+def test_the_first_run_waits_for_the_throttles_limit_not_the_configured_one() -> None:
+    throttle = Throttle(100)  # starts at 50
+
+    async def scenario() -> int:
+        async def link(refused: int, served: int, stale: int) -> Allowance:
+            return throttle.report(refused, served, stale)
+
+        gate = Gate(link, Allowance(100, None))  # what the Ray pool hands every worker
+        await gate.acquire()
+        return gate.capacity
+
+    assert asyncio.run(scenario()) == 50
+
+
+def test_a_call_served_after_a_cut_it_started_before_is_not_reported_as_served() -> None:
+    reported: list[int] = []
+
+    async def scenario() -> None:
+        async def link(refused: int, served: int, stale: int) -> Allowance:
+            reported.append(served)
+            return Allowance(10, None, 1 if refused else 0)  # a refusal is met by a cut
+
+        gate = Gate(link, Allowance(10, None))
+        early, cut_by = await gate.acquire(), await gate.acquire()
+        gate.release(refused=True, epoch=cut_by)
+        await asyncio.sleep(0.01)  # the report comes back: epoch 1
+        gate.release(served=True, epoch=early)  # started before the cut: not a sign of room
+        fresh = await gate.acquire()
+        gate.release(served=True, epoch=fresh)
+        await asyncio.sleep(0.01)
+        last = await gate.acquire()
+        gate.release(refused=True, epoch=last)  # reports what is pending
+        await asyncio.sleep(0.01)
+
+    asyncio.run(scenario())
+    assert sum(reported) == 1
 
 
 def test_requests_per_minute_spaces_the_starts() -> None:

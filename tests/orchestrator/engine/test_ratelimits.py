@@ -1,4 +1,4 @@
-"""Recognising 429s from real clients, Retry-After, backoff, and the throttle's moves."""
+"""Recognising 429s from real clients, Retry-After and backoff (the throttle: test_throttle.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from counterfact.orchestrator.engine.ratelimits import (
     parse_retry_after,
     refusal_of,
 )
-from counterfact.orchestrator.engine.throttle import Throttle
 from tests.standin import StandIn
 
 
@@ -72,50 +71,6 @@ def test_full_jitter_stays_under_its_doubling_ceiling() -> None:
         assert abs(sum(draws) / len(draws) - ceiling / 2) < 0.05 * ceiling
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def test_a_429_episode_cuts_by_a_fifth_once_per_cooldown() -> None:
-    clock = Clock()
-    throttle = Throttle(100, clock=clock, cooldown_s=1.0)
-    clock.now = 5.0
-    assert throttle.report(refused=3).limit == 80
-    clock.now = 5.5  # inside the cooldown: the same episode
-    assert throttle.report(refused=10).limit == 80
-    clock.now = 6.1
-    assert throttle.report(refused=1).limit == 64
-    assert throttle.summary()["cuts"] == 2 and throttle.summary()["lowest"] == 64
-
-
-def test_clean_rounds_grow_the_limit_back_to_the_ceiling_only() -> None:
-    clock = Clock()
-    throttle = Throttle(5, clock=clock)
-    clock.now = 2.0
-    throttle.report(refused=1)  # 5 -> 4
-    assert throttle.limit == 4
-    throttle.report(served=3)
-    assert throttle.limit == 4  # a round is as many served runs as the limit
-    throttle.report(served=1)
-    assert throttle.limit == 5
-    throttle.report(served=50)
-    assert throttle.limit == 5
-    assert [m[2] for m in throttle.summary()["moves"]] == ["cut", "grow"]  # type: ignore[attr-defined]
-
-
-def test_the_limit_never_falls_below_one() -> None:
-    clock = Clock()
-    throttle = Throttle(2, clock=clock, cooldown_s=0.0)
-    for step in range(10):
-        clock.now = float(step)
-        throttle.report(refused=1)
-    assert throttle.limit == 1
-
-
 def test_a_zero_retry_after_still_waits_a_little() -> None:
     from counterfact.orchestrator.engine.ratelimits import MIN_WAIT_S, Refusal, wait_for
 
@@ -140,13 +95,3 @@ def test_a_429_wrapped_by_another_exception_is_found_through_its_cause() -> None
     except RuntimeError as outer:
         found = refusal_of(outer)
     assert found is not None and found.retry_after == 2.0
-
-
-def test_refusals_of_calls_started_before_a_cut_do_not_cut_again() -> None:
-    clock = Clock()
-    throttle = Throttle(100, clock=clock, cooldown_s=0.0)
-    clock.now = 1.0
-    assert throttle.report(refused=1).limit == 80 and throttle.epoch == 1
-    clock.now = 5.0  # long calls started before the cut come back refused: counted, no cut
-    assert throttle.report(stale=7).limit == 80
-    assert throttle.refused == 8 and throttle.summary()["cuts"] == 1

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from counterfact.exceptions import ConfigError, ExecutorError
 from counterfact.orchestrator.drivers.columns import typed
-from counterfact.orchestrator.drivers.export_runs import write_runs
+from counterfact.orchestrator.drivers.export_runs import CSV_OPTIONS, write_runs
 from counterfact.orchestrator.storage.recordfiles import (
     read_bisect,
     read_summary,
@@ -267,7 +267,7 @@ def _write(frame: Any, path: Path, fmt: str) -> None:
         safe = frame.copy()
         for column in safe.columns:  # text may sit in object or string columns: map them all
             safe[column] = safe[column].map(_as_text)
-        safe.to_csv(path, index=False)
+        safe.to_csv(path, index=False, **CSV_OPTIONS)
         return
     try:
         frame.to_parquet(path, index=False)

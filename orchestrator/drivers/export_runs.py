@@ -27,6 +27,11 @@ from counterfact.records import RunRecord, VerdictRecord
 CHUNK = 20_000
 """Runs per chunk written."""
 
+CSV_OPTIONS: dict[str, str] = {"lineterminator": "\r\n"}
+"""RFC 4180 rows: CRLF line ends, so a cell holding a bare CR (or LF) is quoted and a
+spreadsheet never starts a new row inside it (where the text after it, ``=cmd|...``, would land
+unguarded in column A)."""
+
 
 def flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     """``data`` with nested mappings as dotted keys, in ``pandas.json_normalize``'s order
@@ -197,7 +202,7 @@ def write_runs(
             for i, frame in enumerate(frames):
                 for column in frame.columns:
                     frame[column] = frame[column].map(cell)
-                frame.to_csv(fh, index=False, header=i == 0)
+                frame.to_csv(fh, index=False, header=i == 0, **CSV_OPTIONS)
         return True
     _parquet(pd, frames, path, plan, as_json)
     return True

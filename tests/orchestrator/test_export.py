@@ -260,13 +260,13 @@ def test_streamed_runs_table_is_the_one_built_in_memory(
     if fmt == "csv":
         for column in whole.columns:
             whole[column] = whole[column].map(exporting._as_text)
-        want = whole.to_csv(index=False)
+        want = whole.to_csv(index=False, **export_runs.CSV_OPTIONS)
     else:
         whole.to_parquet(tmp_path / "whole.parquet", index=False)
     monkeypatch.setattr(export_runs, "CHUNK", 5)
     exporting.export(out, fmt)
     if fmt == "csv":
-        assert (out / "runs.csv").read_text(encoding="utf-8") == want
+        assert (out / "runs.csv").read_bytes().decode("utf-8") == want
         return
     import pyarrow.parquet as pq
 
@@ -324,3 +324,28 @@ def test_the_arm_level_verdicts_are_exported(tmp_path: Path, fmt: str) -> None:
     assert list(table["verdict"]) == [r.verdict for r in records]
     assert list(table["questions"]) == [6, 6]
     assert "effect.diff" in table.columns and "stratified.p_value" in table.columns
+
+
+def test_a_bare_carriage_return_stays_inside_its_csv_cell(tmp_path: Path) -> None:
+    # issue 27 item 3: an unquoted CR started a new spreadsheet row, the text after it in A
+    import csv
+
+    from counterfact import compare_arms
+
+    evil = "yes\r=cmd|' /C calc'!A0"
+    arms = [{"id": "base"}, {"id": "evil", "facets": {"answer": evil}}]
+    compare_arms(
+        arms,
+        "runners.py:echo_arm",
+        base_dir=TESTS,
+        reference="yes",
+        executor="local",
+        out=tmp_path / "o",
+    )
+    assert invoke("export", str(tmp_path / "o"), "--format", "csv")[0] == 0
+    raw = (tmp_path / "o" / "runs.csv").read_bytes()
+    assert b'"yes\r=cmd' in raw  # quoted: the CR is inside the cell, not a row's end
+    assert raw.count(b"\r\n") == raw.count(b"\n")  # every row ends CRLF (RFC 4180)
+    with (tmp_path / "o" / "runs.csv").open(newline="", encoding="utf-8") as fh:
+        outputs = {row["output"] for row in csv.DictReader(fh)}
+    assert evil in outputs

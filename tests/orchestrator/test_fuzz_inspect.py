@@ -63,7 +63,7 @@ def _rezip(source: Path, target: Path, edit: int, value: object) -> None:
 
 
 @settings(
-    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     at=st.integers(min_value=0, max_value=10**9),
@@ -88,7 +88,7 @@ def test_byte_damage_never_gives_a_traceback(
 
 
 @settings(
-    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(edit=st.integers(min_value=0, max_value=10**6), value=st.sampled_from(HOSTILE))
 def test_hostile_sample_fields_never_give_a_traceback(

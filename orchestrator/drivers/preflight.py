@@ -17,7 +17,6 @@ from counterfact.orchestrator.config.loading import load_bisect, load_sweep
 from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
 from counterfact.orchestrator.drivers.provenance import fingerprint_of
 from counterfact.orchestrator.engine.loader import resolve_runner
-from counterfact.orchestrator.engine.plan import build_plan
 from counterfact.orchestrator.engine.worker import error_record, execute_run
 from counterfact.orchestrator.storage.dirchecks import check_run_dir
 from counterfact.orchestrator.storage.rundir import DoneIndex
@@ -150,12 +149,15 @@ def outlook(sweep: ResolvedSweep, run_dir: Path) -> Outlook:
     """Read ``runs.jsonl`` (streamed) against the plan (a sequential sweep's plan at its cap)."""
     seq = sweep.config.sequential
     samples = seq.max_samples if seq is not None else sweep.config.samples
-    plan = build_plan(sweep.scenarios, sweep.arms, samples)
+    scenarios = {s.id for s in sweep.scenarios}
+    arms = {a.id for a in sweep.arms}
+    planned = len(scenarios) * len(arms) * samples
     reader, done = RunLogReader(run_dir / RUNS_FILE), DoneIndex()
+    covered = 0  # planned runs with a record: counted per record, never by building the plan
     for r in reader:
-        done.add((r.scenario, r.arm, r.seed))
-    left = sum((c.scenario.id, c.arm.id, c.seed) not in done for c in plan)
-    return Outlook(len(plan), done.count, left, reader.torn)
+        fresh = done.add((r.scenario, r.arm, r.seed))
+        covered += fresh and r.scenario in scenarios and r.arm in arms and 0 <= r.seed < samples
+    return Outlook(planned, done.count, planned - covered, reader.torn)
 
 
 def estimate(sweep: ResolvedSweep, smoke: Sequence[RunRecord], runs: int) -> SweepEstimate:

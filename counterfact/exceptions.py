@@ -16,6 +16,8 @@ Hierarchy::
     ├── RunCancelled                 a runner's call was cancelled from inside the run
     ├── EventLoopMisuse              a runner stopped, closed or broke the event loop it shares
     ├── ScoringError                 a comparator or similarity measure failed or misbehaved
+    │   └── ComparisonTimeout        one output outlasted the comparator's deadline: that
+    │                                seed is unscored and in doubt, the sweep is still judged
     ├── ExecutorError                the executor could not run the plan (Ray failed to start ...)
     ├── SweepInterrupted             Ctrl-C, SIGTERM or SIGHUP stopped the sweep; what finished is
     │                                recorded; exit code 128 + the signal (130, 143, 129)
@@ -124,6 +126,14 @@ class EventLoopMisuse(CounterfactError):
 
 class ScoringError(CounterfactError):
     """A comparator or similarity measure failed, or returned values outside its contract."""
+
+
+class ComparisonTimeout(ScoringError):
+    """A comparator could not judge one *output* within its time bound (a regex pattern that
+    backtracks catastrophically on it). That comparison failed: the seed is left unscored, as a
+    failed run is, and its row is in doubt (``comparison-timed-out``); the rest of the sweep is
+    judged. A timeout on the reference is a plain :class:`ScoringError` (nothing can be judged).
+    """
 
 
 class ExecutorError(CounterfactError):

@@ -18,7 +18,8 @@ Builtins:
   the reference and from the output; flipped iff they differ once normalized, or the output has
   no match. Patterns run on the ``regex`` package (Python's ``re`` syntax and semantics), each
   search under a deadline of :data:`REGEX_MATCH_S`: an output the pattern cannot search in time
-  (catastrophic backtracking) is a failed comparison (:class:`ScoringError`), never a hang.
+  (catastrophic backtracking) is a failed comparison (:class:`ComparisonTimeout`: that seed is
+  unscored and in doubt), never a hang; a reference it cannot search is a :class:`ScoringError`.
 - ``custom``: a user callable ``target(reference, output) -> bool``, True meaning *flipped*.
 
 ``numeric``, ``contains``, ``regex`` and ``custom`` judge the *answer* (``answer_level``); the
@@ -36,7 +37,7 @@ from typing import Any, Protocol
 import regex
 
 from counterfact.defaults import NUMERIC_TOLERANCE, SIMILARITY_THRESHOLD
-from counterfact.exceptions import ScoringError
+from counterfact.exceptions import ComparisonTimeout, ScoringError
 from counterfact.probes.registry import Kind
 
 
@@ -254,6 +255,8 @@ class RegexComparator:
                 "backtracking, e.g. alternatives or quantifiers that overlap such as (a|a)+); "
                 "simplify comparator.pattern"
             )
+            if what == "output":
+                raise ComparisonTimeout(msg) from None
             raise ScoringError(msg) from None
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from counterfact.exceptions import ScoringError
+from counterfact.exceptions import ComparisonTimeout, ScoringError
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.comparators import Comparator, normalize_text
 from counterfact.probes.manifest import Application, ManifestLog
@@ -87,6 +87,11 @@ class ArmTally:
         """The seed's task was resubmitted after its worker or node died."""
         self.escaped_at = np.zeros(samples, dtype=bool)
         """The seed's run held text UTF-8 cannot encode, judged on its escaped form."""
+        self.comparison_timed_out = np.zeros(samples, dtype=bool)
+        """The seed's output outlasted the comparator's deadline: left unscored, as a failed
+        run is (:class:`~counterfact.exceptions.ComparisonTimeout`)."""
+        self.timeout_reason = ""
+        """The first timeout's message (the pattern, the deadline, the fix)."""
         self.manifest_at = np.zeros(samples, dtype=bool)
         """The seed's successful run reported a manifest."""
         self.unreported_at = np.zeros(samples, dtype=bool)
@@ -157,6 +162,11 @@ class ArmTally:
         if flipped:
             self._count_flipped(seed, output)
 
+    def time_out(self, seed: int, reason: str) -> None:
+        """The seed's comparison outlasted its deadline: it stays unscored, and in doubt."""
+        self.comparison_timed_out[seed] = True
+        self.timeout_reason = self.timeout_reason or reason
+
     def _count_flipped(self, seed: int, output: str) -> None:
         text = output if len(output) <= OUTPUT_CHARS else output[: OUTPUT_CHARS - 1] + "…"
         key = normalize_text(text)
@@ -188,8 +198,9 @@ class ArmTally:
     def stats(self, *, scored: bool, upto: int | None = None) -> ProbeStats:
         """The probe's statistics; ``scored`` False counts successful seeds only (no reference);
         ``upto`` keeps seeds below it (a sequential challenger's share of its baseline).
+        Scored, a successful seed whose comparison failed (timed out) is not a sample.
         """
-        seeds = np.flatnonzero(self.ok[:upto])
+        seeds = np.flatnonzero(self.ok[:upto] & self.scored[:upto] if scored else self.ok[:upto])
         sims = self.similarity[seeds] if scored else np.ones(len(seeds))
         flipped = seeds[self.flipped[seeds]] if scored else seeds[:0]
         costs = {k: col[seeds][~np.isnan(col[seeds])].tolist() for k, col in self.costs.items()}
@@ -263,7 +274,11 @@ class ScenarioTally:
         try:
             sims = self.similarity.score(reference, [output for _, _, output in queued])
             for (arm, seed, output), sim in zip(queued, sims, strict=True):
-                flipped = self.comparator.flipped(reference, output, sim)
+                try:
+                    flipped = self.comparator.flipped(reference, output, sim)
+                except ComparisonTimeout as exc:  # this output only: the others are judged
+                    self.arms[arm].time_out(seed, str(exc))
+                    continue
                 self.arms[arm].score(seed, flipped, sim, output)
         except ScoringError as exc:
             self._error = exc

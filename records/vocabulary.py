@@ -121,6 +121,7 @@ DoubtCode = Literal[
     "questions-withheld",
     "interval-test-disagree",
     "placebo-not-deterministic",
+    "comparison-timed-out",
 ]
 """One kind of doubt about a verdict (a :class:`~counterfact.records.verdicts.DoubtRecord`).
 ``runs-rate-limited`` is no longer given (a run that waited on a rate limit and then ran is not
@@ -128,4 +129,6 @@ in doubt; ``summary.json`` counts it in ``runs_rate_limited``): it stays so olde
 ``minimality-unconfirmed``: under ``decide: test``, a held set's one-smaller sets were not
 re-probed on fresh seeds, or one flipped there. ``placebo-not-deterministic``: a
 ``placebo: true`` arm (the baseline's configuration on its own seeds) was judged differently
-from the baseline on the same seed — the determinism check failed."""
+from the baseline on the same seed — the determinism check failed. ``comparison-timed-out``: the
+comparator could not judge some outputs within its deadline (a regex that backtracks on them);
+those seeds are unscored, as failed runs are."""

@@ -474,7 +474,7 @@ def _fields(
 ) -> dict[str, Any]:
     """The row's tier-level fields (everything but the claim and the test)."""
     stats = j.stats
-    seeds = j.tally.seeds
+    seeds = list(stats.seeds) if stats is not None else j.tally.seeds  # judged seeds only
     interval = None
     if stats is not None:  # rule 13: the baseline's seed 0 is the reference, not evidence
         self_compared = j.decision is None and ctx.reference_is_seed0 and 0 in stats.seeds

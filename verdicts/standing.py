@@ -108,6 +108,9 @@ def run_doubts(arm: ArmTally, base: ArmTally) -> list[Doubt]:
                 at_least=True,
             )
         )
+    timeout = timeout_doubt(arm, base)
+    if timeout is not None:
+        out.append(timeout)
     for code, attr, _ in RUN_FLAGS:
         words = RUN_FLAG_WORDS[code]
         a, b = getattr(arm, attr)[:n], getattr(base, attr)[:n]
@@ -120,6 +123,20 @@ def run_doubts(arm: ArmTally, base: ArmTally) -> list[Doubt]:
             )
             out.append(Doubt(code, count, detail, _seeds(a | b)))
     return out
+
+
+def timeout_doubt(arm: ArmTally, base: ArmTally) -> Doubt | None:
+    """Outputs of the arm or its baseline the comparator could not judge in time, or None."""
+    n = arm.admitted
+    a, b = arm.comparison_timed_out[:n], base.comparison_timed_out[:n]
+    if not (a.any() or b.any()):
+        return None
+    reason = arm.timeout_reason or base.timeout_reason
+    detail = (
+        f"{int(a.sum())} of the arm's outputs and {int(b.sum())} of the baseline's could not be "
+        f"judged in time and are left unscored, as failed runs are ({reason})"
+    )
+    return Doubt("comparison-timed-out", int(a.sum() + b.sum()), detail, _seeds(a | b))
 
 
 def unreported_doubt(who: str, app: Application, seeds: tuple[int, ...]) -> Doubt | None:

@@ -37,6 +37,17 @@ if TYPE_CHECKING:
     "runner contract before a sweep spends anything, and estimate the sweep's spend and wall "
     "time from those runs.",
 )
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=300.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="With --smoke: how long one smoke run may take. A run past it is reported in one line "
+    "and validate exits 1, as for a failed smoke run (the runner's failure; 2 is for bad "
+    "input); the runs after it are not started.",
+)
 def validate(
     config: str,
     executor: str | None,
@@ -45,6 +56,7 @@ def validate(
     overrides: tuple[str, ...],
     for_bisect: bool,
     smoke: bool,
+    timeout_s: float,
 ) -> None:
     """Check CONFIG (schema, refusals, runner import, run directory) without running anything
     (with --smoke: one run per arm, in this process).
@@ -62,7 +74,7 @@ def validate(
         fail(exc)
         return
     if smoke:
-        records = _smoke(plan if for_bisect else sweep)
+        records = _smoke(plan if for_bisect else sweep, timeout_s)
         if not for_bisect:
             _estimate(sweep, run_dir, records)
 
@@ -83,14 +95,14 @@ def _estimate(sweep: ResolvedSweep, run_dir: Path, smoke: list[RunRecord]) -> No
             )
 
 
-def _smoke(target: ResolvedSweep | ResolvedBisect) -> list[RunRecord]:
+def _smoke(target: ResolvedSweep | ResolvedBisect, timeout_s: float) -> list[RunRecord]:
     """Run seed 0 of every arm (of a bisection: its baseline and every suspect ablated at
-    once) on the first scenario; exit 1 if any run failed.
+    once) on the first scenario; exit 1 if any run failed or outlasted ``timeout_s``.
     """
-    from counterfact.orchestrator.drivers.preflight import smoke_runs
+    from counterfact.orchestrator.drivers.preflight import smoke_runs, timed_out
 
     failed = 0
-    records = smoke_runs(target)
+    records = smoke_runs(target, timeout_s)
     for record in records:
         if record.error is None:
             output = (record.output or "")[:60]
@@ -98,6 +110,13 @@ def _smoke(target: ResolvedSweep | ResolvedBisect) -> list[RunRecord]:
             continue
         failed += 1
         click.echo(f"smoke: arm {record.arm!r}: {record.error.type}: {record.error.message}")
+    if records and timed_out(records[-1]):
+        click.echo(
+            f"error: --smoke: arm {records[-1].arm!r} did not finish within --timeout "
+            f"{timeout_s:g} s (a hang?); fix the runner, or give it longer with --timeout",
+            err=True,
+        )
+        raise SystemExit(1)
     if failed:
         click.echo(f"error: --smoke: {failed} arm(s) failed their run; see above", err=True)
         raise SystemExit(1)

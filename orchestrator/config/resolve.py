@@ -19,6 +19,7 @@ from counterfact.orchestrator.config.schema import BisectConfig, ScenarioFileCon
 from counterfact.orchestrator.config.targets import parse_target
 from counterfact.orchestrator.engine.embedders import sentence_transformer
 from counterfact.orchestrator.engine.executors import ExecutorOptions, PoolSettings
+from counterfact.orchestrator.engine.heap import judging_heap
 from counterfact.orchestrator.engine.loader import (
     RunnerRef,
     TargetRef,
@@ -189,6 +190,11 @@ def _build(registry: Mapping[str, Kind[T]], config: Any, section: str, base_dir:
 
 
 def _scenarios(config: SweepConfig, base_dir: Path) -> tuple[ScenarioSpec, ...]:
+    with judging_heap():  # 10^6 rows are millions of objects: the collector kept re-walking them
+        return _scenarios_of(config, base_dir)
+
+
+def _scenarios_of(config: SweepConfig, base_dir: Path) -> tuple[ScenarioSpec, ...]:
     if isinstance(config.scenarios, ScenarioFileConfig):
         declared = load_scenario_file(config.scenarios, base_dir)
         fields = [f"scenarios.file item {i + 1} (id)" for i in range(len(declared))]

@@ -46,16 +46,16 @@ def _too_deep(value: Any, limit: int = MAX_CONFIG_DEPTH) -> bool:
     """True when ``value`` holds lists or mappings more than ``limit`` levels deep (iterative:
     a deep value cannot overflow the stack here).
     """
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if not isinstance(item, (dict, list)):
-            continue
-        if depth > limit:
-            return True
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((child, depth + 1) for child in children)
-    return False
+    level = [value] if isinstance(value, (dict, list)) else []
+    for _ in range(limit):  # level: the containers one level deeper each time, level by level
+        deeper: list[Any] = []
+        for item in level:
+            children = item.values() if isinstance(item, dict) else item
+            deeper += [c for c in children if isinstance(c, (dict, list))]
+        if not deeper:
+            return False
+        level = deeper
+    return True
 
 
 def _jsonl(path: Path, text: str) -> Iterator[tuple[str, Any]]:

@@ -7,16 +7,17 @@ refused before any run is spent, and ``validate`` can say what a resume would do
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from counterfact.orchestrator.config.loading import load_bisect, load_sweep
 from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
 from counterfact.orchestrator.drivers.provenance import fingerprint_of
 from counterfact.orchestrator.engine.loader import resolve_runner
-from counterfact.orchestrator.engine.plan import build_plan
-from counterfact.orchestrator.engine.worker import execute_run
+from counterfact.orchestrator.engine.worker import error_record, execute_run
 from counterfact.orchestrator.storage.dirchecks import check_run_dir
 from counterfact.orchestrator.storage.rundir import DoneIndex
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
@@ -67,11 +68,21 @@ def preflight_bisect(
     return plan, run_dir
 
 
-def smoke_runs(target: ResolvedSweep | ResolvedBisect) -> list[RunRecord]:
+SMOKE_TIMEOUT_S = 300.0
+"""How long one smoke run may take (``validate --smoke --timeout``)."""
+
+
+def smoke_runs(
+    target: ResolvedSweep | ResolvedBisect, timeout_s: float = SMOKE_TIMEOUT_S
+) -> list[RunRecord]:
     """Seed 0 of every arm on the first scenario — for a bisection, its baseline and every
     suspect ablated at once, the probe that touches most of the runner — run once in this
     process; nothing is written (``validate --smoke``: the contract checked before a sweep
     spends anything).
+
+    Each run has ``timeout_s``: one that has not returned by then is recorded as a
+    ``TimeoutError`` and the smoke stops there (the run is left on a daemon thread, which
+    does not keep the process alive; Python cannot stop a thread).
     """
     from counterfact.orchestrator.drivers.probing import probe_arm
 
@@ -81,7 +92,44 @@ def smoke_runs(target: ResolvedSweep | ResolvedBisect) -> list[RunRecord]:
     else:
         sweep, scenario, arms = target, target.scenarios[0].view(), list(target.arms)
     fn = resolve_runner(sweep.runner)
-    return [execute_run(fn, RunContext(scenario, arm.view(), 0)) for arm in arms]
+    records: list[RunRecord] = []
+    for arm in arms:
+        record = _within(timeout_s, fn, RunContext(scenario, arm.view(), 0))
+        records.append(record)
+        if timed_out(record):
+            break
+    return records
+
+
+_LATE = "the run did not return within --timeout"
+
+
+def timed_out(record: RunRecord) -> bool:
+    """The smoke run did not return within its deadline (not: the runner raised TimeoutError)."""
+    error = record.error
+    return error is not None and error.type == "TimeoutError" and error.message.startswith(_LATE)
+
+
+def _within(timeout_s: float, fn: Callable[..., Any], ctx: RunContext) -> RunRecord:
+    """:func:`execute_run` on a daemon thread, waited for at most ``timeout_s``."""
+    done: list[RunRecord] = []
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            done.append(execute_run(fn, ctx))
+        except BaseException as exc:  # the user's abort: re-raised in this thread below
+            raised.append(exc)
+
+    worker = threading.Thread(target=run, name="smoke-run", daemon=True)
+    worker.start()
+    worker.join(timeout_s)
+    if raised:
+        raise raised[0]
+    if done:
+        return done[0]
+    msg = f"{_LATE} {timeout_s:g} s"
+    return error_record(ctx, TimeoutError(msg), timeout_s, None)
 
 
 @dataclass(frozen=True)
@@ -101,12 +149,15 @@ def outlook(sweep: ResolvedSweep, run_dir: Path) -> Outlook:
     """Read ``runs.jsonl`` (streamed) against the plan (a sequential sweep's plan at its cap)."""
     seq = sweep.config.sequential
     samples = seq.max_samples if seq is not None else sweep.config.samples
-    plan = build_plan(sweep.scenarios, sweep.arms, samples)
+    scenarios = {s.id for s in sweep.scenarios}
+    arms = {a.id for a in sweep.arms}
+    planned = len(scenarios) * len(arms) * samples
     reader, done = RunLogReader(run_dir / RUNS_FILE), DoneIndex()
+    covered = 0  # planned runs with a record: counted per record, never by building the plan
     for r in reader:
-        done.add((r.scenario, r.arm, r.seed))
-    left = sum((c.scenario.id, c.arm.id, c.seed) not in done for c in plan)
-    return Outlook(len(plan), done.count, left, reader.torn)
+        fresh = done.add((r.scenario, r.arm, r.seed))
+        covered += fresh and r.scenario in scenarios and r.arm in arms and 0 <= r.seed < samples
+    return Outlook(planned, done.count, planned - covered, reader.torn)
 
 
 def estimate(sweep: ResolvedSweep, smoke: Sequence[RunRecord], runs: int) -> SweepEstimate:

@@ -97,7 +97,13 @@ class Session:
     ) -> None:
         self.sweep = sweep
         self.log = log if log is not None else get_logger(sweep=sweep.config.name)
-        self.store = RunStore(run_dir, fresh=fresh, fingerprint=fingerprint, sink=sink, keep=keep)
+        seeds = None  # a bisection re-tests on fresh seeds past samples
+        if fingerprint.get("kind") == "sweep":
+            waves = sweep.waves
+            seeds = waves.max_samples if waves is not None else sweep.config.samples
+        self.store = RunStore(
+            run_dir, fresh=fresh, fingerprint=fingerprint, sink=sink, keep=keep, seeds=seeds
+        )
         self._given = executor
         self._cache_dir = cache_dir
         self._watched = watched
@@ -159,6 +165,12 @@ class Session:
         if self.store.torn:
             self.log.warning(
                 "runs.torn_line_dropped", note="a crash had cut the last line; dropped"
+            )
+        if self.store.beyond:
+            self.log.warning(
+                "runs.seeds_past_plan_ignored",
+                records=self.store.beyond,
+                note="records of seeds past this sweep's samples were ignored (kept in the file)",
             )
 
     def _close_executor(self) -> None:

@@ -17,19 +17,21 @@ target (``exact``, ``contains``, ``numeric``, ...), ignoring the scores.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from counterfact.exceptions import ConfigError
+from counterfact.orchestrator.importers.logguard import check_completion, check_log
 
 INPUT_CHARS = 2_000
 """Characters of a sample's input kept as the scenario's input (the question a report shows)."""
 CORRECT_VALUES = ("C", 1, 1.0, True)
 """Score values that count as correct by default (Inspect's ``CORRECT`` is ``"C"``)."""
 EXTRA = "pip install 'counterfact[inspect]'"
+UNREAD_FIELDS = frozenset({"messages", "events", "store", "attachments"})
+"""Sample fields an ``.eval`` log is read without (streamed past): the judging needs none."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,7 @@ def _read(path: Path) -> Any:
         msg = f"importing Inspect AI logs needs inspect-ai: {EXTRA}"
         raise ConfigError(msg) from exc
     try:
-        return read_eval_log(str(path))
+        return read_eval_log(str(path), exclude_fields=set(UNREAD_FIELDS))
     except Exception as exc:  # inspect's own errors: one line naming the file
         msg = f"{path}: not an Inspect AI log ({type(exc).__name__}: {exc})".splitlines()[0]
         raise ConfigError(msg, field="LOG") from exc
@@ -99,6 +101,7 @@ def read_arm(path: Path, name: str | None, scorer: str | None) -> ImportedArm:
     """One log as an arm (named ``name``, default its task's name)."""
     if not path.is_file():
         raise ConfigError(f"{path} is not a file", field="LOG")
+    digest = check_log(path)  # size limits, before Inspect decompresses anything
     log = _read(path)
     if log.status != "success" or log.samples is None:
         msg = (
@@ -107,14 +110,15 @@ def read_arm(path: Path, name: str | None, scorer: str | None) -> ImportedArm:
         )
         raise ConfigError(msg, field="LOG")
     arm = ImportedArm(name or log.eval.task, path, log.eval.task, str(log.eval.model))
-    arm.digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    arm.digest = digest
     for sample in log.samples:
         sid = str(sample.id)
         arm.targets[sid] = _text(sample.target)
         arm.inputs[sid] = _text(sample.input)[:INPUT_CHARS]
         error = getattr(sample.error, "message", None) if sample.error else None
+        completion = sample.output.completion if sample.output else ""
         arm.runs[(sid, int(sample.epoch))] = ImportedRun(
-            completion=sample.output.completion if sample.output else "",
+            completion=check_completion(path, sid, int(sample.epoch), completion),
             score=_score(sample, scorer, path),
             error=str(error) if error else None,
             duration_s=float(sample.total_time or 0.0),

@@ -55,6 +55,45 @@ SYNC_EVERY_S = 2.0
 Key = tuple[str, str, int]
 
 
+Known = tuple[set[str], set[str], bool]
+"""Scenario ids, arm ids, and whether probe arms (``ablate:[...]``, a bisection's) belong."""
+
+
+def _known(old: dict[str, Any], new: dict[str, Any] | None) -> Known | None:
+    """Every scenario and arm any version of this directory's sweep declared (``sweep.json``
+    keeps removed ones, and the new plan adds its own); None when there is nothing to check
+    against (no fingerprint, or a directory without ``sweep.json``).
+    """
+    if new is None or "arms" not in old:
+        return None
+    scenarios = set(old.get("scenarios", {})) | set(new.get("scenarios", {}))
+    arms = set(old.get("arms", {})) | set(new.get("arms", {}))
+    return scenarios, arms, "bisection" in (old.get("kind"), new.get("kind"))
+
+
+def _refuse_foreign(record: RunRecord, known: Known, runs: Path, line: int) -> None:
+    """A record of a scenario or arm no version of the sweep declared: another sweep's line.
+
+    Raises:
+        RunDirectoryError: naming the line.
+    """
+    scenarios, arms, probes = known
+    arm_known = record.arm in arms or (probes and record.arm.startswith("ablate:"))
+    if record.scenario in scenarios and arm_known:
+        return
+    what = (
+        f"scenario {record.scenario!r}"
+        if record.scenario not in scenarios
+        else f"arm {record.arm!r}"
+    )
+    msg = (
+        f"{runs} line {line}: a record of {what}, which is not part of this sweep (sweep.json "
+        "names it in no version of it): another sweep's lines were spliced in? Move runs.jsonl "
+        "aside, or pass --fresh"
+    )
+    raise RunDirectoryError(msg, run_dir=runs.parent)
+
+
 def _ends_without_newline(path: Path) -> bool:
     """True when ``path`` is non-empty and its last byte is not a newline (reads one byte)."""
     if not path.exists() or path.stat().st_size == 0:
@@ -64,14 +103,22 @@ def _ends_without_newline(path: Path) -> bool:
         return fh.read(1) != b"\n"
 
 
+DENSE_SEEDS = 1 << 24
+"""Seeds a :class:`DoneIndex` keeps as bits (2 MiB per (scenario, arm) at most); a seed past
+it (a hand-edited record: seed 10^15 once asked for 1.78 PiB) is kept in a set."""
+
+
 class DoneIndex:
     """Which (scenario, arm, seed) have a record: one bit per seed, not one object per run."""
 
     def __init__(self) -> None:
         self._bits: dict[tuple[str, str], np.ndarray[Any, np.dtype[np.bool_]]] = {}
+        self._sparse: set[Key] = set()
         self.count = 0
 
     def __contains__(self, key: Key) -> bool:
+        if key[2] >= DENSE_SEEDS:
+            return key in self._sparse
         bits = self._bits.get((key[0], key[1]))
         return bits is not None and 0 <= key[2] < len(bits) and bool(bits[key[2]])
 
@@ -79,10 +126,14 @@ class DoneIndex:
         """Mark ``key`` done; False when it already was."""
         if key in self or key[2] < 0:
             return False
+        if key[2] >= DENSE_SEEDS:
+            self._sparse.add(key)
+            self.count += 1
+            return True
         pair = (key[0], key[1])
         bits = self._bits.get(pair)
         if bits is None or key[2] >= len(bits):
-            grown = np.zeros(max(64, 2 * (key[2] + 1)), dtype=bool)
+            grown = np.zeros(min(max(64, 2 * (key[2] + 1)), DENSE_SEEDS), dtype=bool)
             if bits is not None:
                 grown[: len(bits)] = bits
             bits = self._bits[pair] = grown
@@ -105,8 +156,14 @@ class RunStore:
         fingerprint: dict[str, Any] | None = None,
         sink: Callable[[RunRecord], None] | None = None,
         keep: bool | None = None,
+        seeds: int | None = None,
     ) -> None:
         self.run_dir = run_dir
+        self.seeds = seeds
+        """Seeds ``0..seeds-1`` the plan can use (None: any); a read-back record of a seed past
+        them is not this plan's: counted in :attr:`beyond`, not indexed."""
+        self.beyond = 0
+        """Read-back records of seeds past :attr:`seeds` (ignored; kept in the file)."""
         self.fresh = fresh
         self.fingerprint = fingerprint
         self.sink = sink
@@ -169,7 +226,13 @@ class RunStore:
         old = read_fingerprint(stored) if stored.exists() else {}
         self._first_line = first_line_digest(runs, old.get(FIRST_LINE_KEY))
         reader = RunLogReader(runs)
+        known = _known(old, fingerprint)
         for record in reader:
+            if known is not None:
+                _refuse_foreign(record, known, runs, reader.line)
+            if self.seeds is not None and record.seed >= self.seeds:
+                self.beyond += 1
+                continue
             self.reused += self._take(record)
         if reader.torn:
             with runs.open("r+b") as fh:

@@ -38,6 +38,8 @@ class RunLogReader:
         self.path = path
         self.torn = False
         self.good_bytes = 0
+        self.line = 0
+        """The line number of the record last yielded."""
 
     def __iter__(self) -> Iterator[RunRecord]:
         """Yield each record in file order.
@@ -51,6 +53,7 @@ class RunLogReader:
             for number, line in enumerate(fh, 1):
                 record = self._parse(line, number)
                 if record is not None:
+                    self.line = number
                     yield record
 
     def _parse(self, line: bytes, number: int) -> RunRecord | None:

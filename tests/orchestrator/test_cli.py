@@ -221,6 +221,11 @@ def test_validate_reports_what_a_resume_would_do(tmp_path: Path) -> None:
     )
     assert code == 0, err
     assert "holds 32 recorded runs; run would resume them and execute 8 more" in out
+    code, out, err = invoke(
+        "validate", str(QUICKSTART), "--out", str(out_dir), "--set", "samples=2"
+    )
+    assert code == 0, err  # records past the plan do not count as planned runs done
+    assert "holds 32 recorded runs; run would resume them and execute 0 more" in out
 
 
 def test_a_degenerate_band_is_one_json_log_event_not_a_raw_warning(tmp_path: Path) -> None:

@@ -405,13 +405,16 @@ def _explained(j: _Judged, base: ArmTally) -> dict[str, Any]:
     }
 
 
-def _seed_sets(tally: ArmTally, stats: ProbeStats | None, samples: int) -> dict[str, Any]:
-    """The record's seed sets: lists, or bitmaps above SEED_LIST_MAX declared seeds. A seed
-    whose run ran and failed is failed; one without a record was never run (missing).
+def _seed_sets(
+    tally: ArmTally, seeds: list[int], stats: ProbeStats | None, samples: int
+) -> dict[str, Any]:
+    """The record's seed sets: lists, or bitmaps above SEED_LIST_MAX declared seeds. ``seeds``
+    are the judged ones; a seed whose run ran and failed, or whose output could not be compared
+    in time, is failed; one without a record was never run (missing).
     """
-    seeds = tally.seeds
     seen = tally.seen[:samples]
-    failed = [int(s) for s in np.flatnonzero(seen & ~tally.ok[:samples])]
+    broken = (seen & ~tally.ok[:samples]) | tally.comparison_timed_out[:samples]
+    failed = [int(s) for s in np.flatnonzero(broken)]
     missing = [int(s) for s in np.flatnonzero(~seen)]
     flipped = list(stats.flipped_seeds) if stats is not None else None
     if samples <= SEED_LIST_MAX:
@@ -495,7 +498,7 @@ def _fields(
         "reason": j.decision.reason if j.decision else None,
         "samples": len(seeds),
         "samples_declared": samples,
-        **_seed_sets(j.tally, stats, samples),
+        **_seed_sets(j.tally, seeds, stats, samples),
         "flips": stats.flips if stats is not None else None,
         "similarity": similarity_record(stats.similarity) if stats is not None else None,
         "outside_null_band": j.outside,

@@ -114,8 +114,10 @@ class SweepResult:
 
 
 def executor_for(sweep: ResolvedSweep) -> Executor:
-    """The executor the sweep's ``executor:`` section names."""
-    return make_executor(sweep.config.executor.kind, sweep.executor_options)
+    """The executor the sweep runs on: the one its ``executor:`` section names, else the
+    default that fits the work (:attr:`ResolvedSweep.executor`).
+    """
+    return make_executor(sweep.executor.kind, sweep.executor_options)
 
 
 def run_sweep(
@@ -307,6 +309,7 @@ def _summary(
             "torn_line_dropped": store.torn,
             "runs_failed": store.failed,
             "scenarios": scenarios,
+            "executor": facts.session.executor_record(),
             "concurrency": source.throttle,
             "budget": facts.budget(),
             "spend": facts.spend.record(),

@@ -32,7 +32,8 @@ COMPARATOR = "similarity"
 SIMILARITY = "text"
 """The similarity kind when none is named."""
 EXECUTOR = "ray"
-"""The executor kind when none is named."""
+"""The executor kind when none is named, for a CPU-bound sweep (an API-bound one without an address
+runs in-process: :mod:`counterfact.orchestrator.config.executor_choice`)."""
 ALPHA = 0.05
 """Significance level of the statistical verdicts."""
 ADJUST = "holm"

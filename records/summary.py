@@ -18,6 +18,7 @@ from counterfact.records.vocabulary import (
     Adjustment,
     Alternative,
     Decider,
+    ExecutorChosen,
     Family,
     Pairing,
     StatisticalVerdict,
@@ -229,6 +230,32 @@ class SpendRecord(_Record):
     """Runs that reported a cost."""
 
 
+class ExecutorRecord(_Record):
+    """Which executor ran the sweep, and why."""
+
+    kind: str
+    """The executor kind used: ``ray`` or ``local`` (in-process), or the class name of an
+    executor the Python API was handed."""
+    chosen: ExecutorChosen
+    """Why that kind (see :data:`~counterfact.records.vocabulary.ExecutorChosen`)."""
+
+
+class TimingsRecord(_Record):
+    """Where the sweep's wall-clock seconds went."""
+
+    startup_s: float | None = None
+    """From the executor's start (Ray started or joined, workers come up) until the first run
+    started; null when nothing was executed (everything read back or cached)."""
+    execution_s: float | None = None
+    """From the first run started until the last record was in; null when nothing was
+    executed."""
+    judging_s: float | None = None
+    """Judging the tallies and writing the records; null when the sweep stopped before it."""
+    report_s: float | None = None
+    """Rendering ``report.html``: the summary is written again once the report is out (null
+    when no report was written, or before it was)."""
+
+
 class SweepSummary(_Provenance):
     """``summary.json``: provenance and per-scenario facts of one sweep."""
 
@@ -246,6 +273,10 @@ class SweepSummary(_Provenance):
     """What the runs reported costing, per arm and overall (null before version 7)."""
     failure: str | None = None
     """Why the sweep failed, in words; null unless ``status`` is ``failed``."""
+    executor: ExecutorRecord | None = None
+    """The executor the runs went to and why it was chosen; null in older files."""
+    timings: TimingsRecord | None = None
+    """Start-up, execution, judging and report seconds; null in older files."""
     runs_used: int
     """Runner calls made by this invocation, retries included (runs read back or taken from the
     cache excluded)."""

@@ -90,6 +90,14 @@ InterventionKind = Literal[
 Family = Literal["sweep", "scenario"]
 """The family p-values are adjusted over (rule 15)."""
 
+ExecutorChosen = Literal["explicit", "api-bound default", "cpu default", "address", "ray options"]
+"""Why a sweep ran on its executor: ``explicit`` (``executor.kind`` or ``--executor`` named it);
+``api-bound default`` (no kind, no address, an ``async def`` runner or ``executor.concurrency``:
+in-process); ``cpu default`` (no kind, no address, a sync runner without ``concurrency``: Ray);
+``address`` (no kind, a cluster address in ``executor.address`` / ``--address`` or
+``RAY_ADDRESS``: Ray); ``ray options`` (an API-bound sweep without a kind that sets options only
+Ray honours, such as ``num_cpus``: Ray)."""
+
 Standing = Literal["sure", "not-sure", "not-assessed"]
 """How sure a verdict is (rule 25): ``sure`` when every check that bears on it ran and passed;
 ``not-sure`` with one reason per kind of doubt; ``not-assessed`` for a record with no answer (a

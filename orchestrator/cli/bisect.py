@@ -58,7 +58,7 @@ def bisect_command(
     run_dir: Path | None = None
     try:
         plan, run_dir = preflight_bisect(config, overrides, executor, address, out, fresh=fresh)
-        notes(plan.sweep.notes)
+        notes((*plan.sweep.notes, *plan.sweep.executor.notes()))
         result = run_bisect(
             plan,
             run_dir=run_dir,

@@ -66,7 +66,7 @@ def run(
     run_dir: Path | None = None
     try:
         sweep, run_dir = preflight_sweep(config, overrides, executor, address, out, fresh=fresh)
-        notes(sweep.notes)
+        notes((*sweep.notes, *sweep.executor.notes()))
         progress: Progress = TerminalProgress() if sys.stderr.isatty() else LogProgress()
         result = run_sweep(
             sweep,

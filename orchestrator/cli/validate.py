@@ -129,7 +129,7 @@ def _bisect_ok(plan: ResolvedBisect, run_dir: Path) -> None:
         f"ok: bisect {config.name!r}: {len(settings.suspects)} suspects, at most "
         f"{settings.max_probes} probes x {config.samples} samples = "
         f"{settings.max_probes * config.samples} runs on executor "
-        f"{config.executor.kind!r}; records would go to {run_dir}/"
+        f"{plan.sweep.executor.kind!r}; records would go to {run_dir}/"
     )
 
 
@@ -171,6 +171,6 @@ def _sweep_ok(sweep: ResolvedSweep, run_dir: Path) -> None:
     click.echo(
         f"ok: sweep {sweep.config.name!r}: {len(sweep.arms)} arms (baseline {sweep.baseline!r}), "
         f"{len(sweep.scenarios)} scenario(s), {samples} -> {most}{seen.planned} "
-        f"runs on executor {sweep.config.executor.kind!r}; records would go to {run_dir}/"
+        f"runs on executor {sweep.executor.kind!r}; records would go to {run_dir}/"
     )
     click.echo(f"identity: {_identity(sweep)}")

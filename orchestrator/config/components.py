@@ -166,8 +166,10 @@ class ExecutorConfig(_Model):
         return {"kind": data} if isinstance(data, str) else data
 
     kind: StrictStr = EXECUTOR
-    """A name in :data:`counterfact.orchestrator.engine.executors.EXECUTORS`: ``ray`` (default) or
-    ``local`` (in-process, in order; for tests and debugging)."""
+    """A name in :data:`counterfact.orchestrator.engine.executors.EXECUTORS`: ``ray`` or
+    ``local`` (in-process). Not named: ``local`` for an API-bound sweep (an ``async def`` runner
+    or ``concurrency`` set) without an address, else ``ray`` (see
+    :mod:`counterfact.orchestrator.config.executor_choice`)."""
     address: StrictStr | None = None
     """ray only: none starts a local Ray instance and stops it at the end; ``auto`` or a cluster
     address joins an existing cluster."""

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from counterfact.defaults import MAX_PLAN_RUNS
 from counterfact.exceptions import ConfigError, RefusalError
+from counterfact.orchestrator.config.executor_choice import ExecutorChoice, choose_executor
 from counterfact.orchestrator.config.expand import expand_arms
 from counterfact.orchestrator.config.regexcheck import REGEX_CHECK_S, extracts_in_time
 from counterfact.orchestrator.config.runnerfiles import files_digest, runner_files
@@ -59,6 +60,9 @@ class ResolvedSweep:
     similarity: Similarity
     runner: RunnerRef
     base_dir: Path
+    executor: ExecutorChoice
+    """The executor kind the runs go to, and why (the default fits the work: see
+    :mod:`~counterfact.orchestrator.config.executor_choice`)."""
     source: Path | None = None
     overrides: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
@@ -279,6 +283,8 @@ def _resolve(
     _bounded_plan(config, len(expanded.arms), len(scenarios))
     comparator = _build(COMPARATORS, config.comparator, "comparator", base_dir)
     _answer_references(config, scenarios, comparator)
+    runner = _runner(config, base_dir)
+    executor = choose_executor(config.executor, runner)
     sweep = ResolvedSweep(
         config=config,
         arms=expanded.arms,
@@ -286,8 +292,9 @@ def _resolve(
         scenarios=scenarios,
         comparator=comparator,
         similarity=_build(SIMILARITIES, config.similarity, "similarity", base_dir),
-        runner=_runner(config, base_dir),
+        runner=runner,
         base_dir=base_dir,
+        executor=executor,
         source=source,
         overrides=overrides,
         skipped=expanded.skipped,

@@ -9,7 +9,6 @@ from typing import Any, Literal
 from counterfact.defaults import (
     ALPHA,
     COMPARATOR,
-    EXECUTOR,
     MAX_CULPRITS,
     MAX_PROBES,
     SAMPLES,
@@ -68,7 +67,7 @@ def compare_arms(
     scenarios: Sequence[Mapping[str, Any]] | None = None,
     comparator: str | Mapping[str, Any] | Callable[[str, str], bool] = COMPARATOR,
     similarity: str | Mapping[str, Any] | Callable[[str, list[str]], Sequence[float]] = SIMILARITY,
-    executor: str | Mapping[str, Any] = EXECUTOR,
+    executor: str | Mapping[str, Any] | None = None,
     baseline: str | None = None,
     name: str = "compare-arms",
     out: str | Path | None = None,
@@ -96,8 +95,8 @@ def compare_arms(
             mapping, a ``"module:attr"`` target or a callable ``(reference, output) -> bool``
             (True: flipped).
         similarity: the same forms (``"text"``, the default; ``"embedding"``, ...).
-        executor: ``"ray"`` (default: a local Ray instance started and stopped for the call),
-            ``"local"`` (in-process), or a mapping such as ``{"kind": "ray", "address": "auto"}``.
+        executor: ``"ray"``, ``"local"`` (in-process) or a mapping (``{"kind": "ray", "address":
+            "auto"}``); default: in-process for API-bound work, else Ray (how-to/api-agents).
         baseline: the baseline arm id (default the first arm).
         name: the sweep's name, recorded in the summary.
         out: the run directory for the records; None keeps everything in memory.
@@ -127,7 +126,7 @@ def compare_arms(
         arms=[dict(a) for a in arms],
         comparator=_component(comparator),
         similarity=_component(similarity),
-        executor=_component(executor),
+        executor=None if executor is None else _component(executor),
         baseline=baseline,
         reference=reference,
         scenarios=[dict(s) for s in scenarios] if scenarios is not None else None,
@@ -165,7 +164,7 @@ def find_culprits(
     baseline: Mapping[str, Any] | None = None,
     comparator: str | Mapping[str, Any] | Callable[[str, str], bool] = COMPARATOR,
     similarity: str | Mapping[str, Any] | Callable[[str, list[str]], Sequence[float]] = SIMILARITY,
-    executor: str | Mapping[str, Any] = EXECUTOR,
+    executor: str | Mapping[str, Any] | None = None,
     max_probes: int = MAX_PROBES,
     max_culprits: int = MAX_CULPRITS,
     speculative: bool = False,
@@ -217,7 +216,6 @@ def find_culprits(
         "scenarios": [{"id": "default", "inputs": dict(inputs or {}), "reference": reference}],
         "comparator": _component(comparator),
         "similarity": _component(similarity),
-        "executor": _component(executor),
         "bisect": {
             "suspects": list(suspects),
             "max_probes": max_probes,
@@ -227,6 +225,8 @@ def find_culprits(
         },
         "statistics": {"alpha": alpha},
     } | ({"runner_version": runner_version} if runner_version is not None else {})
+    if executor is not None:
+        raw["executor"] = _component(executor)
     plan = resolve_bisect(validate_config(raw), base_dir=_folder(base_dir))
     return run_bisect(
         plan, run_dir=_optional_path(out), fresh=fresh, cache_dir=_optional_path(cache_dir)

@@ -172,7 +172,7 @@ def estimate(sweep: ResolvedSweep, smoke: Sequence[RunRecord], runs: int) -> Swe
     rate = None if per_minute is None else float(per_minute)
     pool = PoolSettings(cfg.concurrency, rate)
     cpus = cfg.num_cpus or os.cpu_count() or 1
-    local = cfg.kind == "local"
+    local = sweep.executor.kind == "local"
     overlapping = pool.overlapping(sweep.runner, 1 if local else cpus)
     parallel = overlapping or (1 if local else cpus)
     source = "configured" if overlapping else ("in process" if local else "one per CPU")

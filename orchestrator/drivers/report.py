@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from pathlib import Path
 from typing import Any
 
-from counterfact.orchestrator.storage.atomic import write_atomic, writing
-from counterfact.orchestrator.storage.dirchecks import FINGERPRINT_FILE, REPORT_FILE
+from counterfact.orchestrator.storage.atomic import write_atomic, write_json, writing
+from counterfact.orchestrator.storage.dirchecks import FINGERPRINT_FILE, REPORT_FILE, SUMMARY_FILE
 from counterfact.orchestrator.storage.recordfiles import (
     read_bisect,
     read_summary,
@@ -185,8 +186,27 @@ def write_report(run_dir: Path) -> Path:
         RunDirectoryError: no records there, or a record file is damaged.
         RecordWriteError: the file cannot be written (no space left, read-only).
     """
+    began = time.perf_counter()
     path = run_dir / REPORT_FILE
     text = render(report_data(run_dir))
     with writing(path):
         write_atomic(path, text)
+    _record_report_seconds(run_dir, time.perf_counter() - began)
     return path
+
+
+def _record_report_seconds(run_dir: Path, seconds: float) -> None:
+    """Write ``summary.json`` again with ``timings.report_s`` (the report is drawn from the
+    summary, so its seconds are known only after it). A summary without ``timings`` (an older
+    version's) is left as it was written.
+    """
+    path = run_dir / SUMMARY_FILE
+    if not path.is_file():
+        return  # a bisection's directory
+    data = json.loads(path.read_text("utf-8"))
+    timings = data.get("timings")
+    if not isinstance(timings, dict):
+        return
+    timings["report_s"] = round(seconds, 4)
+    summary = SweepSummary.model_validate(data)
+    write_json(path, summary.model_dump(mode="json", by_alias=True))

@@ -16,6 +16,7 @@ from counterfact.orchestrator.config.resolve import ResolvedSweep
 from counterfact.orchestrator.drivers.waves import WaveScheduler
 from counterfact.orchestrator.engine.progress import Progress
 from counterfact.orchestrator.engine.source import RunSource
+from counterfact.orchestrator.engine.timings import SweepClock, start_executor
 from counterfact.probes.tally import ScenarioTally
 from counterfact.verdicts.records import SequentialSummary, VerdictRecord
 from counterfact.verdicts.sequential import Look, Waves
@@ -57,6 +58,7 @@ def execute_waves(
     source: RunSource,
     progress: Progress,
     log: Any,
+    clock: SweepClock,
 ) -> WavesOutcome:
     """Run waves until every challenger stopped (or a stop was requested).
 
@@ -79,10 +81,11 @@ def execute_waves(
     upper = len(sweep.arms) * len(sweep.scenarios) * waves.max_samples - source.store.reused
     where = str(source.store.run_dir) if source.store.run_dir else None
     log.info("sweep.start", sequential=True, runs_at_most=upper, run_dir=where)
-    source.executor.start()
+    start_executor(source.executor, progress, clock)
     progress.start(max(upper, 0))
     try:  # under the session's graceful stop
         for record in source.execute(scheduler.feed):
+            clock.observe(record)
             progress.advance(record.ok)
             if not source.executor.stop_requested:  # stopping: queue nothing new
                 scheduler.advance(record.scenario)

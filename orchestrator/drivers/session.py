@@ -133,9 +133,7 @@ class Session:
         self.store.__enter__()
         try:
             self._report_store()
-            ex = self._given or make_executor(
-                self.sweep.config.executor.kind, self.sweep.executor_options
-            )
+            ex = self._given or make_executor(self.sweep.executor.kind, self.sweep.executor_options)
             self._executor = ex
             cache = open_cache(self.sweep, self._cache_dir)
             source = RunSource(self.sweep.runner, self.store, ex, cache, self.log)
@@ -158,6 +156,14 @@ class Session:
             self._close_executor()
         finally:
             self.store.close()
+
+    def executor_record(self) -> dict[str, str]:
+        """The ``executor`` record of ``summary.json``: the kind the runs went to, and why (an
+        executor the caller passed is named by its class, chosen explicitly).
+        """
+        if self._given is not None:
+            return {"kind": type(self._given).__name__, "chosen": "explicit"}
+        return self.sweep.executor.record()
 
     def _report_store(self) -> None:
         if self.store.moved_to is not None:

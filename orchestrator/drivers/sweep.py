@@ -21,6 +21,7 @@ from counterfact.orchestrator.engine.plan import build_plan
 from counterfact.orchestrator.engine.progress import NoProgress, Progress
 from counterfact.orchestrator.engine.source import RunSource
 from counterfact.orchestrator.engine.spend import SpendTally
+from counterfact.orchestrator.engine.timings import SweepClock, start_executor
 from counterfact.orchestrator.engine.worker import now_iso
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
 from counterfact.probes.records import RunRecord
@@ -114,8 +115,10 @@ class SweepResult:
 
 
 def executor_for(sweep: ResolvedSweep) -> Executor:
-    """The executor the sweep's ``executor:`` section names."""
-    return make_executor(sweep.config.executor.kind, sweep.executor_options)
+    """The executor the sweep runs on: the one its ``executor:`` section names, else the
+    default that fits the work (:attr:`ResolvedSweep.executor`).
+    """
+    return make_executor(sweep.executor.kind, sweep.executor_options)
 
 
 def run_sweep(
@@ -150,6 +153,7 @@ def run_sweep(
     tallies = _tallies(sweep)
     budget = Budget(sweep.config.budget) if sweep.config.budget else None
     spend = SpendTally()
+    clock = SweepClock()
     seen = watched((s.id for s in sweep.scenarios), (a.id for a in sweep.arms), sweep.baseline)
     session = Session(
         sweep,
@@ -165,13 +169,16 @@ def run_sweep(
     )
     with session:
         shown = progress or NoProgress()
-        waves = session.execute(lambda: _run(sweep, plan, tallies, session.source, shown, log))
+        waves = session.execute(
+            lambda: _run(sweep, plan, tallies, session.source, shown, log, clock)
+        )
         ending = session.ending()
         store = session.store
         missing = 0
         if ending.kind in ("interrupted", "budget"):
             missing = sum(not store.has(c.scenario.id, c.arm.id, c.seed) for c in plan)
-        facts = _Facts(session, started, ending, None if waves is not None else missing, spend)
+        unstarted = None if waves is not None else missing
+        facts = _Facts(session, started, ending, unstarted, spend, clock)
         conclude = partial(
             session.conclude,
             ending,
@@ -183,6 +190,7 @@ def run_sweep(
             store.write_summary(_summary(sweep, facts, []))
             conclude()  # raises
         shown.phase(f"judging {len(sweep.scenarios):,} question(s) x {len(sweep.arms)} arms")
+        clock.judging_starting()
         with judging_heap():
             result = _judge(sweep, tallies, facts, log, waves)
         conclude(result=result)
@@ -196,11 +204,12 @@ def _run(
     source: RunSource,
     progress: Progress,
     log: Any,
+    clock: SweepClock,
 ) -> WavesOutcome | None:
     """Execute the plan: in waves (sequential), or what is not yet recorded of the fixed plan."""
     if sweep.waves is not None:
-        return execute_waves(sweep, tallies, source, progress, log)
-    _execute(sweep, plan, source, progress, log)
+        return execute_waves(sweep, tallies, source, progress, log, clock)
+    _execute(sweep, plan, source, progress, log, clock)
     return None
 
 
@@ -244,6 +253,7 @@ def _execute(
     source: RunSource,
     progress: Progress,
     log: Any,
+    clock: SweepClock,
 ) -> None:
     """Split the plan into records already had and runs to execute, and execute those."""
     arms = {a.id: a for a in sweep.arms}
@@ -255,10 +265,11 @@ def _execute(
     log.info("sweep.start", runs=len(todo), planned=len(plan), run_dir=where)
     if not todo:
         return  # everything is recorded (or cached): no executor, no Ray instance to start
-    source.executor.start()
+    start_executor(source.executor, progress, clock)
     progress.start(len(todo))
     try:
         for record in source.execute(todo):
+            clock.observe(record)
             progress.advance(record.ok)
     finally:
         progress.finish()
@@ -274,6 +285,7 @@ class _Facts:
     not_started: int | None
     """Planned runs without a record (None: a sequential plan has no fixed size)."""
     spend: SpendTally
+    clock: SweepClock
 
     def budget(self) -> BudgetRecord | None:
         budget = self.session.source.budget
@@ -307,6 +319,8 @@ def _summary(
             "torn_line_dropped": store.torn,
             "runs_failed": store.failed,
             "scenarios": scenarios,
+            "executor": facts.session.executor_record(),
+            "timings": facts.clock.record(),
             "concurrency": source.throttle,
             "budget": facts.budget(),
             "spend": facts.spend.record(),

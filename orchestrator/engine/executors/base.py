@@ -47,6 +47,12 @@ class Executor(ABC):
         """How the sweep's concurrency limit moved (None when runs did not overlap)."""
         return None
 
+    def start_phase(self) -> str | None:
+        """What :meth:`start` is about to do, when it takes a while (``starting Ray``): shown as a
+        progress line; None when starting is instant (in-process).
+        """
+        return None
+
     def start(self) -> None:
         """Acquire what the executor needs (start or join Ray) before the first run is timed."""
 

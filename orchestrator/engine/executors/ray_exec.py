@@ -205,6 +205,16 @@ class RayExecutor(Executor):
         self._actors: ActorPool | None = None
         """Worker actors for overlapping runs, started by the first run that needs them."""
 
+    def start_phase(self) -> str | None:
+        """``starting Ray`` (a local instance) or ``joining Ray at ADDRESS``; None when this
+        process already runs Ray.
+        """
+        import ray
+
+        if ray.is_initialized():
+            return None
+        return "starting Ray" if self.address is None else f"joining Ray at {self.address}"
+
     def start(self) -> None:
         """Start a local Ray instance, or join ``address``."""
         self._ray()

@@ -246,14 +246,26 @@ def test_sigterm_cancels_in_flight_runs_and_the_resume_runs_them(
     )
     out = tmp_path / "o"
     cmd = [sys.executable, "-m", "counterfact.orchestrator.cli", "run", str(cfg), "--out", str(out)]
-    driver = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # a shell under nohup (or a CI runner) passes SIGHUP on as ignored: the driver must get the
+    # default disposition, as from a terminal, for the signal to mean anything
+    driver = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if (out / "runs.jsonl").exists() and len(_runs(out)) >= 40:
             break
         time.sleep(0.02)
     driver.send_signal(signum)
-    _, err = driver.communicate(timeout=60)
+    try:
+        _, err = driver.communicate(timeout=60)
+    finally:
+        if driver.poll() is None:  # it ignored the signal: stop the process this test started
+            driver.kill()
+            driver.communicate()
     assert driver.returncode == code, err.decode()
     assert "run the same command again to resume: counterfact run" in err.decode()
     stopped = _runs(out)

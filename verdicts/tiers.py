@@ -97,6 +97,9 @@ class RunGaps:
     """The baseline's runs that ran and failed."""
     unrun: int
     """Seeds without a record for the arm or the baseline: never run."""
+    uncompared: int = 0
+    """Seeds whose output (the arm's or the baseline's) ran but could not be compared with the
+    reference in time (a regex comparator's deadline)."""
 
 
 @dataclass(frozen=True)
@@ -193,7 +196,16 @@ def _short(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
     s, base, n = ev.stats, ctx.baseline_stats, ctx.samples
     gaps = ev.run_gaps(ctx)
     unrun = f"{gaps.unrun} of {n} seeds were not run: {ctx.unrun_words}"
-    if not (gaps.arm_failed or gaps.baseline_failed):
+    if gaps.uncompared and not (gaps.arm_failed or gaps.baseline_failed or gaps.unrun):
+        return Decision(
+            "inconclusive",
+            "runs-failed",
+            f"Inconclusive: on scenario '{ctx.scenario}', {gaps.uncompared} of {n} seeds ran but "
+            "their output could not be compared with the reference in time (the comparator's "
+            "deadline: see the comparison-timed-out reason, which names them); they are not "
+            "samples, so no verdict is drawn for this arm. " + _bounds(ctx, s.samples),
+        )
+    if not (gaps.arm_failed or gaps.baseline_failed or gaps.uncompared):
         return Decision(
             "inconclusive",
             "runs-missing",
@@ -201,7 +213,7 @@ def _short(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
             f"have run every seed on scenario '{ctx.scenario}', no verdict is drawn for this "
             "arm. " + _bounds(ctx, s.samples),
         )
-    if not gaps.unrun:  # failed runs only
+    if not gaps.unrun and not gaps.uncompared:  # failed runs only
         who = f"arm '{ev.arm}'" if s.samples < n else f"baseline '{ctx.baseline}'"
         got = s.samples if s.samples < n else base.samples
         return Decision(
@@ -219,6 +231,8 @@ def _short(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
         )
         if count
     ]
+    if gaps.uncompared:
+        failed.append(f"{gaps.uncompared} seed(s) whose output could not be compared in time")
     return Decision(
         "inconclusive",
         "runs-failed",

@@ -55,6 +55,10 @@ class ExecutorChoice:
         return {"kind": self.kind, "chosen": self.chosen}
 
 
+RAY_ONLY_SET = ("max_in_flight", "infra_retries")
+"""Options the in-process executor accepts but does nothing with: set, they mean Ray."""
+
+
 def choose_executor(
     config: ExecutorConfig,
     runner: RunnerRef,
@@ -82,7 +86,7 @@ def choose_executor(
         why = "a sync runner without executor.concurrency; set it for API calls"
         return ExecutorChoice(_RAY, "cpu default", why)
     section = {name: getattr(config, name) for name in OPTIONS if name in config.model_fields_set}
-    ray_only = unhonoured(_IN_PROCESS, section)
+    ray_only = unhonoured(_IN_PROCESS, section) + [k for k in RAY_ONLY_SET if k in section]
     if ray_only:
         keys = ", ".join(f"executor.{k}" for k in ray_only)
         return ExecutorChoice(_RAY, "ray options", f"{why}, but {keys} applies to ray only")

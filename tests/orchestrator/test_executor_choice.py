@@ -68,6 +68,12 @@ def test_ray_address_in_the_environment_keeps_ray() -> None:
     assert (found.kind, found.chosen, found.why) == ("ray", "address", "RAY_ADDRESS is set")
 
 
+@pytest.mark.parametrize("option", [{"max_in_flight": 500}, {"infra_retries": 3}])
+def test_an_option_the_local_executor_ignores_keeps_ray(option: dict[str, int]) -> None:
+    found = _choice({"concurrency": 10, **option}, _async_runner)
+    assert (found.kind, found.chosen) == ("ray", "ray options")
+
+
 def test_an_option_only_ray_honours_keeps_ray() -> None:
     found = _choice({"num_cpus": 2}, _async_runner)
     assert (found.kind, found.chosen) == ("ray", "ray options")

@@ -33,6 +33,9 @@ def test_a_timed_out_output_is_an_unscored_seed_with_a_doubt() -> None:
     )
     row = result.row("alt")
     assert row.verdict == "inconclusive"  # fewer seeds judged than declared
+    assert row.reason == "runs-failed" and row.failed_seeds == sorted(SLOW_SEEDS)
+    assert "2 of 8 seeds ran but their output could not be compared" in row.claim
+    assert "runs.jsonl" not in row.claim and "not run" not in row.claim
     assert row.seeds == [0, 1, 3, 4, 6, 7] and row.flipped_seeds == [1, 3, 7]
     assert result.row("base").seeds == list(range(8))
     doubt = next(d for d in row.reasons if d.code == "comparison-timed-out")

@@ -152,7 +152,7 @@ def run_sweep(
     plan = build_plan(sweep.scenarios, sweep.arms, sweep.samples)
     tallies = _tallies(sweep)
     budget = Budget(sweep.config.budget) if sweep.config.budget else None
-    spend = SpendTally()
+    spend = SpendTally(tuple(a.id for a in sweep.arms))
     clock = SweepClock()
     seen = watched((s.id for s in sweep.scenarios), (a.id for a in sweep.arms), sweep.baseline)
     session = Session(

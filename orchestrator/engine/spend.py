@@ -13,7 +13,9 @@ from counterfact.records.summary import SpendRecord
 class SpendTally:
     """Sums each run's ``cost`` by arm; told about every record the sweep holds."""
 
-    def __init__(self) -> None:
+    def __init__(self, arms: tuple[str, ...] = ()) -> None:
+        self._order = {arm: i for i, arm in enumerate(arms)}
+        """The sweep's arm order: ``by_arm`` follows it, whatever order runs finished in."""
         self._by_arm: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
         self._runs = 0
 
@@ -28,8 +30,10 @@ class SpendTally:
 
     def record(self) -> SpendRecord:
         """The totals, rounded to 1e-6."""
+        last = len(self._order)
+        arms = sorted(self._by_arm, key=lambda a: (self._order.get(a, last), a))
         by_arm = {
-            a: {k: round(v, 6) for k, v in sorted(c.items())} for a, c in self._by_arm.items()
+            arm: {k: round(v, 6) for k, v in sorted(self._by_arm[arm].items())} for arm in arms
         }
         total: dict[str, float] = defaultdict(float)
         for costs in by_arm.values():

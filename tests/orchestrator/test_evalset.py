@@ -149,3 +149,13 @@ def test_one_question_keeps_the_rows_verdict() -> None:
     assert (arm.verdict, arm.statistical_verdict) == (row.verdict, row.statistical_verdict)
     assert row.test is not None and arm.p_value == row.test.p_value
     assert arm.questions == 1 and "seeds are the sample" in arm.method
+
+
+def test_spend_per_arm_follows_the_sweeps_arm_order_not_arrival() -> None:
+    from counterfact.orchestrator.engine.spend import SpendTally
+    from tests.helpers import run_record
+
+    tally = SpendTally(("baseline", "stale", "large"))
+    for arm in ("large", "stale", "baseline", "large"):  # finished in another order
+        tally.observe(run_record(0, arm, cost={"tokens": 10.0}))
+    assert list(tally.record().by_arm) == ["baseline", "stale", "large"]

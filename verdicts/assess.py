@@ -6,8 +6,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-import numpy as np
-
 from counterfact.defaults import COST_KEY
 from counterfact.probes.arms import ArmSpec, Intervention, facets_diff, intervention
 from counterfact.probes.comparators import Comparator
@@ -17,9 +15,8 @@ from counterfact.probes.pairs import pairs_of
 from counterfact.probes.records import RunRecord
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import Similarity
-from counterfact.probes.stats import ProbeStats, SimilarityStats
+from counterfact.probes.stats import ProbeStats
 from counterfact.probes.tally import ArmTally, ScenarioTally, tally_runs
-from counterfact.records.seedsets import SEED_LIST_MAX, pack
 from counterfact.records.vocabulary import Reason
 from counterfact.verdicts.applied import BASELINE_NOT_APPLIED, NOT_APPLIED, check_failed, reason_of
 from counterfact.verdicts.cost import CostItem, CostReading, cost_class, cost_readings
@@ -27,9 +24,7 @@ from counterfact.verdicts.intervals import flip_rate_interval
 from counterfact.verdicts.judgement import Judgement
 from counterfact.verdicts.placebo import determinism_doubt, determinism_sentence
 from counterfact.verdicts.records import (
-    ApplicationRecord,
     ChangedToRecord,
-    CostReadingRecord,
     CostRecord,
     EffectRecord,
     NullBandRecord,
@@ -40,6 +35,7 @@ from counterfact.verdicts.records import (
     SimilarityTestRecord,
     VerdictRecord,
 )
+from counterfact.verdicts.row_parts import app_record, reading_record, seed_sets, similarity_record
 from counterfact.verdicts.rows import verdict_record
 from counterfact.verdicts.sequential import Look
 from counterfact.verdicts.settings import StatisticsSettings
@@ -74,28 +70,6 @@ class ScenarioAssessment:
         own; a sweep builds its rows with :func:`~counterfact.verdicts.rows.verdict_rows`.
         """
         return tuple(verdict_record(j, None, self.settings) for j in self.judgements)
-
-
-def similarity_record(stats: SimilarityStats | None) -> SimilarityRecord | None:
-    """The record form of similarity stats (read off their attributes)."""
-    return None if stats is None else SimilarityRecord.model_validate(stats)
-
-
-def _app_record(app: Application) -> ApplicationRecord:
-    mismatches = []
-    for m in app.mismatches:
-        row = {"facet": m.facet, "declared": m.declared}
-        if m.observed_present:
-            row["observed"] = m.observed
-        mismatches.append(row)
-    return ApplicationRecord(
-        checked=app.checked,
-        applied=app.applied,
-        manifests_seen=app.manifests_seen,
-        mismatches=mismatches,
-        mismatches_omitted=app.mismatches_omitted,
-        manifests_mismatched=app.manifests_mismatched,
-    )
 
 
 @dataclass(frozen=True)
@@ -407,41 +381,6 @@ def _explained(j: _Judged, base: ArmTally) -> dict[str, Any]:
     }
 
 
-def _seed_sets(
-    tally: ArmTally, seeds: list[int], stats: ProbeStats | None, samples: int
-) -> dict[str, Any]:
-    """The record's seed sets: lists, or bitmaps above SEED_LIST_MAX declared seeds. ``seeds``
-    are the judged ones; a seed whose run ran and failed, or whose output could not be compared
-    in time, is failed; one without a record was never run (missing).
-    """
-    seen = tally.seen[:samples]
-    broken = (seen & ~tally.ok[:samples]) | tally.comparison_timed_out[:samples]
-    failed = [int(s) for s in np.flatnonzero(broken)]
-    missing = [int(s) for s in np.flatnonzero(~seen)]
-    flipped = list(stats.flipped_seeds) if stats is not None else None
-    if samples <= SEED_LIST_MAX:
-        sims = list(stats.similarities) if stats is not None else None
-        return {
-            "seeds": seeds,
-            "failed_seeds": failed,
-            "missing_seeds": missing,
-            "flipped_seeds": flipped,
-            "similarities": sims,
-        }
-    return {
-        "seeds": None,
-        "seeds_bits": pack(seeds, samples),
-        "failed_seeds": None,
-        "failed_seeds_bits": pack(failed, samples),
-        "missing_seeds": None,
-        "missing_seeds_bits": pack(missing, samples),
-        "flipped_seeds": None,
-        "flipped_seeds_bits": pack(flipped, samples) if flipped is not None else None,
-        "similarities": None,
-        "similarities_omitted": stats is not None,
-    }
-
-
 def _withheld(j: _Judged) -> Reason | None:
     """Rule 11: no cost class under failed or unrun runs or an unstable baseline (nor when the
     baseline did not take effect); the reason is recorded instead.
@@ -451,24 +390,6 @@ def _withheld(j: _Judged) -> Reason | None:
 
 
 _NO_CLASS = ("runs-failed", "runs-missing", "unstable-baseline", *BASELINE_NOT_APPLIED)
-
-
-def _reading_record(
-    reading: CostReading | None, stats: ProbeStats | None
-) -> CostReadingRecord | None:
-    if reading is None:
-        return None
-    key = stats.cost.get(reading.key) if stats is not None and stats.cost else None
-    return CostReadingRecord(
-        key=reading.key,
-        saved=reading.saved,
-        consistent=reading.consistent,
-        stable=reading.stable,
-        cost_cause=reading.cost_cause,
-        placebo_band=list(reading.placebo),
-        placebo_max=max(reading.placebo) if reading.placebo else None,
-        reported=key.reported if key is not None else 0,
-    )
 
 
 def _fields(
@@ -500,15 +421,15 @@ def _fields(
         "reason": j.decision.reason if j.decision else None,
         "samples": len(seeds),
         "samples_declared": samples,
-        **_seed_sets(j.tally, seeds, stats, samples),
+        **seed_sets(j.tally, seeds, stats, samples),
         "flips": stats.flips if stats is not None else None,
         "similarity": similarity_record(stats.similarity) if stats is not None else None,
         "outside_null_band": j.outside,
-        "application": _app_record(j.application),
+        "application": app_record(j.application),
         "cost": cost,
         "runs_retried": j.tally.retried,
         "runs_from_cache": j.tally.from_cache,
-        "cost_reading": _reading_record(readings.get(j.tally.arm.id), stats),
+        "cost_reading": reading_record(readings.get(j.tally.arm.id), stats),
         "cost_class": None
         if not is_ablation or withheld or not seeds  # no successful run: nothing to classify
         else cost_class(confirmed, readings.get(j.tally.arm.id)),

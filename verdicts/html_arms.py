@@ -14,7 +14,7 @@ from html import escape
 from counterfact.records.arms import ArmVerdictRecord
 from counterfact.records.summary import SpendRecord
 from counterfact.verdicts.estimate import spend_text as amounts_text
-from counterfact.verdicts.plots import Effect, forest_figure
+from counterfact.verdicts.plots import effects_of, forest_figure
 
 
 def _amounts(costs: dict[str, float]) -> str:
@@ -89,17 +89,7 @@ def _axis_label(arms: Sequence[ArmVerdictRecord]) -> str:
 
 def arm_forest(arms: Sequence[ArmVerdictRecord]) -> str:
     """One figure: each challenger's effect with its interval, a line at zero."""
-    effects = [
-        Effect(
-            a.arm,
-            a.effect.diff,
-            a.effect.low,
-            a.effect.high,
-            a.statistical_verdict == "significant",
-        )
-        for a in arms
-        if a.effect is not None
-    ]
+    effects = effects_of(arms)
     if not effects:
         return ""
     svg = forest_figure(effects, _axis_label(arms), zoom=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from html import escape
 
 from counterfact.verdicts.html_data import ReportData
-from counterfact.verdicts.plots import Effect, forest_figure
+from counterfact.verdicts.plots import effects_of, forest_figure
 from counterfact.verdicts.records import VerdictRecord
 
 GLANCE_STYLE = """
@@ -64,17 +64,7 @@ def matrix(data: ReportData) -> str:
 def forest(data: ReportData) -> str:
     """The pooled effect per challenger with its clustered interval, drawn."""
     pooled = data.summary.pooled if data.summary is not None else []
-    effects = [
-        Effect(
-            p.arm,
-            p.effect.diff,
-            p.effect.low,
-            p.effect.high,
-            p.statistical_verdict == "significant",
-        )
-        for p in pooled
-        if p.effect is not None
-    ]
+    effects = effects_of(pooled)
     if not effects:
         return ""
     return f'<figure class="forest"><div class="plot">{forest_figure(effects)}</div></figure>'

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import wraps
-from typing import Any
+from typing import Any, Protocol
 
 BASE_COLOUR = "#4c72b0"
 ARM_COLOUR = "#dd8452"
@@ -142,6 +142,36 @@ class Effect:
     low: float
     high: float
     significant: bool
+
+
+class _Interval(Protocol):
+    diff: float
+    low: float
+    high: float
+
+
+class _Tested(Protocol):
+    @property
+    def arm(self) -> str: ...
+    @property
+    def effect(self) -> _Interval | None: ...
+    @property
+    def statistical_verdict(self) -> str | None: ...
+
+
+def effects_of(records: Sequence[_Tested]) -> list[Effect]:
+    """The forest plot's rows from records with an ``effect`` (arm-level or pooled)."""
+    return [
+        Effect(
+            r.arm,
+            r.effect.diff,
+            r.effect.low,
+            r.effect.high,
+            r.statistical_verdict == "significant",
+        )
+        for r in records
+        if r.effect is not None
+    ]
 
 
 POOLED_AXIS = (

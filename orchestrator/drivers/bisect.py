@@ -25,7 +25,6 @@ from counterfact.orchestrator.storage.runlog import RUNS_FILE
 from counterfact.probes.records import RunRecord
 from counterfact.probes.tally import RUN_FLAGS
 from counterfact.records.vocabulary import BisectReason, DoubtCode
-from counterfact.verdicts.assess import similarity_record
 from counterfact.verdicts.bisection import (
     BisectOutcome,
     Decide,
@@ -40,6 +39,7 @@ from counterfact.verdicts.records import (
     CulpritCheckRecord,
     ReferenceRecord,
 )
+from counterfact.verdicts.row_parts import similarity_record
 from counterfact.verdicts.standing import (
     bisect_doubts,
     standing_of,

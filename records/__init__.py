@@ -24,10 +24,12 @@ from counterfact.records.arms import ARM_SCHEMA_VERSION, ArmVerdictRecord
 from counterfact.records.files import (
     read_arms,
     read_bisect,
+    read_live,
     read_runs,
     read_summary,
     read_verdicts,
 )
+from counterfact.records.live import LIVE_FILE, LIVE_SCHEMA_VERSION, LiveState
 from counterfact.records.plan import PLAN_SCHEMA_VERSION, PlanRecord
 from counterfact.records.runs import RUN_SCHEMA_VERSION, RunError, RunRecord
 from counterfact.records.verdicts import (
@@ -45,6 +47,8 @@ from counterfact.records.verdicts import (
 __all__ = [
     "ARM_SCHEMA_VERSION",
     "BISECT_SCHEMA_VERSION",
+    "LIVE_FILE",
+    "LIVE_SCHEMA_VERSION",
     "PLAN_SCHEMA_VERSION",
     "RUN_SCHEMA_VERSION",
     "SUMMARY_SCHEMA_VERSION",
@@ -54,6 +58,7 @@ __all__ = [
     "BudgetRecord",
     "ConcurrencyRecord",
     "Interval",
+    "LiveState",
     "PlanRecord",
     "RunError",
     "RunRecord",
@@ -61,6 +66,7 @@ __all__ = [
     "VerdictRecord",
     "read_arms",
     "read_bisect",
+    "read_live",
     "read_runs",
     "read_summary",
     "read_verdicts",

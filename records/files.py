@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from counterfact.records.arms import ArmVerdictRecord
+from counterfact.records.live import LIVE_FILE, LiveState
 from counterfact.records.runs import RunRecord
 from counterfact.records.verdicts import BisectRecord, SweepSummary, VerdictRecord
 
@@ -59,3 +60,8 @@ def read_arms(where: str | Path) -> list[ArmVerdictRecord]:
     return [
         ArmVerdictRecord.model_validate_json(line) for line in text.splitlines() if line.strip()
     ]
+
+
+def read_live(where: str | Path) -> LiveState:
+    """``live.json``: the sweep's latest progress snapshot (see :mod:`counterfact.records.live`)."""
+    return LiveState.model_validate(json.loads(_file(where, LIVE_FILE).read_text("utf-8")))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeAlias
 
@@ -77,8 +77,10 @@ class Runner(Protocol):
     randomness with ``ctx.seed``, and reports what it actually ran in ``manifest``.
     """
 
-    def __call__(self, ctx: RunContext, /) -> RunnerReturn:
-        """Run once; return the output text, a mapping, or a :class:`RunResult`."""
+    def __call__(self, ctx: RunContext, /) -> RunnerReturn | Awaitable[RunnerReturn]:
+        """Run once; return the output text, a mapping, or a :class:`RunResult` (an
+        ``async def`` runner returns them when awaited).
+        """
         ...
 
 

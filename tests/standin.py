@@ -10,7 +10,11 @@ percentile ``p95_s``), so every system measured gets the same requests with the 
 way at random (seeded by the request and how many times it was sent: every client meets the
 same weather); with ``outage`` (start, seconds), every request is refused from ``start`` seconds
 after the first request (since the stats were reset) for that long. The answer is ``Paris`` unless the request's model is
-``flaky-model`` (then ``Lyon`` on odd seeds).
+``flaky-model`` (then ``Lyon`` on odd seeds) or its system message says ``contrary`` (then
+``Lyon``). The reply
+names the model asked for, or ``serve_as[model]`` (a dated snapshot, a silent fallback); its
+``usage`` counts the prompt's words as input tokens and one output token. Every request body
+served is kept in ``stats.bodies`` (the first :data:`KEPT_BODIES`).
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+KEPT_BODIES = 10_000
+"""How many request bodies ``stats.bodies`` keeps."""
+
 
 @dataclass
 class StandInStats:
@@ -46,6 +53,8 @@ class StandInStats:
     sent: dict[str, int] = field(default_factory=dict)
     after_outage: list[tuple[float, int]] = field(default_factory=list)
     """(seconds since the outage ended, calls in flight) at each call served after it."""
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+    """The body of each request served, in the order served."""
 
 
 def request_latency(body: dict[str, Any], median_s: float, p95_s: float) -> float:
@@ -71,6 +80,7 @@ class StandIn:
         retry_after: float = 1.0,
         refuse_rate: float = 0.0,
         outage: tuple[float, float] | None = None,
+        serve_as: dict[str, str] | None = None,
     ) -> None:
         self.median_s = median_s
         self.p95_s = p95_s
@@ -78,6 +88,7 @@ class StandIn:
         self.retry_after = retry_after
         self.refuse_rate = refuse_rate
         self.outage = outage
+        self.serve_as = dict(serve_as or {})
         self.stats = StandInStats()
         app = Starlette(
             routes=[
@@ -156,7 +167,9 @@ class StandIn:
             stats.in_flight -= 1
         stats.served += 1
         stats.served_latency_s += wait
-        return JSONResponse(_completion(body))
+        if len(stats.bodies) < KEPT_BODIES:
+            stats.bodies.append(body)
+        return JSONResponse(_completion(body, self.serve_as))
 
     def _since_outage(self, elapsed: float) -> float | None:
         """Seconds since the outage ended (negative: in it), None before it or without one."""
@@ -175,10 +188,19 @@ class StandIn:
         return int.from_bytes(digest[:8], "little") / 2**64 < self.refuse_rate
 
 
-def _completion(body: dict[str, Any]) -> dict[str, Any]:
-    model = str(body.get("model", "stand-in"))
+def _contrary(messages: list[dict[str, Any]]) -> bool:
+    return any(
+        m.get("role") == "system" and "contrary" in str(m.get("content", "")).lower()
+        for m in messages
+    )
+
+
+def _completion(body: dict[str, Any], serve_as: dict[str, str] | None = None) -> dict[str, Any]:
+    asked = str(body.get("model", "stand-in"))
+    model = (serve_as or {}).get(asked, asked)
     seed = int(body.get("seed") or 0)
-    answer = "Lyon" if model == "flaky-model" and seed % 2 else "Paris"
+    flaky = asked == "flaky-model" and seed % 2
+    answer = "Lyon" if flaky or _contrary(body.get("messages", [])) else "Paris"
     prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
     return {
         "id": f"chatcmpl-{seed}",

@@ -133,6 +133,16 @@ RULES = [
         ),
         "configuration only declares",
     ),
+    (
+        "counterfact.orchestrator.runners",
+        (
+            "counterfact.orchestrator.cli",
+            "counterfact.orchestrator.drivers",
+            "counterfact.orchestrator.storage",
+            "counterfact.orchestrator.engine",
+        ),
+        "a built-in runner is a runner: a RunContext in, a RunResult out, its config its input",
+    ),
     ("counterfact.orchestrator.drivers", ("counterfact.orchestrator.cli",), "the CLI is on top"),
     (
         "counterfact.orchestrator.cli",

@@ -135,15 +135,19 @@ def _bisect_ok(plan: ResolvedBisect, run_dir: Path) -> None:
 
 def _identity(sweep: ResolvedSweep) -> str:
     """What the runner's identity (resume, cache) covers, in one line."""
+    from counterfact.orchestrator.runners.chat import ChatRunner
+
     if sweep.config.runner_version is not None:
         what = f"runner_version {sweep.config.runner_version!r}"
+    elif isinstance(sweep.runner, ChatRunner):
+        what = "the chat runner's settings and endpoint"
     else:
         what = "the runner's module source"
     if sweep.runner_files:
         names = ", ".join(name for name, _ in sweep.runner_files[:8])
         more = f" and {len(sweep.runner_files) - 8} more" if len(sweep.runner_files) > 8 else ""
         what += f" + {len(sweep.runner_files)} runner_files ({names}{more})"
-    else:
+    elif not isinstance(sweep.runner, ChatRunner):  # it reads no files of its own
         what += "; no runner_files (data the runner reads is not covered)"
     return f"{what} -> {sweep.runner_identity}"
 

@@ -30,6 +30,8 @@ def _models_in(annotation: Any) -> list[type[BaseModel]]:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return [annotation]
     origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:  # a tagged member of a discriminated union
+        return _models_in(typing.get_args(annotation)[0])
     if origin in (typing.Union, types.UnionType, list):
         return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
     return []
@@ -48,9 +50,16 @@ def _model_at(root: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseMod
     return model
 
 
+_TAGGED = {"runner": frozenset({"chat", "target"})}
+"""Keys holding a discriminated union, and its tags (pydantic puts the tag in the location)."""
+
+
 def _clean_loc(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
     # pydantic adds union-member tags such as 'str' or 'function-plain[...]' to the location.
-    return tuple(p for p in loc if isinstance(p, int) or not ("[" in p or p in {"str", "int"}))
+    kept = [p for p in loc if isinstance(p, int) or not ("[" in p or p in {"str", "int"})]
+    if len(kept) > 1 and kept[1] in _TAGGED.get(str(kept[0]), ()):
+        del kept[1]
+    return tuple(kept)
 
 
 def _describe(error: ErrorDetails, root: type[BaseModel]) -> str:
@@ -66,6 +75,8 @@ def _describe(error: ErrorDetails, root: type[BaseModel]) -> str:
             f"{field_path(loc)}: unknown key; {suggestion}allowed keys here: {', '.join(allowed)}"
         )
     if kind == "missing":
+        if loc == ("runner", "kind"):
+            return "runner.kind: required key is missing; add kind: chat for the chat runner"
         return f"{field_path(loc)}: required key is missing; add it"
     received = error.get("input")
     msg = error["msg"].removeprefix("Value error, ")

@@ -11,12 +11,18 @@ from typing import Any, TypeVar
 
 from counterfact.defaults import MAX_PLAN_RUNS
 from counterfact.exceptions import ConfigError, RefusalError
+from counterfact.orchestrator.config.chatcheck import check_chat
 from counterfact.orchestrator.config.executor_choice import ExecutorChoice, choose_executor
-from counterfact.orchestrator.config.expand import expand_arms
+from counterfact.orchestrator.config.expand import ExpandedArms, expand_arms
 from counterfact.orchestrator.config.regexcheck import REGEX_CHECK_S, extracts_in_time
 from counterfact.orchestrator.config.runnerfiles import files_digest, runner_files
 from counterfact.orchestrator.config.scenariofiles import load_scenario_file
-from counterfact.orchestrator.config.schema import BisectConfig, ScenarioFileConfig, SweepConfig
+from counterfact.orchestrator.config.schema import (
+    BisectConfig,
+    ChatRunnerConfig,
+    ScenarioFileConfig,
+    SweepConfig,
+)
 from counterfact.orchestrator.config.targets import parse_target
 from counterfact.orchestrator.engine.embedders import sentence_transformer
 from counterfact.orchestrator.engine.executors import ExecutorOptions, PoolSettings
@@ -29,6 +35,7 @@ from counterfact.orchestrator.engine.loader import (
     runner_identity,
 )
 from counterfact.orchestrator.engine.worker import RetryPolicy
+from counterfact.orchestrator.runners.chat import ChatRunner
 from counterfact.probes.arms import ArmSpec, check_arms, check_baseline, check_not_ablated
 from counterfact.probes.comparators import (
     COMPARATORS,
@@ -77,8 +84,12 @@ class ResolvedSweep:
         per resolved sweep, however often preflight, fingerprint and cache ask), with the digest
         of its ``runner_files`` when it lists any.
         """
-        label = describe_target(self.config.runner)
-        found = runner_identity(self.runner, label=label, version=self.config.runner_version)
+        version = self.config.runner_version
+        if isinstance(self.runner, ChatRunner):
+            found = self.runner.identity(version)
+        else:
+            label = describe_target(self.config.runner)
+            found = runner_identity(self.runner, label=label, version=version)
         return f"{found}+files:{files_digest(self.runner_files)}" if self.runner_files else found
 
     @cached_property
@@ -160,7 +171,8 @@ class ResolvedSweep:
     def resolved_config(self) -> dict[str, Any]:
         """The config as JSON data, callables shown as ``module:qualname``."""
         data = self.config.model_dump(mode="python")
-        data["runner"] = describe_target(self.config.runner)
+        if not isinstance(self.config.runner, ChatRunnerConfig):  # a chat runner's section stays
+            data["runner"] = describe_target(self.config.runner)
         data["baseline"] = self.baseline
         data["scenarios"] = [
             {"id": s.id, "inputs": dict(s.inputs), "reference": s.reference} for s in self.scenarios
@@ -257,12 +269,25 @@ def _answer_references(
             raise RefusalError(msg, field=where)
 
 
-def _runner(config: SweepConfig, base_dir: Path) -> RunnerRef:
+def _runner(
+    config: SweepConfig,
+    base_dir: Path,
+    expanded: ExpandedArms,
+    scenarios: tuple[ScenarioSpec, ...],
+) -> tuple[RunnerRef, tuple[str, ...]]:
+    """The runner to ship, and notes on it; a chat runner is checked against every arm and
+    scenario (templates, model, API key) before any run.
+    """
+    if isinstance(config.runner, ChatRunnerConfig):
+        paired = config.statistics.pairing == "seed"
+        chat = config.runner
+        checked = check_chat(chat, expanded.arms, expanded.origins, scenarios, paired=paired)
+        return checked.runner, checked.notes
     if not isinstance(config.runner, str):
-        return config.runner
+        return config.runner, ()
     ref = parse_target(config.runner, base_dir=base_dir, field="runner")
     load_target(ref, field="runner")
-    return ref
+    return ref, ()
 
 
 ArmCheck = Callable[[tuple[ArmSpec, ...], str, tuple[str, ...]], object]
@@ -283,7 +308,7 @@ def _resolve(
     _bounded_plan(config, len(expanded.arms), len(scenarios))
     comparator = _build(COMPARATORS, config.comparator, "comparator", base_dir)
     _answer_references(config, scenarios, comparator)
-    runner = _runner(config, base_dir)
+    runner, runner_notes = _runner(config, base_dir, expanded, scenarios)
     executor = choose_executor(config.executor, runner)
     sweep = ResolvedSweep(
         config=config,
@@ -298,7 +323,9 @@ def _resolve(
         source=source,
         overrides=overrides,
         skipped=expanded.skipped,
-        notes=_unknown_facets(expanded.arms, baseline, expanded.origins) + _unused(config),
+        notes=_unknown_facets(expanded.arms, baseline, expanded.origins)
+        + _unused(config)
+        + runner_notes,
     )
     _ = sweep.runner_files  # a pattern that matches nothing is refused now, before any run
     return sweep
@@ -428,6 +455,12 @@ def resolve_bisect(
             "'counterfact run'"
         )
         raise ConfigError(msg, field="statistics.alternative")
+    if isinstance(config.runner, ChatRunnerConfig):
+        msg = (
+            "'counterfact bisect' searches ablations, and the chat runner has none to apply; "
+            "compare prompts as arms with 'counterfact run'"
+        )
+        raise ConfigError(msg, field="runner")
     if settings is None:
         msg = (
             "'counterfact bisect' needs a 'bisect:' section with 'suspects' (ranked ablation "

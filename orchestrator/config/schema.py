@@ -5,14 +5,16 @@ This is a contract other tools read; see docs/reference/config.md (generated fro
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
+    Discriminator,
     Field,
     StrictBool,
     StrictFloat,
     StrictInt,
     StrictStr,
+    Tag,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -30,6 +32,9 @@ from counterfact.defaults import (
     PAIRING,
     SAMPLES,
 )
+from counterfact.orchestrator.config.chat import ChatMessage as ChatMessage
+from counterfact.orchestrator.config.chat import ChatPrice as ChatPrice
+from counterfact.orchestrator.config.chat import ChatRunnerConfig as ChatRunnerConfig
 from counterfact.orchestrator.config.components import ComparatorConfig as ComparatorConfig
 from counterfact.orchestrator.config.components import ExecutorConfig as ExecutorConfig
 from counterfact.orchestrator.config.components import RateLimitConfig as RateLimitConfig
@@ -174,15 +179,31 @@ class BisectConfig(_Model):
 GridValue = StrictStr | StrictInt | StrictFloat | bool | None
 
 
+def _runner_member(value: Any) -> str:
+    """A mapping is a built-in runner's section, anything else a target."""
+    return "chat" if isinstance(value, dict | ChatRunnerConfig) else "target"
+
+
+RunnerSpec = Annotated[
+    Union[Annotated[ChatRunnerConfig, Tag("chat")], Annotated[Target, Tag("target")]],  # noqa: UP007
+    Discriminator(_runner_member),
+]
+"""``runner:``: a target string (or, from Python, the callable), or a built-in runner's
+section such as ``{kind: chat, ...}``."""
+
+
 class SweepConfig(_Model):
     """A whole sweep file."""
 
     name: StrictStr = Field(pattern=r"^[A-Za-z0-9._-]+$")
     """Letters, digits, ``.``, ``_`` and ``-``; names the run directory."""
-    runner: Target
-    """``package.module:callable`` or ``path/to/file.py:callable`` (relative to the file)."""
+    runner: RunnerSpec
+    """``package.module:callable`` or ``path/to/file.py:callable`` (relative to the file), or a
+    built-in runner with no Python: ``{kind: chat, prompt: "...{question}..."}`` (one chat
+    completion per run against any OpenAI-compatible API; docs/how-to/chat-runner.md)."""
     runner_version: StrictStr | None = None
-    """The runner's identity for resume and the run cache; default a hash of its module source."""
+    """The runner's identity for resume and the run cache; default a hash of its module source
+    (for ``kind: chat``, of its settings)."""
     runner_files: list[StrictStr] = Field(default_factory=list)
     """Data files the runner reads (paths or globs, relative to the sweep file): their contents
     join the runner's identity, so an edited corpus or prompt file is a changed runner (the
@@ -223,6 +244,17 @@ class SweepConfig(_Model):
     again to continue. Not part of what a run directory means: a resume may change it."""
     output_dir: StrictStr = OUTPUT_DIR
     """Runs are written to ``<output_dir>/<name>/`` (``--out`` overrides)."""
+
+    @field_validator("runner", mode="before")
+    @classmethod
+    def _runner_form(cls, value: Any) -> Any:
+        if isinstance(value, str | dict | ChatRunnerConfig) or callable(value):
+            return value
+        msg = (
+            f"runner must be a target ('package.module:callable' or 'path/to/file.py:callable') "
+            f"or a built-in runner ({{kind: chat, prompt: ...}}), got {type(value).__name__}"
+        )
+        raise ValueError(msg)
 
     @field_validator("budget")
     @classmethod

@@ -60,7 +60,7 @@ def _refuse_unusable(config: Mapping[str, Any]) -> None:
 
 def compare_arms(
     arms: Sequence[Mapping[str, Any]],
-    runner: str | Callable[..., Any],
+    runner: str | Callable[..., Any] | Mapping[str, Any],
     *,
     samples: int = SAMPLES,
     reference: str | None = None,
@@ -85,8 +85,8 @@ def compare_arms(
     Args:
         arms: ``[{"id": ..., "facets": {...}, "ablations": [...], "restorations": [...]}]``;
             the first is the baseline unless ``baseline`` names another.
-        runner: a callable ``runner(ctx)``, or ``"package.module:callable"`` /
-            ``"path/to/file.py:callable"`` (relative to ``base_dir``, default the working dir).
+        runner: a callable ``runner(ctx)``, ``"package.module:callable"``, ``"file.py:callable"``
+            (relative to ``base_dir``), or a built-in runner: ``{"kind": "chat", ...}``.
         samples: seeded reruns per (scenario, arm); at least 2.
         reference: the expected answer for the single default scenario; None uses the baseline's
             seed-0 output.

@@ -1,0 +1,1 @@
+"""Runners counterfact ships: declared in a sweep file (``runner: {kind: ...}``), no Python."""

@@ -1,0 +1,117 @@
+"""The built-in chat runner: one chat completion per run through the real ``openai`` client.
+
+``runner: {kind: chat, ...}`` (:class:`~counterfact.orchestrator.config.chat.ChatRunnerConfig`)
+resolves to a :class:`ChatRunner`, an ``async`` callable the engine awaits like any async
+runner (so an in-process sweep by default). Each worker process keeps one ``AsyncOpenAI``
+client per endpoint and event loop: its connection pool serves every run there. The client's
+own retries are off (``max_retries=0``): a 429 reaches the engine as ``openai.RateLimitError``,
+which waits out its ``Retry-After``, lowers the sweep's concurrency and never counts the run as
+failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from counterfact.exceptions import ConfigError, RunnerReturnError
+from counterfact.orchestrator.config.chat import ChatRunnerConfig
+from counterfact.orchestrator.runners.chatplan import plan_for, run_cost
+from counterfact.probes.runner import RunContext, RunResult
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+    from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+
+PROTOCOL = 1
+"""The request format's version, part of the runner's identity: bump it when the same config
+would send a different request (cached and recorded runs then no longer stand for it)."""
+
+_CLIENTS: dict[tuple[str | None, str], tuple[asyncio.AbstractEventLoop, AsyncOpenAI]] = {}
+
+
+def client_for(base_url: str | None, key_env: str) -> AsyncOpenAI:
+    """The process's client for this endpoint on the running event loop (made on first use).
+
+    Raises:
+        ConfigError: the key's environment variable is not set in this process (a cluster node
+            the driver's environment did not reach).
+    """
+    from openai import AsyncOpenAI
+
+    api_key = os.environ.get(key_env, "")
+    if not api_key:
+        msg = (
+            f"environment variable {key_env} is not set in this worker process; set it where "
+            "the runs execute (any text, e.g. 'none', for a server that takes no key)"
+        )
+        raise ConfigError(msg, field="runner.api_key_env")
+    loop = asyncio.get_running_loop()
+    key = (base_url, api_key)
+    held = _CLIENTS.get(key)
+    if held is None or held[0] is not loop:
+        client = AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0)
+        held = _CLIENTS[key] = (loop, client)
+    return held[1]
+
+
+@dataclass(frozen=True)
+class ChatRunner:
+    """``runner: {kind: chat}`` resolved: picklable, shipped to every worker as it is."""
+
+    config: ChatRunnerConfig
+    base_url: str | None
+    """The endpoint, fixed in the driver: ``runner.base_url``, else ``OPENAI_BASE_URL`` there,
+    else None (OpenAI's own)."""
+
+    async def __call__(self, ctx: RunContext) -> RunResult:
+        """One chat completion for this scenario, arm and seed."""
+        if ctx.arm.ablations or ctx.arm.restorations:
+            msg = "the chat runner has nothing to ablate; vary what it sends through facets"
+            raise ConfigError(msg, field="ablations")
+        plan = plan_for(self.config, ctx.arm.facets)
+        body = dict(plan.fields)
+        if self.config.send_seed:
+            body["seed"] = ctx.seed
+        messages = cast("list[ChatCompletionMessageParam]", plan.render(ctx.scenario.inputs))
+        client = client_for(self.base_url, self.config.api_key_env)
+        reply = await client.chat.completions.create(
+            model=str(plan.model), messages=messages, extra_body=body
+        )
+        return self._result(reply, plan.manifest(reply.model or None))
+
+    def _result(self, reply: ChatCompletion, manifest: dict[str, Any]) -> RunResult:
+        if not reply.choices:
+            msg = f"the API's reply (id {reply.id!r}) holds no choices, so there is no answer"
+            raise RunnerReturnError(msg)
+        usage = reply.usage
+        cost = None
+        if usage is not None:
+            cost = run_cost(
+                usage.prompt_tokens or 0,
+                usage.completion_tokens or 0,
+                usage.total_tokens,
+                self.config.price,
+            )
+        return RunResult(
+            output=reply.choices[0].message.content or "", manifest=manifest, cost=cost
+        )
+
+    def identity(self, version: str | None = None) -> str:
+        """``chat@version:<v>`` with ``runner_version``, else ``chat@sha256:<16 hex>`` of the
+        runner's settings, the endpoint and :data:`PROTOCOL`: an edited prompt, model or price
+        is a changed runner (a resume refuses it; the run cache does not serve the old runs).
+        """
+        if version is not None:
+            return f"chat@version:{version}"
+        payload = {
+            "protocol": PROTOCOL,
+            "config": self.config.model_dump(mode="json"),
+            "base_url": self.base_url,
+        }
+        text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
+        return f"chat@sha256:{hashlib.sha256(text.encode()).hexdigest()[:16]}"

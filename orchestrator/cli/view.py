@@ -35,6 +35,7 @@ EXTRA_MISSING = (
 @click.option(
     "--compare",
     "other",
+    metavar="OTHER",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="A second run directory (or folder of them), served beside PATH for the comparison "
     "page: OTHER is 'before' (e.g. main), PATH 'after' (e.g. the pull request).",

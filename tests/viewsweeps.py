@@ -31,7 +31,7 @@ ARMS = [
 ]
 
 HOSTILE_ARM = 'alt"><script>window.__pwned="arm"</script>'
-HOSTILE_QUESTION = "q<img src=x onerror=window.__pwned='question'>"
+HOSTILE_QUESTION = "q<img src=x onerror=window.__pwned='question'>\u202e\x1b[1m&amp;"
 HUGE = "y" * 200_000
 HOSTILE_OUTPUTS = [
     "<script>alert(1)</script>",

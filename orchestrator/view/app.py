@@ -93,16 +93,17 @@ class _Routes:
         run = self._run(request)
         if run is None:
             return _not_found("No such run directory here.")
-        return HTMLResponse(sweep_page(run))
+        with run.lock:
+            return HTMLResponse(sweep_page(run))
 
     def arm(self, request: Request) -> Response:
         run = self._run(request)
         q = request.query_params
         found = None
         if run is not None:
-            found = arm_page(
-                run, q.get("arm", ""), q.get("verdict", ""), q.get("q", ""), _page_number(request)
-            )
+            arm, verdict, text = q.get("arm", ""), q.get("verdict", ""), q.get("q", "")
+            with run.lock:
+                found = arm_page(run, arm, verdict, text, _page_number(request))
         return _not_found("No such arm here.") if found is None else HTMLResponse(found)
 
     def question(self, request: Request) -> Response:
@@ -110,9 +111,10 @@ class _Routes:
         q = request.query_params
         found = None
         if run is not None:
-            found = question_page(
-                run, q.get("arm", ""), q.get("q", ""), q.get("base", ""), _page_number(request)
-            )
+            with run.lock:
+                found = question_page(
+                    run, q.get("arm", ""), q.get("q", ""), q.get("base", ""), _page_number(request)
+                )
         return _not_found("No such question here.") if found is None else HTMLResponse(found)
 
     def output(self, request: Request) -> Response:
@@ -121,8 +123,9 @@ class _Routes:
         seed = q.get("seed", "")
         record = None
         if run is not None and seed.isdigit():
-            run.indexed()
-            record = run_record(run, q.get("arm", ""), q.get("q", ""), int(seed))
+            with run.lock:
+                run.indexed()
+                record = run_record(run, q.get("arm", ""), q.get("q", ""), int(seed))
         if record is None or record.output is None:
             return PlainTextResponse("no such output", status_code=404)
         return PlainTextResponse(record.output)
@@ -132,7 +135,9 @@ class _Routes:
         if a is None or b is None:
             return _not_found("Name two run directories of this viewer: /compare?a=...&b=...")
         arm = request.query_params.get("arm", "")
-        return HTMLResponse(compare_page(a, b, arm, _page_number(request)))
+        first, second = sorted((a, b), key=lambda r: r.id)  # one order: no deadlock
+        with first.lock, second.lock:
+            return HTMLResponse(compare_page(a, b, arm, _page_number(request)))
 
     def report(self, request: Request) -> Response:
         run = self._run(request)

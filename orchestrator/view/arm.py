@@ -5,7 +5,7 @@ filtered and paged, each linking to the outputs side by side.
 from __future__ import annotations
 
 from counterfact.orchestrator.view.files import Unreadable
-from counterfact.orchestrator.view.html import esc, link, page, pager, table, verdict_span
+from counterfact.orchestrator.view.html import attr, esc, link, page, pager, table, verdict_span
 from counterfact.orchestrator.view.index import Row
 from counterfact.orchestrator.view.rundir import RunView
 from counterfact.records.arms import ArmVerdictRecord
@@ -55,10 +55,10 @@ def _filter_form(run: RunView, arm: str, verdict: str, text: str) -> str:
     )
     return (
         '<form class="filter" method="get" action="/arm">'
-        f'<input type="hidden" name="run" value="{esc(run.id)}">'
-        f'<input type="hidden" name="arm" value="{esc(arm)}">'
+        f'<input type="hidden" name="run" value="{attr(run.id)}">'
+        f'<input type="hidden" name="arm" value="{attr(arm)}">'
         f'<select name="verdict">{options}</select> '
-        f'<input name="q" value="{esc(text)}" placeholder="question id contains"> '
+        f'<input name="q" value="{attr(text)}" placeholder="question id contains"> '
         '<button type="submit">filter</button></form>'
     )
 

@@ -76,6 +76,16 @@ def text_block(value: str, limit: int) -> str:
     return f'<pre class="out">{"".join(parts)}</pre>'
 
 
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def attr(value: object) -> str:
+    """``value`` as a form field's value: escaped but kept as it is, so it submits unchanged
+    (only lone surrogates, which no page can carry, are written as escapes).
+    """
+    return escape(SURROGATE.sub(_shown, str(value)), quote=True)
+
+
 def href(path: str, **params: object) -> str:
     """A link to one of the viewer's pages, escaped for an attribute."""
     query = urlencode({k: str(v) for k, v in params.items() if v is not None and v != ""})

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from counterfact.orchestrator.view.files import Unreadable
-from counterfact.orchestrator.view.html import esc, href, link, page, table, verdict_span
+from counterfact.orchestrator.view.html import attr, esc, href, link, page, table, verdict_span
 from counterfact.orchestrator.view.live import panel
 from counterfact.orchestrator.view.rundir import RunView, Status
 from counterfact.records.arms import ArmVerdictRecord
@@ -55,7 +55,7 @@ def _list_row(run: RunView) -> tuple[list[str], str]:
 def _compare_form(ids: Sequence[str]) -> str:
     def choice(name: str, chosen: int) -> str:
         options = "".join(
-            f'<option value="{esc(i)}"{" selected" if n == chosen else ""}>{esc(i)}</option>'
+            f'<option value="{attr(i)}"{" selected" if n == chosen else ""}>{esc(i)}</option>'
             for n, i in enumerate(ids)
         )
         return f'<select name="{name}">{options}</select>'
@@ -77,8 +77,9 @@ def list_page(runs: Sequence[RunView], root: str) -> str:
         return page("Run directories", body)
     rows = []
     for run in runs:
-        cells, attr = _list_row(run)
-        rows.append(f"<tr{attr}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        with run.lock:
+            cells, polled = _list_row(run)
+        rows.append(f"<tr{polled}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     head = "".join(f"<th>{h}</th>" for h in ("run directory", "sweep", "status", "arms"))
     listing = (
         f'<table class="runs"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'

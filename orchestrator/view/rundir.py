@@ -118,6 +118,9 @@ class RunView:
 
     def __init__(self, entry: RunDir) -> None:
         self.entry = entry
+        self.lock = threading.RLock()
+        """Held while a page refreshes and reads the indexes (requests run in threads: one
+        must not iterate what another's refresh is extending)."""
         path = entry.path
         self.runs = RunsIndex(path / RUNS_FILE)
         self.verdicts = VerdictsIndex(path / VERDICTS_FILE)

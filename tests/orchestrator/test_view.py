@@ -212,6 +212,16 @@ def test_hostile_ids_and_outputs_are_escaped_text(client: httpx.Client) -> None:
     assert whole.text == HUGE and whole.headers["content-type"].startswith("text/plain")
 
 
+def test_a_hostile_id_submits_unchanged_from_the_filter_form(client: httpx.Client) -> None:
+    page = client.get("/arm", params={"run": "hostile", "arm": HOSTILE_ARM}).text
+    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', page))
+    assert {k: unescape(v) for k, v in fields.items()} == {"run": "hostile", "arm": HOSTILE_ARM}
+    link = re.search(r'<a href="(/question\?[^"]+)">', page)
+    assert link is not None
+    assert client.get(unescape(link.group(1))).status_code == 200
+    assert "\u202e" not in page.split("<form")[0]  # shown as an escape, never sent
+
+
 def test_a_damaged_summary_is_said_on_the_page(tmp_path: Path, runs: Path) -> None:
     import shutil
 
@@ -251,3 +261,17 @@ def test_unknown_arms_and_questions_are_404(client: httpx.Client) -> None:
 def test_the_live_json_is_the_model_s(client: httpx.Client, runs: Path) -> None:
     state = json.loads((runs / "running" / "live.json").read_text())
     assert client.get("/api/live", params={"run": "running"}).json()["state"] == state
+
+
+def test_a_sweep_started_after_the_viewer_appears(tmp_path: Path) -> None:
+    import time
+
+    served = tmp_path / "served"
+    served.mkdir()
+    with Viewer(served) as v, httpx.Client(base_url=v.url) as c:
+        assert "No run directory in" in c.get("/").text
+        (served / "later").mkdir()
+        write_live(served / "later", live_state())
+        time.sleep(1.1)  # the folder is searched again at most once a second
+        assert 'href="/sweep?run=later"' in c.get("/").text
+        assert c.get("/sweep", params={"run": "later"}).status_code == 200

@@ -170,6 +170,17 @@ def test_hostile_ids_and_outputs_render_as_text(viewer: Viewer, browser: Browser
         text = browser.js("document.body.innerText")
         assert HOSTILE_ARM in text, path
     assert browser.dialogs() == []
+    # the ids survive the round trip through links and forms: the arm page's filter, submitted,
+    # and its question link, followed, name the same arm and question
+    browser.open(_url(viewer, "/arm", run="hostile", arm=HOSTILE_ARM))
+    browser.js("document.querySelector('form.filter').submit()")
+    browser.wait_for("location.search.includes('verdict=') && document.readyState === 'complete'")
+    assert browser.js("document.querySelectorAll('table.questions tbody tr').length") == 1
+    browser.js("document.querySelector('table.questions a').click()")
+    browser.wait_for("location.pathname === '/question' && document.readyState === 'complete'")
+    shown = "q<img src=x onerror=window.__pwned='question'>\\u202e\\x1b[1m&amp;"
+    assert browser.js("document.querySelector('h1').innerText") == f"{shown} · {HOSTILE_ARM}"
+    assert browser.js("typeof window.__pwned") == "undefined"
     cells = browser.js(
         "[...document.querySelectorAll('table.side tbody tr')].map(r => "
         "r.cells[2].querySelector('pre').innerText)"

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from counterfact.orchestrator.view.files import Unreadable
 from counterfact.orchestrator.view.html import esc, link, page, pager, table, verdict_span
+from counterfact.orchestrator.view.index import Row
 from counterfact.orchestrator.view.rundir import RunView
 from counterfact.records.arms import ArmVerdictRecord
 
@@ -38,10 +39,16 @@ def arm_pairs(
     return [(arm, before.get(arm), after.get(arm)) for arm in dict.fromkeys([*after, *before])]
 
 
-def question_changes(a: RunView, b: RunView) -> tuple[list[Change], int]:
-    """The (question, arm) rows whose verdict changed, and how many compared the same."""
-    before = {k: r.verdict for k, r in a.verdicts.rows.items() if not r.is_baseline}
-    after = {k: r.verdict for k, r in b.verdicts.rows.items() if not r.is_baseline}
+def question_changes(a: RunView, b: RunView, arm: str = "") -> tuple[list[Change], int]:
+    """The (question, arm) rows whose verdict changed, and how many compared the same (of one
+    arm, when ``arm`` is given).
+    """
+
+    def kept(row: Row) -> bool:
+        return not row.is_baseline and (not arm or row.arm == arm)
+
+    before = {k: r.verdict for k, r in a.verdicts.rows.items() if kept(r)}
+    after = {k: r.verdict for k, r in b.verdicts.rows.items() if kept(r)}
     changed = []
     same = 0
     for key in dict.fromkeys([*after, *before]):
@@ -61,7 +68,7 @@ def _arm_table(a: RunView, b: RunView) -> str:
         mark = '<strong class="changed">changed</strong>' if was != now else "same"
         rows.append(
             [
-                esc(arm),
+                link("/compare", arm, a=a.id, b=b.id, arm=arm),
                 verdict_span(was) if old else esc(ABSENT),
                 verdict_span(now) if new else esc(ABSENT),
                 mark,
@@ -92,11 +99,9 @@ def compare_page(a: RunView, b: RunView, arm: str, number: int) -> str:
         a.indexed()
         b.indexed()
         arms = _arm_table(a, b)
-        changes, same = question_changes(a, b)
+        changes, same = question_changes(a, b, arm)
     except Unreadable as exc:
         return page(title, f"<p>unreadable: {esc(exc)}</p>")
-    if arm:
-        changes = [c for c in changes if c.arm == arm]
     shown = changes[(number - 1) * PER_PAGE : number * PER_PAGE]
     sides = (
         f"<p>Before: {link('/sweep', a.id, run=a.id)} ({esc(a.name())}); "

@@ -136,8 +136,8 @@ def _arms_section(run: RunView) -> str:
             recorded = "—" if count is None else f"{count.runs:,} ({count.failed:,} failed)"
             name = link("/arm", arm, run=run.id, arm=arm)
             rows.append([name, esc(recorded), "yes" if base else ""])
-        title = "Other arms" if arms else "Arms (no arm-level verdicts yet)"
-        parts.append(f"<h2>{title}</h2>" + table(("arm", "runs recorded", "baseline"), rows))
+        title = "<h2>Other arms</h2>" if arms else "<p>No arm-level verdicts yet.</p>"
+        parts.append(title + table(("arm", "runs recorded", "baseline"), rows))
     return "<h2>Arms</h2>" + ("".join(parts) or "<p>No runs recorded yet.</p>")
 
 

@@ -101,7 +101,7 @@ def test_a_running_sweep_is_listed_from_its_runs_and_live_state(client: httpx.Cl
     assert '<dd data-live="waited_429">2</dd>' in page
     assert '<dd data-live="concurrency">6 of at most 16</dd>' in page
     assert '<dd data-live="spend">usd 0.25 of 10</dd>' in page
-    assert "Arms (no arm-level verdicts yet)" in page
+    assert "No arm-level verdicts yet." in page
     live = client.get("/api/live", params={"run": "running"}).json()
     assert live["status"] == "running" and not live["ended"]
     assert live["fields"]["runs"] == "10 of 48 (21%)" and live["state"]["waited_429"] == 2
@@ -132,8 +132,10 @@ def test_two_runs_compared_name_the_arms_and_questions_that_changed(
 ) -> None:
     page = client.get("/compare", params={"a": "before", "b": "after"}).text
     arms = page.split('class="arm-changes"')[1].split("</table>")[0]
-    assert re.search(r"<td>alt</td><td>.*not-confirmed.*</td><td>.*>confirmed<.*changed", arms)
-    assert re.search(r"<td>same</td>.*<td>same</td></tr>", arms)
+    assert re.search(r">alt</a></td><td>.*not-confirmed.*</td><td>.*>confirmed<.*changed", arms)
+    assert re.search(r">same</a></td>.*<td>same</td></tr>", arms)
+    only_same = client.get("/compare", params={"a": "before", "b": "after", "arm": "same"})
+    assert "0 question verdict(s) changed for arm same; 8 the same." in only_same.text
     changed = re.findall(r"<tr><td>(q\d)</td><td>(\w+)</td>", page.split('class="q-changes"')[1])
     assert changed == [(q, "alt") for q in sorted(FLIPS["after"] - FLIPS["before"])]
     assert "5 question verdict(s) changed; 11 the same." in page

@@ -32,9 +32,9 @@ td,th{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:to
 th{background:#f4f4f4}.confirmed{color:#b00020;font-weight:600}.changed{background:#fff4e5}
 .not-confirmed{color:#1b5e20}.inconclusive{color:#8a6d00}.muted{color:#777}
 pre.out{white-space:pre-wrap;overflow-wrap:anywhere;margin:0;max-height:24em;overflow:auto;
-font-size:.85em;background:#fafafa;padding:.3em}
+font-size:1em;background:#fafafa;padding:.3em}
 .ctl{background:#fde7e9;color:#b00020}.flip{border-left:3px solid #b00020}
-table.side{table-layout:fixed;width:100%}table.side td{width:45%}table.side td.seed{width:5em}
+table.side{table-layout:fixed;width:100%}table.side th:first-child{width:4em}
 dl.live{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em}dl.live dt{color:#666}
 .live-panel{border:1px solid #ccc;padding:.6em 1em;background:#f8fbff}
 progress{width:20em}.note{background:#fffbe6;padding:.3em .6em}

@@ -11,6 +11,7 @@ Subpackages, by job (see ``docs/architecture.md`` for the arrows between them):
 - ``drivers``: ``sweep``, ``bisect`` and the Python ``api``, the only modules that see every
   group; ``provenance`` builds what every record says about where it came from.
 - ``cli``: the ``counterfact`` command, a thin layer over the drivers.
+- ``view``: ``counterfact view``, the read-only web viewer over run directories (records only).
 """
 
 if __name__ != "counterfact.orchestrator":  # one import name per module: see docs/architecture.md

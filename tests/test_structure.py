@@ -149,6 +149,20 @@ RULES = [
         ("counterfact.orchestrator.storage",),
         "the CLI reaches records through the drivers",
     ),
+    (
+        "counterfact.orchestrator.view",
+        (
+            "counterfact.orchestrator.cli",
+            "counterfact.orchestrator.config",
+            "counterfact.orchestrator.drivers",
+            "counterfact.orchestrator.engine",
+            "counterfact.orchestrator.storage",
+            "counterfact.probes",
+            "counterfact.verdicts",
+            "ray",
+        ),
+        "the viewer reads the record contract only (it may serve a folder no engine wrote)",
+    ),
 ]
 
 

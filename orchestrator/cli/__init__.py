@@ -23,6 +23,7 @@ from counterfact.orchestrator.cli.report import report
 from counterfact.orchestrator.cli.run import run
 from counterfact.orchestrator.cli.schema import schema
 from counterfact.orchestrator.cli.validate import validate
+from counterfact.orchestrator.cli.view import view
 from counterfact.orchestrator.drivers.provenance import package_version
 
 
@@ -65,3 +66,4 @@ main.add_command(schema)
 main.add_command(export)
 main.add_command(plan)
 main.add_command(import_group)
+main.add_command(view)

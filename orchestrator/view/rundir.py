@@ -1,0 +1,212 @@
+"""One run directory's records as the pages need them, read once per version of each file.
+
+``summary.json``, ``arms.jsonl`` and ``bisect.json`` are parsed again only when the file
+changed (its inode, size or modification time); ``runs.jsonl`` and ``verdicts.jsonl`` are
+indexed (:mod:`counterfact.orchestrator.view.index`); ``live.json`` is small and read on every
+request. A file that cannot be read is :class:`~counterfact.orchestrator.view.files.Unreadable`
+with a message naming it: the page says so instead of failing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from pydantic import ValidationError
+
+from counterfact.orchestrator.view.files import RunDir, Unreadable, identity, read_whole
+from counterfact.orchestrator.view.index import RunsIndex, VerdictsIndex
+from counterfact.records.arms import ArmVerdictRecord
+from counterfact.records.files import (
+    ARMS_FILE,
+    BISECT_FILE,
+    RUNS_FILE,
+    SUMMARY_FILE,
+    VERDICTS_FILE,
+)
+from counterfact.records.live import LIVE_FILE, LiveState
+from counterfact.records.verdicts import BisectRecord, SweepSummary
+
+T = TypeVar("T")
+
+RECORD_LIMIT = 512 << 20
+"""The largest ``summary.json``, ``arms.jsonl`` or ``bisect.json`` read (bytes)."""
+LIVE_LIMIT = 1 << 20
+STALE_S = 30.0
+"""A ``running`` live state not rewritten for this long: the sweep is probably gone."""
+ACTIVE = frozenset({"starting", "running", "judging"})
+"""Live statuses of a sweep still at work."""
+
+
+def _parsed(path: Path, data: bytes, parse: Callable[[bytes], T]) -> T:
+    try:
+        return parse(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        if error["type"] == "json_invalid":
+            msg = f"{path.name} is not valid JSON: {error['msg']}"
+            raise Unreadable(msg) from exc
+        where = ".".join(str(p) for p in error["loc"]) or "(top level)"
+        msg = f"{path.name} is not a valid record: {where}: {error['msg']}"
+        raise Unreadable(msg) from exc
+    except ValueError as exc:
+        msg = f"{path.name} is not valid JSON: {str(exc)[:200]}"
+        raise Unreadable(msg) from exc
+
+
+class _Cached(Generic[T]):
+    """A file's parsed content, parsed again only when the file changed."""
+
+    def __init__(self, path: Path, parse: Callable[[bytes], T], limit: int) -> None:
+        self.path = path
+        self._parse = parse
+        self._limit = limit
+        self._lock = threading.Lock()
+        self._seen: object = object()
+        self._value: T | None = None
+        self._error: Unreadable | None = None
+
+    def get(self) -> T | None:
+        with self._lock:
+            now = identity(self.path)
+            if now != self._seen:
+                self._seen = now
+                self._value, self._error = None, None
+                try:
+                    data = read_whole(self.path, self._limit)
+                    self._value = None if data is None else _parsed(self.path, data, self._parse)
+                except Unreadable as exc:
+                    self._error = exc
+            if self._error is not None:
+                raise self._error
+            return self._value
+
+
+def _arms(data: bytes) -> list[ArmVerdictRecord]:
+    return [ArmVerdictRecord.model_validate_json(x) for x in data.splitlines() if x.strip()]
+
+
+def age_s(stamp: str, now: datetime | None = None) -> float | None:
+    """Seconds since an ISO 8601 time; None when it does not parse."""
+    try:
+        then = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if then.tzinfo is None:
+        then = then.replace(tzinfo=timezone.utc)
+    return ((now or datetime.now(timezone.utc)) - then).total_seconds()
+
+
+@dataclass(frozen=True)
+class Status:
+    """Where a run directory's sweep is, in one word and a note."""
+
+    word: str
+    """``running``, ``judging`` ... (a live sweep), else the summary's status (``complete``
+    ...), ``bisection`` or ``runs only``."""
+    active: bool
+    """The sweep is at work (its live state says so and is fresh)."""
+    note: str = ""
+
+
+class RunView:
+    """The records of one run directory."""
+
+    def __init__(self, entry: RunDir) -> None:
+        self.entry = entry
+        self.lock = threading.RLock()
+        """Held while a page refreshes and reads the indexes (requests run in threads: one
+        must not iterate what another's refresh is extending)."""
+        path = entry.path
+        self.runs = RunsIndex(path / RUNS_FILE)
+        self.verdicts = VerdictsIndex(path / VERDICTS_FILE)
+        self._summary = _Cached(path / SUMMARY_FILE, SweepSummary.model_validate_json, RECORD_LIMIT)
+        self._arms = _Cached(path / ARMS_FILE, _arms, RECORD_LIMIT)
+        self._bisect = _Cached(path / BISECT_FILE, BisectRecord.model_validate_json, RECORD_LIMIT)
+
+    @property
+    def id(self) -> str:
+        """The run directory's id in URLs."""
+        return self.entry.id
+
+    def summary(self) -> SweepSummary | None:
+        """``summary.json``, or None before the sweep wrote it."""
+        return self._summary.get()
+
+    def bisect(self) -> BisectRecord | None:
+        """``bisect.json``, or None (a sweep)."""
+        return self._bisect.get()
+
+    def arms(self) -> list[ArmVerdictRecord]:
+        """The arm-level verdicts: ``arms.jsonl``, else the summary's (empty before either)."""
+        found = self._arms.get()
+        if found is not None:
+            return found
+        summary = self.summary()
+        return list(summary.arms) if summary is not None else []
+
+    def live(self) -> LiveState | None:
+        """``live.json`` as it is now, or None when the sweep wrote none."""
+        path = self.entry.path / LIVE_FILE
+        data = read_whole(path, LIVE_LIMIT)
+        return None if data is None else _parsed(path, data, LiveState.model_validate_json)
+
+    def indexed(self) -> RunView:
+        """Refresh both indexes (cheap when the files did not change) and return self."""
+        self.runs.refresh()
+        self.verdicts.refresh()
+        return self
+
+    def name(self) -> str:
+        """The sweep's name: the summary's, the live state's, else the folder's."""
+        for read in (self.summary, self.live):
+            try:
+                found = read()
+            except Unreadable:
+                continue
+            if found is not None:
+                return found.name if isinstance(found, SweepSummary) else found.sweep
+        return self.entry.path.name
+
+    def status(self) -> Status:
+        """Where the sweep is: a fresh active live state wins over an older summary."""
+        live = self.live()
+        if live is not None and live.status in ACTIVE:
+            age = age_s(live.updated_at)
+            if age is not None and age > STALE_S:
+                note = f"no update for {duration(age)}: the sweep may have stopped"
+                return Status(live.status, False, note)
+            return Status(live.status, True)
+        summary = self.summary()
+        if summary is not None:
+            return Status(summary.status, False, summary.failure or "")
+        bisect = self.bisect()
+        if bisect is not None:
+            return Status("bisection", False, f"{bisect.verdict} ({bisect.reason})")
+        if live is not None:
+            return Status(live.status, False)
+        return Status("runs only", False, "no summary.json yet")
+
+    def baseline_of(self, scenario: str) -> str | None:
+        """The question's baseline arm from the records (None while none says)."""
+        found = self.verdicts.baseline_of.get(scenario)
+        if found is not None:
+            return found
+        summary = self.summary()
+        if summary is not None:
+            return next((s.baseline for s in summary.scenarios if s.id == scenario), None)
+        return None
+
+
+def duration(seconds: float) -> str:
+    """Seconds in words: ``42 s``, ``7 min``, ``2.5 h``."""
+    seconds = max(0.0, seconds)
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -194,7 +194,7 @@ class SweepGate:
         """Where each call's run directory goes (the test's ``tmp_path``)."""
         self.executor = executor
         """The executor every call uses unless it names one (None: each file's choice)."""
-        self.calls = 0
+        self._calls = 0
 
     def __call__(
         self,
@@ -225,8 +225,8 @@ class SweepGate:
         from counterfact.orchestrator.drivers.gatecheck import gate_states
 
         states = gate_states(fail_on)  # a wrong state is refused before anything runs
-        self.calls += 1
-        where = Path(out) if out is not None else self.folder / f"{Path(config).stem}-{self.calls}"
+        self._calls += 1
+        where = Path(out) if out is not None else self.folder / f"{Path(config).stem}-{self._calls}"
         result = run_sweep_file(
             config,
             overrides=overrides,

@@ -119,7 +119,9 @@ _WHERE: dict[str, str] = {
 }
 
 
-_SUBMODULES = frozenset({"defaults", "exceptions", "orchestrator", "probes", "records", "verdicts"})
+_SUBMODULES = frozenset(
+    {"defaults", "exceptions", "orchestrator", "probes", "records", "testing", "verdicts"}
+)
 
 
 def __getattr__(name: str) -> Any:

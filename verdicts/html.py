@@ -129,8 +129,7 @@ def _header(data: ReportData) -> str:
         ("Ray", record.ray_version),
         ("started", record.started_at),
         ("finished", record.finished_at),
-        ("runs used", record.runs_used),
-        ("runs reused (resume)", record.runs_reused),
+        ("runs", _runs_text(record, data)),
         ("failure", getattr(record, "failure", None)),
         ("runner version", record.config.get("runner_version")),
     ]
@@ -144,7 +143,6 @@ def _header(data: ReportData) -> str:
         s = data.summary
         stats = s.statistics
         items += [
-            ("runs from cache", s.runs_from_cache),
             ("runs failed", s.runs_failed),
             ("statistics", None if stats is None else _stats_text(s)),
         ]
@@ -159,6 +157,20 @@ def _header(data: ReportData) -> str:
                 )
             )
     return _dl(items)
+
+
+def _runs_text(record: SweepSummary | BisectRecord, data: ReportData) -> str:
+    """``32 recorded: 0 run by the last command, 32 read back (resume)``: what the directory
+    holds, then where its runs came from (a resume's last command may have run none).
+    """
+    cached = data.summary.runs_from_cache if data.summary is not None else 0
+    parts = [f"{record.runs_used:,} run by the last command"]
+    if record.runs_reused:
+        parts.append(f"{record.runs_reused:,} read back (resume)")
+    if cached:
+        parts.append(f"{cached:,} from the cache")
+    held = f"{data.runs_recorded:,} recorded: " if data.runs_recorded is not None else ""
+    return held + ", ".join(parts)
 
 
 def _stats_text(summary: SweepSummary) -> str:

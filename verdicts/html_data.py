@@ -40,6 +40,8 @@ class ReportData:
     rows: Sequence[VerdictRecord] = ()
     failed: Sequence[FailedRun] = ()
     failed_total: int = 0
+    runs_recorded: int | None = None
+    """Runs in ``runs.jsonl`` (read back ones included); None when not counted."""
     bisect: BisectRecord | None = None
     floors: dict[str, float] = field(default_factory=dict)
     """Null-band floor per scenario."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import click
@@ -51,6 +52,7 @@ def bisect_command(
     """Find minimal culprit sets among the bisect.suspects of CONFIG (resuming its directory)
     and write report.html beside its records.
     """
+    began = time.perf_counter()  # the command's wall time: a resume's search takes ~0 s
     from counterfact.orchestrator.drivers.bisect import run_bisect
     from counterfact.orchestrator.drivers.gate import bisect_hits
     from counterfact.orchestrator.drivers.preflight import preflight_bisect
@@ -70,6 +72,6 @@ def bisect_command(
         return
     except KeyboardInterrupt:
         aborted(run_dir)
-    click.echo(result.report())
+    click.echo(result.report(wall_time_s=time.perf_counter() - began))
     click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, bisect.json)")
     finish(run_dir, not no_report, bisect_hits(result.record, fail_on))

@@ -163,5 +163,7 @@ set_opt = click.option(
     "overrides",
     multiple=True,
     metavar="KEY=VALUE",
-    help="Override a config key by dotted path (repeatable), e.g. --set samples=5.",
+    help="Override a config key by dotted path (repeatable), e.g. --set samples=5; the value is "
+    "read as YAML. KEY=null drops the key, so its default applies (on a list index, drops that "
+    "element: --set arms.3=null); quote it (KEY=\"'null'\") for the text null.",
 )

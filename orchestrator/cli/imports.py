@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from counterfact.exceptions import ConfigError, CounterfactError
-from counterfact.orchestrator.cli.common import detail_opt, fail, fail_on_opt, finish
+from counterfact.orchestrator.cli.common import detail_opt, fail, fail_on_opt, finish, notes
 from counterfact.orchestrator.cli.console import show
 
 
@@ -31,7 +31,11 @@ def _named(pairs: tuple[str, ...]) -> list[tuple[str, Path]]:
 @click.argument("logs", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--arm", "arms", multiple=True, help="NAME=LOG: a log under a name of your own.")
 @click.option(
-    "--baseline", required=True, help="The arm (task name, or --arm NAME) to compare with."
+    "--baseline",
+    default=None,
+    help="The arm to compare with: an arm's name (its task, its --arm NAME, or the folder a log "
+    "of a shared task is named by), or a task several logs share (the first of them). Default: "
+    "the first log.",
 )
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option(
@@ -62,7 +66,7 @@ def _named(pairs: tuple[str, ...]) -> list[tuple[str, Path]]:
 def inspect_command(
     logs: tuple[Path, ...],
     arms: tuple[str, ...],
-    baseline: str,
+    baseline: str | None,
     out: Path,
     scorer: str | None,
     correct: tuple[str, ...],
@@ -76,13 +80,17 @@ def inspect_command(
 ) -> None:
     """Judge Inspect AI logs: each LOG (.eval or .json) an arm named by its task, each sample id a
     scenario, each epoch a seed, paired by epoch across arms; the sample's target the reference.
-    A run flips when its score is not correct (or, with --comparator, when its completion does
-    not match the target). The logs must hold the same samples with the same epochs.
+    Logs of one task are named by their folders (logs/before/x.eval: before) when those differ,
+    else by their file names. A run flips when its score is not correct (or, with --comparator,
+    when its completion does not match the target). The logs must hold the same samples with
+    the same epochs.
     """
     from counterfact.orchestrator.drivers.gate import cannot_fire, sweep_hits
     from counterfact.orchestrator.importers.inspect_logs import (
         CORRECT_VALUES,
         check_pairable,
+        name_by_place,
+        pick_baseline,
         read_arm,
     )
     from counterfact.orchestrator.importers.judge import judge_logs
@@ -92,10 +100,13 @@ def inspect_command(
         if len(named) < 2:
             raise ConfigError("give at least two logs (a baseline and an arm)", field="LOG")
         found = [read_arm(path, name, scorer) for name, path in named]
+        renamed = name_by_place(found, [name is not None for name, _ in named])
         check_pairable(found)
+        chosen, note = pick_baseline(found, baseline)
+        notes([*renamed, *([note] if note else [])])
         result = judge_logs(
             found,
-            baseline=baseline,
+            baseline=chosen,
             out=out,
             flip_on="comparator" if comparator else "score",
             comparator=comparator,

@@ -111,8 +111,13 @@ class BisectResult:
 
         return records_frame(self.record.probes, "BisectResult", BisectProbeRecord)
 
-    def report(self) -> str:
-        """The verdict, each culprit set with its evidence, and the spend."""
+    def report(self, wall_time_s: float | None = None) -> str:
+        """The verdict, each culprit set with its evidence, and the spend.
+
+        Args:
+            wall_time_s: the whole command's wall time, shown beside the search's own (which
+                on a resume that reads every run back is close to nothing).
+        """
         rec = self.record
         lines = [f"bisect {rec.name!r} on scenario {rec.scenario!r}: {rec.verdict} ({rec.reason})"]
         by_set = {tuple(sorted(p.ablated)): p for p in rec.probes if not p.cached}
@@ -126,10 +131,16 @@ class BisectResult:
             else:
                 evidence = "found jointly by the interference search (no probe ablated only it)"
             lines.append(f"  culprit set {i}: {{{', '.join(culprit)}}} — {evidence}")
+        reused = f", {rec.runs_reused} read back (resume)" if rec.runs_reused else ""
+        took = (
+            f"search {rec.wall_time_s:.1f} s"
+            if wall_time_s is None
+            else f"wall time {wall_time_s:.1f} s (the search {rec.wall_time_s:.1f} s)"
+        )
         lines.append(
             f"  probes: {rec.probes_executed} run of {rec.max_probes} budget "
             f"({sum(p.cached for p in rec.probes)} cache hits, {rec.speculative_unused} "
-            f"speculative unused); runs used: {rec.runs_used}; wall time {rec.wall_time_s:.1f} s"
+            f"speculative unused); runs: {rec.runs_used} run now{reused}; {took}"
         )
         lines.append(f"  {rec.claim}")
         return "\n".join(lines)

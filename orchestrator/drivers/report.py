@@ -145,9 +145,10 @@ def report_data(run_dir: Path) -> ReportData:
     # A large eval set's page has sections for its notable questions only: count their outputs.
     shown = set(sectioned(rows, summary.arms if summary else [])) if is_compact(rows) else None
     failed: list[FailedRun] = []
-    total = 0
+    total = recorded = 0
     outputs, manifests = _Outputs(), _Manifests()
     for record in runs(run_dir):
+        recorded += 1
         if shown is None or record.scenario in shown:
             outputs.add(record)
             manifests.add(record)
@@ -169,6 +170,7 @@ def report_data(run_dir: Path) -> ReportData:
         rows=rows,
         failed=failed,
         failed_total=total,
+        runs_recorded=recorded,
         bisect=bisect,
         floors=floors,
         inputs=_inputs(run_dir),

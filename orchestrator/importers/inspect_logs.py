@@ -126,6 +126,43 @@ def read_arm(path: Path, name: str | None, scorer: str | None) -> ImportedArm:
     return arm
 
 
+def name_by_place(arms: Sequence[ImportedArm], named: Sequence[bool]) -> list[str]:
+    """Name the logs that share a task and were not named (``named[i]`` False): each by its
+    folder when those differ (``--log-dir logs/before`` and ``logs/after``: ``before`` and
+    ``after``), else by its file name without the suffix. Renames ``arms`` in place; returns one
+    line per renamed log, saying so.
+    """
+    by_task: dict[str, list[ImportedArm]] = {}
+    for arm, given in zip(arms, named, strict=True):
+        if not given:
+            by_task.setdefault(arm.task, []).append(arm)
+    lines = []
+    for group in by_task.values():
+        if len(group) < 2:
+            continue
+        folders = [a.path.parent.name for a in group]
+        use_folders = all(folders) and len(set(folders)) == len(folders)
+        by = "folder" if use_folders else "file name"
+        for arm, folder in zip(group, folders, strict=True):
+            arm.name = folder if use_folders else arm.path.stem
+            lines.append(f"arm {arm.name!r} is {arm.path} (task {arm.task!r}, named by its {by})")
+    return lines
+
+
+def pick_baseline(arms: Sequence[ImportedArm], baseline: str | None) -> tuple[str, str | None]:
+    """The baseline arm's name, and a note when it was chosen rather than named: no
+    ``--baseline`` is the first log; the task of several logs is the first log of that task.
+    """
+    if baseline is None:
+        return arms[0].name, f"baseline {arms[0].name!r}: the first log"
+    if any(a.name == baseline for a in arms):
+        return baseline, None
+    shared = [a.name for a in arms if a.task == baseline]
+    if not shared:
+        return baseline, None  # the judging names the arms there are
+    return shared[0], f"baseline {shared[0]!r}: the first log of task {baseline!r}"
+
+
 def _epochs(arm: ImportedArm) -> dict[str, list[int]]:
     found: dict[str, list[int]] = {}
     for sid, epoch in sorted(arm.runs):
@@ -147,7 +184,7 @@ def check_pairable(arms: Sequence[ImportedArm]) -> None:
     names = [a.name for a in arms]
     if len(set(names)) != len(names):
         dup = sorted({n for n in names if names.count(n) > 1})
-        msg = f"two logs are both named {dup[0]!r} (their task); name them with --arm NAME=LOG"
+        msg = f"two logs are both named {dup[0]!r}; name them with --arm NAME=LOG"
         raise ConfigError(msg, field="--arm")
     first = arms[0]
     ref = _epochs(first)

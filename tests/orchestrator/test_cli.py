@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+
+import pytest
 
 from ..conftest import TESTS, write_config
 from ..helpers import invoke
@@ -72,6 +75,30 @@ def test_quickstart_locally_shows_the_three_verdicts(tmp_path: Path) -> None:
     assert summary["scenarios"][0]["null_band"]["gates"] is True
     assert summary["config"]["executor"]["kind"] == "local"
     assert "--executor local" in summary["overrides"]
+
+
+def _readme_output(path: Path) -> str:
+    """The quickstart's output as a page shows it: the code block that starts with the table."""
+    text = path.read_text(encoding="utf-8")
+    found = re.search(r"\n```\n(arm +verdict .*?\n)```\n", text, re.S)
+    assert found is not None, path
+    return found.group(1)
+
+
+def test_the_readme_shows_what_its_command_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The README's command names its run directory runs/quickstart-$(date +%Y%m%d-%H%M%S); its
+    # output block once said runs/quickstart/. Run it (in-process: the output is the same as on
+    # Ray) into the directory the block names, and compare every line.
+    shown = _readme_output(ROOT / "README.md")
+    assert shown == _readme_output(ROOT / "docs" / "tutorial.md")
+    (run_dir,) = re.findall(r"^records: (runs/quickstart-\d{8}-\d{6})/ ", shown, re.M)
+    assert '--out "runs/quickstart-$(date +%Y%m%d-%H%M%S)"' in (ROOT / "README.md").read_text()
+    monkeypatch.chdir(tmp_path)
+    code, out, err = invoke("run", str(QUICKSTART), "--executor", "local", "--out", run_dir)
+    assert code == 0, err
+    assert out == shown
 
 
 def test_default_run_dir_is_output_dir_slash_name(tmp_path: Path, monkeypatch: object) -> None:

@@ -215,3 +215,86 @@ def test_score_and_correct_choose_what_counts_as_correct(
     assert flipped["good"] > 0.8 and flipped["bad"] < flipped["good"]
     code, _, err = _good_vs_bad(logs, tmp_path / "p", "--score", "no_such_scorer")
     assert code == 2 and "no_such_scorer" in err and len(err.strip().splitlines()) == 1
+
+
+@task
+def shared(wrong_rate: float = 0.1) -> Task:
+    return Task(dataset=_dataset(), solver=_answering(wrong_rate), scorer=includes(), epochs=5)
+
+
+@pytest.fixture(scope="module")
+def one_task(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Two logs of one task, as the how-to makes them: ``--log-dir logs/before`` and
+    ``logs/after`` (here the task's own argument is what changed, not the model).
+    """
+    folder = tmp_path_factory.mktemp("one-task")
+    found = []
+    for where, rate in (("before", 0.1), ("after", 0.6)):
+        (log,) = eval(
+            shared(wrong_rate=rate),
+            model="mockllm/model",
+            log_dir=str(folder / "logs" / where),
+            display="none",
+        )
+        found.append(Path(log.location))
+    return found[0], found[1]
+
+
+def test_two_logs_of_one_task_are_named_by_their_folders(
+    one_task: tuple[Path, Path], tmp_path: Path
+) -> None:
+    # docs/how-to/inspect.md's first example, as written: it was refused ("two logs are both
+    # named 'shared'"); the logs are now the arms 'before' and 'after'.
+    before, after = one_task
+    out = tmp_path / "compare"
+    code, stdout, err = invoke(
+        "import", "inspect", str(before), str(after), "--baseline", "shared", "--out", str(out)
+    )
+    assert code == 0, err
+    lines = stdout.splitlines()
+    assert lines[0] == f"note: arm 'before' is {before} (task 'shared', named by its folder)"
+    assert lines[1] == f"note: arm 'after' is {after} (task 'shared', named by its folder)"
+    assert lines[2] == "note: baseline 'before': the first log of task 'shared'"
+    assert lines[4].startswith("  after: confirmed (significant)")
+    arms = [json.loads(x) for x in (out / "arms.jsonl").read_text().splitlines()]
+    assert [a["arm"] for a in arms] == ["after"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["config"]["baseline"] == "before"
+
+
+def test_without_baseline_the_first_log_is_the_baseline(
+    one_task: tuple[Path, Path], tmp_path: Path
+) -> None:
+    before, after = one_task
+    code, stdout, err = invoke("import", "inspect", str(after), str(before), "--out", str(tmp_path))
+    assert code == 0, err
+    assert "note: baseline 'after': the first log" in stdout.splitlines()
+    # the better log compared with the worse one: it flips fewer runs, so nothing is confirmed
+    assert "  before: not-confirmed" in stdout
+    code, _, err = invoke(
+        "import", "inspect", str(before), str(after), "--baseline", "middle", "--out", str(tmp_path)
+    )
+    assert code == 2 and "no log is named 'middle'; the arms are before, after" in err
+
+
+def test_logs_of_one_task_in_one_folder_are_named_by_file(
+    one_task: tuple[Path, Path], tmp_path: Path
+) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    copies = [folder / p.name for p in one_task]
+    for source, copy in zip(one_task, copies, strict=True):
+        copy.write_bytes(source.read_bytes())
+    code, stdout, err = invoke(
+        "import", "inspect", *map(str, copies), "--out", str(tmp_path / "o"), "--no-report"
+    )
+    assert code == 0, err
+    assert (
+        f"note: arm {copies[1].stem!r} is {copies[1]} (task 'shared', named by its file name)"
+        in (stdout)
+    )
+    # the same log given twice cannot be told apart (--arm NAME=LOG names each)
+    code, _, err = invoke(
+        "import", "inspect", str(copies[0]), str(copies[0]), "--out", str(tmp_path / "p")
+    )
+    assert code == 2 and f"two logs are both named {copies[0].stem!r}; name them with --arm" in err

@@ -200,6 +200,26 @@ def test_set_overrides_and_flags(tmp_path: Path) -> None:
     assert "--executor local" in sweep.overrides
 
 
+def test_set_null_drops_the_key_so_its_default_applies(tmp_path: Path) -> None:
+    extra = "  - id: other\n    facets: {answer: maybe}\n"
+    text = (
+        GOOD + extra + "samples: 7\nbudget: {usd: 5}\nreference: Paris\ncomparator: {kind: exact}\n"
+    )
+    path = write_config(tmp_path, text)
+    sweep = load_sweep(path, overrides=["samples=null", "budget=~", "reference=null"])
+    assert sweep.config.samples == 3  # the default, as if the file never wrote it
+    assert sweep.config.budget == {} and sweep.scenarios[0].reference is None
+    assert sweep.overrides == ("samples=null", "budget=~", "reference=null")
+    # inside a mapping, on a list element, and below a key the file does not have
+    sweep = load_sweep(path, overrides=["comparator.kind=null", "arms.1=null", "sequential.x=null"])
+    assert sweep.comparator.describe() == "similarity < 0.8"  # the default comparator
+    assert [a.id for a in sweep.arms] == ["base", "other"] and sweep.config.sequential is None
+    # quoted, null is text; a key the schema requires is named as missing once dropped
+    assert load_sweep(path, overrides=["name='null'"]).config.name == "null"
+    with pytest.raises(ConfigError, match=r"^name: "):
+        load_sweep(path, overrides=["name=null"])
+
+
 @pytest.mark.parametrize(
     ("override", "match"),
     [

@@ -38,9 +38,30 @@ def scripted(
 def ray_instance() -> Iterator[None]:
     """One local Ray instance shared by every Ray test of the session."""
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # address="local": a fresh instance of this session's (this xdist worker's) own, never a
+    # cluster another test or worker left a trace of
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
+
+
+RAY_MODULES = frozenset(
+    {"test_cluster.py", "test_cluster_kill.py", "test_ray_address.py", "test_packaging.py"}
+)
+"""Modules that start Ray clusters or Ray-backed commands in other processes."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``-n 2 --dist loadgroup``), every test that starts or uses Ray runs
+    on one worker, one after another: two Ray instances on a 2-core machine starve each other's
+    timing-sensitive tests. The Ray group goes first, so it is not the run's tail.
+    """
+    if not config.pluginmanager.hasplugin("xdist") or config.getoption("dist", "no") == "no":
+        return
+    for item in items:
+        if item.get_closest_marker("ray") or item.path.name in RAY_MODULES:
+            item.add_marker(pytest.mark.xdist_group("ray"))
+    items.sort(key=lambda i: i.get_closest_marker("xdist_group") is None)
 
 
 def write_config(folder: Path, text: str, name: str = "sweep.yaml") -> Path:

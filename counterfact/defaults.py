@@ -19,6 +19,10 @@ CONCURRENCY_ASYNC = 100
 is not set (a sync runner without it keeps one run per CPU)."""
 MAX_RATE_LIMIT_WAIT_S = 900.0
 """Seconds one run may wait on rate limits in all before it is recorded as failed."""
+LOOP_BLOCKED_S = 600.0
+"""In-process: how long a runner may block the event loop it shares (no ``await`` turning it)
+before that loop and its runs are given up, when ``executor.timeout_s`` is not set (when it is,
+``timeout_s``)."""
 INFRA_RETRIES = 2
 """Ray executor: resubmissions of work lost to a dead worker or node."""
 COST_KEY = "loops"

@@ -15,6 +15,8 @@ Hierarchy::
     │                                as a failed run
     ├── RunCancelled                 a runner's call was cancelled from inside the run
     ├── EventLoopMisuse              a runner stopped, closed or broke the event loop it shares
+    │   └── EventLoopBlocked         a runner blocked that loop past the run's timeout: the
+    │                                loop's runs fail, the sweep goes on on a fresh loop
     ├── ScoringError                 a comparator or similarity measure failed or misbehaved
     │   └── ComparisonTimeout        one output outlasted the comparator's deadline: that
     │                                seed is unscored and in doubt, the sweep is still judged
@@ -121,6 +123,14 @@ class EventLoopMisuse(CounterfactError):
     """A runner stopped or closed the event loop it runs on (``loop.stop()``), or scheduled a
     callback or task that raised ``KeyboardInterrupt`` or ``SystemExit`` there: what would end the
     loop every run shares. The misuse is ignored and recorded as that run's error.
+    """
+
+
+class EventLoopBlocked(EventLoopMisuse):
+    """A runner blocked the event loop it shares (``time.sleep``, a busy loop or another blocking
+    call inside ``async def``) for longer than the run's ``timeout_s``, so no timeout on it could
+    fire. Every run on that loop is recorded with this error, the loop is given up, and the sweep
+    goes on on a fresh one.
     """
 
 

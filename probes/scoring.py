@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from counterfact.exceptions import ComparisonTimeout
 from counterfact.probes.comparators import Comparator
 from counterfact.probes.records import RunRecord
 from counterfact.probes.similarity import Similarity
@@ -13,11 +14,26 @@ from counterfact.probes.stats import ProbeStats, summarize_probe
 def score_runs(
     runs: Sequence[RunRecord], reference: str, comparator: Comparator, similarity: Similarity
 ) -> ProbeStats:
-    """Similarity and flips of successful runs against the reference."""
+    """Similarity and flips of successful runs against the reference.
+
+    A run whose output the comparator could not judge in time (:class:`ComparisonTimeout`) is
+    left out, as a failed run is: its seed is not a sample (the caller finds it missing from
+    ``seeds``); any other :class:`~counterfact.exceptions.ScoringError` propagates.
+    """
     outputs = [r.output or "" for r in runs]
     sims = similarity.score(reference, outputs)
-    flipped = [comparator.flipped(reference, o, s) for o, s in zip(outputs, sims, strict=True)]
-    return summarize_probe([r.seed for r in runs], flipped, sims, [r.cost for r in runs])
+    judged: list[tuple[RunRecord, bool, float]] = []
+    for run, output, sim in zip(runs, outputs, sims, strict=True):
+        try:
+            judged.append((run, comparator.flipped(reference, output, sim), sim))
+        except ComparisonTimeout:  # this output only: the others are judged
+            continue
+    return summarize_probe(
+        [r.seed for r, _, _ in judged],
+        [f for _, f, _ in judged],
+        [s for _, _, s in judged],
+        [r.cost for r, _, _ in judged],
+    )
 
 
 def unscored_stats(runs: Sequence[RunRecord]) -> ProbeStats:

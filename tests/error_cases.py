@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import struct
+import subprocess
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +68,8 @@ class Case:
     """Prepares the case's folder (``{dir}``) before the command runs (a planted run directory)."""
     planted: str = ""
     """What ``setup`` planted, in words (the table's input column)."""
+    teardown: Callable[[Path], None] | None = None
+    """Undoes what ``setup`` did that would keep the folder from being removed."""
 
 
 def _hard_linked_runs(folder: Path) -> None:
@@ -91,6 +96,94 @@ def _deep_scenarios(folder: Path) -> None:
 
 def _yaml_word_scenarios(folder: Path) -> None:
     (folder / "set.yaml").write_text("- {id: a, inputs: {flag: on}}\n")
+
+
+def _non_decimal_scenarios(folder: Path) -> None:
+    (folder / "set.yaml").write_text("- {id: a, inputs: {port: 010}}\n")
+
+
+def _finished_run(folder: Path) -> Path:
+    """Run the base sweep to its end in ``folder/out``; the run directory."""
+    (folder / "sweep.yaml").write_text(BASE, encoding="utf-8")
+    args = ["run", str(folder / "sweep.yaml"), "--out", str(folder / "out"), "--no-report"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    return folder / "out"
+
+
+def _spliced_runs(folder: Path) -> None:
+    runs = _finished_run(folder) / "runs.jsonl"
+    record = json.loads(runs.read_text().splitlines()[0]) | {"arm": "other"}
+    with runs.open("a") as handle:
+        handle.write(json.dumps(record) + "\n")
+
+
+def _immutable(folder: Path, on: bool) -> None:
+    """``chattr +i`` (``-i``) on ``folder/out`` and its ``.lock``: what a read-only directory is
+    to root, whom ``chmod`` does not stop (developers and CI run as root)."""
+    out = folder / "out"
+    paths = [str(out / ".lock"), str(out)] if on else [str(out), str(out / ".lock")]
+    done = subprocess.run(["chattr", "+i" if on else "-i", *paths], capture_output=True)
+    if on and done.returncode != 0:
+        msg = f"this case needs chattr +i (root on ext4 or similar): {done.stderr!r}"
+        raise RuntimeError(msg)
+
+
+def _read_only_run(folder: Path) -> None:
+    _finished_run(folder)
+    _immutable(folder, on=True)
+
+
+def _zip_declaring(path: Path, declared: dict[str, int]) -> None:
+    """A small zip whose central directory declares each entry's uncompressed size as given."""
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("header.json", "{}")
+        for name in declared:
+            archive.writestr(name, "{}")
+    raw = bytearray(path.read_bytes())
+    at = raw.find(b"PK\x01\x02")
+    while at >= 0:
+        name_len = struct.unpack_from("<H", raw, at + 28)[0]
+        name = raw[at + 46 : at + 46 + name_len].decode()
+        if name in declared:
+            struct.pack_into("<I", raw, at + 24, declared[name])
+        at = raw.find(b"PK\x01\x02", at + 4)
+    path.write_bytes(bytes(raw))
+
+
+def _sparse(path: Path, size: int) -> None:
+    with path.open("wb") as handle:
+        handle.truncate(size)  # nothing written: the limit is checked before reading
+
+
+def _log_not_zip(folder: Path) -> None:
+    (folder / "log.eval").write_bytes(b"not a zip")
+
+
+def _log_huge_sample(folder: Path) -> None:
+    _zip_declaring(folder / "log.eval", {"samples/q1_epoch_1.json": 0xFFFF_FFF0})
+
+
+def _log_huge_entry(folder: Path) -> None:
+    _zip_declaring(folder / "log.eval", {"summaries.json": 0xFFFF_FFF0})
+
+
+def _log_huge_total(folder: Path) -> None:
+    _zip_declaring(folder / "log.eval", {f"part{i}.json": 1 << 30 for i in range(3)})
+
+
+def _log_huge_eval(folder: Path) -> None:
+    _sparse(folder / "log.eval", (1 << 30) + 1)
+
+
+def _log_huge_json(folder: Path) -> None:
+    _sparse(folder / "log.json", (512 << 20) + 1)
+
+
+def _import_log(name: str) -> tuple[str, ...]:
+    log = "{dir}/" + name
+    arms = ("--arm", f"a={log}", "--arm", f"b={log}", "--baseline", "a")
+    return ("import", "inspect", *arms, "--out", "{dir}/out")
 
 
 def _lock_symlink(folder: Path) -> None:
@@ -390,6 +483,73 @@ CASES: list[Case] = [
         group="return",
         expect_code=1,
     ),
+    Case(
+        "a non-decimal integer in a scenario file",
+        BASE + "scenarios: {file: set.yaml}\n",
+        setup=_non_decimal_scenarios,
+    ),
+    Case(
+        "a YAML 1.1 boolean word in the sweep file",
+        _replace("facets: {model: large}", "facets: {model: large, verbose: yes}"),
+    ),
+    Case("a non-decimal integer in the sweep file", BASE + "samples: 0x10\n"),
+    Case(
+        "a run directory with another sweep's records spliced in",
+        args=("run", "{cfg}", "--out", "{dir}/out"),
+        group="cli",
+        setup=_spliced_runs,
+        planted="out/ a finished run of sweep.yaml, then a record of arm 'other' appended",
+    ),
+    Case(
+        "a read-only run directory on resume",
+        args=("run", "{cfg}", "--out", "{dir}/out"),
+        group="cli",
+        setup=_read_only_run,
+        teardown=lambda folder: _immutable(folder, on=False),
+        planted="out/ a finished run of sweep.yaml, made read-only (chattr +i)",
+    ),
+    Case(
+        "an Inspect AI log that is not a zip",
+        args=_import_log("log.eval"),
+        group="cli",
+        setup=_log_not_zip,
+        planted="log.eval holding the bytes `not a zip`",
+    ),
+    Case(
+        "an Inspect AI log whose sample declares more than 64 MiB",
+        args=_import_log("log.eval"),
+        group="cli",
+        setup=_log_huge_sample,
+        planted="log.eval whose samples/q1_epoch_1.json declares 4,294,967,280 bytes",
+    ),
+    Case(
+        "an Inspect AI log entry declaring more than 1 GiB (a zip bomb?)",
+        args=_import_log("log.eval"),
+        group="cli",
+        setup=_log_huge_entry,
+        planted="log.eval whose summaries.json declares 4,294,967,280 bytes",
+    ),
+    Case(
+        "an Inspect AI log whose entries declare more than 2 GiB together",
+        args=_import_log("log.eval"),
+        group="cli",
+        setup=_log_huge_total,
+        planted="log.eval with three entries declaring 1 GiB each",
+    ),
+    Case(
+        "an Inspect AI .eval log larger than 1 GiB",
+        args=_import_log("log.eval"),
+        group="cli",
+        setup=_log_huge_eval,
+        planted="log.eval of 1 GiB + 1 byte",
+    ),
+    Case(
+        "an Inspect AI .json log larger than 512 MiB",
+        args=_import_log("log.json"),
+        group="cli",
+        setup=_log_huge_json,
+        planted="log.json of 512 MiB + 1 byte",
+    ),
 ]
 
 
@@ -411,7 +571,11 @@ def run_case(case: Case, folder: Path) -> tuple[int, str]:
     args = [a.replace("{cfg}", str(cfg)).replace("{dir}", str(folder)) for a in case.args]
     if case.returns is not None:
         args = ["run", str(cfg), "--out", str(folder / "out")]
-    result = CliRunner().invoke(main, args)
+    try:
+        result = CliRunner().invoke(main, args)
+    finally:
+        if case.teardown is not None:
+            case.teardown(folder)
     if case.returns is not None:
         first = json.loads((folder / "out" / "runs.jsonl").read_text().splitlines()[0])
         error = f"runs.jsonl error: {first['error']['type']}: {first['error']['message']}"

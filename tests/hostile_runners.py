@@ -63,7 +63,8 @@ async def async_hostile(ctx: RunContext) -> str:
     """An ``async def`` runner that does ``inputs.what``: a ``RAISED`` or ``OUTPUTS`` key, or loop
     misuse: ``stop-loop`` (``loop.stop()``), ``close-loop`` (``loop.close()``), ``block``
     (``time.sleep`` on the loop), ``stop-later`` (``loop.stop`` scheduled as a callback),
-    ``raise-in-callback`` (a callback that raises ``KeyboardInterrupt``). Seed
+    ``raise-in-callback`` (a callback that raises ``KeyboardInterrupt``), ``block-forever``
+    (``time.sleep`` for 11 days on the loop), ``spin`` (a busy loop that never ends). Seed
     ``inputs.hang_seed`` of arm 'base', when set, sleeps 600 s first.
     """
     await asyncio.sleep(0.01)
@@ -83,10 +84,19 @@ async def async_hostile(ctx: RunContext) -> str:
         loop.call_soon(loop.stop)
     elif what == "raise-in-callback":
         loop.call_soon(_interrupt)
+    elif what == "block-forever":
+        time.sleep(10**6)
+    elif what == "spin":
+        _spin()
     else:
         return _sync_act(what)
     await asyncio.sleep(0.05)
     return "yes"
+
+
+def _spin() -> None:
+    while True:
+        pass
 
 
 def _interrupt() -> None:

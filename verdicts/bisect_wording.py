@@ -154,8 +154,9 @@ def bisect_claim(
 
 _ENDED = {
     "runs-failed": (
-        "Inconclusive: a probe finished fewer runs than samples without error, so its flip "
-        "could not be decided; see the errors in runs.jsonl. No culprit is claimed."
+        "Inconclusive: a probe judged fewer runs than samples (a run failed, or its output "
+        "could not be compared with the reference in time), so its flip could not be decided; "
+        "see the reasons and the errors in runs.jsonl. No culprit is claimed."
     ),
     "budget-exhausted": (
         "Inconclusive: the probe budget ({max_probes}, baseline included) ran out before the "

@@ -71,8 +71,12 @@ RUN_FLAG_WORDS: dict[DoubtCode, str] = {
     "runs-from-cache": "were taken from the run cache of another sweep",
     "runs-lost-workers": "were resubmitted after their worker or node died",
     "text-escaped": "held text UTF-8 cannot encode and were judged on its escaped form",
+    "comparison-timed-out": "ran but their output could not be compared with the reference in "
+    "time (the regex comparator's search deadline; simplify comparator.pattern): they are not "
+    "samples",
 }
-"""How each run-level doubt (:data:`~counterfact.probes.tally.RUN_FLAGS`) is worded."""
+"""How each run-level doubt (:data:`~counterfact.probes.tally.RUN_FLAGS`, and a culprit
+search's ``comparison-timed-out``) is worded."""
 
 
 def run_doubts(arm: ArmTally, base: ArmTally) -> list[Doubt]:
@@ -416,7 +420,8 @@ def bisect_doubts(
             Doubt(
                 "probe-runs-failed",
                 len(short),
-                "probe(s) finished fewer runs than samples (failed runs): decided on fewer seeds",
+                "probe(s) finished fewer runs than samples (failed runs, or outputs not compared "
+                "in time): decided on fewer seeds",
             )
         )
     return out + context_doubts(reference_is_seed0, answer_level)

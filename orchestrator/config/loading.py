@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 from pydantic import ValidationError
+from yaml.constructor import ConstructorError
 
 from counterfact.defaults import MAX_CONFIG_DEPTH, MAX_CONFIG_NODES
 from counterfact.exceptions import ConfigError
@@ -58,7 +59,8 @@ def _yaml_where(exc: yaml.YAMLError, text: str) -> str:
 
 def read_raw(path: Path) -> dict[str, Any]:
     """Parse the file into a mapping; YAML is loaded with a ``yaml.SafeLoader`` that also refuses
-    duplicate keys (:mod:`~counterfact.orchestrator.config.yamlload`).
+    duplicate keys and YAML 1.1's silent readings (``on`` as True, ``010`` as 8), as scenario
+    files are (:mod:`~counterfact.orchestrator.config.yamlload`).
 
     Raises:
         ConfigError: missing file, unknown extension, syntax error, or a top level that is not a
@@ -75,14 +77,15 @@ def read_raw(path: Path) -> dict[str, Any]:
         raise ConfigError(msg) from exc
     try:
         if suffix in {".yaml", ".yml"}:
-            data = load_yaml(text)
+            data = load_yaml(text, plain=True)
         elif suffix == ".toml":
             data = tomllib.loads(text)
         else:
             msg = f"config file {path.name!r} must end in .yaml, .yml or .toml"
             raise ConfigError(msg)
     except yaml.YAMLError as exc:
-        msg = f"{path.name}: YAML syntax error{_yaml_where(exc, text)}"
+        what = "value refused" if isinstance(exc, ConstructorError) else "syntax error"
+        msg = f"{path.name}: YAML {what}{_yaml_where(exc, text)}"
         raise ConfigError(msg) from exc
     except tomllib.TOMLDecodeError as exc:
         msg = f"{path.name}: TOML syntax error: {exc}"

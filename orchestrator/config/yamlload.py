@@ -1,5 +1,6 @@
-"""Reading a sweep file's YAML strictly: ``yaml.SafeLoader`` (no arbitrary objects), plus a
-duplicate key refused with its line and column (PyYAML keeps the last one silently).
+"""Reading YAML strictly: ``yaml.SafeLoader`` (no arbitrary objects), plus a duplicate key
+refused with its line and column (PyYAML keeps the last one silently); sweep files and scenario
+files also refuse YAML 1.1's silent readings (:class:`PlainScalarLoader`).
 """
 
 from __future__ import annotations

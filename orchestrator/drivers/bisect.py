@@ -259,23 +259,25 @@ def _not_applied(
     return replace(found, verdict="inconclusive", culprits=(), checks=(), unconfirmed_found=())
 
 
-def _run_flags(session: Session) -> dict[DoubtCode, list[tuple[str, int]]]:
-    """The search's runs that were retried, cached, resubmitted or escaped, as
-    (probe, seed) (from the records kept in memory, else from ``runs.jsonl``).
+def _run_flags(session: Session, probes: ProbeRunner) -> dict[DoubtCode, list[tuple[str, int]]]:
+    """The search's runs that were retried, cached, resubmitted or escaped (from the records
+    kept in memory, else from ``runs.jsonl``), and those whose output could not be compared in
+    time, as (probe, seed).
     """
+    timed_out: dict[DoubtCode, list[tuple[str, int]]] = {"comparison-timed-out": probes.timed_out}
     store = session.store
     if store.keep:
         records: Iterable[RunRecord] = store.records
     elif store.run_dir is not None and (store.run_dir / RUNS_FILE).exists():
         records = runs(store.run_dir)
     else:
-        return {}
+        return timed_out
     found: dict[DoubtCode, list[tuple[str, int]]] = {code: [] for code, _, _ in RUN_FLAGS}
     for r in records:
         for code, _, flagged in RUN_FLAGS:
             if flagged(r):
                 found[code].append((r.arm, r.seed))
-    return found
+    return found | timed_out
 
 
 def _probe_records(outcome: BisectOutcome) -> list[BisectProbeRecord]:
@@ -328,7 +330,9 @@ def _record(
     answer_level = sweep.comparator.answer_level
     seed0 = probes.reference.source == "baseline-arm"
     manifests = probes.manifests()
-    doubts = bisect_doubts(outcome, samples, seed0, answer_level, _run_flags(session), manifests)
+    doubts = bisect_doubts(
+        outcome, samples, seed0, answer_level, _run_flags(session, probes), manifests
+    )
     assessed = outcome.verdict != "inconclusive"
     standing = standing_of(doubts, assessed)
     why = "the search ended inconclusive: there is no answer to be sure of"

@@ -66,6 +66,9 @@ class ProbeRunner:
         self._runs = 0
         self._lacking: list[tuple[str, int]] = []
         self._unreported: list[tuple[str, int]] = []
+        self.timed_out: list[tuple[str, int]] = []
+        """(probe, seed) of each run whose output the comparator could not judge in time: not a
+        sample of its probe, as a failed run is not."""
 
     def __call__(self, keys: Sequence[tuple[str, ...]], first_seed: int = 0) -> list[ProbeStats]:
         """Run each key's probe (all their seeds at once) and return their statistics; seeds
@@ -121,11 +124,15 @@ class ProbeRunner:
             self.reference = resolve_reference(None, ok)
         sweep = self.bisect.sweep
         probe = score_or_count(ok, self.reference.text, sweep.comparator, sweep.similarity)
+        judged = set(probe.seeds)
+        timed_out = [(r.arm, r.seed) for r in ok if r.seed not in judged]
+        self.timed_out += timed_out
         self.log.info(
             "bisect.probe",
             ablated=list(key),
             flips=probe.flips,
             samples=probe.samples,
             executed=self.source.runner_calls,
+            comparison_timed_out=[seed for _, seed in timed_out],
         )
         return probe

@@ -100,6 +100,15 @@ class RunCore:
         self.node = node
         self.is_async = is_async_runner(runner)
         self._rng = random.Random()
+        self._calls: dict[asyncio.Future[Called], RunContext] = {}
+        """Each runner call in flight (an ``async def`` runner's task), by its run."""
+
+    def blocking(self, loop: asyncio.AbstractEventLoop) -> RunContext | None:
+        """The run whose runner call is running on ``loop`` at this moment, if it is one of
+        this core's; called from another thread, it names the run that blocks the loop.
+        """
+        task = asyncio.current_task(loop)
+        return None if task is None else self._calls.get(task)
 
     async def _call(self, ctx: RunContext) -> Called | None:
         """The call's outcome, or None when ``timeout_s`` ran out (the call is then cancelled;
@@ -113,11 +122,14 @@ class RunCore:
             call = asyncio.ensure_future(_call_async(self.runner, ctx))
         else:
             call = _on_own_thread(self.runner, ctx)
+        self._calls[call] = ctx
         try:
             done, _ = await asyncio.wait({call}, timeout=self.timeout_s)
         except asyncio.CancelledError:
             call.cancel()
             raise
+        finally:
+            del self._calls[call]
         if not done:
             call.cancel()
             return None

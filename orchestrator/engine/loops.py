@@ -6,13 +6,20 @@ One loop, not one per sweep or per call: runners cache clients (``AsyncOpenAI``,
 ``httpx.AsyncClient``) that are bound to the loop they were made on, so a second loop in the
 same process — the next ``compare_arms`` in a notebook, the next smoke run — would find them
 "attached to a different loop" or "closed".
+
+The one exception: a loop a runner blocked (``time.sleep`` or a busy loop inside ``async def``)
+cannot turn, so no timeout on it can fire. The loop beats every :data:`BEAT_S`; whoever waits
+on it can see how long it has not turned (:meth:`LoopThread.blocked_for`), and give it up
+(:meth:`LoopThread.abandon`): the next :func:`process_loop` is a fresh one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import threading
+import time
 from collections.abc import Coroutine
 from concurrent.futures import Future
 from typing import Any, TypeVar
@@ -23,6 +30,15 @@ T = TypeVar("T")
 
 _LOCK = threading.Lock()
 
+BEAT_S = 0.1
+"""How often a loop thread notes that its loop turned."""
+
+
+class LoopAbandoned(SystemExit):
+    """Raised asynchronously in the thread of an abandoned loop, so that a runner spinning in
+    Python code there stops burning a CPU (a ``SystemExit``: the loop thread ends quietly).
+    """
+
 
 class LoopThread:
     """An asyncio event loop running on a daemon thread, fed from other threads."""
@@ -31,15 +47,61 @@ class LoopThread:
         self.loop = asyncio.new_event_loop()
         guard_loop(self.loop)  # a runner's stop() or interrupt must not end it
         self._closing = threading.Event()
+        self.abandoned = False
+        """True once :meth:`abandon` gave the loop up."""
+        self._turned = time.monotonic()
         self._thread = threading.Thread(
             target=serve_forever, args=(self.loop, self._closing.is_set), name=name, daemon=True
         )
+        self.loop.call_soon_threadsafe(self._beat)
         self._thread.start()
 
     @property
+    def thread(self) -> threading.Thread:
+        """The thread the loop runs on."""
+        return self._thread
+
+    def _beat(self) -> None:
+        self._turned = time.monotonic()
+        self.loop.call_later(BEAT_S, self._beat)
+
+    @property
     def alive(self) -> bool:
-        """True while the loop's thread runs (a forked child inherits no threads)."""
-        return self._thread.is_alive() and not self.loop.is_closed()
+        """True while the loop's thread runs and is not given up (a forked child inherits no
+        threads).
+        """
+        return not self.abandoned and self._thread.is_alive() and not self.loop.is_closed()
+
+    def blocked_for(self) -> float:
+        """Seconds since the loop last turned (under :data:`BEAT_S` while it turns freely)."""
+        return time.monotonic() - self._turned
+
+    def answers(self, within_s: float) -> bool:
+        """True when the loop runs a callback sent now within ``within_s`` seconds: it only
+        looked blocked (its thread was starved, e.g. of the GIL), it is not.
+        """
+        turned = threading.Event()
+        try:
+            self.loop.call_soon_threadsafe(turned.set)
+        except RuntimeError:  # closed
+            return False
+        return turned.wait(within_s)
+
+    def abandon(self) -> None:
+        """Give the loop up without waiting for it: its runs are never waited for, it stops if it
+        ever turns again, and a runner still spinning in Python code on its thread is stopped
+        (:class:`LoopAbandoned`; one stuck in a C call such as ``time.sleep`` sleeps on, on a
+        daemon thread that does not keep the process alive).
+        """
+        self.abandoned = True
+        self._closing.set()
+        with contextlib.suppress(RuntimeError):
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        ident = self._thread.ident
+        if ident is not None and self._thread.is_alive():
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                ctypes.c_ulong(ident), ctypes.py_object(LoopAbandoned)
+            )
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
         """Schedule ``coro`` on the loop; its future can be cancelled from any thread."""
@@ -74,7 +136,9 @@ _PROCESS: list[LoopThread] = []
 
 
 def process_loop() -> LoopThread:
-    """This process's loop thread, started on first use (after a fork, a new one)."""
+    """This process's loop thread, started on first use (after a fork, or once the last one
+    was abandoned, a new one).
+    """
     with _LOCK:
         if not _PROCESS or not _PROCESS[0].alive:
             _PROCESS[:] = [LoopThread()]

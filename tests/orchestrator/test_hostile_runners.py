@@ -31,12 +31,13 @@ def sweep(
     samples: int = 3,
     every: bool = False,
     hang_seed: int = -1,
+    runners: Path = HOSTILE,
 ) -> tuple[int, str, list[dict[str, Any]]]:
-    """Run a sweep in a subprocess: (exit code, stderr, the records)."""
+    """Run a sweep of ``runners``' ``runner`` in a subprocess: (exit code, stderr, the records)."""
     inputs = f"{{what: {what}, every: {str(every).lower()}, hang_seed: {hang_seed}}}"
     cfg = write_config(
         tmp_path,
-        f"name: h\nrunner: {HOSTILE}:{runner}\nsamples: {samples}\n"
+        f"name: h\nrunner: {runners}:{runner}\nsamples: {samples}\n"
         f"scenarios: [{{id: s, inputs: {inputs}, "
         "reference: 'yes'}]\n"
         f"comparator: {{kind: exact}}\nexecutor: {executor}\n"

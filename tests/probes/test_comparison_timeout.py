@@ -58,3 +58,21 @@ def test_a_timed_out_reference_still_ends_judging() -> None:
             executor="local",
         )
     assert type(caught.value) is ScoringError
+
+
+def test_scoring_a_probe_leaves_a_timed_out_output_out_of_its_samples() -> None:
+    # the culprit search's scoring (score_runs), as the sweep's tally does per seed
+    from counterfact.probes.comparators import RegexComparator, compile_pattern
+    from counterfact.probes.records import RunRecord
+    from counterfact.probes.scoring import score_runs
+    from counterfact.probes.similarity import TextSimilarity
+
+    outputs = ["x aaa", HOSTILE, "x b"]
+    fields = {"scenario": "s", "arm": "a", "manifest": None, "cost": None, "error": None}
+    runs = [
+        RunRecord(seed=seed, output=output, duration_s=0.0, finished_at="t", **fields)
+        for seed, output in enumerate(outputs)
+    ]
+    comparator = RegexComparator(compile_pattern("(a|a)+$"))
+    stats = score_runs(runs, "aaa", comparator, TextSimilarity())
+    assert stats.seeds == (0, 2) and stats.flipped_seeds == (2,) and len(stats.similarities) == 2

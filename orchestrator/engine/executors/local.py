@@ -6,8 +6,10 @@ this process (API-bound runners need no Ray at all).
 from __future__ import annotations
 
 import queue
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
+from typing import NamedTuple
 
 from counterfact.orchestrator.engine.arun import RunCore
 from counterfact.orchestrator.engine.executors.base import Executor
@@ -15,7 +17,8 @@ from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 from counterfact.orchestrator.engine.feed import RunFeed, as_feed
 from counterfact.orchestrator.engine.gate import Gate
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
-from counterfact.orchestrator.engine.loops import process_loop
+from counterfact.orchestrator.engine.loops import LoopThread, process_loop
+from counterfact.orchestrator.engine.loopwatch import blocked, blocked_after, blocked_record
 from counterfact.orchestrator.engine.throttle import Allowance, Throttle
 from counterfact.orchestrator.engine.worker import (
     NO_RETRY,
@@ -30,6 +33,13 @@ LOCAL_NODE = "local"
 """The ``node`` of runs executed in-process."""
 
 _POLL_S = 0.1
+
+
+class InFlight(NamedTuple):
+    """A run submitted to the loop: its context and when it was submitted."""
+
+    ctx: RunContext
+    started: float
 
 
 class LocalExecutor(Executor):
@@ -69,27 +79,31 @@ class LocalExecutor(Executor):
         """How the concurrency limit moved (None when runs did not overlap)."""
         return None if self.throttle is None else self.throttle.summary()
 
-    def _overlapping(
-        self, runner: RunnerRef, feed: RunFeed, concurrency: int
-    ) -> Iterator[RunRecord]:
-        if self.throttle is None:
-            self.throttle = Throttle(concurrency, self.pool.per_minute)
-        throttle = self.throttle
+    def _core(self, runner: RunnerRef, throttle: Throttle) -> RunCore:
+        """A core for one event loop (its gate's waits belong to that loop)."""
 
         async def link(refused: int, served: int, stale: int) -> Allowance:
             return throttle.report(refused, served, stale)
 
         start = Allowance(throttle.limit, throttle.per_minute, throttle.epoch)
-        core = RunCore(
+        return RunCore(
             resolve_runner(runner),
             Gate(link, start),
             self.policy,
             timeout_s=self.timeout_s,
             node=LOCAL_NODE,
         )
+
+    def _overlapping(
+        self, runner: RunnerRef, feed: RunFeed, concurrency: int
+    ) -> Iterator[RunRecord]:
+        if self.throttle is None:
+            self.throttle = Throttle(concurrency, self.pool.per_minute)
+        core = self._core(runner, self.throttle)
         loop = process_loop()  # one per process: clients the runner caches stay usable
+        after_s = blocked_after(self.timeout_s)
         finished: queue.SimpleQueue[Future[RunRecord]] = queue.SimpleQueue()
-        running: dict[Future[RunRecord], RunContext] = {}
+        running: dict[Future[RunRecord], InFlight] = {}
         try:
             while not self.stop_requested:
                 room = concurrency - len(running)
@@ -97,13 +111,16 @@ class LocalExecutor(Executor):
                     feed.top_up(room)
                     for ctx in feed.take(room):
                         fut = loop.submit(core.run(ctx))
-                        running[fut] = ctx
+                        running[fut] = InFlight(ctx, time.perf_counter())
                         fut.add_done_callback(finished.put)
                 if not running:
                     return
                 try:
                     fut = finished.get(timeout=_POLL_S)
                 except queue.Empty:
+                    if blocked(loop, after_s):  # a runner holds the loop: give it up
+                        yield from self._given_up(loop, core, running)
+                        loop, core = process_loop(), self._core(runner, self.throttle)
                     continue
                 yield from _records(fut, finished, running)
             feed.close()  # stopping: runs already finished are recorded, the rest cancelled
@@ -115,9 +132,24 @@ class LocalExecutor(Executor):
             for fut in running:
                 fut.cancel()
 
+    def _given_up(
+        self,
+        loop: LoopThread,
+        core: RunCore,
+        running: dict[Future[RunRecord], InFlight],
+    ) -> Iterator[RunRecord]:
+        """Record every run on ``loop`` as failed (a runner blocked it) and abandon it."""
+        culprit = core.blocking(loop.loop)
+        now = time.perf_counter()
+        given_up = list(running.values())
+        running.clear()  # their futures, if the loop ever turns again, are not recorded
+        loop.abandon()
+        for ctx, started in given_up:
+            yield blocked_record(ctx, culprit, self.timeout_s, now - started, LOCAL_NODE)
+
 
 def _drained(
-    finished: queue.SimpleQueue[Future[RunRecord]], running: dict[Future[RunRecord], RunContext]
+    finished: queue.SimpleQueue[Future[RunRecord]], running: dict[Future[RunRecord], InFlight]
 ) -> Iterator[RunRecord]:
     """The records of runs that finished before the stop (cancelled ones are skipped)."""
     try:
@@ -130,18 +162,20 @@ def _drained(
 def _records(
     first: Future[RunRecord],
     finished: queue.SimpleQueue[Future[RunRecord]],
-    running: dict[Future[RunRecord], RunContext],
+    running: dict[Future[RunRecord], InFlight],
 ) -> Iterator[RunRecord]:
-    """The record of ``first`` and of every other run finished meanwhile."""
+    """The record of ``first`` and of every other run finished meanwhile (a run no longer in
+    ``running``, given up with its loop, is not recorded again).
+    """
     fut: Future[RunRecord] | None = first
     while fut is not None:
-        ctx = running.pop(fut, None)
-        if ctx is not None and not fut.cancelled():  # cancelled: stopped, not recorded
+        run = running.pop(fut, None)
+        if run is not None and not fut.cancelled():  # cancelled: stopped, not recorded
             exc = fut.exception()
             if exc is None:
                 yield fut.result()
             else:  # the engine's own error around a run: still one recorded run
-                yield failed_record(ctx, type(exc).__name__, str(exc), 0.0, LOCAL_NODE)
+                yield failed_record(run.ctx, type(exc).__name__, str(exc), 0.0, LOCAL_NODE)
         try:
             fut = finished.get_nowait()
         except queue.Empty:

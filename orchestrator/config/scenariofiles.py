@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from counterfact.defaults import MAX_CONFIG_DEPTH
 from counterfact.exceptions import ConfigError
+from counterfact.orchestrator.config.errors import clean_loc, field_path
 from counterfact.orchestrator.config.schema import ScenarioConfig, ScenarioFileConfig
 from counterfact.orchestrator.config.yamlload import load_yaml, yaml_problem
 
@@ -184,8 +185,9 @@ def _scenario(path: Path, where: str, item: Any) -> ScenarioConfig:
         return ScenarioConfig.model_validate(item)
     except ValidationError as exc:
         first = exc.errors()[0]
-        loc = ".".join(str(x) for x in first["loc"]) or "(the object)"
-        raise _fail(path, where, f"{loc}: {first['msg']}") from exc
+        loc = field_path(clean_loc(tuple(first["loc"]))) if first["loc"] else "(the object)"
+        msg = str(first["msg"]).removeprefix("Value error, ")
+        raise _fail(path, where, f"{loc}: {msg}") from exc
 
 
 def load_scenario_file(spec: ScenarioFileConfig, base_dir: Path) -> list[ScenarioConfig]:

@@ -401,7 +401,11 @@ def _numeric(options: Mapping[str, Any]) -> Comparator:
 
 
 def _regex(options: Mapping[str, Any]) -> Comparator:
-    return RegexComparator(pattern=compile_pattern(str(options["pattern"])))
+    """From ``pattern``: its text, or the pattern already compiled (by the config's check)."""
+    pattern = options["pattern"]
+    if isinstance(pattern, regex.Pattern):
+        return RegexComparator(pattern=pattern)
+    return RegexComparator(pattern=compile_pattern(str(pattern)))
 
 
 def _one_of(options: Mapping[str, Any]) -> Comparator:

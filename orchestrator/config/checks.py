@@ -58,6 +58,8 @@ def build_component(
     for name in ("target", "embedder"):
         if name in options:
             options[name] = _callable(options[name], base_dir, f"{section}.{name}")
+    if isinstance(config, ComparatorConfig) and config.compiled is not None:
+        options["pattern"] = config.compiled  # compiled when validated: not again
     if "model" in options:
         options["embedder"] = sentence_transformer(options.pop("model"), f"{section}.model")
     return registry[config.kind].build(options)

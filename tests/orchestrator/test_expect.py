@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,9 @@ from counterfact.orchestrator.drivers.export import export, load_verdicts
 from counterfact.orchestrator.drivers.report import write_report
 from counterfact.orchestrator.drivers.sweep import SweepResult, run_sweep
 from counterfact.records import read_summary, read_verdicts
+
+from ..helpers import invoke
+from .test_report import CHROMIUM, HEADLESS
 
 SEEDS = 4
 
@@ -67,8 +71,10 @@ def run(ctx):
 """
 
 
-def _config(folder: Path, questions: list[dict[str, Any]] | dict[str, Any]) -> Path:
-    (folder / "runner.py").write_text(RUNNER, encoding="utf-8")
+def _config(
+    folder: Path, questions: list[dict[str, Any]] | dict[str, Any], runner: str = RUNNER
+) -> Path:
+    (folder / "runner.py").write_text(runner, encoding="utf-8")
     config = {
         "name": "mixed",
         "runner": "runner.py:run",
@@ -351,3 +357,50 @@ def test_the_python_api_takes_a_callable_as_a_question_s_expect(tmp_path: Path) 
     assert (result.row("base", "plain").flips, result.row("alt", "plain").flips) == (0, 3)
     assert result.row("alt", "len").check == f"custom(target={__name__}:{same_length.__qualname__})"
     assert result.row("alt", "plain").check == "sweep default: exact"
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (.ci/run installs it)")
+def test_a_large_set_s_report_shows_and_filters_by_the_check_in_headless_chromium(
+    tmp_path: Path,
+) -> None:
+    # 30 questions (above the 20 that get a section each): the compact table, drawn by the
+    # page's script, has a check column, and filtering on a check's words keeps its questions.
+    questions = [
+        {"id": f"q{i}", "inputs": {"i": i}, "reference": "42"}
+        | ({"expect": {"kind": "numeric", "tolerance": 0.5}} if i % 3 == 0 else {})
+        for i in range(30)
+    ]
+    config = _config(tmp_path, questions, runner="def run(ctx):\n    return '42'\n")
+    run_sweep(load_sweep(config), run_dir=tmp_path / "out")
+    page = write_report(tmp_path / "out").as_uri()
+    dom = subprocess.run(
+        [*HEADLESS, "--dump-dom", page + "#q=numeric"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    assert "<th>check</th>" in dom
+    assert "rows 1-20 of 20 (filtered from 60)" in dom  # 10 questions x 2 arms
+    assert dom.count("<td>numeric(tolerance=0.5)</td>") == 20
+    assert "<td>sweep default: contains</td>" not in dom
+
+
+def test_the_shipped_mixed_checks_example_judges_each_question_by_its_own_check(
+    tmp_path: Path,
+) -> None:
+    # configs/mixed_checks.yaml, as docs/how-to/per-question-checks.md runs it
+    config = Path(__file__).resolve().parents[2] / "configs" / "mixed_checks.yaml"
+    code, _, err = invoke("run", str(config), "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    rows = read_verdicts(tmp_path / "out")
+    assert {r.scenario: r.check for r in rows} == {
+        "pi": "numeric(tolerance=0.005)",
+        "metres": "numeric(tolerance=0)",
+        "planet": 'one-of(options=["Mercury", "Venus", "Jupiter", "Mars"])',
+        "capital": "sweep default: contains",
+        "letter": r"regex(pattern=/[Aa]nswer:\s*([A-Za-z])/)",
+        "prime": "exact",
+    }
+    assert all(r.flips == 0 for r in rows if r.is_baseline)  # the careful answers all hold
+    assert all(r.verdict == "confirmed" for r in rows if not r.is_baseline)

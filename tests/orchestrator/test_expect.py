@@ -404,3 +404,41 @@ def test_the_shipped_mixed_checks_example_judges_each_question_by_its_own_check(
     }
     assert all(r.flips == 0 for r in rows if r.is_baseline)  # the careful answers all hold
     assert all(r.verdict == "confirmed" for r in rows if not r.is_baseline)
+
+
+def test_validate_says_how_the_questions_are_judged(tmp_path: Path) -> None:
+    code, out, err = invoke("validate", str(_config(tmp_path, QUESTIONS)))
+    assert code == 0, err
+    assert out.splitlines()[-1] == (
+        "checks: 4 question(s) with their own expect (exact, numeric, one-of, regex; 4 distinct), "
+        "1 by the sweep's comparator (contains)"
+    )
+    bare = [{k: v for k, v in q.items() if k != "expect"} for q in QUESTIONS]
+    code, out, _ = invoke("validate", str(_config(tmp_path, bare)))
+    assert code == 0 and "checks:" not in out  # nothing to say: the comparator judges all
+
+
+def test_a_verdict_line_from_before_version_9_loads_without_a_check(tmp_path: Path) -> None:
+    from counterfact.records import VerdictRecord
+
+    _run(tmp_path, QUESTIONS)
+    line = json.loads((tmp_path / "out" / "verdicts.jsonl").read_text().splitlines()[0])
+    del line["check"]
+    old = VerdictRecord.model_validate(line | {"schema_version": 8})
+    assert old.check is None and old.schema_version == 8
+
+
+def test_one_of_as_the_sweep_s_comparator_refuses_a_reference_it_cannot_read(
+    tmp_path: Path,
+) -> None:
+    config = _config(tmp_path, [{"id": "a", "reference": "Paris"}, {"id": "b", "reference": "x"}])
+    text = config.read_text().replace(
+        "comparator: contains", "comparator: {kind: one-of, options: [Paris, London]}"
+    )
+    config.write_text(text, encoding="utf-8")
+    with pytest.raises(
+        ConfigError, match=r"the one-of comparator needs the reference to name "
+    ) as e:
+        load_sweep(config)
+    assert e.value.field == "scenarios[1].reference"
+    assert "fix the reference or comparator.options" in str(e.value)

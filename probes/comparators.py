@@ -20,18 +20,25 @@ Builtins:
   search under a deadline of :data:`REGEX_MATCH_S`: an output the pattern cannot search in time
   (catastrophic backtracking) is a failed comparison (:class:`ComparisonTimeout`: that seed is
   unscored and in doubt), never a hang; a reference it cannot search is a :class:`ScoringError`.
+- ``one-of``: a multiple choice among ``options``; the answer is the one option a text names
+  (normalized, as whole words; the longest option wins where options overlap, ``New York``
+  over ``York``); flipped iff the output's answer differs from the reference's, or the output
+  names none or several.
 - ``custom``: a user callable ``target(reference, output) -> bool``, True meaning *flipped*.
 
-``numeric``, ``contains``, ``regex`` and ``custom`` judge the *answer* (``answer_level``); the
-others compare whole outputs, so claims then say the *output* changed.
+``numeric``, ``contains``, ``regex``, ``one-of`` and ``custom`` judge the *answer*
+(``answer_level``); the others compare whole outputs, so claims then say the *output* changed.
+Each comparator also gives its ``options()`` (the settings that make it this check, JSON data),
+so a record can say which check judged a question (:func:`check_spec`).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import regex
@@ -62,6 +69,12 @@ class Comparator(Protocol):
         """True when it judges the answer (a number, a phrase, a match), not the whole text."""
         ...
 
+    def options(self) -> dict[str, Any]:
+        """The settings that make it this check besides its kind (``{"tolerance": 0.01}``), as
+        JSON data; empty for a kind without any.
+        """
+        ...
+
 
 @dataclass(frozen=True)
 class ExactComparator:
@@ -77,6 +90,10 @@ class ExactComparator:
     def flipped(self, reference: str, output: str, similarity: float) -> bool:
         """True iff the texts differ at all."""
         return output != reference
+
+    def options(self) -> dict[str, Any]:
+        """None: the kind says it all."""
+        return {}
 
 
 _WS = re.compile(r"\s+")
@@ -105,6 +122,10 @@ class NormalizedComparator:
     def flipped(self, reference: str, output: str, similarity: float) -> bool:
         """True iff the normalized texts differ."""
         return normalize_text(output) != normalize_text(reference)
+
+    def options(self) -> dict[str, Any]:
+        """None: the kind says it all."""
+        return {}
 
 
 _NUMBER = re.compile(r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
@@ -142,6 +163,10 @@ class NumericComparator:
         observed = first_number(output)
         return observed is None or abs(observed - expected) > self.tolerance
 
+    def options(self) -> dict[str, Any]:
+        """``{"tolerance": ...}``."""
+        return {"tolerance": self.tolerance}
+
 
 @dataclass(frozen=True)
 class SimilarityComparator:
@@ -158,6 +183,10 @@ class SimilarityComparator:
     def flipped(self, reference: str, output: str, similarity: float) -> bool:
         """True iff ``similarity < threshold`` (strict)."""
         return similarity < self.threshold
+
+    def options(self) -> dict[str, Any]:
+        """``{"threshold": ...}``."""
+        return {"threshold": self.threshold}
 
 
 @dataclass(frozen=True)
@@ -184,10 +213,70 @@ class ContainsComparator:
             raise ScoringError(msg)
         return not contained(expected, normalize_text(output))
 
+    def options(self) -> dict[str, Any]:
+        """None: the kind says it all."""
+        return {}
+
 
 def contained(needle: str, text: str) -> bool:
     """``needle`` occurs in ``text`` on word boundaries (both already normalized)."""
     return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", text) is not None
+
+
+def choice_pattern(options: tuple[str, ...]) -> re.Pattern[str]:
+    """One search for every option as whole words in normalized text, the longest first (so
+    ``new york`` is found as itself, not as ``york``).
+    """
+    needles = sorted({normalize_text(o) for o in options}, key=lambda n: (-len(n), n))
+    alternatives = "|".join(re.escape(n) for n in needles)
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+
+
+@dataclass(frozen=True)
+class OneOfComparator:
+    """A multiple choice: flipped iff the option the output names differs from the one the
+    reference names (or the output names none, or more than one).
+    """
+
+    choices: tuple[str, ...]
+    """The choices, as declared (at least two, distinct once normalized)."""
+    kind: str = "one-of"
+    answer_level: bool = True
+    _search: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _by_text: dict[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_search", choice_pattern(self.choices))
+        object.__setattr__(self, "_by_text", {normalize_text(o): o for o in self.choices})
+
+    def describe(self) -> str:
+        """``the option named, one of A, B, C``."""
+        return f"the option named, one of {', '.join(self.choices)}"
+
+    def options(self) -> dict[str, Any]:
+        """``{"options": [...]}``."""
+        return {"options": list(self.choices)}
+
+    def named(self, text: str) -> tuple[str, ...]:
+        """The distinct options ``text`` names, in the order it first names them."""
+        found = self._search.findall(normalize_text(text))
+        return tuple(dict.fromkeys(self._by_text[f] for f in found))
+
+    def flipped(self, reference: str, output: str, similarity: float) -> bool:
+        """True iff the output does not name exactly the one option the reference names."""
+        expected = self.named(reference)
+        if len(expected) != 1:
+            msg = (
+                f"one-of comparator: the reference ({reference!r:.80}) names "
+                f"{_how_many(expected)} of the options {list(self.choices)}; it must name "
+                "exactly one"
+            )
+            raise ScoringError(msg)
+        return self.named(output) != expected
+
+
+def _how_many(named: tuple[str, ...]) -> str:
+    return "none" if not named else f"{len(named)} ({', '.join(named)})"
 
 
 REGEX_MATCH_S = 1.0
@@ -245,6 +334,10 @@ class RegexComparator:
         observed = self._extract(output, "output")
         return observed is None or normalize_text(observed) != normalize_text(expected)
 
+    def options(self) -> dict[str, Any]:
+        """``{"pattern": ...}``."""
+        return {"pattern": self.pattern.pattern}
+
     def _extract(self, text: str, what: str) -> str | None:
         try:
             return extract(self.pattern, text)
@@ -292,6 +385,12 @@ class CustomComparator:
             raise ScoringError(msg)
         return bool(result)
 
+    def options(self) -> dict[str, Any]:
+        """``{"target": "module:qualname"}`` (the callable, named)."""
+        module = getattr(self.target, "__module__", None)
+        name = getattr(self.target, "__qualname__", None) or repr(self.target)
+        return {"target": f"{module}:{name}" if module else name}
+
 
 def _similarity(options: Mapping[str, Any]) -> Comparator:
     return SimilarityComparator(threshold=float(options.get("threshold", SIMILARITY_THRESHOLD)))
@@ -302,7 +401,15 @@ def _numeric(options: Mapping[str, Any]) -> Comparator:
 
 
 def _regex(options: Mapping[str, Any]) -> Comparator:
-    return RegexComparator(pattern=compile_pattern(str(options["pattern"])))
+    """From ``pattern``: its text, or the pattern already compiled (by the config's check)."""
+    pattern = options["pattern"]
+    if isinstance(pattern, regex.Pattern):
+        return RegexComparator(pattern=pattern)
+    return RegexComparator(pattern=compile_pattern(str(pattern)))
+
+
+def _one_of(options: Mapping[str, Any]) -> Comparator:
+    return OneOfComparator(choices=tuple(str(o) for o in options["options"]))
 
 
 COMPARATORS: Mapping[str, Kind[Comparator]] = {
@@ -312,6 +419,7 @@ COMPARATORS: Mapping[str, Kind[Comparator]] = {
     "numeric": Kind(_numeric, takes=frozenset({"tolerance"})),
     "contains": Kind(lambda _: ContainsComparator()),
     "regex": Kind(_regex, takes=frozenset({"pattern"}), needs=frozenset({"pattern"})),
+    "one-of": Kind(_one_of, takes=frozenset({"options"}), needs=frozenset({"options"})),
     "custom": Kind(
         lambda o: CustomComparator(o["target"]),
         takes=frozenset({"target"}),
@@ -319,3 +427,24 @@ COMPARATORS: Mapping[str, Kind[Comparator]] = {
     ),
 }
 """Comparator kinds by name: the config schema, the CLI and the resolver read this one table."""
+
+
+def _shown(name: str, value: Any) -> str:
+    if name == "pattern":
+        return f"/{value}/"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, list):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def check_spec(comparator: Comparator) -> str:
+    r"""The check in one line, its kind and settings: ``numeric(tolerance=0.01)``, ``contains``,
+    ``regex(pattern=/Answer: (\d+)/)``, ``one-of(options=["A", "B"])``.
+    """
+    options = comparator.options()
+    if not options:
+        return comparator.kind
+    shown = ", ".join(f"{k}={_shown(k, v)}" for k, v in options.items())
+    return f"{comparator.kind}({shown})"

@@ -29,6 +29,7 @@ class Kind(Generic[T]):
 _EXAMPLES = {
     "target": "package.module:callable",
     "pattern": "<regular expression; group 1, if any, is the answer>",
+    "options": "[<choice>, <choice>, ...]",
 }
 
 

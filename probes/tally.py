@@ -6,7 +6,8 @@ per seed, a few numbers (succeeded, flipped, similarity, each cost key) plus the
 check's running result; the record itself can then be dropped. Memory is bounded by
 ``arms x samples`` numbers per scenario, whatever the number of runs.
 
-The reference (rule 4) is the scenario's own when declared. Otherwise it is the
+Each question is judged by its own check when it declares one (``expect``), else by the sweep's
+comparator. The reference (rule 4) is the scenario's own when declared. Otherwise it is the
 baseline's seed-0 output, which may arrive after other runs: those wait (in arrival order) until
 the baseline's seed-0 record arrives — it is the first run of each scenario in plan order, so the
 wait is short — and are then scored, or counted unscored when that run failed.
@@ -232,7 +233,10 @@ class ScenarioTally:
     ) -> None:
         self.scenario = scenario
         self.baseline = baseline
-        self.comparator = comparator
+        self.comparator = scenario.check(comparator)
+        """The check that judges this question: its own ``expect``, else ``comparator``."""
+        self.check = scenario.check_label(comparator)
+        """That check in words, for the records (``sweep default: contains``)."""
         self.similarity = similarity
         self.arms: dict[str, ArmTally] = {a.id: ArmTally(a, samples, capacity) for a in arms}
         self.reference: Reference = resolve_reference(scenario.reference, [])

@@ -414,6 +414,19 @@ CASES: list[Case] = [
         "comparator: {kind: regex, pattern: '(a|a)+$'}\n",
     ),
     Case(
+        "a question's expect of an unknown kind",
+        BASE + "scenarios:\n  - {id: q1, reference: '42', expect: {kind: numbers}}\n",
+    ),
+    Case(
+        "a question's numeric expect, its reference without a number",
+        BASE + "scenarios:\n  - {id: q1, reference: many, expect: {kind: numeric, tolerance: 1}}\n",
+    ),
+    Case(
+        "a question's one-of expect, its reference naming no option",
+        BASE
+        + "scenarios:\n  - {id: q1, reference: Rome, expect: {kind: one-of, options: [Paris, London]}}\n",
+    ),
+    Case(
         "a runner path too long for the file system",
         BASE.replace("agent.py:run", "x" * 5000 + ".py:run"),
     ),

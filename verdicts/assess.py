@@ -141,7 +141,8 @@ def assess_tally(
             scenario=tally.scenario.id,
             arm=j.tally.arm.id,
             fields=_fields(j, context(j.tally.admitted), j.tally.admitted, readings)
-            | _explained(j, base_tally),
+            | _explained(j, base_tally)
+            | {"check": tally.check},
             claim=_claim(j, base_tally, context(j.tally.admitted)),
             **_tested(tally, j, base_tally, settings, stops),
             **_doubted(tally, j, base_tally),

@@ -193,7 +193,7 @@ def _verdict_table(rows: Sequence[VerdictRecord]) -> str:
     head = (
         "<tr><th>scenario</th><th>arm</th><th>tier</th><th>reason</th><th>statistical</th>"
         "<th>flips</th><th>flip-rate 95% CI</th><th>p (adj.)</th><th>cost class</th>"
-        "<th>standing</th></tr>"
+        "<th>standing</th><th>check</th></tr>"
     )
     lines = [head]
     for r in rows:
@@ -211,7 +211,8 @@ def _verdict_table(rows: Sequence[VerdictRecord]) -> str:
             f'<td class="{escape(tier)}">{escape(tier)}</td><td>{escape(r.reason or "")}</td>'
             f'<td class="{escape(stat)}">{escape(stat)}</td><td>{flips}</td><td>{ci}</td>'
             f"<td>{_p(r)}</td><td>{escape(r.cost_class or '')}</td>"
-            f'<td class="{escape(r.standing)}">{escape(standing_cell(r))}</td></tr>'
+            f'<td class="{escape(r.standing)}">{escape(standing_cell(r))}</td>'
+            f'<td class="check">{escape(r.check or "")}</td></tr>'
         )
     return '<h2>Verdicts</h2><table class="verdicts">' + "".join(lines) + "</table>"
 

@@ -66,7 +66,7 @@ def _p(row: VerdictRecord) -> float | None:
 
 def table_data(rows: Sequence[VerdictRecord]) -> dict[str, Any]:
     """The rows, columnar and indexed: each question id and each word (arm, tier, reason, test,
-    standing) once, each row a list of small numbers — about 30 bytes a row, so 10,000
+    standing, check) once, each row a list of small numbers — about 30 bytes a row, so 10,000
     questions x 10 arms stay a few MB.
     """
     questions: dict[str, int] = {}
@@ -91,6 +91,7 @@ def table_data(rows: Sequence[VerdictRecord]) -> dict[str, Any]:
                 r.samples,
                 _p(r),
                 word(f"{r.standing} ({doubts})" if doubts else r.standing),
+                word(r.check or ""),
             ]
         )
     return {"questions": list(questions), "words": list(words), "rows": table}
@@ -104,7 +105,17 @@ def _inline_json(data: object) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-COLUMNS = ("question", "arm", "verdict", "reason", "test", "flips", "p (adj.)", "standing")
+COLUMNS = (
+    "question",
+    "arm",
+    "verdict",
+    "reason",
+    "test",
+    "flips",
+    "p (adj.)",
+    "standing",
+    "check",
+)
 
 SCRIPT = """
 (function(){
@@ -114,7 +125,7 @@ var el=function(id){return document.getElementById(id);};
 var box=el("cf-filter"),arm=el("cf-arm"),ver=el("cf-verdict"),ord=el("cf-order");
 var body=el("cf-rows"),info=el("cf-info"),page=0,shown=[];
 function cells(r){return [Q[r[0]],W[r[1]],W[r[2]],W[r[3]],W[r[4]],
- r[5]===null?"n/a":r[5]+"/"+r[6],r[7]===null?"":String(r[7]),W[r[8]]];}
+ r[5]===null?"n/a":r[5]+"/"+r[6],r[7]===null?"":String(r[7]),W[r[8]],W[r[9]]];}
 function options(sel,col){var seen={};D.rows.forEach(function(r){seen[W[r[col]]]=1;});
  Object.keys(seen).sort().forEach(function(k){var o=document.createElement("option");
  o.value=k;o.textContent=k;sel.appendChild(o);});}

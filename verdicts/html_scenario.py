@@ -188,7 +188,9 @@ def _challenger(row: VerdictRecord, data: ReportData, base: str | None) -> str:
     )
 
 
-def _question(data: ReportData, scenario: str, reference: ReferenceRecord | None) -> str:
+def _question(
+    data: ReportData, scenario: str, reference: ReferenceRecord | None, check: str | None
+) -> str:
     inputs = data.inputs.get(scenario)
     bits = []
     if inputs:
@@ -198,6 +200,8 @@ def _question(data: ReportData, scenario: str, reference: ReferenceRecord | None
         source = "declared" if reference.from_ == "prior-run" else "the baseline's seed 0"
         text = reference.text if reference.text is not None else "(none)"
         bits.append(f"<p>Reference ({source}): <code>{escape(text)}</code></p>")
+    if check:
+        bits.append(f'<p class="check">Judged by: <code>{escape(check)}</code></p>')
     return "".join(bits)
 
 
@@ -222,7 +226,7 @@ def scenario_sections(data: ReportData, only: Sequence[str] | None = None) -> st
             f"scenario {scenario}",
             data.similarity_shown,
         )
-        question = _question(data, scenario, references.get(scenario))
+        question = _question(data, scenario, references.get(scenario), rows[0].check)
         parts.append(
             f'<h2 id="scenario-{escape(scenario)}">Scenario {escape(scenario)}</h2>{question}'
             f'<figure class="scenario" data-scenario="{escape(scenario)}">'

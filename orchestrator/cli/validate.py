@@ -178,3 +178,23 @@ def _sweep_ok(sweep: ResolvedSweep, run_dir: Path) -> None:
         f"runs on executor {sweep.executor.kind!r}; records would go to {run_dir}/"
     )
     click.echo(f"identity: {_identity(sweep)}")
+    checks = _checks(sweep)
+    if checks is not None:
+        click.echo(checks)
+
+
+def _checks(sweep: ResolvedSweep) -> str | None:
+    """``checks:`` how the questions are judged, when some carry their own ``expect``."""
+    from counterfact.probes.comparators import check_spec
+
+    own = [s.expect for s in sweep.scenarios if s.expect is not None]
+    if not own:
+        return None
+    kinds = sorted({c.kind for c in own})
+    distinct = len({id(c) for c in own})
+    rest = len(sweep.scenarios) - len(own)
+    return (
+        f"checks: {len(own):,} question(s) with their own expect ({', '.join(kinds)}; "
+        f"{distinct:,} distinct), {rest:,} by the sweep's comparator "
+        f"({check_spec(sweep.comparator)})"
+    )

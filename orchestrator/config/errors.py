@@ -54,16 +54,19 @@ _TAGGED = {"runner": frozenset({"chat", "target"})}
 """Keys holding a discriminated union, and its tags (pydantic puts the tag in the location)."""
 
 
-def _clean_loc(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
-    # pydantic adds union-member tags such as 'str' or 'function-plain[...]' to the location.
-    kept = [p for p in loc if isinstance(p, int) or not ("[" in p or p in {"str", "int"})]
+def clean_loc(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """``loc`` without the union-member tags pydantic adds (``str``, ``float``,
+    ``function-plain[...]``, a discriminated union's tag): ``expect.tolerance.float`` is
+    ``expect.tolerance``, ``runner.chat.prompt`` is ``runner.prompt``.
+    """
+    kept = [p for p in loc if isinstance(p, int) or not ("[" in p or p in {"str", "int", "float"})]
     if len(kept) > 1 and kept[1] in _TAGGED.get(str(kept[0]), ()):
         del kept[1]
     return tuple(kept)
 
 
 def _describe(error: ErrorDetails, root: type[BaseModel]) -> str:
-    loc = _clean_loc(tuple(error["loc"]))
+    loc = clean_loc(tuple(error["loc"]))
     kind = error["type"]
     if kind == "extra_forbidden":
         parent = _model_at(root, loc[:-1])
@@ -151,9 +154,29 @@ _FIXES = {
 }
 
 
+_WHOLESALE = {"model_type", "dict_type", "list_type"}
+"""Errors that say a value is not even of a union member's type."""
+
+
+def _other_member(error: ErrorDetails, errors: list[ErrorDetails]) -> bool:
+    """``error`` says the value is not of one union member's type while another member's errors
+    reach inside the value (``scenarios:`` a list with a bad item is not a ``{file: ...}``
+    mapping, but the list's item is what to fix): a distraction, left out.
+    """
+    loc = tuple(error["loc"])
+    if error["type"] not in _WHOLESALE or len(loc) < 2:
+        return False
+    parent = loc[:-1]
+    return any(
+        len(other["loc"]) > len(loc) and tuple(other["loc"][: len(parent)]) == parent
+        for other in errors
+    )
+
+
 def config_error(exc: ValidationError, root: type[BaseModel]) -> ConfigError:
     """One ConfigError listing every problem, most specific first."""
-    errors = exc.errors()
+    found = exc.errors()
+    errors = [e for e in found if not _other_member(e, found)]
     seen: list[str] = []
     for error in errors:
         text = _describe(error, root)

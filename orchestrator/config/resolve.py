@@ -3,28 +3,34 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
 from counterfact.defaults import MAX_PLAN_RUNS
-from counterfact.exceptions import ConfigError, RefusalError
+from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.config.chatcheck import check_chat
+from counterfact.orchestrator.config.checks import (
+    CheckBuilder,
+    build_component,
+    check_references,
+    declared_as,
+    owner_of,
+)
 from counterfact.orchestrator.config.executor_choice import ExecutorChoice, choose_executor
 from counterfact.orchestrator.config.expand import ExpandedArms, expand_arms
-from counterfact.orchestrator.config.regexcheck import REGEX_CHECK_S, extracts_in_time
 from counterfact.orchestrator.config.runnerfiles import files_digest, runner_files
 from counterfact.orchestrator.config.scenariofiles import load_scenario_file
 from counterfact.orchestrator.config.schema import (
     BisectConfig,
     ChatRunnerConfig,
+    ScenarioConfig,
     ScenarioFileConfig,
     SweepConfig,
 )
 from counterfact.orchestrator.config.targets import parse_target
-from counterfact.orchestrator.engine.embedders import sentence_transformer
 from counterfact.orchestrator.engine.executors import ExecutorOptions, PoolSettings
 from counterfact.orchestrator.engine.heap import judging_heap
 from counterfact.orchestrator.engine.loader import (
@@ -37,17 +43,8 @@ from counterfact.orchestrator.engine.loader import (
 from counterfact.orchestrator.engine.worker import RetryPolicy
 from counterfact.orchestrator.runners.chat import ChatRunner
 from counterfact.probes.arms import ArmSpec, check_arms, check_baseline, check_not_ablated
-from counterfact.probes.comparators import (
-    COMPARATORS,
-    Comparator,
-    ContainsComparator,
-    NumericComparator,
-    RegexComparator,
-    first_number,
-    normalize_text,
-)
+from counterfact.probes.comparators import COMPARATORS, Comparator
 from counterfact.probes.ids import check_ids
-from counterfact.probes.registry import Kind
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import SIMILARITIES, Similarity
 from counterfact.verdicts.settings import StatisticsSettings, Waves, stop_threshold
@@ -164,6 +161,10 @@ class ResolvedSweep:
         """``out``, else ``<output_dir>/<name><suffix>``."""
         return Path(out) if out else Path(self.config.output_dir) / (self.config.name + suffix)
 
+    def comparator_for(self, scenario: ScenarioSpec) -> Comparator:
+        """The check that judges ``scenario``: its own ``expect``, else the sweep's comparator."""
+        return scenario.check(self.comparator)
+
     def baseline_arm(self) -> ArmSpec:
         """The baseline's ArmSpec."""
         return next(a for a in self.arms if a.id == self.baseline)
@@ -174,9 +175,7 @@ class ResolvedSweep:
         if not isinstance(self.config.runner, ChatRunnerConfig):  # a chat runner's section stays
             data["runner"] = describe_target(self.config.runner)
         data["baseline"] = self.baseline
-        data["scenarios"] = [
-            {"id": s.id, "inputs": dict(s.inputs), "reference": s.reference} for s in self.scenarios
-        ]
+        data["scenarios"] = [_scenario_data(s) for s in self.scenarios]
         data.pop("reference", None)
         for section in ("comparator", "similarity"):
             if data[section].get("target") is not None:
@@ -184,25 +183,12 @@ class ResolvedSweep:
         return data
 
 
-def _callable(target: object, base_dir: Path, field: str) -> Any:
-    if isinstance(target, str):
-        return load_target(parse_target(target, base_dir=base_dir, field=field), field=field)
-    return target
-
-
-def _build(registry: Mapping[str, Kind[T]], config: Any, section: str, base_dir: Path) -> T:
-    """The component a ``comparator:`` / ``similarity:`` section names, its target loaded."""
-    options = {
-        name: getattr(config, name)
-        for name in registry[config.kind].takes
-        if getattr(config, name) is not None
-    }
-    for name in ("target", "embedder"):
-        if name in options:
-            options[name] = _callable(options[name], base_dir, f"{section}.{name}")
-    if "model" in options:
-        options["embedder"] = sentence_transformer(options.pop("model"), f"{section}.model")
-    return registry[config.kind].build(options)
+def _scenario_data(scenario: ScenarioSpec) -> dict[str, Any]:
+    """One question as the resolved config records it (its own check as its ``expect``)."""
+    found = {"id": scenario.id, "inputs": dict(scenario.inputs), "reference": scenario.reference}
+    if scenario.expect is not None:
+        found["expect"] = {"kind": scenario.expect.kind, **scenario.expect.options()}
+    return found
 
 
 def _scenarios(config: SweepConfig, base_dir: Path) -> tuple[ScenarioSpec, ...]:
@@ -218,55 +204,21 @@ def _scenarios_of(config: SweepConfig, base_dir: Path) -> tuple[ScenarioSpec, ..
         declared = config.resolved_scenarios()
         fields = [f"scenarios[{i}].id" for i in range(len(declared))]
     check_ids([sc.id for sc in declared], fields, "scenario id")
-    specs = [ScenarioSpec(sc.id, dict(sc.inputs), sc.reference) for sc in declared]
+    checks, how = CheckBuilder(base_dir), declared_as(config.scenarios)
+
+    def expect(i: int, sc: ScenarioConfig) -> Comparator | None:
+        if sc.expect is None:
+            return None
+        return checks.build(sc.expect, f"{owner_of(i, sc.id, how)}.expect")
+
+    specs = [
+        ScenarioSpec(sc.id, dict(sc.inputs), sc.reference, expect(i, sc))
+        for i, sc in enumerate(declared)
+    ]
     if not specs:
         msg = "scenarios is empty; remove the key for one default scenario, or list some"
         raise ConfigError(msg, field="scenarios")
     return tuple(specs)
-
-
-def _regex_reference(comparator: RegexComparator, reference: str, where: str) -> None:
-    """The pattern must extract an answer from the reference, within a time bound."""
-    found = extracts_in_time(comparator.pattern, reference)
-    if found is None:
-        msg = (
-            f"the regex comparator's pattern /{comparator.pattern.pattern}/ took more than "
-            f"{REGEX_CHECK_S:g} s to search the reference (catastrophic backtracking, e.g. "
-            "alternatives or quantifiers that overlap such as (a|a)+); simplify comparator.pattern"
-        )
-        raise RefusalError(msg, field=where)
-    if not found:
-        msg = (
-            f"the regex comparator's pattern /{comparator.pattern.pattern}/ extracts nothing "
-            f"from the reference {reference!r}; fix comparator.pattern or the reference"
-        )
-        raise RefusalError(msg, field=where)
-
-
-def _answer_references(
-    config: SweepConfig, scenarios: tuple[ScenarioSpec, ...], comparator: Comparator
-) -> None:
-    """Numeric and regex comparators need an answer in every declared reference."""
-    for i, sc in enumerate(scenarios):
-        if sc.reference is None:
-            continue
-        where = "reference" if config.scenarios is None else f"scenarios[{i}].reference"
-        if isinstance(config.scenarios, ScenarioFileConfig):
-            where = f"scenarios.file (scenario {sc.id!r}).reference"
-        if isinstance(comparator, NumericComparator) and first_number(sc.reference) is None:
-            msg = (
-                f"the numeric comparator needs a number in the reference, got "
-                f"{sc.reference!r}; write the expected number, or choose another comparator"
-            )
-            raise RefusalError(msg, field=where)
-        if isinstance(comparator, RegexComparator):
-            _regex_reference(comparator, sc.reference, where)
-        if isinstance(comparator, ContainsComparator) and not normalize_text(sc.reference):
-            msg = (
-                f"the contains comparator needs an answer in the reference, got "
-                f"{sc.reference!r} (empty once punctuation and spaces are dropped)"
-            )
-            raise RefusalError(msg, field=where)
 
 
 def _runner(
@@ -306,8 +258,8 @@ def _resolve(
     check(expanded.arms, baseline, expanded.origins)
     scenarios = _scenarios(config, base_dir)
     _bounded_plan(config, len(expanded.arms), len(scenarios))
-    comparator = _build(COMPARATORS, config.comparator, "comparator", base_dir)
-    _answer_references(config, scenarios, comparator)
+    comparator = build_component(COMPARATORS, config.comparator, "comparator", base_dir)
+    check_references(scenarios, comparator, declared_as(config.scenarios))
     runner, runner_notes = _runner(config, base_dir, expanded, scenarios)
     executor = choose_executor(config.executor, runner)
     sweep = ResolvedSweep(
@@ -316,7 +268,7 @@ def _resolve(
         baseline=baseline,
         scenarios=scenarios,
         comparator=comparator,
-        similarity=_build(SIMILARITIES, config.similarity, "similarity", base_dir),
+        similarity=build_component(SIMILARITIES, config.similarity, "similarity", base_dir),
         runner=runner,
         base_dir=base_dir,
         executor=executor,

@@ -1,10 +1,13 @@
 """``scenarios: {file: PATH}``: an eval set read from JSONL, CSV, Parquet or YAML.
 
-Each format gives a list of scenario objects (``id``, ``inputs``, ``reference``):
+Each format gives a list of scenario objects (``id``, ``inputs``, ``reference``, ``expect``):
 
-- **JSONL**: one JSON object a line, ``{"id": ..., "inputs": {...}, "reference": ...}``;
-- **CSV** / **Parquet**: one row a scenario: column ``id``, optional ``reference``, every other
-  column an input (CSV values are text; Parquet keeps its types);
+- **JSONL**: one JSON object a line, ``{"id": ..., "inputs": {...}, "reference": ...}``, with
+  the question's own check, if any, as ``"expect": {"kind": "numeric", "tolerance": 0.01}``;
+- **CSV** / **Parquet**: one row a scenario: column ``id``, optional ``reference`` and
+  ``expect``, every other column an input (CSV values are text; Parquet keeps its types). An
+  ``expect`` cell holds a kind name (``contains``), a JSON object (``{"kind": "one-of",
+  "options": ["yes", "no"]}``) or nothing (the sweep's comparator judges that question);
 - **YAML**: a list of the same objects as ``scenarios:`` inline.
 
 Errors name the file and the line (JSONL, YAML: the item) or row (CSV, Parquet, counted from 1
@@ -27,6 +30,7 @@ from pydantic import ValidationError
 
 from counterfact.defaults import MAX_CONFIG_DEPTH
 from counterfact.exceptions import ConfigError
+from counterfact.orchestrator.config.errors import clean_loc, field_path
 from counterfact.orchestrator.config.schema import ScenarioConfig, ScenarioFileConfig
 from counterfact.orchestrator.config.yamlload import load_yaml, yaml_problem
 
@@ -80,8 +84,27 @@ def _table_row(row: dict[str, Any]) -> dict[str, Any]:
         if typed and math.isfinite(ref):
             ref = str(ref)  # a typed numeric column (Parquet): its numbers are the answers
         out["reference"] = None if ref is None or ref == "" else ref
+    if "expect" in found:
+        check = found.pop("expect")
+        out["expect"] = None if check is None or check == "" else check
     out["inputs"] = found
     return out
+
+
+def _expect_cell(path: Path, where: str, item: dict[str, Any]) -> dict[str, Any]:
+    """``item`` with an ``expect`` written as JSON text (a table cell) read as its object."""
+    check = item.get("expect")
+    if not isinstance(check, str) or not check.lstrip().startswith("{"):
+        return item
+    try:
+        found = json.loads(check)
+    except json.JSONDecodeError as exc:
+        msg = (
+            f"expect: {check!r:.80} is not a JSON object ({exc.msg}); write a kind name "
+            '(contains) or an object such as {"kind": "numeric", "tolerance": 0.01}'
+        )
+        raise _fail(path, where, msg) from exc
+    return item | {"expect": found}
 
 
 def _csv(path: Path, text: str) -> Iterator[tuple[str, Any]]:
@@ -157,12 +180,14 @@ def _scenario(path: Path, where: str, item: Any) -> ScenarioConfig:
     if isinstance(reference, (int, float)):
         msg = f'reference: {reference} is a number; write the reference as text ("{reference}")'
         raise _fail(path, where, msg)
+    item = _expect_cell(path, where, item)
     try:
         return ScenarioConfig.model_validate(item)
     except ValidationError as exc:
         first = exc.errors()[0]
-        loc = ".".join(str(x) for x in first["loc"]) or "(the object)"
-        raise _fail(path, where, f"{loc}: {first['msg']}") from exc
+        loc = field_path(clean_loc(tuple(first["loc"]))) if first["loc"] else "(the object)"
+        msg = str(first["msg"]).removeprefix("Value error, ")
+        raise _fail(path, where, f"{loc}: {msg}") from exc
 
 
 def load_scenario_file(spec: ScenarioFileConfig, base_dir: Path) -> list[ScenarioConfig]:

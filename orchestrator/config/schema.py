@@ -71,6 +71,12 @@ class ScenarioConfig(_Model):
     inputs: dict[StrictStr, Any] = Field(default_factory=dict)
     reference: StrictStr | None = None
     """The answer the real run gave; without it, the baseline's seed-0 output is the reference."""
+    expect: ComparatorConfig | None = None
+    """This question's own check, instead of the sweep's ``comparator`` (the same kinds and
+    options: ``expect: {kind: numeric, tolerance: 0.01}``, ``expect: contains``, ``expect:
+    {kind: one-of, options: [A, B, C]}``); default the sweep's ``comparator``. It judges the
+    runs, it does not change them: a resume re-judges with a changed ``expect`` and reruns
+    nothing. See docs/how-to/per-question-checks.md."""
 
 
 class ScenarioSample(_Model):
@@ -86,9 +92,10 @@ class ScenarioFileConfig(_Model):
     """``scenarios: {file: PATH}``: an eval set from JSONL, CSV, Parquet or YAML."""
 
     file: StrictStr
-    """Relative to the sweep file. JSONL: one ``{id, inputs, reference}`` object a line; CSV or
-    Parquet: column ``id``, optional ``reference``, every other column an input; YAML: a list of
-    scenario objects."""
+    """Relative to the sweep file. JSONL: one ``{id, inputs, reference, expect}`` object a line;
+    CSV or Parquet: column ``id``, optional ``reference`` and ``expect`` (a kind name or a JSON
+    object such as ``{"kind": "numeric", "tolerance": 0.01}``), every other column an input;
+    YAML: a list of scenario objects."""
     limit: StrictInt | None = Field(default=None, ge=1)
     """Keep the first N (after ``sample``)."""
     sample: ScenarioSample | None = None
@@ -236,6 +243,7 @@ class SweepConfig(_Model):
     reference: StrictStr | None = None
     """Shorthand for the single default scenario's reference."""
     comparator: ComparatorConfig = Field(default_factory=ComparatorConfig)
+    """How a flip is decided: the check of every question without its own ``expect``."""
     similarity: SimilarityConfig = Field(default_factory=SimilarityConfig)
     executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
     budget: dict[StrictStr, StrictFloat | StrictInt] = Field(default_factory=dict)

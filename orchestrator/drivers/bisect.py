@@ -326,8 +326,8 @@ def _record(
     """``bisect.json``, built once (with how the search ended)."""
     sweep, settings, samples = plan.sweep, plan.settings, plan.sweep.samples
     failed = isinstance(failure, str) and ending.kind in ("aborted", "all-failed")
-    comparator = sweep.comparator.describe()
-    answer_level = sweep.comparator.answer_level
+    check = sweep.comparator_for(plan.scenario)  # the question's own expect, if it has one
+    comparator, answer_level = check.describe(), check.answer_level
     seed0 = probes.reference.source == "baseline-arm"
     manifests = probes.manifests()
     doubts = bisect_doubts(

@@ -123,7 +123,8 @@ class ProbeRunner:
         if not key and self.reference.text is None:
             self.reference = resolve_reference(None, ok)
         sweep = self.bisect.sweep
-        probe = score_or_count(ok, self.reference.text, sweep.comparator, sweep.similarity)
+        check = sweep.comparator_for(self.bisect.scenario)
+        probe = score_or_count(ok, self.reference.text, check, sweep.similarity)
         judged = set(probe.seeds)
         timed_out = [(r.arm, r.seed) for r in ok if r.seed not in judged]
         self.timed_out += timed_out

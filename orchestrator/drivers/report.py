@@ -37,7 +37,7 @@ OUTPUT_CHARS = 300
 SEEDS_PER_OUTPUT = 12
 MANIFEST_KEYS = 20
 """Manifest keys tracked per (scenario, arm)."""
-ANSWER_LEVEL = frozenset({"numeric", "contains", "regex", "custom"})
+ANSWER_LEVEL = frozenset({"numeric", "contains", "regex", "one-of", "custom"})
 """Comparator kinds that judge the answer, not the text: their flips do not rest on similarity
 (the kinds whose comparators say ``answer_level``; a test pins the two together)."""
 
@@ -125,12 +125,21 @@ def _inputs(run_dir: Path) -> dict[str, Any]:
 
 
 def _similarity_shown(summary: SweepSummary | None) -> bool:
+    """Whether the figures draw similarity: a measure was configured, or some question is
+    judged by a text-level check (its own ``expect``, else the sweep's comparator).
+    """
     if summary is None:
         return True
     config = summary.config
-    kind = (config.get("comparator") or {}).get("kind")
-    measure = (config.get("similarity") or {}).get("kind")
-    return kind not in ANSWER_LEVEL or measure not in (None, "text")
+    if (config.get("similarity") or {}).get("kind") not in (None, "text"):
+        return True
+    default = (config.get("comparator") or {}).get("kind")
+    questions = config.get("scenarios") or [{}]
+    kinds = {
+        ((q.get("expect") or {}).get("kind") or default) if isinstance(q, dict) else default
+        for q in questions
+    }
+    return not kinds <= ANSWER_LEVEL
 
 
 def report_data(run_dir: Path) -> ReportData:

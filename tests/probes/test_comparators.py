@@ -11,6 +11,7 @@ from counterfact.probes.comparators import (
     NormalizedComparator,
     NumericComparator,
     SimilarityComparator,
+    check_spec,
     first_number,
     normalize_text,
 )
@@ -120,3 +121,57 @@ def test_regex_takes_the_group_that_matched_and_ignores_empty_answers() -> None:
     assert empty.flipped("Answer: Canberra", "Answer:", 1.0)  # an empty capture is no answer
     with pytest.raises(ScoringError, match="extracts nothing"):
         empty.flipped("Answer: ", "Answer: x", 1.0)
+
+
+def test_one_of_reads_the_one_option_a_text_names() -> None:
+    choice = COMPARATORS["one-of"].build({"options": ["Paris", "London", "New York", "York"]})
+    assert choice.answer_level and choice.kind == "one-of"
+    assert not choice.flipped("Paris", "I pick paris.", 0.0)  # normalized, as contains is
+    assert choice.flipped("Paris", "London, surely", 1.0)
+    assert choice.flipped("Paris", "Paris? No: London.", 1.0)  # two options named: no answer
+    assert choice.flipped("Paris", "I cannot say", 1.0)  # none named: no answer
+    assert not choice.flipped("New York", "It is New York.", 0.0)  # the longest option wins
+    assert choice.flipped("York", "It is New York.", 1.0)
+    assert choice.flipped("Paris", "Parisian", 1.0)  # whole words only
+
+
+def test_one_of_refuses_a_reference_that_names_no_single_option() -> None:
+    choice = COMPARATORS["one-of"].build({"options": ["yes", "no"]})
+    with pytest.raises(ScoringError, match=r"names none of the options \['yes', 'no'\]"):
+        choice.flipped("maybe", "yes", 1.0)
+    with pytest.raises(ScoringError, match=r"names 2 \(yes, no\)"):
+        choice.flipped("yes or no", "yes", 1.0)
+
+
+@pytest.mark.parametrize(
+    ("kind", "options", "spec"),
+    [
+        ("exact", {}, "exact"),
+        ("contains", {}, "contains"),
+        ("numeric", {"tolerance": 0.01}, "numeric(tolerance=0.01)"),
+        ("similarity", {}, "similarity(threshold=0.8)"),
+        ("regex", {"pattern": r"Answer: (\d+)"}, r"regex(pattern=/Answer: (\d+)/)"),
+        ("one-of", {"options": ["A", "B"]}, 'one-of(options=["A", "B"])'),
+    ],
+)
+def test_check_spec_names_the_kind_and_its_settings(
+    kind: str, options: dict[str, object], spec: str
+) -> None:
+    assert check_spec(COMPARATORS[kind].build(options)) == spec
+
+
+def _differs(reference: str, output: str) -> bool:
+    return reference != output
+
+
+def test_a_custom_check_is_named_by_its_callable() -> None:
+    assert check_spec(CustomComparator(_differs)) == f"custom(target={__name__}:_differs)"
+
+
+def test_the_report_s_answer_level_kinds_are_the_comparators_that_say_so() -> None:
+    from counterfact.orchestrator.drivers.report import ANSWER_LEVEL
+
+    samples = {"regex": {"pattern": "x"}, "one-of": {"options": ["a", "b"]}}
+    samples["custom"] = {"target": lambda r, o: r != o}
+    built = {k: COMPARATORS[k].build(samples.get(k, {})) for k in COMPARATORS}
+    assert {k for k, c in built.items() if c.answer_level} == ANSWER_LEVEL

@@ -1,0 +1,193 @@
+"""Checks: the sweep's ``comparator:`` and each question's own ``expect:``, built and tried on
+the references before any run.
+
+An eval set of 10,000 questions may give each its own ``expect``, most of them alike (``{kind:
+numeric, tolerance: 0.01}`` on every arithmetic question): :class:`CheckBuilder` builds one
+comparator per distinct spec (a custom target is imported once, a pattern compiled once) and
+hands the same object to every question that asks for it. Each declared reference is then tried
+with the check that will judge it (:func:`check_references`): a numeric check needs a number in
+it, a regex an answer it extracts in time, a one-of check exactly one of its options.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from counterfact.exceptions import RefusalError
+from counterfact.orchestrator.config.components import ComparatorConfig
+from counterfact.orchestrator.config.regexcheck import REGEX_CHECK_S, extracts_in_time
+from counterfact.orchestrator.config.schema import ScenarioFileConfig
+from counterfact.orchestrator.config.targets import parse_target
+from counterfact.orchestrator.engine.embedders import sentence_transformer
+from counterfact.orchestrator.engine.loader import load_target
+from counterfact.probes.comparators import (
+    COMPARATORS,
+    Comparator,
+    ContainsComparator,
+    NumericComparator,
+    OneOfComparator,
+    RegexComparator,
+    first_number,
+    normalize_text,
+)
+from counterfact.probes.registry import Kind
+from counterfact.probes.scenarios import ScenarioSpec
+
+T = TypeVar("T")
+
+
+def _callable(target: object, base_dir: Path, field: str) -> Any:
+    if isinstance(target, str):
+        return load_target(parse_target(target, base_dir=base_dir, field=field), field=field)
+    return target
+
+
+def build_component(
+    registry: Mapping[str, Kind[T]], config: Any, section: str, base_dir: Path
+) -> T:
+    """The component a ``comparator:`` / ``similarity:`` / ``expect:`` section names, its target
+    loaded (``section`` names the field in errors: ``scenarios[3].expect``).
+    """
+    options = {
+        name: getattr(config, name)
+        for name in registry[config.kind].takes
+        if getattr(config, name) is not None
+    }
+    for name in ("target", "embedder"):
+        if name in options:
+            options[name] = _callable(options[name], base_dir, f"{section}.{name}")
+    if isinstance(config, ComparatorConfig) and config.compiled is not None:
+        options["pattern"] = config.compiled  # compiled when validated: not again
+    if "model" in options:
+        options["embedder"] = sentence_transformer(options.pop("model"), f"{section}.model")
+    return registry[config.kind].build(options)
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable stand-in for one option's value (a callable by its identity)."""
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    if callable(value):
+        return ("callable", id(value))
+    return value
+
+
+class CheckBuilder:
+    """Builds each distinct check once (by its spec) for every question that declares it."""
+
+    def __init__(self, base_dir: Path) -> None:
+        self.base_dir = base_dir
+        self._built: dict[tuple[Any, ...], Comparator] = {}
+
+    def build(self, config: ComparatorConfig, section: str) -> Comparator:
+        """The comparator ``config`` describes; the one already built when an identical spec
+        was (``section`` names the field in errors, for the first question that declares it).
+        """
+        key = tuple((name, _frozen(getattr(config, name))) for name in type(config).model_fields)
+        found = self._built.get(key)
+        if found is None:
+            found = self._built[key] = build_component(COMPARATORS, config, section, self.base_dir)
+        return found
+
+    @property
+    def distinct(self) -> int:
+        """Distinct checks built so far."""
+        return len(self._built)
+
+
+def _regex_problem(check: RegexComparator, reference: str, fix: str) -> str | None:
+    """Why the pattern cannot judge against ``reference`` (the words after the pattern): too
+    slow, or it extracts nothing.
+    """
+    found = extracts_in_time(check.pattern, reference)
+    if found is None:
+        return (
+            f"/{check.pattern.pattern}/ took more than {REGEX_CHECK_S:g} s to search the "
+            "reference (catastrophic backtracking, e.g. alternatives or quantifiers that "
+            f"overlap such as (a|a)+); simplify {fix}.pattern"
+        )
+    if not found:
+        return (
+            f"/{check.pattern.pattern}/ extracts nothing from the reference {reference!r}; fix "
+            f"{fix}.pattern or the reference"
+        )
+    return None
+
+
+def _problem(check: Comparator, reference: str, fix: str) -> str | None:
+    """Why ``check`` cannot judge outputs against ``reference`` (the words after the check's
+    name; a regex's after its pattern's), or None; ``fix`` is the field that declares it.
+    """
+    if isinstance(check, RegexComparator):
+        return _regex_problem(check, reference, fix)
+    if isinstance(check, NumericComparator) and first_number(reference) is None:
+        other = "choose another comparator" if fix == "comparator" else f"change {fix}"
+        return (
+            f"needs a number in the reference, got {reference!r}; write the expected number, "
+            f"or {other}"
+        )
+    if isinstance(check, ContainsComparator) and not normalize_text(reference):
+        return (
+            f"needs an answer in the reference, got {reference!r} (empty once punctuation and "
+            "spaces are dropped)"
+        )
+    if isinstance(check, OneOfComparator) and len(named := check.named(reference)) != 1:
+        how = "none" if not named else f"{len(named)} ({', '.join(named)})"
+        return (
+            f"needs the reference to name exactly one of its options {list(check.choices)}; "
+            f"{reference!r} names {how}: fix the reference or {fix}.options"
+        )
+    return None
+
+
+def _subject(check: Comparator, question: str | None) -> str:
+    """Whose problem it is: the sweep's comparator (``question`` None) or a question's expect."""
+    regex = isinstance(check, RegexComparator)
+    if question is None:
+        return f"the {check.kind} comparator" + ("'s pattern" if regex else "")
+    return f"question {question!r}: its expect" + ("'s pattern" if regex else f" ({check.kind})")
+
+
+Declared = Literal["list", "file", "default"]
+"""How the sweep declares its questions: ``scenarios:`` as a list, ``scenarios: {file: ...}``,
+or not at all (the one default scenario, its reference the top-level ``reference``)."""
+
+
+def declared_as(scenarios: object) -> Declared:
+    """How ``SweepConfig.scenarios`` declares the questions."""
+    if scenarios is None:
+        return "default"
+    return "file" if isinstance(scenarios, ScenarioFileConfig) else "list"
+
+
+def owner_of(index: int, scenario_id: str, declared: Declared) -> str:
+    """The field path of a question, for errors: ``scenarios[3]`` or, from a file,
+    ``scenarios.file (scenario 'q4')``.
+    """
+    if declared == "file":
+        return f"scenarios.file (scenario {scenario_id!r})"
+    return f"scenarios[{index}]"
+
+
+def check_references(
+    scenarios: tuple[ScenarioSpec, ...], default: Comparator, declared: Declared
+) -> None:
+    """Try every declared reference with the check that will judge it (the question's own
+    ``expect``, else the sweep's comparator), before any run.
+
+    Raises:
+        RefusalError: a reference the check cannot judge against; the field names the question.
+    """
+    for i, sc in enumerate(scenarios):
+        if sc.reference is None:
+            continue
+        owner = owner_of(i, sc.id, declared)
+        where = "reference" if declared == "default" else f"{owner}.reference"
+        check = sc.expect or default
+        fix = f"{owner}.expect" if sc.expect is not None else "comparator"
+        problem = _problem(check, sc.reference, fix)
+        if problem is not None:
+            subject = _subject(check, sc.id if sc.expect is not None else None)
+            raise RefusalError(f"{subject} {problem}", field=where)

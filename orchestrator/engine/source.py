@@ -12,6 +12,7 @@ from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.executors import Executor
 from counterfact.orchestrator.engine.failwatch import FailureWatch
 from counterfact.orchestrator.engine.feed import RunFeed
+from counterfact.orchestrator.engine.live import LiveTracker
 from counterfact.orchestrator.engine.loader import RunnerRef
 from counterfact.orchestrator.storage.cache import RunCache
 from counterfact.orchestrator.storage.rundir import RunStore
@@ -56,6 +57,8 @@ class RunSource:
         """Set by a driver: runs start only while the spend budget has room."""
         self.throttle: dict[str, object] | None = None
         """How the executor's concurrency limit moved (read before it closes)."""
+        self.live: LiveTracker | None = None
+        """Set by a driver: counts runs handed out and back (``live.json``, the progress line)."""
 
     @property
     def budget_exhausted(self) -> bool:
@@ -130,9 +133,12 @@ class RunSource:
             feed = RunFeed()
             self.enqueue(feed, todo)
         feed.budget = self.budget
+        feed.live = live = self.live
         for record in self.executor.run(self.runner, feed):
             if self.budget is not None:
                 self.budget.finished()
+            if live is not None:
+                live.returned(record)
             record = self.store.append(record)  # as stored (unwritable text escaped)
             self.runner_calls += record.attempts
             self._watch(record)

@@ -16,7 +16,7 @@ from counterfact.orchestrator.engine.feed import RunFeed, as_feed
 from counterfact.orchestrator.engine.gate import Gate
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
 from counterfact.orchestrator.engine.loops import process_loop
-from counterfact.orchestrator.engine.throttle import Allowance, Throttle
+from counterfact.orchestrator.engine.throttle import Allowance, Throttle, ThrottleNow
 from counterfact.orchestrator.engine.worker import (
     NO_RETRY,
     RetryPolicy,
@@ -68,6 +68,10 @@ class LocalExecutor(Executor):
     def throttle_summary(self) -> dict[str, object] | None:
         """How the concurrency limit moved (None when runs did not overlap)."""
         return None if self.throttle is None else self.throttle.summary()
+
+    def throttle_now(self) -> ThrottleNow | None:
+        """The throttle's limit and refusals, read in place (None when runs did not overlap)."""
+        return None if self.throttle is None else self.throttle.now()
 
     def _overlapping(
         self, runner: RunnerRef, feed: RunFeed, concurrency: int

@@ -195,11 +195,6 @@ class Session:
             finally:
                 self.store.close()
 
-    def refresh(self) -> None:
-        """Write ``live.json`` and show the numbers now (the runs just ended)."""
-        if self._ticker is not None:
-            self._ticker.tick()
-
     def mark(self, status: LiveStatus) -> None:
         """The work moved on (``judging``): ``live.json`` says so at once."""
         if self._ticker is not None:
@@ -245,12 +240,16 @@ class Session:
             )
 
     def _close_executor(self) -> None:
-        """Read the throttle's summary (Ray's actors hold it), then close an executor we built."""
+        """Read the throttle's summary (Ray's actors hold it) and show the runs' last numbers
+        (``live.json``, the progress line), then close an executor we built.
+        """
         if self._closed or self._executor is None:
             return
         self._closed = True
         try:
             self.source.throttle = self._executor.throttle_summary()
+            if self._ticker is not None:  # the limiter's last reading, while it is still there
+                self._ticker.tick()
         finally:
             if self._given is None:
                 self._executor.close()

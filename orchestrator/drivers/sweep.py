@@ -172,13 +172,7 @@ def run_sweep(
     )
     session.live.planned = _most_runs(sweep, len(plan))
     with session:
-        try:
-            waves = session.execute(
-                lambda: _run(sweep, plan, tallies, session.source, shown, log, clock)
-            )
-        finally:  # the bar's last line with the runs' last numbers, then no bar
-            session.refresh()
-            shown.finish()
+        waves = _run(sweep, plan, tallies, session, shown, log, clock)
         ending = session.ending()
         store = session.store
         missing = 0
@@ -209,16 +203,27 @@ def _run(
     sweep: ResolvedSweep,
     plan: list[RunContext],
     tallies: dict[str, ScenarioTally],
-    source: RunSource,
+    session: Session,
     progress: Progress,
     log: Any,
     clock: SweepClock,
 ) -> WavesOutcome | None:
-    """Execute the plan: in waves (sequential), or what is not yet recorded of the fixed plan."""
-    if sweep.waves is not None:
-        return execute_waves(sweep, tallies, source, progress, log, clock)
-    _execute(sweep, plan, source, progress, log, clock)
-    return None
+    """Execute the plan under the session's graceful stop: in waves (sequential), or what is not
+    yet recorded of the fixed plan; then the bar goes (the session showed it the runs' last
+    numbers as it closed the executor).
+    """
+    source = session.source
+
+    def work() -> WavesOutcome | None:
+        if sweep.waves is not None:
+            return execute_waves(sweep, tallies, source, progress, log, clock)
+        _execute(sweep, plan, source, progress, log, clock)
+        return None
+
+    try:
+        return session.execute(work)
+    finally:
+        progress.finish()
 
 
 def _most_runs(sweep: ResolvedSweep, planned: int) -> int:

@@ -15,6 +15,10 @@ The endings, in the order they are checked:
 - ``all-failed``: every recorded run failed;
 - ``budget``: the spend budget stopped scheduling;
 - ``done``.
+
+While open, the session keeps ``live.json`` (:mod:`~counterfact.orchestrator.engine.liveticker`)
+with the counts of its :class:`~counterfact.orchestrator.engine.live.LiveTracker`, and writes it
+a last time on the way out with the status the work ended in.
 """
 
 from __future__ import annotations

@@ -281,3 +281,23 @@ def test_on_ray_the_numbers_come_from_the_driver_and_the_throttle_actor(tmp_path
     assert last.waited_429 == api.stats.refused == sum(r["rate_limited"] for r in runs) > 0
     assert last.spend["usd"] == pytest.approx(0.01 * 120)
     assert [s.status for s in shown.states][-1] == "finished"
+
+
+def test_the_how_to_example_reads_live_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = (TESTS.parent / "docs" / "how-to" / "progress.md").read_text(encoding="utf-8")
+    (example,) = [b.split("\n", 1)[1] for b in page.split("```")[1::2] if b.startswith("python")]
+    compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        "io_runners.py:async_answer",
+        base_dir=TESTS,
+        samples=5,
+        reference="yes",
+        comparator="exact",
+        executor="local",
+        name="docs",
+        out=tmp_path / "o",
+    )
+    exec(example, {"run_dir": tmp_path / "o"})
+    assert capsys.readouterr().out == "docs: finished, 10/10 runs\n"

@@ -82,12 +82,16 @@ def execute_waves(
     where = str(source.store.run_dir) if source.store.run_dir else None
     log.info("sweep.start", sequential=True, runs_at_most=upper, run_dir=where)
     start_executor(source.executor, progress, clock)
-    progress.start(max(upper, 0))  # the caller finishes it
-    for record in source.execute(scheduler.feed):  # under the session's graceful stop
-        clock.observe(record)
-        progress.advance(record.ok)
-        if not source.executor.stop_requested:  # stopping: queue nothing new
-            scheduler.advance(record.scenario)
+    progress.start(max(upper, 0))
+    try:  # under the session's graceful stop
+        for record in source.execute(scheduler.feed):
+            clock.observe(record)
+            progress.advance(record.ok)
+            if not source.executor.stop_requested:  # stopping: queue nothing new
+                scheduler.advance(record.scenario)
+    finally:
+        source.show_live()  # the bar's last line with the runs' last numbers
+        progress.finish()
     left = scheduler.undecided()
     if left and not source.executor.stop_requested and not source.budget_exhausted:
         msg = f"the executor ended with {len(left)} arm(s) still sampling, e.g. {left[0]}"

@@ -178,6 +178,7 @@ class Session:
                 self._show,
                 log=self.log,
             )
+            source.live_now = self._ticker.tick
             self._ticker.start()
         except BaseException:
             self.store.close()

@@ -172,7 +172,9 @@ def run_sweep(
     )
     session.live.planned = _most_runs(sweep, len(plan))
     with session:
-        waves = _run(sweep, plan, tallies, session, shown, log, clock)
+        waves = session.execute(
+            lambda: _run(sweep, plan, tallies, session.source, shown, log, clock)
+        )
         ending = session.ending()
         store = session.store
         missing = 0
@@ -203,27 +205,16 @@ def _run(
     sweep: ResolvedSweep,
     plan: list[RunContext],
     tallies: dict[str, ScenarioTally],
-    session: Session,
+    source: RunSource,
     progress: Progress,
     log: Any,
     clock: SweepClock,
 ) -> WavesOutcome | None:
-    """Execute the plan under the session's graceful stop: in waves (sequential), or what is not
-    yet recorded of the fixed plan; then the bar goes (the session showed it the runs' last
-    numbers as it closed the executor).
-    """
-    source = session.source
-
-    def work() -> WavesOutcome | None:
-        if sweep.waves is not None:
-            return execute_waves(sweep, tallies, source, progress, log, clock)
-        _execute(sweep, plan, source, progress, log, clock)
-        return None
-
-    try:
-        return session.execute(work)
-    finally:
-        progress.finish()
+    """Execute the plan: in waves (sequential), or what is not yet recorded of the fixed plan."""
+    if sweep.waves is not None:
+        return execute_waves(sweep, tallies, source, progress, log, clock)
+    _execute(sweep, plan, source, progress, log, clock)
+    return None
 
 
 def _most_runs(sweep: ResolvedSweep, planned: int) -> int:
@@ -286,10 +277,14 @@ def _execute(
     if not todo:
         return  # everything is recorded (or cached): no executor, no Ray instance to start
     start_executor(source.executor, progress, clock)
-    progress.start(len(todo))  # the caller finishes it
-    for record in source.execute(todo):
-        clock.observe(record)
-        progress.advance(record.ok)
+    progress.start(len(todo))
+    try:
+        for record in source.execute(todo):
+            clock.observe(record)
+            progress.advance(record.ok)
+    finally:
+        source.show_live()  # the bar's last line with the runs' last numbers
+        progress.finish()
 
 
 @dataclass(frozen=True)

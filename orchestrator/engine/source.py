@@ -5,7 +5,7 @@ drivers, so both resume, cache, count and log runs the same way.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from counterfact.orchestrator.engine.budget import Budget
@@ -59,6 +59,8 @@ class RunSource:
         """How the executor's concurrency limit moved (read before it closes)."""
         self.live: LiveTracker | None = None
         """Set by a driver: counts runs handed out and back (``live.json``, the progress line)."""
+        self.live_now: Callable[[], object] | None = None
+        """Set by a driver: writes ``live.json`` and shows its numbers at once."""
 
     @property
     def budget_exhausted(self) -> bool:
@@ -116,6 +118,11 @@ class RunSource:
             self.aborted = reason
             self.log.error("runs.stopped", reason=reason, runs=self.watch.runs)
             self.executor.request_stop()
+
+    def show_live(self) -> None:
+        """``live.json`` and the progress line's numbers now (the runs just ended)."""
+        if self.live_now is not None:
+            self.live_now()
 
     def enqueue(self, feed: RunFeed, todo: Sequence[Planned]) -> None:
         """Queue runs to execute on ``feed`` (remembering each arm's spec for the cache)."""

@@ -299,5 +299,6 @@ def test_the_how_to_example_reads_live_json(
         name="docs",
         out=tmp_path / "o",
     )
+    capsys.readouterr()  # what the sweep logged (a test before may have configured logging)
     exec(example, {"run_dir": tmp_path / "o"})
     assert capsys.readouterr().out == "docs: finished, 10/10 runs\n"

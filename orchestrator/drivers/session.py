@@ -212,12 +212,16 @@ class Session:
         watch, the budget, an error, a sequential sweep that stopped before its cap),
         ``finished`` (every planned run recorded and judged, all-failed ones included).
         """
-        stopped = self._executor is not None and self._executor.stop_requested
-        if stopped or isinstance(exc, KeyboardInterrupt | SweepInterrupted):
+        if isinstance(exc, KeyboardInterrupt | SweepInterrupted):
             return "interrupted"
         if exc is not None and not isinstance(exc, RunsFailed | BudgetExhausted):
             return "stopped"
-        if self._source is None or self.ending().kind in ("aborted", "budget"):
+        if self._source is None:
+            return "stopped"
+        kind = self.ending().kind  # the failure watch's stop is an abort, not an interrupt
+        if kind == "interrupted":
+            return "interrupted"
+        if kind in ("aborted", "budget"):
             return "stopped"
         planned = self.live.planned
         return "stopped" if planned is not None and self.live.done < planned else "finished"

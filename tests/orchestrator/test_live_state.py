@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
-from counterfact import BudgetExhausted, compare_arms, find_culprits
+from counterfact import BudgetExhausted, RunContext, RunsFailed, compare_arms, find_culprits
 from counterfact.orchestrator.engine.progress import LogProgress
 from counterfact.records import LiveState, read_live
 
@@ -117,6 +117,27 @@ def test_a_budget_stop_leaves_live_json_stopped_with_its_spend(tmp_path: Path) -
     assert live.status == "stopped" and live.budget == {"usd": 0.1}
     assert live.runs_done == len(runs) < live.runs_planned == 20
     assert live.spend["usd"] == pytest.approx(0.01 * len(runs))
+
+
+def test_a_runner_that_cannot_work_leaves_live_json_stopped(tmp_path: Path) -> None:
+    def broken(ctx: RunContext) -> str:
+        msg = "no API key"
+        raise RuntimeError(msg)
+
+    with pytest.raises(RunsFailed):  # the first run of every arm failed the same way
+        compare_arms(
+            [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+            broken,
+            samples=20,
+            reference="yes",
+            executor="local",
+            out=tmp_path / "o",
+        )
+    live = read_live(tmp_path / "o")
+    assert live.status == "stopped" and live.runs_failed == live.runs_done == len(
+        _runs(tmp_path / "o")
+    )
+    assert live.runs_done < live.runs_planned == 40
 
 
 def test_a_bisection_writes_live_json(tmp_path: Path) -> None:

@@ -333,6 +333,7 @@ def render_records() -> str:
         (records.VerdictRecord, "verdicts.jsonl"),
         (records.SweepSummary, "summary.json"),
         (records.BisectRecord, "bisect.json"),
+        (records.LiveState, "live.json"),
         (PlanRecord, "counterfact plan --json"),
     ]
 
@@ -352,6 +353,7 @@ def render_records() -> str:
             ("verdicts.jsonl", "VERDICT"),
             ("summary.json", "SUMMARY"),
             ("bisect.json", "BISECT"),
+            ("live.json", "LIVE"),
         )
     )
     head = [

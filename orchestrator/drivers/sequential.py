@@ -90,6 +90,7 @@ def execute_waves(
             if not source.executor.stop_requested:  # stopping: queue nothing new
                 scheduler.advance(record.scenario)
     finally:
+        source.show_live()  # the bar's last line with the runs' last numbers
         progress.finish()
     left = scheduler.undecided()
     if left and not source.executor.stop_requested and not source.budget_exhausted:

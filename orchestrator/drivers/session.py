@@ -15,6 +15,10 @@ The endings, in the order they are checked:
 - ``all-failed``: every recorded run failed;
 - ``budget``: the spend budget stopped scheduling;
 - ``done``.
+
+While open, the session keeps ``live.json`` (:mod:`~counterfact.orchestrator.engine.liveticker`)
+with the counts of its :class:`~counterfact.orchestrator.engine.live.LiveTracker`, and writes it
+a last time on the way out with the status the work ended in.
 """
 
 from __future__ import annotations
@@ -33,9 +37,13 @@ from counterfact.orchestrator.engine.events import get_logger
 from counterfact.orchestrator.engine.executors import Executor, make_executor
 from counterfact.orchestrator.engine.failwatch import FailureWatch, all_failed_message
 from counterfact.orchestrator.engine.interrupt import graceful_stop
+from counterfact.orchestrator.engine.live import LiveTracker
+from counterfact.orchestrator.engine.liveticker import LiveTicker, Show
 from counterfact.orchestrator.engine.source import RunSource
+from counterfact.orchestrator.engine.spend import SpendTally
 from counterfact.orchestrator.storage.rundir import RunStore
 from counterfact.probes.records import RunRecord
+from counterfact.records.live import LIVE_FILE, LiveStatus
 
 T = TypeVar("T")
 
@@ -94,15 +102,35 @@ class Session:
         keep: bool | None = None,
         budget: Budget | None = None,
         log: Any = None,
+        show: Show | None = None,
+        spend: SpendTally | None = None,
     ) -> None:
         self.sweep = sweep
         self.log = log if log is not None else get_logger(sweep=sweep.config.name)
+        if spend is None:  # the driver does not count spend: count it here, for live.json
+            spend = SpendTally()
+            sink = _also(spend.observe, sink)
+        self.live = LiveTracker(
+            sweep.config.name,
+            counts=lambda: (self.store.done.count, self.store.failed),
+            spend=spend.totals,
+            budget=sweep.config.budget,
+            concurrency_max=sweep.config.executor.concurrency,
+        )
+        """The live counts (``live.json``, the progress line's numbers)."""
+        self._show = show
+        self._ticker: LiveTicker | None = None
         seeds = None  # a bisection re-tests on fresh seeds past samples
         if fingerprint.get("kind") == "sweep":
             waves = sweep.waves
             seeds = waves.max_samples if waves is not None else sweep.config.samples
         self.store = RunStore(
-            run_dir, fresh=fresh, fingerprint=fingerprint, sink=sink, keep=keep, seeds=seeds
+            run_dir,
+            fresh=fresh,
+            fingerprint=fingerprint,
+            sink=sink,
+            keep=keep,
+            seeds=seeds,
         )
         self._given = executor
         self._cache_dir = cache_dir
@@ -140,7 +168,18 @@ class Session:
             w = self._watched
             source.watch = FailureWatch(w.scenarios, w.arms, w.baseline)
             source.budget = self._budget
+            source.live = self.live
             self._source = source
+            where = self.store.run_dir
+            self._ticker = LiveTicker(
+                self.live,
+                ex.throttle_now,
+                None if where is None else where / LIVE_FILE,
+                self._show,
+                log=self.log,
+            )
+            source.live_now = self._ticker.tick
+            self._ticker.start()
         except BaseException:
             self.store.close()
             raise
@@ -153,9 +192,39 @@ class Session:
         tb: TracebackType | None,
     ) -> None:
         try:
-            self._close_executor()
+            if self._ticker is not None:
+                self._ticker.close(self._live_status(exc))
         finally:
-            self.store.close()
+            try:
+                self._close_executor()
+            finally:
+                self.store.close()
+
+    def mark(self, status: LiveStatus) -> None:
+        """The work moved on (``judging``): ``live.json`` says so at once."""
+        if self._ticker is not None:
+            self._ticker.mark(status)
+        else:
+            self.live.mark(status)
+
+    def _live_status(self, exc: BaseException | None) -> LiveStatus:
+        """How ``live.json`` ends: ``interrupted`` (Ctrl-C, a signal), ``stopped`` (the failure
+        watch, the budget, an error, a sequential sweep that stopped before its cap),
+        ``finished`` (every planned run recorded and judged, all-failed ones included).
+        """
+        if isinstance(exc, KeyboardInterrupt | SweepInterrupted):
+            return "interrupted"
+        if exc is not None and not isinstance(exc, RunsFailed | BudgetExhausted):
+            return "stopped"
+        if self._source is None:
+            return "stopped"
+        kind = self.ending().kind  # the failure watch's stop is an abort, not an interrupt
+        if kind == "interrupted":
+            return "interrupted"
+        if kind in ("aborted", "budget"):
+            return "stopped"
+        planned = self.live.planned
+        return "stopped" if planned is not None and self.live.done < planned else "finished"
 
     def executor_record(self) -> dict[str, str]:
         """The ``executor`` record of ``summary.json``: the kind the runs went to, and why (an
@@ -180,12 +249,16 @@ class Session:
             )
 
     def _close_executor(self) -> None:
-        """Read the throttle's summary (Ray's actors hold it), then close an executor we built."""
+        """Read the throttle's summary (Ray's actors hold it) and show the runs' last numbers
+        (``live.json``, the progress line), then close an executor we built.
+        """
         if self._closed or self._executor is None:
             return
         self._closed = True
         try:
             self.source.throttle = self._executor.throttle_summary()
+            if self._ticker is not None:  # the limiter's last reading, while it is still there
+                self._ticker.tick()
         finally:
             if self._given is None:
                 self._executor.close()
@@ -306,6 +379,21 @@ def _interrupted(
         + "; run the same command again to resume"
     )
     return SweepInterrupted(msg, recorded=planned - missing, planned=planned, signal=signum)
+
+
+def _also(
+    first: Callable[[RunRecord], None], sink: Callable[[RunRecord], None] | None
+) -> Callable[[RunRecord], None]:
+    """``first``, then ``sink``, for each record."""
+    if sink is None:
+        return first
+    then = sink
+
+    def take(record: RunRecord) -> None:
+        first(record)
+        then(record)
+
+    return take
 
 
 def watched(scenarios: Iterable[str], arms: Iterable[str], baseline: str) -> Watched:

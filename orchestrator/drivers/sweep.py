@@ -18,7 +18,7 @@ from counterfact.orchestrator.engine.events import get_logger, warn_caller
 from counterfact.orchestrator.engine.executors import Executor, make_executor
 from counterfact.orchestrator.engine.heap import judging_heap
 from counterfact.orchestrator.engine.plan import build_plan
-from counterfact.orchestrator.engine.progress import NoProgress, Progress
+from counterfact.orchestrator.engine.progress import NoProgress, Progress, live_hook
 from counterfact.orchestrator.engine.source import RunSource
 from counterfact.orchestrator.engine.spend import SpendTally
 from counterfact.orchestrator.engine.timings import SweepClock, start_executor
@@ -155,6 +155,7 @@ def run_sweep(
     spend = SpendTally(tuple(a.id for a in sweep.arms))
     clock = SweepClock()
     seen = watched((s.id for s in sweep.scenarios), (a.id for a in sweep.arms), sweep.baseline)
+    shown = progress or NoProgress()
     session = Session(
         sweep,
         run_dir,
@@ -166,9 +167,11 @@ def run_sweep(
         sink=_sink(tallies, budget, spend),
         budget=budget,
         log=log,
+        show=live_hook(progress),
+        spend=spend,
     )
+    session.live.planned = _most_runs(sweep, len(plan))
     with session:
-        shown = progress or NoProgress()
         waves = session.execute(
             lambda: _run(sweep, plan, tallies, session.source, shown, log, clock)
         )
@@ -190,6 +193,7 @@ def run_sweep(
             store.write_summary(_summary(sweep, facts, []))
             conclude()  # raises
         shown.phase(f"judging {len(sweep.scenarios):,} question(s) x {len(sweep.arms)} arms")
+        session.mark("judging")
         clock.judging_starting()
         with judging_heap():
             result = _judge(sweep, tallies, facts, log, waves)
@@ -211,6 +215,13 @@ def _run(
         return execute_waves(sweep, tallies, source, progress, log, clock)
     _execute(sweep, plan, source, progress, log, clock)
     return None
+
+
+def _most_runs(sweep: ResolvedSweep, planned: int) -> int:
+    """Runs the sweep plans: the fixed plan's, or every seed up to a sequential sweep's cap."""
+    if sweep.waves is None:
+        return planned
+    return len(sweep.scenarios) * len(sweep.arms) * sweep.waves.max_samples
 
 
 def _tallies(sweep: ResolvedSweep) -> dict[str, ScenarioTally]:
@@ -272,6 +283,7 @@ def _execute(
             clock.observe(record)
             progress.advance(record.ok)
     finally:
+        source.show_live()  # the bar's last line with the runs' last numbers
         progress.finish()
 
 

@@ -16,6 +16,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 
 from counterfact.orchestrator.engine.budget import Budget
+from counterfact.orchestrator.engine.live import LiveTracker
 from counterfact.probes.runner import RunContext
 
 Refill = Callable[[int], None]
@@ -30,6 +31,8 @@ class RunFeed:
         self._refill = refill
         self.budget: Budget | None = None
         """Set by the run source: runs are handed out only while the budget has room."""
+        self.live: LiveTracker | None = None
+        """Set by the run source: told how many runs are handed out (the in-flight count)."""
         self.cancelled = 0
         """Runs withdrawn before they started."""
         self.closed = False
@@ -41,6 +44,8 @@ class RunFeed:
     def __iter__(self) -> Iterator[RunContext]:
         """Drain the feed (for executors that loop over their runs; refills are not asked)."""
         while self._queue:
+            if self.live is not None:
+                self.live.started(1)
             yield self._queue.popleft()
 
     def put(self, contexts: Iterable[RunContext]) -> None:
@@ -63,6 +68,8 @@ class RunFeed:
         taken = [self._queue.popleft() for _ in range(min(n, len(self._queue)))]
         if self.budget is not None:
             self.budget.started(len(taken))
+        if self.live is not None:
+            self.live.started(len(taken))
         return taken
 
     def top_up(self, n: int) -> None:

@@ -5,13 +5,14 @@ drivers, so both resume, cache, count and log runs the same way.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.executors import Executor
 from counterfact.orchestrator.engine.failwatch import FailureWatch
 from counterfact.orchestrator.engine.feed import RunFeed
+from counterfact.orchestrator.engine.live import LiveTracker
 from counterfact.orchestrator.engine.loader import RunnerRef
 from counterfact.orchestrator.storage.cache import RunCache
 from counterfact.orchestrator.storage.rundir import RunStore
@@ -56,6 +57,10 @@ class RunSource:
         """Set by a driver: runs start only while the spend budget has room."""
         self.throttle: dict[str, object] | None = None
         """How the executor's concurrency limit moved (read before it closes)."""
+        self.live: LiveTracker | None = None
+        """Set by a driver: counts runs handed out and back (``live.json``, the progress line)."""
+        self.live_now: Callable[[], object] | None = None
+        """Set by a driver: writes ``live.json`` and shows its numbers at once."""
 
     @property
     def budget_exhausted(self) -> bool:
@@ -114,6 +119,11 @@ class RunSource:
             self.log.error("runs.stopped", reason=reason, runs=self.watch.runs)
             self.executor.request_stop()
 
+    def show_live(self) -> None:
+        """``live.json`` and the progress line's numbers now (the runs just ended)."""
+        if self.live_now is not None:
+            self.live_now()
+
     def enqueue(self, feed: RunFeed, todo: Sequence[Planned]) -> None:
         """Queue runs to execute on ``feed`` (remembering each arm's spec for the cache)."""
         if self.cache is not None:  # the cache keys on the arm's spec: keep it per run
@@ -130,9 +140,12 @@ class RunSource:
             feed = RunFeed()
             self.enqueue(feed, todo)
         feed.budget = self.budget
+        feed.live = live = self.live
         for record in self.executor.run(self.runner, feed):
             if self.budget is not None:
                 self.budget.finished()
+            if live is not None:
+                live.returned(record)
             record = self.store.append(record)  # as stored (unwritable text escaped)
             self.runner_calls += record.attempts
             self._watch(record)

@@ -28,6 +28,17 @@ class SpendTally:
         for key, value in record.cost.items():
             mine[key] += value
 
+    def totals(self) -> dict[str, float]:
+        """Cost so far per key over every arm; safe to call from another thread while records
+        arrive (``live.json``): each dictionary is copied whole first, which CPython does without
+        giving up the interpreter lock.
+        """
+        total: dict[str, float] = defaultdict(float)
+        for costs in list(self._by_arm.values()):
+            for key, value in dict(costs).items():
+                total[key] += value
+        return dict(total)
+
     def record(self) -> SpendRecord:
         """The totals, rounded to 1e-6."""
         last = len(self._order)

@@ -92,6 +92,20 @@ class Allowance:
     """Cuts so far: a call started in this epoch and refused may cut again."""
 
 
+@dataclass(frozen=True)
+class ThrottleNow:
+    """The limiter as it stands, for the progress line and ``live.json`` (read without its lock:
+    a reading may be a moment old, never torn).
+    """
+
+    limit: int
+    """Runs the whole sweep may have in flight now."""
+    ceiling: int
+    """The configured ``concurrency``."""
+    refused: int
+    """Rate-limit refusals reported so far."""
+
+
 @dataclass
 class _Window:
     """Outcomes of the current epoch's calls, the last ``size`` or a little more."""
@@ -228,6 +242,12 @@ class Throttle:
         self.lowest = min(self.lowest, limit)
         if len(self.moves) < MAX_MOVES_KEPT or why == "cut":
             self.moves.append(Move(round(now - self._started, 3), limit, why))
+
+    def now(self) -> ThrottleNow:
+        """The current limit and the refusals so far, without taking the lock (two integers read
+        while a worker reports may be one report apart; nothing waits on a busy throttle).
+        """
+        return ThrottleNow(self.limit, self.ceiling, self.refused)
 
     def summary(self) -> dict[str, object]:
         """How the limit moved, for ``summary.json`` (``concurrency``)."""

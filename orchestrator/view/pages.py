@@ -177,8 +177,9 @@ def sweep_page(run: RunView) -> str:
     crumbs = [link("/sweep", run.id, run=run.id)]
     try:
         run.indexed()
-        live = run.live()
         status = run.status()
+        # a finished sweep's last live.json is history: its records say the rest, nothing polls
+        live = run.live() if status.active else None
         body = [_facts(run, status)]
         if live is not None:
             body.append(panel(run.id, live))

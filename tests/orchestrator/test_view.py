@@ -124,7 +124,10 @@ def test_the_live_endpoint_follows_the_file(client: httpx.Client, runs: Path) ->
         assert "the sweep may have stopped" in fields["status"]
     finally:
         write_live(runs / "running", live_state(runs_done=10))
-    assert client.get("/api/live", params={"run": "after"}).status_code == 404
+    # a finished sweep keeps the engine's last live.json: served, saying it finished
+    done = client.get("/api/live", params={"run": "after"})
+    assert done.status_code == 200 and "finished" in done.json()["fields"]["status"]
+    assert client.get("/api/live", params={"run": "no-such-run"}).status_code == 404
 
 
 def test_two_runs_compared_name_the_arms_and_questions_that_changed(

@@ -9,6 +9,7 @@ from types import TracebackType
 
 from counterfact.orchestrator.engine.feed import RunFeed
 from counterfact.orchestrator.engine.loader import RunnerRef
+from counterfact.orchestrator.engine.throttle import ThrottleNow
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
 
@@ -45,6 +46,12 @@ class Executor(ABC):
 
     def throttle_summary(self) -> dict[str, object] | None:
         """How the sweep's concurrency limit moved (None when runs did not overlap)."""
+        return None
+
+    def throttle_now(self) -> ThrottleNow | None:
+        """The concurrency limit and the 429s met so far, as the driver knows them without asking
+        anyone (read about once a second for ``live.json``); None when runs do not overlap.
+        """
         return None
 
     def start_phase(self) -> str | None:

@@ -19,7 +19,7 @@ from counterfact.orchestrator.engine.gate import Gate
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
 from counterfact.orchestrator.engine.loops import LoopThread, process_loop
 from counterfact.orchestrator.engine.loopwatch import blocked, blocked_after, blocked_record
-from counterfact.orchestrator.engine.throttle import Allowance, Throttle
+from counterfact.orchestrator.engine.throttle import Allowance, Throttle, ThrottleNow
 from counterfact.orchestrator.engine.worker import (
     NO_RETRY,
     RetryPolicy,
@@ -78,6 +78,10 @@ class LocalExecutor(Executor):
     def throttle_summary(self) -> dict[str, object] | None:
         """How the concurrency limit moved (None when runs did not overlap)."""
         return None if self.throttle is None else self.throttle.summary()
+
+    def throttle_now(self) -> ThrottleNow | None:
+        """The throttle's limit and refusals, read in place (None when runs did not overlap)."""
+        return None if self.throttle is None else self.throttle.now()
 
     def _core(self, runner: RunnerRef, throttle: Throttle) -> RunCore:
         """A core for one event loop (its gate's waits belong to that loop)."""

@@ -48,6 +48,7 @@ from counterfact.orchestrator.engine.executors.ray_pool import ActorPool, run_on
 from counterfact.orchestrator.engine.executors.ray_ship import init_runtime_env, shipped
 from counterfact.orchestrator.engine.feed import RunFeed, as_feed
 from counterfact.orchestrator.engine.loader import RunnerRef
+from counterfact.orchestrator.engine.throttle import ThrottleNow
 from counterfact.orchestrator.engine.worker import (
     NO_RETRY,
     RetryPolicy,
@@ -298,6 +299,13 @@ class RayExecutor(Executor):
     def throttle_summary(self) -> dict[str, object] | None:
         """How the concurrency limit moved (None when runs did not overlap)."""
         return None if self._actors is None else self._actors.summary()
+
+    def throttle_now(self) -> ThrottleNow | None:
+        """The throttle actor's limit and refusals as last read (the driver reads its record
+        about once a second anyway); None when runs did not overlap.
+        """
+        pool = self._actors
+        return None if pool is None else pool.now()
 
     def _run_tasks(
         self, ray: Any, task: Any, runner: RunnerRef, feed: RunFeed

@@ -39,7 +39,7 @@ from counterfact.orchestrator.engine.arun import RunCore
 from counterfact.orchestrator.engine.feed import RunFeed
 from counterfact.orchestrator.engine.gate import Gate
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
-from counterfact.orchestrator.engine.throttle import Allowance, Throttle
+from counterfact.orchestrator.engine.throttle import Allowance, Throttle, ThrottleNow
 from counterfact.orchestrator.engine.worker import RetryPolicy, failed_record
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
@@ -241,6 +241,16 @@ class ActorPool:
         self._known = read
         return True
 
+    def now(self) -> ThrottleNow | None:
+        """The limit and refusals of the throttle's record last read by :meth:`poll_summary`
+        (at most :data:`SUMMARY_EVERY_S` old; no call to the actor); None before the first.
+        """
+        known = self._known
+        if known is None:
+            return None
+        read = known[1]
+        return ThrottleNow(_int(read["final"]), _int(read["configured"]), _int(read["refusals"]))
+
     def summary(self) -> dict[str, object] | None:
         """The throttle's record; when the throttle was lost, the last one read, marked
         ``throttle_lost`` (None when it was never read).
@@ -261,6 +271,10 @@ class ActorPool:
             if actor is not None:
                 with contextlib.suppress(Exception):
                     self.ray.kill(actor, no_restart=True)
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) else 0
 
 
 def run_on_pool(

@@ -28,16 +28,27 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
-from contextlib import suppress
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_io import BIN, RUNNER, Measured, _done, _measure, stand_in, threads
+from bench_io import (
+    BIN,
+    RUNNER,
+    Measured,
+    _done,
+    _measure,
+    bare_asyncio,
+    inspect_ai,
+    stand_in,
+    threads,
+)
 
 from tests.cluster import free_port, kill, processes_of
 
@@ -73,7 +84,11 @@ def default_command(
         summary = json.loads((out / "summary.json").read_text())
     failed = sum(r["error"] is not None for r in runs) + (n - len(runs))
     measured = _done(url, wall, peak, failed)
-    measured.concurrency = {"executor": summary.get("executor"), "timings": summary.get("timings")}
+    measured.concurrency = {
+        **(summary.get("concurrency") or {}),
+        "executor": summary.get("executor"),
+        "timings": summary.get("timings"),
+    }
     return measured
 
 
@@ -197,16 +212,79 @@ def part_address(n: int, concurrency: int) -> None:
     )
 
 
+@contextmanager
+def ray_head(url: str) -> Iterator[tuple[str, dict[str, str]]]:
+    """A Ray head of this script's own for the sweeps against ``url``: (address, environment)."""
+    with tempfile.TemporaryDirectory(prefix="cfray") as tmp:
+        address = _ray_head(Path(tmp), url)
+        try:
+            yield address, _ray_env(Path(tmp), url)
+        finally:
+            _stop_head(Path(tmp))
+
+
+def _row(name: str, m: Measured, peer: float, n: int) -> str:
+    info = m.concurrency or {}
+    return (
+        f"| {name} | {m.wall_s:.1f} | {m.wall_s / peer:.2f}x | {m.failed} | {m.refused} | "
+        f"{m.refused / n:.3f} | {info.get('cuts', '-')} | {info.get('lowest', '-')} "
+        f"| {m.peak_in_flight} |"
+    )
+
+
+def part_refusals(kind: str, n: int, concurrency: int) -> None:
+    """``weather``: 3% of calls refused at random at ``concurrency``; the peer a bare asyncio
+    loop honouring Retry-After. ``limit``: a server that holds 20 in flight; the peer the ideal
+    (served latency / 20). counterfact by default (in-process) and at a Ray address (no Ray
+    start-up in the wall), Inspect AI beside them."""
+    server: dict[str, Any] = {"refuse_rate": 0.03} if kind == "weather" else {"max_in_flight": 20}
+    title = (
+        f"3% of calls refused at random (429 + Retry-After: 1), concurrency {concurrency}"
+        if kind == "weather"
+        else f"a server that holds 20 in flight (429 + Retry-After: 1 beyond), concurrency "
+        f"{concurrency}"
+    )
+    print(f"\n### {title}, {n} calls\n")
+    print(
+        "| system | wall (s) | vs peer | failed | 429s | 429s per call | cuts | lowest limit "
+        "| peak in flight |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    with stand_in(**server) as url:
+        rows: list[tuple[str, Measured]] = []
+        if kind == "weather":
+            rows.append(
+                ("bare asyncio + httpx, honours Retry-After", bare_asyncio(url, n, concurrency))
+            )
+        rows.append(("counterfact run (default: in-process)", default_command(url, n, concurrency)))
+        with ray_head(url) as (address, env):
+            rows.append(
+                (
+                    "counterfact run --address (Ray)",
+                    default_command(url, n, concurrency, address, env),
+                )
+            )
+        rows.append(
+            (f"Inspect AI, --max-connections {concurrency}", inspect_ai(url, n, concurrency))
+        )
+    peer = rows[0][1].wall_s if kind == "weather" else local.served_latency_s / 20
+    if kind == "limit":
+        print(f"| ideal: served latency / 20 | {peer:.1f} | 1.00x | - | - | - | - | - | 20 |")
+    for name, m in rows:
+        print(_row(name, m, peer, n), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--part", action="append", choices=["whole", "address"])
+    parser.add_argument("--part", action="append", choices=["whole", "address", "weather", "limit"])
+    parser.add_argument("--refusal-runs", type=int, default=1000)
     parser.add_argument("--small", type=int, default=400)
     parser.add_argument("--big", type=int, default=800)
     parser.add_argument("--max-runs", type=int, default=3000)
     parser.add_argument("--max-concurrency", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
-    parts = args.part or ["whole", "address"]
+    parts = args.part or ["whole", "address", "weather", "limit"]
     print(f"# bench_default on {os.cpu_count()} CPUs, python {sys.version.split()[0]}")
     for i in range(args.repeat):
         print(f"\n## run {i + 1} of {args.repeat}")
@@ -214,6 +292,10 @@ def main() -> None:
             part_whole(args.small, args.big)
         if "address" in parts:
             part_address(args.max_runs, args.max_concurrency)
+        if "weather" in parts:
+            part_refusals("weather", args.refusal_runs, 25)
+        if "limit" in parts:
+            part_refusals("limit", args.refusal_runs, 100)
 
 
 if __name__ == "__main__":

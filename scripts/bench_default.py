@@ -256,7 +256,8 @@ def part_refusals(kind: str, n: int, concurrency: int) -> None:
             rows.append(
                 ("bare asyncio + httpx, honours Retry-After", bare_asyncio(url, n, concurrency))
             )
-        rows.append(("counterfact run (default: in-process)", default_command(url, n, concurrency)))
+        local = default_command(url, n, concurrency)
+        rows.append(("counterfact run (default: in-process)", local))
         with ray_head(url) as (address, env):
             rows.append(
                 (

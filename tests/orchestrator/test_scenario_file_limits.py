@@ -21,7 +21,7 @@ SWEEP = f"""
 name: s
 runner: {TESTS / "runners.py"}:echo_arm
 executor: {{kind: local}}
-arms: [{{id: base}}, {{id: alt, facets: {{answer: no}}}}]
+arms: [{{id: base}}, {{id: alt, facets: {{answer: 'no'}}}}]
 scenarios: {{file: FILE}}
 """
 

@@ -22,6 +22,7 @@ from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
 from counterfact.orchestrator.engine.worker import NO_RETRY, execute_run
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
+from counterfact.records import VERDICT_SCHEMA_VERSION
 
 from ..conftest import TESTS, scripted
 
@@ -386,7 +387,7 @@ def test_min_effect_stops_a_null_arm_early_and_records_why(tmp_path: Path) -> No
     strong = rows["strong"].sequential
     assert strong is not None and strong.stopped_for == "significant"
     line = json.loads((tmp_path / "o" / "verdicts.jsonl").read_text().splitlines()[2])
-    assert line["schema_version"] == 8
+    assert line["schema_version"] == VERDICT_SCHEMA_VERSION
 
 
 def test_changing_the_direction_or_the_minimal_effect_on_resume_is_refused(tmp_path: Path) -> None:

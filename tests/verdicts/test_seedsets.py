@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from counterfact import VerdictRecord, compare_arms
+from counterfact.records import VERDICT_SCHEMA_VERSION
 from counterfact.records.seedsets import SEED_LIST_MAX, pack, unpack
 
 
@@ -66,7 +67,7 @@ def test_a_line_before_version_8_loads_without_missing_seeds() -> None:
         executor="local",
     )
     line = result.row("alt").model_dump(mode="json", by_alias=True)
-    assert line["schema_version"] == 8 and line["missing_seeds"] == []
+    assert line["schema_version"] == VERDICT_SCHEMA_VERSION and line["missing_seeds"] == []
     del line["missing_seeds"], line["missing_seeds_bits"]
     old = VerdictRecord.model_validate(line | {"schema_version": 7})
     assert old.missing_seeds is None and old.missing_seed_list() == []

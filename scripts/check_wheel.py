@@ -27,9 +27,14 @@ FOLDERS = {"counterfact": "counterfact", "orchestrator": "counterfact.orchestrat
 FOLDERS |= {"probes": "counterfact.probes", "verdicts": "counterfact.verdicts"}
 FOLDERS |= {"records": "counterfact.records"}
 
-NEEDS = {"counterfact.testing_plugin": "pytest"}
+NEEDS = {
+    "counterfact.testing_plugin": "pytest",
+    "counterfact.orchestrator.view.app": "starlette",
+    "counterfact.orchestrator.view.server": "uvicorn",
+}
 """Modules that import a package the wheel does not depend on (the pytest plugin needs pytest,
-which is there wherever pytest loads it): without it, only that import may fail."""
+which is there wherever pytest loads it; the viewer's web modules need the ``view`` extra, and
+``counterfact view`` says so in one line without it): without it, only that import may fail."""
 
 IMPORT_ALL = """
 import importlib, json, sys

@@ -61,9 +61,6 @@ if TYPE_CHECKING:
     from counterfact.probes.ablation import (
         apply_ablations,
     )
-    from counterfact.probes.records import (
-        RunRecord,
-    )
     from counterfact.probes.runner import (
         ArmView,
         RunContext,
@@ -71,11 +68,10 @@ if TYPE_CHECKING:
         RunResult,
         ScenarioView,
     )
-    from counterfact.verdicts.records import (
-        BisectRecord,
-        SweepSummary,
-        VerdictRecord,
-    )
+    from counterfact.records.bisect import BisectRecord
+    from counterfact.records.runs import RunRecord
+    from counterfact.records.summary import SweepSummary
+    from counterfact.records.verdicts import VerdictRecord
 
 _WHERE: dict[str, str] = {
     "BudgetExhausted": "counterfact.exceptions",

@@ -21,6 +21,7 @@ if __name__ != "counterfact.records":  # one import name per module: see docs/ar
     raise ImportError(msg)
 
 from counterfact.records.arms import ARM_SCHEMA_VERSION, ArmVerdictRecord
+from counterfact.records.bisect import BISECT_SCHEMA_VERSION, BisectRecord
 from counterfact.records.files import (
     read_arms,
     read_bisect,
@@ -30,19 +31,16 @@ from counterfact.records.files import (
     read_verdicts,
 )
 from counterfact.records.live import LIVE_FILE, LIVE_SCHEMA_VERSION, LiveState
+from counterfact.records.parts import Interval
 from counterfact.records.plan import PLAN_SCHEMA_VERSION, PlanRecord
 from counterfact.records.runs import RUN_SCHEMA_VERSION, RunError, RunRecord
-from counterfact.records.verdicts import (
-    BISECT_SCHEMA_VERSION,
+from counterfact.records.summary import (
     SUMMARY_SCHEMA_VERSION,
-    VERDICT_SCHEMA_VERSION,
-    BisectRecord,
     BudgetRecord,
     ConcurrencyRecord,
-    Interval,
     SweepSummary,
-    VerdictRecord,
 )
+from counterfact.records.verdicts import VERDICT_SCHEMA_VERSION, VerdictRecord
 
 __all__ = [
     "ARM_SCHEMA_VERSION",

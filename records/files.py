@@ -12,9 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from counterfact.records.arms import ArmVerdictRecord
+from counterfact.records.bisect import BisectRecord
 from counterfact.records.live import LIVE_FILE, LiveState
 from counterfact.records.runs import RunRecord
-from counterfact.records.verdicts import BisectRecord, SweepSummary, VerdictRecord
+from counterfact.records.summary import SweepSummary
+from counterfact.records.verdicts import VerdictRecord
 
 RUNS_FILE = "runs.jsonl"
 VERDICTS_FILE = "verdicts.jsonl"

@@ -33,7 +33,7 @@ import numpy as np
 from scipy.stats import binomtest, fisher_exact, wilcoxon
 
 from counterfact.probes.pairs import Pairs
-from counterfact.records.verdicts import EffectRecord, SimilarityTestRecord
+from counterfact.records.parts import EffectRecord, SimilarityTestRecord
 
 # The words now live in counterfact.records; re-exported here for the old import path.
 from counterfact.records.vocabulary import Alternative as Alternative

@@ -16,7 +16,8 @@ import click
 
 if TYPE_CHECKING:
     from counterfact.orchestrator.drivers.sweep import SweepResult
-    from counterfact.records import ArmVerdictRecord, SweepSummary
+    from counterfact.records.arms import ArmVerdictRecord
+    from counterfact.records.summary import SweepSummary
 
 NOTABLE_SHOWN = 5
 """Questions listed under the arm lines (the most moved, over every challenger)."""

@@ -27,7 +27,12 @@ from counterfact.defaults import (
     SIMILARITY,
 )
 from counterfact.orchestrator.config.model import Target, _Model
-from counterfact.orchestrator.engine.executors import EXECUTORS, OPTIONS, refusal, unhonoured
+from counterfact.orchestrator.engine.executors.registry import (
+    EXECUTORS,
+    OPTIONS,
+    refusal,
+    unhonoured,
+)
 from counterfact.probes.comparators import COMPARATORS, compile_pattern
 from counterfact.probes.registry import Kind, option_problem
 from counterfact.probes.similarity import SIMILARITIES

@@ -11,21 +11,18 @@ from typing import Any, TypeVar
 
 from counterfact.defaults import MAX_PLAN_RUNS
 from counterfact.exceptions import ConfigError, RefusalError
+from counterfact.orchestrator.config.chat import ChatRunnerConfig
 from counterfact.orchestrator.config.chatcheck import check_chat
 from counterfact.orchestrator.config.executor_choice import ExecutorChoice, choose_executor
 from counterfact.orchestrator.config.expand import ExpandedArms, expand_arms
 from counterfact.orchestrator.config.regexcheck import REGEX_CHECK_S, extracts_in_time
 from counterfact.orchestrator.config.runnerfiles import files_digest, runner_files
 from counterfact.orchestrator.config.scenariofiles import load_scenario_file
-from counterfact.orchestrator.config.schema import (
-    BisectConfig,
-    ChatRunnerConfig,
-    ScenarioFileConfig,
-    SweepConfig,
-)
+from counterfact.orchestrator.config.schema import BisectConfig, ScenarioFileConfig, SweepConfig
 from counterfact.orchestrator.config.targets import parse_target
 from counterfact.orchestrator.engine.embedders import sentence_transformer
-from counterfact.orchestrator.engine.executors import ExecutorOptions, PoolSettings
+from counterfact.orchestrator.engine.executors.pooling import PoolSettings
+from counterfact.orchestrator.engine.executors.registry import ExecutorOptions
 from counterfact.orchestrator.engine.heap import judging_heap
 from counterfact.orchestrator.engine.loader import (
     RunnerRef,

@@ -17,28 +17,23 @@ from counterfact.orchestrator.drivers.provenance import (
 )
 from counterfact.orchestrator.drivers.session import Ending, Session, watched
 from counterfact.orchestrator.engine.events import get_logger
-from counterfact.orchestrator.engine.executors import Executor
+from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.worker import now_iso
 from counterfact.orchestrator.storage.dirchecks import BISECT_FILE
 from counterfact.orchestrator.storage.recordfiles import runs
 from counterfact.orchestrator.storage.runlog import RUNS_FILE
-from counterfact.probes.records import RunRecord
 from counterfact.probes.tally import RUN_FLAGS
-from counterfact.records.vocabulary import BisectReason, DoubtCode
-from counterfact.verdicts.bisection import (
-    BisectOutcome,
-    Decide,
-    bisect,
-    bisect_claim,
-    interrupted_outcome,
-)
-from counterfact.verdicts.records import (
+from counterfact.records.bisect import (
     BisectProbeRecord,
     BisectRecord,
     ConfirmationRecord,
     CulpritCheckRecord,
-    ReferenceRecord,
 )
+from counterfact.records.runs import RunRecord
+from counterfact.records.summary import ReferenceRecord
+from counterfact.records.vocabulary import BisectReason, DoubtCode
+from counterfact.verdicts.bisect_wording import bisect_claim
+from counterfact.verdicts.bisection import BisectOutcome, Decide, bisect, interrupted_outcome
 from counterfact.verdicts.row_parts import similarity_record
 from counterfact.verdicts.standing import (
     bisect_doubts,

@@ -31,9 +31,10 @@ from counterfact.orchestrator.storage.recordfiles import (
     require_records,
     runs,
 )
-from counterfact.records import RunRecord, VerdictRecord
 from counterfact.records.arms import ArmVerdictRecord
-from counterfact.records.verdicts import BisectProbeRecord
+from counterfact.records.bisect import BisectProbeRecord
+from counterfact.records.runs import RunRecord
+from counterfact.records.verdicts import VerdictRecord
 
 FORMATS = ("parquet", "csv")
 EXTRA = "pip install 'counterfact[data]'"

@@ -22,7 +22,10 @@ from counterfact.orchestrator.storage.recordfiles import (
     read_verdicts,
     require_records,
 )
-from counterfact.records import ArmVerdictRecord, BisectRecord, SweepSummary, VerdictRecord
+from counterfact.records.arms import ArmVerdictRecord
+from counterfact.records.bisect import BisectRecord
+from counterfact.records.summary import SweepSummary
+from counterfact.records.verdicts import VerdictRecord
 
 
 @dataclass(frozen=True)

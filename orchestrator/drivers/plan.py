@@ -32,7 +32,8 @@ from counterfact.records.plan import (
     PlanRecord,
     WallTimeRecord,
 )
-from counterfact.records.verdicts import SweepSummary, VerdictRecord
+from counterfact.records.summary import SweepSummary
+from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.estimate import SweepEstimate, estimate_sweep, per_run
 from counterfact.verdicts.plan_design import Design, Planned
 from counterfact.verdicts.planning import plan_challenger

@@ -21,8 +21,8 @@ from counterfact.orchestrator.engine.worker import error_record, execute_run
 from counterfact.orchestrator.storage.dirchecks import check_run_dir
 from counterfact.orchestrator.storage.rundir import DoneIndex
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
-from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
+from counterfact.records.runs import RunRecord
 from counterfact.verdicts.estimate import SweepEstimate, estimate_sweep, per_run
 
 
@@ -165,7 +165,7 @@ def estimate(sweep: ResolvedSweep, smoke: Sequence[RunRecord], runs: int) -> Swe
     (a mean over a handful of runs: an order of magnitude, not a quote), by the estimator
     ``counterfact plan`` uses too.
     """
-    from counterfact.orchestrator.engine.executors import PoolSettings
+    from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 
     cfg = sweep.config.executor
     per_minute = cfg.rate_limit.requests_per_minute

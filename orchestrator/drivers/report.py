@@ -22,8 +22,9 @@ from counterfact.orchestrator.storage.recordfiles import (
     runs,
 )
 from counterfact.records.runs import RunRecord
-from counterfact.records.verdicts import SweepSummary
-from counterfact.verdicts.html import FailedRun, Output, ReportData, render
+from counterfact.records.summary import SweepSummary
+from counterfact.verdicts.html import render
+from counterfact.verdicts.html_data import FailedRun, Output, ReportData
 from counterfact.verdicts.html_detail import is_compact, sectioned
 
 FAILED_LISTED = 50

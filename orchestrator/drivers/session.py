@@ -30,12 +30,13 @@ from counterfact.orchestrator.config.resolve import ResolvedSweep
 from counterfact.orchestrator.drivers.provenance import open_cache
 from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.events import get_logger
-from counterfact.orchestrator.engine.executors import Executor, make_executor
+from counterfact.orchestrator.engine.executors.base import Executor
+from counterfact.orchestrator.engine.executors.registry import make_executor
 from counterfact.orchestrator.engine.failwatch import FailureWatch, all_failed_message
 from counterfact.orchestrator.engine.interrupt import graceful_stop
 from counterfact.orchestrator.engine.source import RunSource
 from counterfact.orchestrator.storage.rundir import RunStore
-from counterfact.probes.records import RunRecord
+from counterfact.records.runs import RunRecord
 
 T = TypeVar("T")
 

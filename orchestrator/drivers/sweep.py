@@ -15,7 +15,8 @@ from counterfact.orchestrator.drivers.sequential import WavesOutcome, execute_wa
 from counterfact.orchestrator.drivers.session import Ending, Session, watched
 from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.events import get_logger, warn_caller
-from counterfact.orchestrator.engine.executors import Executor, make_executor
+from counterfact.orchestrator.engine.executors.base import Executor
+from counterfact.orchestrator.engine.executors.registry import make_executor
 from counterfact.orchestrator.engine.heap import judging_heap
 from counterfact.orchestrator.engine.plan import build_plan
 from counterfact.orchestrator.engine.progress import NoProgress, Progress
@@ -24,19 +25,15 @@ from counterfact.orchestrator.engine.spend import SpendTally
 from counterfact.orchestrator.engine.timings import SweepClock, start_executor
 from counterfact.orchestrator.engine.worker import now_iso
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
-from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
 from counterfact.probes.tally import ScenarioTally
+from counterfact.records.runs import RunRecord
+from counterfact.records.summary import BudgetRecord, ScenarioSummary, SweepSummary
+from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.armlevel import arm_verdicts
 from counterfact.verdicts.assess import ScenarioAssessment, assess_tally
 from counterfact.verdicts.family import pooled
 from counterfact.verdicts.judgement import Judgement
-from counterfact.verdicts.records import (
-    BudgetRecord,
-    ScenarioSummary,
-    SweepSummary,
-    VerdictRecord,
-)
 from counterfact.verdicts.report import render_table, sequential_line
 from counterfact.verdicts.rollup import render_pooled, render_rollup, rollup
 from counterfact.verdicts.rows import verdict_rows

@@ -39,8 +39,8 @@ from counterfact.orchestrator.storage.dirchecks import (
 from counterfact.orchestrator.storage.fingerprints import canonical_json
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
 from counterfact.probes.arms import ArmSpec
-from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
+from counterfact.records.runs import RunRecord
 
 ENTRY_VERSION = 2
 """1: a bare run record (written before entries were checked: never used now, re-run once)."""

@@ -17,8 +17,10 @@ from pydantic import BaseModel, ValidationError
 from counterfact.exceptions import RunDirectoryError
 from counterfact.orchestrator.storage.dirchecks import BISECT_FILE, SUMMARY_FILE, VERDICTS_FILE
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
-from counterfact.probes.records import RunRecord
-from counterfact.verdicts.records import BisectRecord, SweepSummary, VerdictRecord
+from counterfact.records.bisect import BisectRecord
+from counterfact.records.runs import RunRecord
+from counterfact.records.summary import SweepSummary
+from counterfact.records.verdicts import VerdictRecord
 
 
 def require_records(run_dir: Path) -> None:

@@ -42,11 +42,12 @@ from counterfact.orchestrator.storage.fingerprints import merged
 from counterfact.orchestrator.storage.lockfile import open_lock
 from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
 from counterfact.orchestrator.storage.writable import record_line
-from counterfact.probes.records import RunRecord
+from counterfact.records.runs import RunRecord
 
 if TYPE_CHECKING:  # only annotations: validate stays free of the judging path's imports
     from counterfact.records.arms import ArmVerdictRecord
-    from counterfact.verdicts.records import SweepSummary, VerdictRecord
+    from counterfact.records.summary import SweepSummary
+    from counterfact.records.verdicts import VerdictRecord
 
 LOCK_FILE = ".lock"
 SYNC_EVERY_S = 2.0

@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from counterfact.exceptions import RunDirectoryError
-from counterfact.probes.records import RunRecord
+from counterfact.records.runs import RunRecord
 
 RUNS_FILE = "runs.jsonl"
 

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from counterfact.orchestrator.view.files import RunDir, Unreadable, identity, read_whole
 from counterfact.orchestrator.view.index import RunsIndex, VerdictsIndex
 from counterfact.records.arms import ArmVerdictRecord
+from counterfact.records.bisect import BisectRecord
 from counterfact.records.files import (
     ARMS_FILE,
     BISECT_FILE,
@@ -29,7 +30,7 @@ from counterfact.records.files import (
     VERDICTS_FILE,
 )
 from counterfact.records.live import LIVE_FILE, LiveState
-from counterfact.records.verdicts import BisectRecord, SweepSummary
+from counterfact.records.summary import SweepSummary
 
 T = TypeVar("T")
 

@@ -14,7 +14,7 @@ from counterfact import ResumeConflictError, RunDirectoryError
 from counterfact.orchestrator.storage.dirchecks import FINGERPRINT_FILE, check_run_dir
 from counterfact.orchestrator.storage.rundir import RunStore
 from counterfact.orchestrator.storage.runlog import RUNS_FILE
-from counterfact.probes.records import RunRecord
+from counterfact.records.runs import RunRecord
 
 from ...helpers import run_record
 

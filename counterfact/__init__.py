@@ -103,15 +103,15 @@ _WHERE: dict[str, str] = {
     "run_sweep": "counterfact.orchestrator.drivers.sweep",
     "package_version": "counterfact.orchestrator.drivers.provenance",
     "apply_ablations": "counterfact.probes.ablation",
-    "RunRecord": "counterfact.probes.records",
+    "RunRecord": "counterfact.records.runs",
     "ArmView": "counterfact.probes.runner",
     "RunContext": "counterfact.probes.runner",
     "RunResult": "counterfact.probes.runner",
     "Runner": "counterfact.probes.runner",
     "ScenarioView": "counterfact.probes.runner",
-    "BisectRecord": "counterfact.verdicts.records",
-    "SweepSummary": "counterfact.verdicts.records",
-    "VerdictRecord": "counterfact.verdicts.records",
+    "BisectRecord": "counterfact.records.bisect",
+    "SweepSummary": "counterfact.records.summary",
+    "VerdictRecord": "counterfact.records.verdicts",
 }
 
 

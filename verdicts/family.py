@@ -21,7 +21,7 @@ from counterfact.verdicts.judgement import Adjusted, Judgement
 from counterfact.verdicts.multiplicity import adjust, best_factor
 from counterfact.verdicts.pooled import pooled_effect_record
 from counterfact.verdicts.sequential import pairs_needed as e_pairs_needed
-from counterfact.verdicts.settings import StatisticsSettings as StatisticsSettings
+from counterfact.verdicts.settings import StatisticsSettings
 from counterfact.verdicts.significance import (
     at_most,
     floor_of,

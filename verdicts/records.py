@@ -1,78 +1,53 @@
-"""Moved to :mod:`counterfact.records.verdicts` (the record contract's own floor); kept so old
-imports work for a release.
+"""Moved to :mod:`counterfact.records` (``records.verdicts``, ``records.summary``,
+``records.bisect``, ``records.parts``, ``records.vocabulary``); importing a name from here
+warns, and this path goes in counterfact 0.2.0 (:data:`counterfact.deprecation.REMOVED_IN`).
 """
 
-from counterfact.records.bisect import (
-    BISECT_SCHEMA_VERSION,
-    BisectProbeRecord,
-    BisectRecord,
-    ConfirmationRecord,
-    CulpritCheckRecord,
-)
-from counterfact.records.parts import (
-    AdjustmentRecord,
-    ApplicationRecord,
-    ChangedToRecord,
-    CostReadingRecord,
-    CostRecord,
-    DoubtRecord,
-    EffectRecord,
-    Interval,
-    IntervalRecord,
-    SequentialRecord,
-    SimilarityRecord,
-    SimilarityTestRecord,
-    TestRecord,
-)
-from counterfact.records.summary import (
-    SUMMARY_SCHEMA_VERSION,
-    BudgetRecord,
-    ConcurrencyRecord,
-    NullBandRecord,
-    PooledEffectRecord,
-    PooledRecord,
-    ReferenceRecord,
-    RollupRecord,
-    ScenarioSummary,
-    SequentialSummary,
-    StatisticsRecord,
-    SweepSummary,
-)
-from counterfact.records.verdicts import VERDICT_SCHEMA_VERSION, VerdictRecord
-from counterfact.records.vocabulary import Family
+from counterfact.deprecation import relocated
 
-__all__ = [
-    "BISECT_SCHEMA_VERSION",
-    "SUMMARY_SCHEMA_VERSION",
-    "VERDICT_SCHEMA_VERSION",
-    "AdjustmentRecord",
-    "ApplicationRecord",
-    "BisectProbeRecord",
-    "BisectRecord",
-    "BudgetRecord",
-    "ChangedToRecord",
-    "ConcurrencyRecord",
-    "ConfirmationRecord",
-    "CostReadingRecord",
-    "CostRecord",
-    "CulpritCheckRecord",
-    "DoubtRecord",
-    "EffectRecord",
-    "Family",
-    "Interval",
-    "IntervalRecord",
-    "NullBandRecord",
-    "PooledEffectRecord",
-    "PooledRecord",
-    "ReferenceRecord",
-    "RollupRecord",
-    "ScenarioSummary",
-    "SequentialRecord",
-    "SequentialSummary",
-    "SimilarityRecord",
-    "SimilarityTestRecord",
-    "StatisticsRecord",
-    "SweepSummary",
-    "TestRecord",
-    "VerdictRecord",
-]
+_MOVED_TO = {
+    "counterfact.records.bisect": (
+        "BISECT_SCHEMA_VERSION",
+        "BisectProbeRecord",
+        "BisectRecord",
+        "ConfirmationRecord",
+        "CulpritCheckRecord",
+    ),
+    "counterfact.records.parts": (
+        "AdjustmentRecord",
+        "ApplicationRecord",
+        "ChangedToRecord",
+        "CostReadingRecord",
+        "CostRecord",
+        "DoubtRecord",
+        "EffectRecord",
+        "Interval",
+        "IntervalRecord",
+        "SequentialRecord",
+        "SimilarityRecord",
+        "SimilarityTestRecord",
+        "TestRecord",
+    ),
+    "counterfact.records.summary": (
+        "BudgetRecord",
+        "ConcurrencyRecord",
+        "NullBandRecord",
+        "PooledEffectRecord",
+        "PooledRecord",
+        "ReferenceRecord",
+        "RollupRecord",
+        "SUMMARY_SCHEMA_VERSION",
+        "ScenarioSummary",
+        "SequentialSummary",
+        "StatisticsRecord",
+        "SweepSummary",
+    ),
+    "counterfact.records.verdicts": (
+        "VERDICT_SCHEMA_VERSION",
+        "VerdictRecord",
+    ),
+    "counterfact.records.vocabulary": ("Family",),
+}
+__getattr__ = relocated(
+    __name__, {name: module for module, names in _MOVED_TO.items() for name in names}
+)

@@ -1,6 +1,6 @@
 """The sweep file's component sections: ``comparator``, ``similarity``, ``executor`` (with its
 ``rate_limit``), each resolved by name from its registry. Part of the schema
-(:mod:`counterfact.orchestrator.config.schema` re-exports them).
+(the schema's ``SweepConfig`` holds them).
 """
 
 from __future__ import annotations

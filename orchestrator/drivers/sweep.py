@@ -45,11 +45,11 @@ from counterfact.verdicts.tiers import UnrunCause
 class SweepResult:
     """What a sweep produced.
 
-    - ``rows``: one :class:`~counterfact.verdicts.records.VerdictRecord` per (scenario, arm),
+    - ``rows``: one :class:`~counterfact.records.verdicts.VerdictRecord` per (scenario, arm),
       baseline first per scenario — the lines of ``verdicts.jsonl``;
-    - ``summary``: the :class:`~counterfact.verdicts.records.SweepSummary` of ``summary.json``
+    - ``summary``: the :class:`~counterfact.records.summary.SweepSummary` of ``summary.json``
       (provenance, run counts, per-scenario facts, statistics, roll-up);
-    - ``runs``: every :class:`~counterfact.probes.records.RunRecord` (read from ``runs.jsonl``
+    - ``runs``: every :class:`~counterfact.records.runs.RunRecord` (read from ``runs.jsonl``
       when there is a run directory);
     - ``to_frame()``: the rows as a pandas DataFrame; ``table()``: the text table;
       ``row(arm, scenario)``: one row.

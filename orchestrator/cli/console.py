@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from counterfact.records.paths import VERDICTS_FILE
+
 if TYPE_CHECKING:
     from counterfact.orchestrator.drivers.sweep import SweepResult
     from counterfact.records.arms import ArmVerdictRecord
@@ -111,7 +113,7 @@ def _detail(result: SweepResult) -> None:
     if quiet:
         click.echo(
             f"- {quiet} arm(s) not confirmed (their claims say why); every claim is in "
-            "verdicts.jsonl"
+            f"{VERDICTS_FILE}"
         )
 
 

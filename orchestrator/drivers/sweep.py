@@ -24,9 +24,10 @@ from counterfact.orchestrator.engine.source import RunSource
 from counterfact.orchestrator.engine.spend import SpendTally
 from counterfact.orchestrator.engine.timings import SweepClock, start_executor
 from counterfact.orchestrator.engine.worker import now_iso
-from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
+from counterfact.orchestrator.storage.recordfiles import RunLogReader
 from counterfact.probes.runner import RunContext
 from counterfact.probes.tally import ScenarioTally
+from counterfact.records.paths import RunPaths
 from counterfact.records.runs import RunRecord
 from counterfact.records.summary import BudgetRecord, ScenarioSummary, SweepSummary
 from counterfact.records.verdicts import VerdictRecord
@@ -70,7 +71,7 @@ class SweepResult:
         """
         if self.run_dir is None:
             return self.kept
-        return tuple(RunLogReader(self.run_dir / RUNS_FILE))
+        return tuple(RunLogReader(RunPaths(self.run_dir).runs))
 
     def to_frame(self) -> Any:
         """The rows as a pandas DataFrame: one row per (scenario, arm), nested fields flattened

@@ -19,7 +19,8 @@ from counterfact.orchestrator.engine.executors.registry import (
     refusal,
     unhonoured,
 )
-from counterfact.orchestrator.storage.rundir import LOCK_FILE, RunStore
+from counterfact.orchestrator.storage.rundir import RunStore
+from counterfact.records.paths import LOCK_FILE
 
 ARMS: list[dict[str, Any]] = [{"id": "base"}, {"id": "alt", "facets": {"answer": "no"}}]
 

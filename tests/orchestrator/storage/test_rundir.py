@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from counterfact import ResumeConflictError, RunDirectoryError
-from counterfact.orchestrator.storage.dirchecks import FINGERPRINT_FILE, check_run_dir
+from counterfact.orchestrator.storage.dirchecks import check_run_dir
 from counterfact.orchestrator.storage.rundir import RunStore
-from counterfact.orchestrator.storage.runlog import RUNS_FILE
+from counterfact.records.paths import FINGERPRINT_FILE, RUNS_FILE
 from counterfact.records.runs import RunRecord
 
 from ...helpers import run_record

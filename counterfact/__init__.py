@@ -61,9 +61,6 @@ if TYPE_CHECKING:
     from counterfact.probes.ablation import (
         apply_ablations,
     )
-    from counterfact.probes.records import (
-        RunRecord,
-    )
     from counterfact.probes.runner import (
         ArmView,
         RunContext,
@@ -71,11 +68,10 @@ if TYPE_CHECKING:
         RunResult,
         ScenarioView,
     )
-    from counterfact.verdicts.records import (
-        BisectRecord,
-        SweepSummary,
-        VerdictRecord,
-    )
+    from counterfact.records.bisect import BisectRecord
+    from counterfact.records.runs import RunRecord
+    from counterfact.records.summary import SweepSummary
+    from counterfact.records.verdicts import VerdictRecord
 
 _WHERE: dict[str, str] = {
     "BudgetExhausted": "counterfact.exceptions",
@@ -107,15 +103,15 @@ _WHERE: dict[str, str] = {
     "run_sweep": "counterfact.orchestrator.drivers.sweep",
     "package_version": "counterfact.orchestrator.drivers.provenance",
     "apply_ablations": "counterfact.probes.ablation",
-    "RunRecord": "counterfact.probes.records",
+    "RunRecord": "counterfact.records.runs",
     "ArmView": "counterfact.probes.runner",
     "RunContext": "counterfact.probes.runner",
     "RunResult": "counterfact.probes.runner",
     "Runner": "counterfact.probes.runner",
     "ScenarioView": "counterfact.probes.runner",
-    "BisectRecord": "counterfact.verdicts.records",
-    "SweepSummary": "counterfact.verdicts.records",
-    "VerdictRecord": "counterfact.verdicts.records",
+    "BisectRecord": "counterfact.records.bisect",
+    "SweepSummary": "counterfact.records.summary",
+    "VerdictRecord": "counterfact.records.verdicts",
 }
 
 

@@ -15,9 +15,7 @@ from typing import Any, Literal
 from counterfact.exceptions import ConfigError, RefusalError
 from counterfact.probes.ids import check_ids
 from counterfact.probes.runner import ArmView
-
-# The words now live in counterfact.records; re-exported here for the old import path.
-from counterfact.records.vocabulary import InterventionKind as InterventionKind
+from counterfact.records.vocabulary import InterventionKind
 
 
 def flatten_facets(facets: Mapping[str, Any], *, field: str = "facets") -> dict[str, Any]:

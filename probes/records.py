@@ -1,7 +1,10 @@
-"""Moved to :mod:`counterfact.records.runs` (the record contract's own floor); kept so old imports
-work for a release.
+"""Moved to :mod:`counterfact.records.runs`; importing a name from here warns, and this
+path goes in counterfact 0.2.0 (:data:`counterfact.deprecation.REMOVED_IN`).
 """
 
-from counterfact.records.runs import RUN_SCHEMA_VERSION, RunError, RunRecord
+from counterfact.deprecation import relocated
 
-__all__ = ["RUN_SCHEMA_VERSION", "RunError", "RunRecord"]
+__getattr__ = relocated(
+    __name__,
+    dict.fromkeys(("RUN_SCHEMA_VERSION", "RunError", "RunRecord"), "counterfact.records.runs"),
+)

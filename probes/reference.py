@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from counterfact.probes.records import RunRecord
+from counterfact.records.runs import RunRecord
 
 ReferenceSource = Literal["prior-run", "baseline-arm"]
 

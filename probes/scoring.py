@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 from counterfact.exceptions import ComparisonTimeout
 from counterfact.probes.comparators import Comparator
-from counterfact.probes.records import RunRecord
 from counterfact.probes.similarity import Similarity
 from counterfact.probes.stats import ProbeStats, summarize_probe
+from counterfact.records.runs import RunRecord
 
 
 def score_runs(

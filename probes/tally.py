@@ -29,11 +29,11 @@ from counterfact.exceptions import ComparisonTimeout, ScoringError
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.comparators import Comparator, normalize_text
 from counterfact.probes.manifest import Application, ManifestLog
-from counterfact.probes.records import RunRecord
 from counterfact.probes.reference import Reference, resolve_reference
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import Similarity
 from counterfact.probes.stats import ProbeStats, SimilarityStats, summarize_values
+from counterfact.records.runs import RunRecord
 from counterfact.records.vocabulary import DoubtCode
 
 SCORE_BATCH = 256

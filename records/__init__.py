@@ -4,7 +4,8 @@
 ``arms.jsonl`` lines are :class:`ArmVerdictRecord` (one verdict per challenger over the question
 set); ``summary.json`` is :class:`SweepSummary`; ``bisect.json`` is :class:`BisectRecord`. Their
 closed vocabularies live in :mod:`counterfact.records.vocabulary`, the seed-set encoding in
-:mod:`counterfact.records.seedsets`, and readers in :mod:`counterfact.records.files`.
+:mod:`counterfact.records.seedsets`, the files' names in :mod:`counterfact.records.paths`
+(:class:`RunPaths`), and their readers in :mod:`counterfact.records.files`.
 
 This package imports pydantic and the standard library only (a test pins it), so a notebook or
 another tool can load a verdict line without numpy, scipy, rapidfuzz, pandas or Ray::
@@ -21,7 +22,9 @@ if __name__ != "counterfact.records":  # one import name per module: see docs/ar
     raise ImportError(msg)
 
 from counterfact.records.arms import ARM_SCHEMA_VERSION, ArmVerdictRecord
+from counterfact.records.bisect import BISECT_SCHEMA_VERSION, BisectRecord
 from counterfact.records.files import (
+    RecordFileError,
     read_arms,
     read_bisect,
     read_live,
@@ -29,20 +32,18 @@ from counterfact.records.files import (
     read_summary,
     read_verdicts,
 )
-from counterfact.records.live import LIVE_FILE, LIVE_SCHEMA_VERSION, LiveState
+from counterfact.records.live import LIVE_SCHEMA_VERSION, LiveState
+from counterfact.records.parts import Interval
+from counterfact.records.paths import LIVE_FILE, RunPaths
 from counterfact.records.plan import PLAN_SCHEMA_VERSION, PlanRecord
 from counterfact.records.runs import RUN_SCHEMA_VERSION, RunError, RunRecord
-from counterfact.records.verdicts import (
-    BISECT_SCHEMA_VERSION,
+from counterfact.records.summary import (
     SUMMARY_SCHEMA_VERSION,
-    VERDICT_SCHEMA_VERSION,
-    BisectRecord,
     BudgetRecord,
     ConcurrencyRecord,
-    Interval,
     SweepSummary,
-    VerdictRecord,
 )
+from counterfact.records.verdicts import VERDICT_SCHEMA_VERSION, VerdictRecord
 
 __all__ = [
     "ARM_SCHEMA_VERSION",
@@ -60,7 +61,9 @@ __all__ = [
     "Interval",
     "LiveState",
     "PlanRecord",
+    "RecordFileError",
     "RunError",
+    "RunPaths",
     "RunRecord",
     "SweepSummary",
     "VerdictRecord",

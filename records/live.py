@@ -19,9 +19,6 @@ from counterfact.records.parts import _Record
 LIVE_SCHEMA_VERSION: Literal[1] = 1
 """1: the first version."""
 
-LIVE_FILE = "live.json"
-"""The file's name inside a run directory."""
-
 LiveStatus = Literal["starting", "running", "judging", "finished", "stopped", "interrupted"]
 """``starting``: Ray or the workers are coming up; ``running``: runs execute; ``judging``: every
 run is in and verdicts are being built; ``finished``: the sweep wrote its records;

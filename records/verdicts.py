@@ -1,7 +1,4 @@
-"""Verdict records: what ``verdicts.jsonl`` holds — and, for the import paths other tools
-use, every record model (the summary's in :mod:`counterfact.records.summary`, the bisection's in
-:mod:`counterfact.records.bisect`, their parts in :mod:`counterfact.records.parts`).
-"""
+"""Verdict records: what ``verdicts.jsonl`` holds."""
 
 from __future__ import annotations
 
@@ -9,40 +6,21 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-# Every record model, importable from here as before the split (explicit re-exports).
-from counterfact.records.bisect import BISECT_SCHEMA_VERSION as BISECT_SCHEMA_VERSION
-from counterfact.records.bisect import BisectProbeRecord as BisectProbeRecord
-from counterfact.records.bisect import BisectRecord as BisectRecord
-from counterfact.records.bisect import ConfirmationRecord as ConfirmationRecord
-from counterfact.records.bisect import CulpritCheckRecord as CulpritCheckRecord
-from counterfact.records.parts import AdjustmentRecord as AdjustmentRecord
-from counterfact.records.parts import ApplicationRecord as ApplicationRecord
-from counterfact.records.parts import ChangedToRecord as ChangedToRecord
-from counterfact.records.parts import CostReadingRecord as CostReadingRecord
-from counterfact.records.parts import CostRecord as CostRecord
-from counterfact.records.parts import DoubtRecord as DoubtRecord
-from counterfact.records.parts import EffectRecord as EffectRecord
-from counterfact.records.parts import Interval as Interval
-from counterfact.records.parts import IntervalRecord as IntervalRecord
-from counterfact.records.parts import SequentialRecord as SequentialRecord
-from counterfact.records.parts import SimilarityRecord as SimilarityRecord
-from counterfact.records.parts import SimilarityTestRecord as SimilarityTestRecord
-from counterfact.records.parts import TestRecord as TestRecord
-from counterfact.records.parts import _Record
+from counterfact.records.parts import (
+    ApplicationRecord,
+    ChangedToRecord,
+    CostReadingRecord,
+    CostRecord,
+    DoubtRecord,
+    EffectRecord,
+    IntervalRecord,
+    SequentialRecord,
+    SimilarityRecord,
+    SimilarityTestRecord,
+    TestRecord,
+    _Record,
+)
 from counterfact.records.seedsets import unpack
-from counterfact.records.summary import SUMMARY_SCHEMA_VERSION as SUMMARY_SCHEMA_VERSION
-from counterfact.records.summary import BudgetRecord as BudgetRecord
-from counterfact.records.summary import ConcurrencyRecord as ConcurrencyRecord
-from counterfact.records.summary import NullBandRecord as NullBandRecord
-from counterfact.records.summary import PooledEffectRecord as PooledEffectRecord
-from counterfact.records.summary import PooledRecord as PooledRecord
-from counterfact.records.summary import ReferenceRecord as ReferenceRecord
-from counterfact.records.summary import RollupRecord as RollupRecord
-from counterfact.records.summary import ScenarioSummary as ScenarioSummary
-from counterfact.records.summary import SequentialSummary as SequentialSummary
-from counterfact.records.summary import StatisticsRecord as StatisticsRecord
-from counterfact.records.summary import SweepSummary as SweepSummary
-from counterfact.records.summary import _Provenance as _Provenance
 from counterfact.records.vocabulary import (
     CostClass,
     Decider,
@@ -122,7 +100,7 @@ class VerdictRecord(_Record):
     with :meth:`seed_list`)."""
     seeds_bits: str | None = None
     """``seeds`` as a base64 bitmap over ``0..samples_declared-1`` (see
-    :mod:`counterfact.verdicts.seedsets`), for sweeps of more than 10,000 seeds."""
+    :mod:`counterfact.records.seedsets`), for sweeps of more than 10,000 seeds."""
     failed_seeds: list[int] | None
     """Seeds whose run ran and failed: its error is in ``runs.jsonl`` (as a bitmap in
     ``failed_seeds_bits`` above 10,000 seeds; :meth:`failed_seed_list` reads either). Before

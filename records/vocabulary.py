@@ -131,7 +131,7 @@ DoubtCode = Literal[
     "placebo-not-deterministic",
     "comparison-timed-out",
 ]
-"""One kind of doubt about a verdict (a :class:`~counterfact.records.verdicts.DoubtRecord`).
+"""One kind of doubt about a verdict (a :class:`~counterfact.records.parts.DoubtRecord`).
 ``runs-rate-limited`` is no longer given (a run that waited on a rate limit and then ran is not
 in doubt; ``summary.json`` counts it in ``runs_rate_limited``): it stays so older records load.
 ``minimality-unconfirmed``: under ``decide: test``, a held set's one-smaller sets were not

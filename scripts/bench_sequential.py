@@ -40,7 +40,8 @@ from benchlog import record
 from rates import Rate  # one Rate (with its Clopper-Pearson interval) for every script
 
 from counterfact import compare_arms
-from counterfact.verdicts.sequential import Waves, boundaries, look, stop_threshold
+from counterfact.verdicts.sequential import look
+from counterfact.verdicts.settings import Waves, boundaries, stop_threshold
 from counterfact.verdicts.significance import at_most, mcnemar_exact
 
 HERE = Path(__file__).resolve().parent

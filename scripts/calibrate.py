@@ -39,17 +39,11 @@ import numpy as np
 from rates import ALPHA, Rate
 
 from counterfact.probes.stats import baseline_stable, probe_flipped
-from counterfact.records.vocabulary import Adjustment
+from counterfact.records.vocabulary import Adjustment, Alternative
 from counterfact.verdicts.family import verdict_of
 from counterfact.verdicts.intervals import flip_rate_interval
 from counterfact.verdicts.multiplicity import ADJUSTMENTS, adjust, best_factor
-from counterfact.verdicts.significance import (
-    Alternative,
-    at_most,
-    fisher_one_sided,
-    floor_of,
-    mcnemar_exact,
-)
+from counterfact.verdicts.significance import at_most, fisher_one_sided, floor_of, mcnemar_exact
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -27,7 +27,7 @@ from benchlog import record
 from counterfact.orchestrator.config.loading import validate_config
 from counterfact.orchestrator.config.resolve import resolve_sweep
 from counterfact.orchestrator.drivers.sweep import run_sweep
-from counterfact.orchestrator.storage.runlog import read_runs
+from counterfact.orchestrator.storage.recordfiles import RunLogReader
 
 HERE = Path(__file__).resolve().parent
 
@@ -100,7 +100,7 @@ def main() -> int:
             done.set()
             thread.join()
         elapsed = time.perf_counter() - start
-        records = read_runs(out / "runs.jsonl").records
+        records = tuple(RunLogReader(out / "runs.jsonl"))
     ray.shutdown()
     expected = args.arms * args.samples
     counts = Counter((r.scenario, r.arm, r.seed) for r in records)

@@ -366,8 +366,8 @@ def render_records() -> str:
         "its documentation, generated from the models in `counterfact.records`. The",
         "[run directory](run-directory.md) page says which file holds what;",
         "`counterfact schema runs|verdicts|summary|bisect` prints each as a JSON Schema, and",
-        "`counterfact.records.read_runs` / `read_verdicts` / `read_summary` / `read_bisect` load",
-        "them with pydantic alone (no numpy, scipy or Ray).",
+        "`counterfact.records.read_runs` / `read_verdicts` / `read_arms` / `read_summary` /",
+        "`read_bisect` / `read_live` load them with pydantic alone (no numpy, scipy or Ray).",
         "",
         _fill(
             f"The current layouts (`schema_version`): {versions}; every reader also loads the "

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import ast
+import importlib
+from pathlib import Path
+
 import counterfact
+import counterfact.records
 
 
 def test_all_is_sorted_and_exact() -> None:
@@ -57,3 +62,47 @@ def test_subpackages_are_attributes_too() -> None:
     assert counterfact.probes.__name__ == "counterfact.probes"
     assert counterfact.defaults.SAMPLES == 3
     assert {"probes", "verdicts", "orchestrator"} <= set(dir(counterfact))
+
+
+def _type_checking_imports(path: Path) -> set[tuple[str, str]]:
+    """(module, name) of every import under the facade's ``if TYPE_CHECKING:``."""
+    found: set[tuple[str, str]] = set()
+    for top in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(top, ast.If) and ast.unparse(top.test) == "TYPE_CHECKING":
+            for node in ast.walk(top):
+                if isinstance(node, ast.ImportFrom) and node.module:
+                    found.update((node.module, alias.name) for alias in node.names)
+    return found
+
+
+def test_the_facade_lists_are_one_list() -> None:
+    # The public names are written in three places for three readers (type checkers read the
+    # TYPE_CHECKING imports and the literal __all__, the PEP 562 loader reads _WHERE); they
+    # must say the same thing, each name at the module that defines it.
+    where = counterfact._WHERE
+    assert counterfact.__all__ == sorted([*where, "__version__"])
+    assert _type_checking_imports(Path(counterfact.__file__)) == {
+        (module, name) for name, module in where.items()
+    }
+    for name, module in where.items():
+        value = getattr(importlib.import_module(module), name)
+        if isinstance(value, type) or callable(value):
+            assert value.__module__ == module, f"{name} is defined in {value.__module__}"
+
+
+def test_the_records_facade_exports_what_it_imports() -> None:
+    # counterfact.records re-exports its submodules' names: each once, each from its definition.
+    tree = ast.parse(Path(counterfact.records.__file__).read_text(encoding="utf-8"))
+    imported = {
+        alias.name: node.module
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
+    exported = counterfact.records.__all__
+    assert len(exported) == len(set(exported)) and set(exported) == set(imported)
+    for name, module in imported.items():
+        value = getattr(counterfact.records, name)
+        assert value is getattr(importlib.import_module(module), name)
+        if isinstance(value, type) or callable(value):
+            assert value.__module__ == module, f"{name} is defined in {value.__module__}"

@@ -213,8 +213,8 @@ def test_loading_a_record_imports_nothing_heavy() -> None:
 
 def test_no_module_has_a_second_import_name_from_the_repository_root() -> None:
     # From the repository root the top-level folders are importable as `probes`, `verdicts` ...
-    # (the working directory is on sys.path); each refuses, so `probes.records.RunRecord` can
-    # never be a second class beside `counterfact.probes.records.RunRecord`.
+    # (the working directory is on sys.path); each refuses, so `probes.runner.RunContext` can
+    # never be a second class beside `counterfact.probes.runner.RunContext`.
     import subprocess
     import sys
 
@@ -224,7 +224,7 @@ def test_no_module_has_a_second_import_name_from_the_repository_root() -> None:
         if name.split(".")[1:2]
         and name.split(".")[1] in {"orchestrator", "probes", "verdicts", "records"}
     )
-    assert "probes.records" in second and "orchestrator.drivers.session" in second
+    assert "probes.runner" in second and "orchestrator.drivers.session" in second
     script = (
         "import importlib, sys\n"
         "ok = []\n"
@@ -246,3 +246,126 @@ def test_no_module_has_a_second_import_name_from_the_repository_root() -> None:
         timeout=120,
     )
     assert done.stdout.strip() == "", f"importable under a second name: {done.stdout}"
+
+
+FACADES = {"counterfact", "counterfact.records"}
+"""The two surfaces users import from; inside the package nothing imports through them."""
+RELOCATED = {
+    "counterfact.probes.records",
+    "counterfact.verdicts.records",
+    "counterfact.verdicts.seedsets",
+}
+"""Declared relocations (counterfact/deprecation.py): old paths that warn until 0.2.0."""
+
+
+def _defined(module: str) -> set[str]:
+    """The names a module binds itself at its top level (``if``/``try`` blocks included)."""
+    names: set[str] = set()
+    for top in ast.parse(MODULES[module].read_text(encoding="utf-8")).body:
+        for node in ast.walk(top) if isinstance(top, ast.If | ast.Try) else [top]:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(node.name)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+            elif isinstance(node, ast.AnnAssign | ast.AugAssign) and isinstance(
+                node.target, ast.Name
+            ):
+                names.add(node.target.id)
+    return names
+
+
+def test_every_import_names_the_module_that_defines_it() -> None:
+    # One import path per name: no module re-exports another's names. The two facades are for
+    # users only: the package itself never imports through them, nor through a relocation.
+    bad = []
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.ImportFrom) and node.module in MODULES):
+                continue
+            if node.module in FACADES | RELOCATED:
+                if module not in FACADES:
+                    bad.append(f"{module}:{node.lineno} imports through {node.module}")
+                continue
+            defined = _defined(node.module)
+            bad += [
+                f"{module}:{node.lineno} {node.module}.{alias.name} is defined elsewhere"
+                for alias in node.names
+                if alias.name not in defined and f"{node.module}.{alias.name}" not in MODULES
+            ]
+    assert bad == []
+
+
+def test_no_module_re_exports_with_as() -> None:
+    # `import X as X` is the explicit re-export idiom: only the facades may re-export.
+    bad = [
+        f"{module}:{node.lineno} {alias.name}"
+        for module, path in MODULES.items()
+        if module not in FACADES
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.asname == alias.name
+    ]
+    assert bad == []
+
+
+def test_the_re_export_checks_see_the_tree() -> None:
+    # Every facade and relocation named above exists, and the checker sees a real definition.
+    assert set(MODULES) >= FACADES | RELOCATED
+    assert {"RunRecord", "RUN_SCHEMA_VERSION"} <= _defined("counterfact.records.runs")
+    assert "RunRecord" not in _defined("counterfact.records")
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            step = next((w for w in edges if w not in index or w in on_stack), None)
+            if step is not None:
+                if step in index:
+                    low[node] = min(low[node], index[step])
+                else:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph[step]))))
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                part = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    part.append(member)
+                    if member == node:
+                        break
+                if len(part) > 1:
+                    circles.append(sorted(part))
+    return sorted(circles)
+
+
+def test_no_import_circle() -> None:
+    # No two modules import each other, directly or around a loop (imports inside functions and
+    # under TYPE_CHECKING count: a circle there is one refactor away from an ImportError).
+    graph = {m: {n for n in _imports(p) if n in MODULES and n != m} for m, p in MODULES.items()}
+    assert _circles(graph) == []
+
+
+def test_the_circle_check_finds_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert _circles(graph) == [["a", "b", "c"]]

@@ -132,7 +132,7 @@ def test_the_entry_point_loads_the_plugin(
 
 
 def test_the_plugin_offers_every_executor_kind() -> None:
-    from counterfact.orchestrator.engine.executors import EXECUTORS
+    from counterfact.orchestrator.engine.executors.registry import EXECUTORS
     from counterfact.testing_plugin import EXECUTOR_CHOICES
 
     assert tuple(sorted(EXECUTORS)) == EXECUTOR_CHOICES

@@ -12,29 +12,27 @@ from counterfact.probes.comparators import Comparator
 from counterfact.probes.manifest import Application
 from counterfact.probes.null_band import NullBand, build_null_band
 from counterfact.probes.pairs import pairs_of
-from counterfact.probes.records import RunRecord
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import Similarity
 from counterfact.probes.stats import ProbeStats
 from counterfact.probes.tally import ArmTally, ScenarioTally, tally_runs
+from counterfact.records.parts import (
+    ChangedToRecord,
+    CostRecord,
+    EffectRecord,
+    SequentialRecord,
+    SimilarityRecord,
+    SimilarityTestRecord,
+)
+from counterfact.records.runs import RunRecord
+from counterfact.records.summary import NullBandRecord, ReferenceRecord, ScenarioSummary
+from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import Reason
 from counterfact.verdicts.applied import BASELINE_NOT_APPLIED, NOT_APPLIED, check_failed, reason_of
 from counterfact.verdicts.cost import CostItem, CostReading, cost_class, cost_readings
 from counterfact.verdicts.intervals import flip_rate_interval
 from counterfact.verdicts.judgement import Judgement
 from counterfact.verdicts.placebo import determinism_doubt, determinism_sentence
-from counterfact.verdicts.records import (
-    ChangedToRecord,
-    CostRecord,
-    EffectRecord,
-    NullBandRecord,
-    ReferenceRecord,
-    ScenarioSummary,
-    SequentialRecord,
-    SimilarityRecord,
-    SimilarityTestRecord,
-    VerdictRecord,
-)
 from counterfact.verdicts.row_parts import app_record, reading_record, seed_sets, similarity_record
 from counterfact.verdicts.rows import verdict_record
 from counterfact.verdicts.sequential import Look

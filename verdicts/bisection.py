@@ -32,10 +32,7 @@ from typing import Literal, Protocol
 
 from counterfact.defaults import ALPHA, MAX_CULPRITS, MAX_PROBES
 from counterfact.probes.stats import ProbeStats
-
-# The words now live in counterfact.records; re-exported here for the old import path.
-from counterfact.records.vocabulary import BisectReason as BisectReason
-from counterfact.records.vocabulary import BisectVerdict as BisectVerdict
+from counterfact.records.vocabulary import BisectReason, BisectVerdict
 from counterfact.verdicts.bisect_fresh import FreshCheck, fresh_checks, probes_needed
 from counterfact.verdicts.bisect_power import Underpowered, underpowered
 from counterfact.verdicts.significance import mcnemar_exact
@@ -488,7 +485,3 @@ def interrupted_outcome(
         unconfirmed_found=found if not keep else (),
         suspects=len(suspects),
     )
-
-
-# The claims live in counterfact.verdicts.bisect_wording; re-exported for the old import path.
-from counterfact.verdicts.bisect_wording import bisect_claim as bisect_claim  # noqa: E402

@@ -23,9 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from counterfact.probes.stats import CostStats
-
-# The words now live in counterfact.records; re-exported here for the old import path.
-from counterfact.records.vocabulary import CostClass as CostClass
+from counterfact.records.vocabulary import CostClass
 
 MIN_SAVED = 1.0
 """A cost cause must save at least this much of the judged key."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from counterfact.records.verdicts import EffectRecord
+from counterfact.records.parts import EffectRecord
 from counterfact.records.vocabulary import Decider, Reason, StatisticalVerdict, Verdict
 from counterfact.verdicts.applied import BASELINE_NOT_APPLIED, NOT_APPLIED
 from counterfact.verdicts.settings import StatisticsSettings

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from counterfact.probes.records import RunRecord
+from counterfact.records.runs import RunRecord
 from counterfact.verdicts.wording import duration
 
 MONEY_KEYS = frozenset(

@@ -13,18 +13,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
+from counterfact.records.parts import AdjustmentRecord, TestRecord
+from counterfact.records.summary import PooledRecord
+from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import Adjustment, StatisticalVerdict
 from counterfact.verdicts.judgement import Adjusted, Judgement
 from counterfact.verdicts.multiplicity import adjust, best_factor
 from counterfact.verdicts.pooled import pooled_effect_record
-from counterfact.verdicts.records import (
-    AdjustmentRecord,
-    PooledRecord,
-    TestRecord,
-    VerdictRecord,
-)
 from counterfact.verdicts.sequential import pairs_needed as e_pairs_needed
-from counterfact.verdicts.settings import StatisticsSettings as StatisticsSettings
+from counterfact.verdicts.settings import StatisticsSettings
 from counterfact.verdicts.significance import (
     at_most,
     floor_of,

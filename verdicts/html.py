@@ -19,20 +19,15 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 from counterfact.records.arms import ArmVerdictRecord
+from counterfact.records.bisect import BisectProbeRecord, BisectRecord
+from counterfact.records.summary import SweepSummary
+from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.html_arms import arms_section, spend_text
-from counterfact.verdicts.html_data import FailedRun as FailedRun
-from counterfact.verdicts.html_data import Output as Output
-from counterfact.verdicts.html_data import ReportData as ReportData
+from counterfact.verdicts.html_data import Output, ReportData
 from counterfact.verdicts.html_detail import detail_table, is_compact, sectioned
 from counterfact.verdicts.html_glance import GLANCE_STYLE, forest, matrix, pooled_table
 from counterfact.verdicts.html_scenario import reasons_html, scenario_sections
 from counterfact.verdicts.plots import ProbeBar, probes_figure
-from counterfact.verdicts.records import (
-    BisectProbeRecord,
-    BisectRecord,
-    SweepSummary,
-    VerdictRecord,
-)
 from counterfact.verdicts.standing import standing_cell
 
 OutputsByArm = Mapping[tuple[str, str], Sequence[Output]]

@@ -6,7 +6,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from counterfact.verdicts.records import BisectRecord, SweepSummary, VerdictRecord
+from counterfact.records.bisect import BisectRecord
+from counterfact.records.summary import SweepSummary
+from counterfact.records.verdicts import VerdictRecord
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from html import escape
 from typing import Any
 
 from counterfact.records.arms import ArmVerdictRecord
-from counterfact.verdicts.records import VerdictRecord
+from counterfact.records.verdicts import VerdictRecord
 
 SECTIONS_UP_TO = 20
 """Questions up to which every question gets its section and figure."""

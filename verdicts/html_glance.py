@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from html import escape
 
+from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.html_data import ReportData
 from counterfact.verdicts.plots import effects_of, forest_figure
-from counterfact.verdicts.records import VerdictRecord
 
 GLANCE_STYLE = """
 table.matrix td{text-align:center;min-width:6em}table.matrix td.sc{text-align:left}

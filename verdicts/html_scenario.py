@@ -9,9 +9,11 @@ import json
 from collections.abc import Mapping, Sequence
 from html import escape
 
+from counterfact.records.parts import DoubtRecord
+from counterfact.records.summary import ReferenceRecord
+from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.html_data import Output, ReportData
 from counterfact.verdicts.plots import Series, scenario_figure
-from counterfact.verdicts.records import DoubtRecord, ReferenceRecord, VerdictRecord
 
 INPUT_CHARS = 2_000
 """Characters of a scenario's inputs shown (its question)."""

@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from scipy.special import betaincinv, ndtri
 
-from counterfact.records.verdicts import Interval
+from counterfact.records.parts import Interval
 
 FlipRateInterval = Interval
 """Two-sided interval for the flip probability (the record's one :class:`Interval`)."""

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from counterfact.records.verdicts import (
+from counterfact.records.parts import (
     AdjustmentRecord,
     EffectRecord,
     SequentialRecord,

@@ -15,8 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.stats import false_discovery_control
 
-# The words now live in counterfact.records; re-exported here for the old import path.
-from counterfact.records.vocabulary import Adjustment as Adjustment
+from counterfact.records.vocabulary import Adjustment
 
 ADJUSTMENTS: tuple[Adjustment, ...] = ("holm", "bh", "by", "none")
 

@@ -42,7 +42,8 @@ from dataclasses import asdict, dataclass
 from scipy.stats import chi2, norm
 from scipy.stats import t as student_t
 
-from counterfact.records.verdicts import PooledEffectRecord, VerdictRecord
+from counterfact.records.summary import PooledEffectRecord
+from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.significance import effect_of_counts
 
 HETEROGENEITY_ALPHA = 0.05

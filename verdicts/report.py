@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from counterfact.probes.stats import baseline_stable
-from counterfact.verdicts.records import SequentialSummary, VerdictRecord
+from counterfact.records.summary import SequentialSummary
+from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.standing import standing_cell
 
 _HEADERS = (

@@ -7,12 +7,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from counterfact.verdicts.records import (
-    PooledEffectRecord,
-    PooledRecord,
-    RollupRecord,
-    VerdictRecord,
-)
+from counterfact.records.summary import PooledEffectRecord, PooledRecord, RollupRecord
+from counterfact.records.verdicts import VerdictRecord
 
 _ORDER = ("confirmed", "inconclusive", "not-confirmed")
 

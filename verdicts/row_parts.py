@@ -12,13 +12,9 @@ import numpy as np
 from counterfact.probes.manifest import Application
 from counterfact.probes.stats import ProbeStats, SimilarityStats
 from counterfact.probes.tally import ArmTally
+from counterfact.records.parts import ApplicationRecord, CostReadingRecord, SimilarityRecord
 from counterfact.records.seedsets import SEED_LIST_MAX, pack
 from counterfact.verdicts.cost import CostReading
-from counterfact.verdicts.records import (
-    ApplicationRecord,
-    CostReadingRecord,
-    SimilarityRecord,
-)
 
 
 def similarity_record(stats: SimilarityStats | None) -> SimilarityRecord | None:

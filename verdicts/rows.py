@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
-from counterfact.records.verdicts import TestRecord, VerdictRecord
+from counterfact.records.parts import TestRecord
+from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import Standing
 from counterfact.verdicts.decide import Headline, headline
 from counterfact.verdicts.family import adjust_family, test_sentence

@@ -1,7 +1,9 @@
-"""Moved to :mod:`counterfact.records.seedsets` (records are read without numpy); kept so old
-imports work for a release.
+"""Moved to :mod:`counterfact.records.seedsets`; importing a name from here warns, and this
+path goes in counterfact 0.2.0 (:data:`counterfact.deprecation.REMOVED_IN`).
 """
 
-from counterfact.records.seedsets import SEED_LIST_MAX, pack, unpack
+from counterfact.deprecation import relocated
 
-__all__ = ["SEED_LIST_MAX", "pack", "unpack"]
+__getattr__ = relocated(
+    __name__, dict.fromkeys(("SEED_LIST_MAX", "pack", "unpack"), "counterfact.records.seedsets")
+)

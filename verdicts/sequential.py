@@ -30,9 +30,10 @@ e-process is valid; it is simply less powerful than a paired design.
 Family control: ``p = min(1, 1/E)`` is a valid p-value (Markov), so the family's adjustment
 (Holm, or BH on ``1/E`` which is the e-BH procedure of Wang and Ramdas (2022), valid under any
 dependence) applies to it unchanged. An arm stops as ``significant`` once ``E`` reaches
-:func:`stop_threshold` — the point at which the adjustment declares it significant whatever the
-other arms show — and as ``futile`` once no outcome of its remaining seeds up to ``max_samples``
-could lift ``E`` to ``1/alpha``, the least any adjustment asks.
+:func:`~counterfact.verdicts.settings.stop_threshold` — the point at which the adjustment
+declares it significant whatever the other arms show — and as ``futile`` once no outcome of its
+remaining seeds up to ``max_samples`` could lift ``E`` to ``1/alpha``, the least any adjustment
+asks.
 
 Futility with a declared minimal effect (``sequential.min_effect: d``): a second, always-valid
 test of the null "the effect is at least ``d``" (see :mod:`counterfact.verdicts.futility`);
@@ -49,14 +50,9 @@ from typing import Literal
 import numpy as np
 from scipy.special import betainc, betaln, gammaln, logsumexp
 
-# The words now live in counterfact.records; re-exported here for the old import path.
-from counterfact.records.vocabulary import Alternative
-from counterfact.records.vocabulary import StoppedFor as StoppedFor
+from counterfact.records.vocabulary import Alternative, StoppedFor
 from counterfact.verdicts.futility import log_futility_e
-from counterfact.verdicts.settings import Waves as Waves
-from counterfact.verdicts.settings import boundaries as boundaries
-from counterfact.verdicts.settings import next_boundary as next_boundary
-from counterfact.verdicts.settings import stop_threshold as stop_threshold
+from counterfact.verdicts.settings import Waves
 
 """Why an arm stopped: its e-value reached the threshold; it could no longer reach it by
 ``max_samples``; it reached ``max_samples``; or it has no test (no reference to score against)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from counterfact.defaults import ADJUST, ALPHA, FAMILY, PAIRING
-from counterfact.records.verdicts import StatisticsRecord
+from counterfact.records.summary import StatisticsRecord
 from counterfact.records.vocabulary import Adjustment, Alternative, Decider, Family, Pairing
 
 

@@ -33,12 +33,8 @@ import numpy as np
 from scipy.stats import binomtest, fisher_exact, wilcoxon
 
 from counterfact.probes.pairs import Pairs
-from counterfact.records.verdicts import EffectRecord, SimilarityTestRecord
-
-# The words now live in counterfact.records; re-exported here for the old import path.
-from counterfact.records.vocabulary import Alternative as Alternative
-from counterfact.records.vocabulary import Pairing as Pairing
-from counterfact.records.vocabulary import StatisticalVerdict as StatisticalVerdict
+from counterfact.records.parts import EffectRecord, SimilarityTestRecord
+from counterfact.records.vocabulary import Alternative, Pairing
 from counterfact.verdicts.intervals import wilson
 from counterfact.verdicts.signrank import signrank
 

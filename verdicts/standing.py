@@ -22,7 +22,8 @@ import numpy as np
 
 from counterfact.probes.manifest import Application
 from counterfact.probes.tally import RUN_FLAGS, ArmTally
-from counterfact.records.verdicts import DoubtRecord, SequentialRecord, VerdictRecord
+from counterfact.records.parts import DoubtRecord, SequentialRecord
+from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import DoubtCode, Standing
 from counterfact.verdicts.bisection import BisectOutcome, MinimalityCheck
 

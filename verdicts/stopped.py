@@ -13,16 +13,14 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
-from counterfact.verdicts.family import StatisticsSettings, verdict_of
+from counterfact.records.parts import SequentialRecord
+from counterfact.records.summary import PooledEffectRecord, PooledRecord
+from counterfact.records.verdicts import VerdictRecord
+from counterfact.verdicts.family import verdict_of
 from counterfact.verdicts.multiplicity import adjust, best_factor
 from counterfact.verdicts.pooled import pooled_effect_record
-from counterfact.verdicts.records import (
-    PooledEffectRecord,
-    PooledRecord,
-    SequentialRecord,
-    VerdictRecord,
-)
 from counterfact.verdicts.sequential import METHODS, Look, reachable
+from counterfact.verdicts.settings import StatisticsSettings
 from counterfact.verdicts.significance import TestResult
 
 UNPAIRED_NOTE = " over runs paired by seed index"

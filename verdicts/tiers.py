@@ -33,10 +33,7 @@ from counterfact.probes.arms import Intervention
 from counterfact.probes.manifest import Application
 from counterfact.probes.null_band import NullBand
 from counterfact.probes.stats import ProbeStats
-
-# The words now live in counterfact.records; re-exported here for the old import path.
-from counterfact.records.vocabulary import Reason as Reason
-from counterfact.records.vocabulary import Verdict as Verdict
+from counterfact.records.vocabulary import Reason, Verdict
 from counterfact.verdicts.applied import check_failed, consequence, reason_of, what_failed
 from counterfact.verdicts.wording import seed_list
 

@@ -16,7 +16,7 @@ from counterfact.exceptions import (
     RunsFailed,
     SweepInterrupted,
 )
-from counterfact.orchestrator.engine.executors import EXECUTORS
+from counterfact.orchestrator.engine.executors.registry import EXECUTORS
 
 
 def notes(lines: Sequence[str]) -> None:

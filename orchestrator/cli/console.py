@@ -14,9 +14,12 @@ from typing import TYPE_CHECKING
 
 import click
 
+from counterfact.records.paths import VERDICTS_FILE
+
 if TYPE_CHECKING:
     from counterfact.orchestrator.drivers.sweep import SweepResult
-    from counterfact.records import ArmVerdictRecord, SweepSummary
+    from counterfact.records.arms import ArmVerdictRecord
+    from counterfact.records.summary import SweepSummary
 
 NOTABLE_SHOWN = 5
 """Questions listed under the arm lines (the most moved, over every challenger)."""
@@ -110,7 +113,7 @@ def _detail(result: SweepResult) -> None:
     if quiet:
         click.echo(
             f"- {quiet} arm(s) not confirmed (their claims say why); every claim is in "
-            "verdicts.jsonl"
+            f"{VERDICTS_FILE}"
         )
 
 

@@ -20,7 +20,7 @@ from counterfact.verdicts.estimate import amount, estimate_text
 
 if TYPE_CHECKING:
     from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
-    from counterfact.probes.records import RunRecord
+    from counterfact.records.runs import RunRecord
 
 
 @click.command()

@@ -2,7 +2,7 @@
 
 One chat completion per run, through the ``openai`` client, against any OpenAI-compatible
 endpoint (a hosted API, vLLM, Ollama). Part of the schema
-(:mod:`counterfact.orchestrator.config.schema` re-exports it); the runner itself is
+(the schema's ``SweepConfig`` holds it); the runner itself is
 :mod:`counterfact.orchestrator.runners.chat`.
 """
 

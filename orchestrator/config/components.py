@@ -1,6 +1,6 @@
 """The sweep file's component sections: ``comparator``, ``similarity``, ``executor`` (with its
 ``rate_limit``), each resolved by name from its registry. Part of the schema
-(:mod:`counterfact.orchestrator.config.schema` re-exports them).
+(the schema's ``SweepConfig`` holds them).
 """
 
 from __future__ import annotations
@@ -30,7 +30,12 @@ from counterfact.defaults import (
     SIMILARITY,
 )
 from counterfact.orchestrator.config.model import Target, _Model
-from counterfact.orchestrator.engine.executors import EXECUTORS, OPTIONS, refusal, unhonoured
+from counterfact.orchestrator.engine.executors.registry import (
+    EXECUTORS,
+    OPTIONS,
+    refusal,
+    unhonoured,
+)
 from counterfact.probes.comparators import COMPARATORS, compile_pattern, normalize_text
 from counterfact.probes.registry import Kind, option_problem
 from counterfact.probes.similarity import SIMILARITIES

@@ -25,7 +25,7 @@ from counterfact.orchestrator.config.resolve import (
 )
 from counterfact.orchestrator.config.schema import SweepConfig
 from counterfact.orchestrator.config.yamlload import is_text, load_yaml
-from counterfact.orchestrator.engine.executors import EXECUTORS, unhonoured
+from counterfact.orchestrator.engine.executors.registry import EXECUTORS, unhonoured
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from counterfact.defaults import MAX_PLAN_RUNS
 from counterfact.exceptions import ConfigError
+from counterfact.orchestrator.config.chat import ChatRunnerConfig
 from counterfact.orchestrator.config.chatcheck import check_chat
 from counterfact.orchestrator.config.checks import (
     CheckBuilder,
@@ -25,13 +26,13 @@ from counterfact.orchestrator.config.runnerfiles import files_digest, runner_fil
 from counterfact.orchestrator.config.scenariofiles import load_scenario_file
 from counterfact.orchestrator.config.schema import (
     BisectConfig,
-    ChatRunnerConfig,
     ScenarioConfig,
     ScenarioFileConfig,
     SweepConfig,
 )
 from counterfact.orchestrator.config.targets import parse_target
-from counterfact.orchestrator.engine.executors import ExecutorOptions, PoolSettings
+from counterfact.orchestrator.engine.executors.pooling import PoolSettings
+from counterfact.orchestrator.engine.executors.registry import ExecutorOptions
 from counterfact.orchestrator.engine.heap import judging_heap
 from counterfact.orchestrator.engine.loader import (
     RunnerRef,

@@ -32,15 +32,13 @@ from counterfact.defaults import (
     PAIRING,
     SAMPLES,
 )
-from counterfact.orchestrator.config.chat import ChatMessage as ChatMessage
-from counterfact.orchestrator.config.chat import ChatPrice as ChatPrice
-from counterfact.orchestrator.config.chat import ChatRunnerConfig as ChatRunnerConfig
-from counterfact.orchestrator.config.components import ComparatorConfig as ComparatorConfig
-from counterfact.orchestrator.config.components import ExecutorConfig as ExecutorConfig
-from counterfact.orchestrator.config.components import RateLimitConfig as RateLimitConfig
-from counterfact.orchestrator.config.components import SimilarityConfig as SimilarityConfig
-from counterfact.orchestrator.config.model import Target as Target
-from counterfact.orchestrator.config.model import _Model
+from counterfact.orchestrator.config.chat import ChatRunnerConfig
+from counterfact.orchestrator.config.components import (
+    ComparatorConfig,
+    ExecutorConfig,
+    SimilarityConfig,
+)
+from counterfact.orchestrator.config.model import Target, _Model
 
 
 class ArmConfig(_Model):

@@ -17,28 +17,22 @@ from counterfact.orchestrator.drivers.provenance import (
 )
 from counterfact.orchestrator.drivers.session import Ending, Session, watched
 from counterfact.orchestrator.engine.events import get_logger
-from counterfact.orchestrator.engine.executors import Executor
+from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.worker import now_iso
-from counterfact.orchestrator.storage.dirchecks import BISECT_FILE
-from counterfact.orchestrator.storage.recordfiles import runs
-from counterfact.orchestrator.storage.runlog import RUNS_FILE
-from counterfact.probes.records import RunRecord
+from counterfact.orchestrator.storage.recordfiles import runs_of
 from counterfact.probes.tally import RUN_FLAGS
-from counterfact.records.vocabulary import BisectReason, DoubtCode
-from counterfact.verdicts.bisection import (
-    BisectOutcome,
-    Decide,
-    bisect,
-    bisect_claim,
-    interrupted_outcome,
-)
-from counterfact.verdicts.records import (
+from counterfact.records.bisect import (
     BisectProbeRecord,
     BisectRecord,
     ConfirmationRecord,
     CulpritCheckRecord,
-    ReferenceRecord,
 )
+from counterfact.records.paths import BISECT_FILE, RunPaths
+from counterfact.records.runs import RunRecord
+from counterfact.records.summary import ReferenceRecord
+from counterfact.records.vocabulary import BisectReason, DoubtCode
+from counterfact.verdicts.bisect_wording import bisect_claim
+from counterfact.verdicts.bisection import BisectOutcome, Decide, bisect, interrupted_outcome
 from counterfact.verdicts.row_parts import similarity_record
 from counterfact.verdicts.standing import (
     bisect_doubts,
@@ -268,8 +262,8 @@ def _run_flags(session: Session, probes: ProbeRunner) -> dict[DoubtCode, list[tu
     store = session.store
     if store.keep:
         records: Iterable[RunRecord] = store.records
-    elif store.run_dir is not None and (store.run_dir / RUNS_FILE).exists():
-        records = runs(store.run_dir)
+    elif store.run_dir is not None and RunPaths(store.run_dir).runs.exists():
+        records = runs_of(store.run_dir)
     else:
         return timed_out
     found: dict[DoubtCode, list[tuple[str, int]]] = {code: [] for code, _, _ in RUN_FLAGS}

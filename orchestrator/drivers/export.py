@@ -25,15 +25,17 @@ from counterfact.exceptions import ConfigError, ExecutorError
 from counterfact.orchestrator.drivers.columns import typed
 from counterfact.orchestrator.drivers.export_runs import CSV_OPTIONS, write_runs
 from counterfact.orchestrator.storage.recordfiles import (
-    read_bisect,
-    read_summary,
-    read_verdicts,
+    bisect_of,
     require_records,
-    runs,
+    runs_of,
+    summary_of,
+    verdicts_of,
 )
-from counterfact.records import RunRecord, VerdictRecord
 from counterfact.records.arms import ArmVerdictRecord
-from counterfact.records.verdicts import BisectProbeRecord
+from counterfact.records.bisect import BisectProbeRecord
+from counterfact.records.paths import RunPaths
+from counterfact.records.runs import RunRecord
+from counterfact.records.verdicts import VerdictRecord
 
 FORMATS = ("parquet", "csv")
 EXTRA = "pip install 'counterfact[data]'"
@@ -96,8 +98,8 @@ def load_runs(run_dir: str | Path) -> Any:
         ConfigError: pandas is not installed (the ``data`` extra).
     """
     pd = _pandas()
-    frame = _load(run_dir, runs, RunRecord)
-    return judged(pd, frame, read_verdicts(Path(run_dir)))
+    frame = _load(run_dir, runs_of, RunRecord)
+    return judged(pd, frame, verdicts_of(Path(run_dir)))
 
 
 def load_verdicts(run_dir: str | Path) -> Any:
@@ -107,7 +109,7 @@ def load_verdicts(run_dir: str | Path) -> Any:
         RunDirectoryError: no records there, or a damaged line.
         ConfigError: pandas is not installed (the ``data`` extra).
     """
-    return _load(run_dir, read_verdicts, VerdictRecord)
+    return _load(run_dir, verdicts_of, VerdictRecord)
 
 
 def load_arms(run_dir: str | Path) -> Any:
@@ -120,7 +122,7 @@ def load_arms(run_dir: str | Path) -> Any:
     """
 
     def arms(folder: Path) -> list[ArmVerdictRecord]:
-        summary = read_summary(folder)
+        summary = summary_of(folder)
         return list(summary.arms) if summary is not None else []
 
     return _load(run_dir, arms, ArmVerdictRecord)
@@ -137,7 +139,7 @@ def load_probes(run_dir: str | Path) -> Any:
     pd = _pandas()
     folder = Path(run_dir)
     require_records(folder)
-    record = read_bisect(folder)
+    record = bisect_of(folder)
     probes = record.probes if record is not None else []
     frame = typed(pd, dotted(pd, probes), BisectProbeRecord)
     frame.insert(0, "probe", pd.Series(range(1, len(frame) + 1), dtype="Int64"))
@@ -205,7 +207,7 @@ def export(run_dir: str | Path, fmt: str = "parquet") -> list[Path]:
     pd = _pandas()
     require_records(folder)
     written = []
-    path = folder / f"runs.{fmt}"
+    path = RunPaths(folder).export("runs", fmt)
     # the run log is streamed twice, a chunk at a time: memory does not grow with the runs
     if _replace(path, lambda tmp: _write_runs(pd, folder, tmp, fmt)):
         written.append(path)
@@ -217,7 +219,7 @@ def export(run_dir: str | Path, fmt: str = "parquet") -> list[Path]:
     for name, frame in tables:
         if frame.empty:
             continue
-        path = folder / f"{name}.{fmt}"
+        path = RunPaths(folder).export(name, fmt)
         _replace(path, partial(_write_table, _flat(frame), fmt=fmt))
         written.append(path)
     return written
@@ -242,7 +244,7 @@ def _write_table(frame: Any, tmp: Path, *, fmt: str) -> bool:
 
 def _write_runs(pd: Any, folder: Path, tmp: Path, fmt: str) -> bool:
     try:
-        return write_runs(pd, lambda: runs(folder), read_verdicts(folder), tmp, fmt, _as_text)
+        return write_runs(pd, lambda: runs_of(folder), verdicts_of(folder), tmp, fmt, _as_text)
     except ImportError as exc:
         msg = f"Parquet needs pyarrow, from the data extra: {EXTRA} (or use --format csv)"
         raise ConfigError(msg) from exc

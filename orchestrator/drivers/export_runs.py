@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from counterfact.orchestrator.drivers.columns import schema, typed
-from counterfact.records import RunRecord, VerdictRecord
+from counterfact.records.runs import RunRecord
+from counterfact.records.verdicts import VerdictRecord
 
 CHUNK = 20_000
 """Runs per chunk written."""

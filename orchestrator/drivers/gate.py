@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from counterfact.defaults import ALPHA
-from counterfact.records import ArmVerdictRecord, BisectRecord, VerdictRecord
-from counterfact.records.verdicts import StatisticsRecord
+from counterfact.records.arms import ArmVerdictRecord
+from counterfact.records.bisect import BisectRecord
+from counterfact.records.summary import StatisticsRecord
+from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.clustered import floor_over
 from counterfact.verdicts.family import samples_needed
 from counterfact.verdicts.multiplicity import best_factor

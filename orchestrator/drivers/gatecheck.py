@@ -17,12 +17,15 @@ from counterfact.orchestrator.drivers.bisect import BisectResult
 from counterfact.orchestrator.drivers.gate import GATE_STATES, bisect_hits, cannot_fire, sweep_hits
 from counterfact.orchestrator.drivers.sweep import SweepResult
 from counterfact.orchestrator.storage.recordfiles import (
-    read_bisect,
-    read_summary,
-    read_verdicts,
+    bisect_of,
     require_records,
+    summary_of,
+    verdicts_of,
 )
-from counterfact.records import ArmVerdictRecord, BisectRecord, SweepSummary, VerdictRecord
+from counterfact.records.arms import ArmVerdictRecord
+from counterfact.records.bisect import BisectRecord
+from counterfact.records.summary import SweepSummary
+from counterfact.records.verdicts import VerdictRecord
 
 
 @dataclass(frozen=True)
@@ -84,10 +87,10 @@ def read_run_dir(run_dir: str | Path, states: Iterable[str]) -> GateReading:
     wanted = gate_states(states)
     folder = Path(run_dir)
     require_records(folder)
-    summary = read_summary(folder)
+    summary = summary_of(folder)
     if summary is not None:
-        return _sweep(summary, read_verdicts(folder), wanted, folder)
-    bisect = read_bisect(folder)
+        return _sweep(summary, verdicts_of(folder), wanted, folder)
+    bisect = bisect_of(folder)
     if bisect is not None:
         return _bisect(bisect, wanted, folder)
     msg = (

@@ -20,10 +20,10 @@ from typing import Literal
 
 from counterfact.exceptions import RunDirectoryError
 from counterfact.orchestrator.storage.recordfiles import (
-    read_summary,
-    read_verdicts,
     require_records,
-    runs,
+    runs_of,
+    summary_of,
+    verdicts_of,
 )
 from counterfact.records.plan import (
     ChallengerPlan,
@@ -32,7 +32,8 @@ from counterfact.records.plan import (
     PlanRecord,
     WallTimeRecord,
 )
-from counterfact.records.verdicts import SweepSummary, VerdictRecord
+from counterfact.records.summary import SweepSummary
+from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.estimate import SweepEstimate, estimate_sweep, per_run
 from counterfact.verdicts.plan_design import Design, Planned
 from counterfact.verdicts.planning import plan_challenger
@@ -44,7 +45,7 @@ class _Pilot:
     """What the pilot's run records and summary say about time and spend."""
 
     def __init__(self, run_dir: Path, summary: SweepSummary) -> None:
-        records = list(runs(run_dir))
+        records = list(runs_of(run_dir))
         self.unit = per_run(records)
         starts, ends, durations = [], [], 0.0
         for record in records:
@@ -205,8 +206,8 @@ def plan_sweep(
         RunDirectoryError: no sweep records there (a bisection, or an interrupted sweep).
     """
     require_records(run_dir)
-    summary = read_summary(run_dir)
-    rows = read_verdicts(run_dir)
+    summary = summary_of(run_dir)
+    rows = verdicts_of(run_dir)
     if summary is None or not rows:
         msg = (
             f"{run_dir} holds no finished sweep to plan from (a bisection, or a sweep "

@@ -19,10 +19,11 @@ from counterfact.orchestrator.drivers.provenance import fingerprint_of
 from counterfact.orchestrator.engine.loader import resolve_runner
 from counterfact.orchestrator.engine.worker import error_record, execute_run
 from counterfact.orchestrator.storage.dirchecks import check_run_dir
+from counterfact.orchestrator.storage.recordfiles import RunLogReader
 from counterfact.orchestrator.storage.rundir import DoneIndex
-from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
-from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
+from counterfact.records.paths import RunPaths
+from counterfact.records.runs import RunRecord
 from counterfact.verdicts.estimate import SweepEstimate, estimate_sweep, per_run
 
 
@@ -152,7 +153,7 @@ def outlook(sweep: ResolvedSweep, run_dir: Path) -> Outlook:
     scenarios = {s.id for s in sweep.scenarios}
     arms = {a.id for a in sweep.arms}
     planned = len(scenarios) * len(arms) * samples
-    reader, done = RunLogReader(run_dir / RUNS_FILE), DoneIndex()
+    reader, done = RunLogReader(RunPaths(run_dir).runs), DoneIndex()
     covered = 0  # planned runs with a record: counted per record, never by building the plan
     for r in reader:
         fresh = done.add((r.scenario, r.arm, r.seed))
@@ -165,7 +166,7 @@ def estimate(sweep: ResolvedSweep, smoke: Sequence[RunRecord], runs: int) -> Swe
     (a mean over a handful of runs: an order of magnitude, not a quote), by the estimator
     ``counterfact plan`` uses too.
     """
-    from counterfact.orchestrator.engine.executors import PoolSettings
+    from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 
     cfg = sweep.config.executor
     per_minute = cfg.rate_limit.requests_per_minute

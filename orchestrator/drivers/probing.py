@@ -17,11 +17,11 @@ from counterfact.orchestrator.drivers.session import Session
 from counterfact.orchestrator.engine.source import Planned
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.manifest import Application, ManifestLog
-from counterfact.probes.records import RunRecord
 from counterfact.probes.reference import Reference, resolve_reference
 from counterfact.probes.runner import RunContext
 from counterfact.probes.scoring import score_or_count
 from counterfact.probes.stats import ProbeStats
+from counterfact.records.runs import RunRecord
 from counterfact.verdicts.applied import check_failed
 from counterfact.verdicts.standing import SearchManifests
 

@@ -13,17 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from counterfact.orchestrator.storage.atomic import write_atomic, write_json, writing
-from counterfact.orchestrator.storage.dirchecks import FINGERPRINT_FILE, REPORT_FILE, SUMMARY_FILE
 from counterfact.orchestrator.storage.recordfiles import (
-    read_bisect,
-    read_summary,
-    read_verdicts,
+    bisect_of,
     require_records,
-    runs,
+    runs_of,
+    summary_of,
+    verdicts_of,
 )
+from counterfact.records.paths import RunPaths
 from counterfact.records.runs import RunRecord
-from counterfact.records.verdicts import SweepSummary
-from counterfact.verdicts.html import FailedRun, Output, ReportData, render
+from counterfact.records.summary import SweepSummary
+from counterfact.verdicts.html import render
+from counterfact.verdicts.html_data import FailedRun, Output, ReportData
 from counterfact.verdicts.html_detail import is_compact, sectioned
 
 FAILED_LISTED = 50
@@ -117,7 +118,7 @@ class _Manifests:
 def _inputs(run_dir: Path) -> dict[str, Any]:
     """Each scenario's inputs, as ``sweep.json`` records them (empty when unreadable)."""
     try:
-        meaning = json.loads((run_dir / FINGERPRINT_FILE).read_text(encoding="utf-8"))
+        meaning = json.loads(RunPaths(run_dir).fingerprint.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     scenarios = meaning.get("scenarios") if isinstance(meaning, dict) else None
@@ -149,14 +150,14 @@ def report_data(run_dir: Path) -> ReportData:
         RunDirectoryError: no records there, or a record file is damaged.
     """
     require_records(run_dir)
-    summary, bisect = read_summary(run_dir), read_bisect(run_dir)
-    rows = read_verdicts(run_dir)
+    summary, bisect = summary_of(run_dir), bisect_of(run_dir)
+    rows = verdicts_of(run_dir)
     # A large eval set's page has sections for its notable questions only: count their outputs.
     shown = set(sectioned(rows, summary.arms if summary else [])) if is_compact(rows) else None
     failed: list[FailedRun] = []
     total = recorded = 0
     outputs, manifests = _Outputs(), _Manifests()
-    for record in runs(run_dir):
+    for record in runs_of(run_dir):
         recorded += 1
         if shown is None or record.scenario in shown:
             outputs.add(record)
@@ -198,7 +199,7 @@ def write_report(run_dir: Path) -> Path:
         RecordWriteError: the file cannot be written (no space left, read-only).
     """
     began = time.perf_counter()
-    path = run_dir / REPORT_FILE
+    path = RunPaths(run_dir).report
     text = render(report_data(run_dir))
     with writing(path):
         write_atomic(path, text)
@@ -211,7 +212,7 @@ def _record_report_seconds(run_dir: Path, seconds: float) -> None:
     summary, so its seconds are known only after it). A summary without ``timings`` (an older
     version's) is left as it was written.
     """
-    path = run_dir / SUMMARY_FILE
+    path = RunPaths(run_dir).summary
     if not path.is_file():
         return  # a bisection's directory
     data = json.loads(path.read_text("utf-8"))

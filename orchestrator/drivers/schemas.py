@@ -23,9 +23,11 @@ def json_schema(kind: str = "config") -> dict[str, Any]:
         ValueError: an unknown kind (the message lists the known ones).
     """
     from counterfact.orchestrator.config.schema import SweepConfig
-    from counterfact.probes.records import RunRecord
     from counterfact.records.arms import ArmVerdictRecord
-    from counterfact.verdicts.records import BisectRecord, SweepSummary, VerdictRecord
+    from counterfact.records.bisect import BisectRecord
+    from counterfact.records.runs import RunRecord
+    from counterfact.records.summary import SweepSummary
+    from counterfact.records.verdicts import VerdictRecord
 
     models: dict[str, type[BaseModel]] = {
         "config": SweepConfig,

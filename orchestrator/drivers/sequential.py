@@ -18,8 +18,10 @@ from counterfact.orchestrator.engine.progress import Progress
 from counterfact.orchestrator.engine.source import RunSource
 from counterfact.orchestrator.engine.timings import SweepClock, start_executor
 from counterfact.probes.tally import ScenarioTally
-from counterfact.verdicts.records import SequentialSummary, VerdictRecord
-from counterfact.verdicts.sequential import Look, Waves
+from counterfact.records.summary import SequentialSummary
+from counterfact.records.verdicts import VerdictRecord
+from counterfact.verdicts.sequential import Look
+from counterfact.verdicts.settings import Waves
 from counterfact.verdicts.stopped import stopped_counts
 
 

@@ -34,7 +34,8 @@ from counterfact.orchestrator.config.resolve import ResolvedSweep
 from counterfact.orchestrator.drivers.provenance import open_cache
 from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.events import get_logger
-from counterfact.orchestrator.engine.executors import Executor, make_executor
+from counterfact.orchestrator.engine.executors.base import Executor
+from counterfact.orchestrator.engine.executors.registry import make_executor
 from counterfact.orchestrator.engine.failwatch import FailureWatch, all_failed_message
 from counterfact.orchestrator.engine.interrupt import graceful_stop
 from counterfact.orchestrator.engine.live import LiveTracker
@@ -42,8 +43,9 @@ from counterfact.orchestrator.engine.liveticker import LiveTicker, Show
 from counterfact.orchestrator.engine.source import RunSource
 from counterfact.orchestrator.engine.spend import SpendTally
 from counterfact.orchestrator.storage.rundir import RunStore
-from counterfact.probes.records import RunRecord
-from counterfact.records.live import LIVE_FILE, LiveStatus
+from counterfact.records.live import LiveStatus
+from counterfact.records.paths import LIVE_FILE
+from counterfact.records.runs import RunRecord
 
 T = TypeVar("T")
 

@@ -15,7 +15,8 @@ from counterfact.orchestrator.drivers.sequential import WavesOutcome, execute_wa
 from counterfact.orchestrator.drivers.session import Ending, Session, watched
 from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.events import get_logger, warn_caller
-from counterfact.orchestrator.engine.executors import Executor, make_executor
+from counterfact.orchestrator.engine.executors.base import Executor
+from counterfact.orchestrator.engine.executors.registry import make_executor
 from counterfact.orchestrator.engine.heap import judging_heap
 from counterfact.orchestrator.engine.plan import build_plan
 from counterfact.orchestrator.engine.progress import NoProgress, Progress, live_hook
@@ -23,20 +24,17 @@ from counterfact.orchestrator.engine.source import RunSource
 from counterfact.orchestrator.engine.spend import SpendTally
 from counterfact.orchestrator.engine.timings import SweepClock, start_executor
 from counterfact.orchestrator.engine.worker import now_iso
-from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
-from counterfact.probes.records import RunRecord
+from counterfact.orchestrator.storage.recordfiles import RunLogReader
 from counterfact.probes.runner import RunContext
 from counterfact.probes.tally import ScenarioTally
+from counterfact.records.paths import RunPaths
+from counterfact.records.runs import RunRecord
+from counterfact.records.summary import BudgetRecord, ScenarioSummary, SweepSummary
+from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.armlevel import arm_verdicts
 from counterfact.verdicts.assess import ScenarioAssessment, assess_tally
 from counterfact.verdicts.family import pooled
 from counterfact.verdicts.judgement import Judgement
-from counterfact.verdicts.records import (
-    BudgetRecord,
-    ScenarioSummary,
-    SweepSummary,
-    VerdictRecord,
-)
 from counterfact.verdicts.report import render_table, sequential_line
 from counterfact.verdicts.rollup import render_pooled, render_rollup, rollup
 from counterfact.verdicts.rows import verdict_rows
@@ -48,11 +46,11 @@ from counterfact.verdicts.tiers import UnrunCause
 class SweepResult:
     """What a sweep produced.
 
-    - ``rows``: one :class:`~counterfact.verdicts.records.VerdictRecord` per (scenario, arm),
+    - ``rows``: one :class:`~counterfact.records.verdicts.VerdictRecord` per (scenario, arm),
       baseline first per scenario — the lines of ``verdicts.jsonl``;
-    - ``summary``: the :class:`~counterfact.verdicts.records.SweepSummary` of ``summary.json``
+    - ``summary``: the :class:`~counterfact.records.summary.SweepSummary` of ``summary.json``
       (provenance, run counts, per-scenario facts, statistics, roll-up);
-    - ``runs``: every :class:`~counterfact.probes.records.RunRecord` (read from ``runs.jsonl``
+    - ``runs``: every :class:`~counterfact.records.runs.RunRecord` (read from ``runs.jsonl``
       when there is a run directory);
     - ``to_frame()``: the rows as a pandas DataFrame; ``table()``: the text table;
       ``row(arm, scenario)``: one row.
@@ -73,7 +71,7 @@ class SweepResult:
         """
         if self.run_dir is None:
             return self.kept
-        return tuple(RunLogReader(self.run_dir / RUNS_FILE))
+        return tuple(RunLogReader(RunPaths(self.run_dir).runs))
 
     def to_frame(self) -> Any:
         """The rows as a pandas DataFrame: one row per (scenario, arm), nested fields flattened

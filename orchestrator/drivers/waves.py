@@ -28,7 +28,8 @@ from counterfact.probes.pairs import pairs_of
 from counterfact.probes.runner import RunContext
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.tally import ScenarioTally
-from counterfact.verdicts.sequential import Look, Waves, look
+from counterfact.verdicts.sequential import Look, look
+from counterfact.verdicts.settings import Waves
 
 
 @dataclass

@@ -34,8 +34,8 @@ from counterfact.orchestrator.engine.worker import (
     result_record,
 )
 from counterfact.probes.ablation import claiming
-from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext, RunResult, coerce_result
+from counterfact.records.runs import RunRecord
 
 Called = tuple[RunResult, set[str]] | Raised
 """A runner call's outcome: its result and the ablations it claimed, or what it raised."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from counterfact.probes.records import RunRecord
+from counterfact.records.runs import RunRecord
 
 
 class Budget:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from counterfact.probes.records import RunRecord
+from counterfact.records.runs import RunRecord
 
 CONTRACT_RUNS = 3
 """Runs with a refused return value (the baseline's among them) after which scheduling stops."""

@@ -14,7 +14,7 @@ from types import FrameType
 
 from counterfact.orchestrator.engine.aborting import abort_now, activate, deactivate, reset
 from counterfact.orchestrator.engine.events import get_logger
-from counterfact.orchestrator.engine.executors import Executor
+from counterfact.orchestrator.engine.executors.base import Executor
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that stop a sweep gracefully; the exit code is then 128 + the signal's number."""

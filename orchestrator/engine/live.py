@@ -26,8 +26,8 @@ from collections.abc import Callable, Mapping
 
 from counterfact.orchestrator.engine.throttle import ThrottleNow
 from counterfact.orchestrator.engine.worker import now_iso
-from counterfact.probes.records import RunRecord
 from counterfact.records.live import LiveState, LiveStatus
+from counterfact.records.runs import RunRecord
 
 ENDED: frozenset[LiveStatus] = frozenset({"finished", "stopped", "interrupted"})
 """Statuses after which nothing is in flight and nothing is left to estimate."""

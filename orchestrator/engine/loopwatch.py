@@ -16,8 +16,8 @@ from counterfact.defaults import LOOP_BLOCKED_S
 from counterfact.exceptions import EventLoopBlocked
 from counterfact.orchestrator.engine.loops import LoopThread
 from counterfact.orchestrator.engine.worker import failed_record
-from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
+from counterfact.records.runs import RunRecord
 
 CONFIRM_S = 1.0
 """How long a loop that looks blocked gets to answer before it is given up: a loop thread only

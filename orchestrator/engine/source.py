@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from counterfact.orchestrator.engine.budget import Budget
-from counterfact.orchestrator.engine.executors import Executor
+from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.failwatch import FailureWatch
 from counterfact.orchestrator.engine.feed import RunFeed
 from counterfact.orchestrator.engine.live import LiveTracker
@@ -17,8 +17,8 @@ from counterfact.orchestrator.engine.loader import RunnerRef
 from counterfact.orchestrator.storage.cache import RunCache
 from counterfact.orchestrator.storage.rundir import RunStore
 from counterfact.probes.arms import ArmSpec
-from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
+from counterfact.records.runs import RunRecord
 
 Planned = tuple[RunContext, ArmSpec]
 """A run to have: its context, and the arm's spec (the cache keys on its configuration)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from counterfact.probes.records import RunRecord
+from counterfact.records.runs import RunRecord
 from counterfact.records.summary import SpendRecord
 
 

@@ -8,7 +8,7 @@ import time
 
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.progress import Progress
-from counterfact.probes.records import RunRecord
+from counterfact.records.runs import RunRecord
 
 
 class SweepClock:

@@ -19,8 +19,8 @@ from counterfact.orchestrator.engine.loopguard import Raised, guarded
 from counterfact.orchestrator.engine.loops import process_loop
 from counterfact.orchestrator.engine.ratelimits import full_jitter, refusal_of, wait_for
 from counterfact.probes.ablation import claiming, unclaimed
-from counterfact.probes.records import RunError, RunRecord
 from counterfact.probes.runner import RunContext, RunResult, coerce_result
+from counterfact.records.runs import RunError, RunRecord
 
 
 def now_iso() -> str:

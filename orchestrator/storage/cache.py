@@ -37,10 +37,11 @@ from counterfact.orchestrator.storage.dirchecks import (
     read_fingerprint,
 )
 from counterfact.orchestrator.storage.fingerprints import canonical_json
-from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
+from counterfact.orchestrator.storage.recordfiles import RunLogReader
 from counterfact.probes.arms import ArmSpec
-from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
+from counterfact.records.paths import RunPaths
+from counterfact.records.runs import RunRecord
 
 ENTRY_VERSION = 2
 """1: a bare run record (written before entries were checked: never used now, re-run once)."""
@@ -103,19 +104,20 @@ class RunCache:
         keyed by what its ``sweep.json`` says they mean; runs of another runner identity never
         match this sweep's keys. Returns how many were stored.
         """
-        meaning = run_dir / "sweep.json"
+        paths = RunPaths(run_dir)
+        meaning = paths.fingerprint
         if not meaning.is_file():
             return 0
         try:  # damaged, or a runs.jsonl copied in from elsewhere: nothing of it is adopted
             old = read_fingerprint(meaning)
-            first_line_digest(run_dir / RUNS_FILE, old.get(FIRST_LINE_KEY))
+            first_line_digest(paths.runs, old.get(FIRST_LINE_KEY))
         except RunDirectoryError:
             return 0
         if old.get("runner") != self.runner_identity:
             return 0  # another runner's results: this sweep could never use them
         arms, scenarios = old.get("arms", {}), old.get("scenarios", {})
         stored = 0
-        for record in RunLogReader(run_dir / RUNS_FILE):
+        for record in RunLogReader(paths.runs):
             if not record.ok or record.arm not in arms or record.scenario not in scenarios:
                 continue
             payload = _payload(

@@ -1,7 +1,7 @@
-"""What a run directory is, checked before a store writes into it: its files' names, whether
-``--fresh`` may move it, whether a resume may read it (``sweep.json``, the first line of
-``runs.jsonl``, links that point outside it), and the tidying an opening store does (leftover
-temporary files, the previous verdicts and report moved aside).
+"""What a run directory is, checked before a store writes into it: whether ``--fresh`` may move
+it, whether a resume may read it (``sweep.json``, the first line of ``runs.jsonl``, links that
+point outside it), and the tidying an opening store does (leftover temporary files, the previous
+verdicts and report moved aside). The files' names are :mod:`counterfact.records.paths`'.
 """
 
 from __future__ import annotations
@@ -17,21 +17,15 @@ from typing import Any
 
 from counterfact.exceptions import ResumeConflictError, RunDirectoryError
 from counterfact.orchestrator.storage.fingerprints import differences, owner_conflict
-from counterfact.orchestrator.storage.runlog import RUNS_FILE
-
-VERDICTS_FILE = "verdicts.jsonl"
-SUMMARY_FILE = "summary.json"
-FINGERPRINT_FILE = "sweep.json"
-BISECT_FILE = "bisect.json"
-REPORT_FILE = "report.html"
-ARMS_FILE = "arms.jsonl"
-PREVIOUS = {
-    VERDICTS_FILE: "verdicts.previous.jsonl",
-    ARMS_FILE: "arms.previous.jsonl",
-    REPORT_FILE: "report.previous.html",
-}
-"""Where a resume moves the last verdicts and report, so that a resume stopped before it judged
-never leaves them presented as current (the new ones are written when it finishes)."""
+from counterfact.records.paths import (
+    BISECT_FILE,
+    FINGERPRINT_FILE,
+    LOCK_FILE,
+    PREVIOUS,
+    RECORD_FILES,
+    SUMMARY_FILE,
+    RunPaths,
+)
 
 
 def move_aside(run_dir: Path) -> Path:
@@ -44,10 +38,6 @@ def move_aside(run_dir: Path) -> Path:
         target = run_dir.with_name(f"{run_dir.name}.moved-{stamp}-{n}")
     run_dir.rename(target)
     return target
-
-
-RECORD_FILES = (RUNS_FILE, FINGERPRINT_FILE, SUMMARY_FILE, BISECT_FILE, VERDICTS_FILE, ARMS_FILE)
-"""A folder holding one of these was written by counterfact."""
 
 
 def refuse_to_move(run_dir: Path) -> None:
@@ -73,7 +63,7 @@ def refuse_to_move(run_dir: Path) -> None:
         raise RunDirectoryError(msg, run_dir=run_dir)
 
 
-OWN_LITTER = (".lock",)
+OWN_LITTER = (LOCK_FILE,)
 """What an interrupted first open leaves before any record (with ``.NAME.HEX.tmp`` files)."""
 
 
@@ -135,10 +125,10 @@ def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: b
         refuse_to_move(run_dir)
     elif run_dir.is_dir():
         refuse_foreign_folder(run_dir)
-    runs = run_dir / RUNS_FILE
+    runs = RunPaths(run_dir).runs
     if fresh or not runs.exists() or runs.stat().st_size == 0:
         return
-    stored = run_dir / FINGERPRINT_FILE
+    stored = RunPaths(run_dir).fingerprint
     if not stored.exists():
         msg = (
             f"run directory {str(run_dir)!r} holds records but no {FINGERPRINT_FILE}, so a "

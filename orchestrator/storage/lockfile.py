@@ -1,8 +1,9 @@
 """Opening a run directory's ``.lock`` safely: never through a link, never blocking, never a
 traceback.
 
-``open(".lock", "a")`` follows a symlink (creating its target wherever it points), waits forever
-on a FIFO until a reader comes, and raises a bare ``PermissionError`` in a read-only directory.
+A plain ``open(path, "a")`` follows a symlink (creating its target wherever it points), waits
+forever on a FIFO until a reader comes, and raises a bare ``PermissionError`` in a read-only
+directory.
 :func:`open_lock` refuses each with one :class:`RunDirectoryError` line.
 """
 

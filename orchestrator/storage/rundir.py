@@ -23,11 +23,7 @@ import numpy as np
 from counterfact.exceptions import RunDirectoryError
 from counterfact.orchestrator.storage.atomic import write_atomic, write_json, writing
 from counterfact.orchestrator.storage.dirchecks import (
-    ARMS_FILE,
-    FINGERPRINT_FILE,
     FIRST_LINE_KEY,
-    SUMMARY_FILE,
-    VERDICTS_FILE,
     check_run_dir,
     digest_of,
     first_line_digest,
@@ -40,15 +36,16 @@ from counterfact.orchestrator.storage.dirchecks import (
 )
 from counterfact.orchestrator.storage.fingerprints import merged
 from counterfact.orchestrator.storage.lockfile import open_lock
-from counterfact.orchestrator.storage.runlog import RUNS_FILE, RunLogReader
+from counterfact.orchestrator.storage.recordfiles import RunLogReader
 from counterfact.orchestrator.storage.writable import record_line
-from counterfact.probes.records import RunRecord
+from counterfact.records.paths import SUMMARY_FILE, RunPaths
+from counterfact.records.runs import RunRecord
 
 if TYPE_CHECKING:  # only annotations: validate stays free of the judging path's imports
     from counterfact.records.arms import ArmVerdictRecord
-    from counterfact.verdicts.records import SweepSummary, VerdictRecord
+    from counterfact.records.summary import SweepSummary
+    from counterfact.records.verdicts import VerdictRecord
 
-LOCK_FILE = ".lock"
 SYNC_EVERY_S = 2.0
 """``runs.jsonl`` is fsynced at most this often while runs stream in, and when the store closes."""
 
@@ -221,8 +218,8 @@ class RunStore:
         refuse_foreign_links(self.run_dir)
         refuse_shared_files(self.run_dir)
         remove_litter(self.run_dir)
-        runs = self.run_dir / RUNS_FILE
-        stored = self.run_dir / FINGERPRINT_FILE
+        paths = RunPaths(self.run_dir)
+        runs, stored = paths.runs, paths.fingerprint
         old = read_fingerprint(stored) if stored.exists() else {}
         self._first_line = first_line_digest(runs, old.get(FIRST_LINE_KEY))
         reader = RunLogReader(runs)
@@ -255,7 +252,7 @@ class RunStore:
         if self.run_dir is None or self._meaning is None:
             return
         first = {FIRST_LINE_KEY: self._first_line} if self._first_line else {}
-        write_json(self.run_dir / FINGERPRINT_FILE, self._meaning | first, sort_keys=True)
+        write_json(RunPaths(self.run_dir).fingerprint, self._meaning | first, sort_keys=True)
 
     def _move_old(self, run_dir: Path) -> Path:
         """Move the old directory aside holding its lock: a live driver's is refused."""
@@ -277,7 +274,7 @@ class RunStore:
         The ``.lock`` is opened without following a link and without blocking, and must be a
         regular file: a symlink would create its target, a FIFO would wait for a reader.
         """
-        self._lock_fh = open_lock(run_dir / LOCK_FILE)
+        self._lock_fh = open_lock(RunPaths(run_dir).lock)
         try:
             fcntl.flock(self._lock_fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -332,7 +329,7 @@ class RunStore:
         if not self.done.add(key):
             return record
         if self._fh is not None and self.run_dir is not None:
-            with writing(self.run_dir / RUNS_FILE):
+            with writing(RunPaths(self.run_dir).runs):
                 self._fh.write(line + "\n")
                 self._fh.flush()
                 if time.monotonic() - self._synced >= SYNC_EVERY_S:
@@ -363,16 +360,18 @@ class RunStore:
         if self.run_dir is None:
             return
         text = "".join(v.model_dump_json() + "\n" for v in verdicts)
-        with writing(self.run_dir / VERDICTS_FILE):
-            write_atomic(self.run_dir / VERDICTS_FILE, text)
+        path = RunPaths(self.run_dir).verdicts
+        with writing(path):
+            write_atomic(path, text)
 
     def write_arms(self, arms: Iterable[ArmVerdictRecord]) -> None:
         """Write ``arms.jsonl`` atomically (nothing without a directory)."""
         if self.run_dir is None:
             return
         text = "".join(a.model_dump_json() + "\n" for a in arms)
-        with writing(self.run_dir / ARMS_FILE):
-            write_atomic(self.run_dir / ARMS_FILE, text)
+        path = RunPaths(self.run_dir).arms
+        with writing(path):
+            write_atomic(path, text)
 
     def write_summary(self, summary: SweepSummary) -> None:
         """Write ``summary.json`` atomically (nothing without a directory)."""

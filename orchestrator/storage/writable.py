@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
-from counterfact.probes.records import RunError, RunRecord
+from counterfact.records.runs import RunError, RunRecord
 
 _UNWRITABLE = (PydanticSerializationError, ValidationError, ValueError, RecursionError, TypeError)
 

@@ -28,9 +28,10 @@ from counterfact.orchestrator.view.compare import compare_page
 from counterfact.orchestrator.view.files import Unreadable, read_whole
 from counterfact.orchestrator.view.html import CSP, esc, page
 from counterfact.orchestrator.view.live import SCRIPT, payload
-from counterfact.orchestrator.view.pages import REPORT_FILE, list_page, sweep_page
+from counterfact.orchestrator.view.pages import list_page, sweep_page
 from counterfact.orchestrator.view.question import question_page, run_record
 from counterfact.orchestrator.view.rundir import RunView
+from counterfact.records.paths import RunPaths
 
 REPORT_CSP = (
     "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; "
@@ -142,7 +143,8 @@ class _Routes:
     def report(self, request: Request) -> Response:
         run = self._run(request)
         try:
-            data = None if run is None else read_whole(run.entry.path / REPORT_FILE, REPORT_LIMIT)
+            report = None if run is None else RunPaths(run.entry.path).report
+            data = None if report is None else read_whole(report, REPORT_LIMIT)
         except Unreadable as exc:
             return _not_found(str(exc))
         if data is None:

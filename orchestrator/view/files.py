@@ -17,17 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from counterfact.records.files import (
-    ARMS_FILE,
-    BISECT_FILE,
-    RUNS_FILE,
-    SUMMARY_FILE,
-    VERDICTS_FILE,
-)
-from counterfact.records.live import LIVE_FILE
+from counterfact.records.paths import VIEWED
 
-MARKERS = frozenset({SUMMARY_FILE, RUNS_FILE, LIVE_FILE, BISECT_FILE, VERDICTS_FILE, ARMS_FILE})
-"""A folder holding any of these is a run directory."""
 MAX_DEPTH = 3
 """Folder levels below the served folder searched for run directories."""
 MAX_FOLDERS = 5000
@@ -52,7 +43,7 @@ class RunDir:
 
 
 def _is_run_dir(names: set[str]) -> bool:
-    return not MARKERS.isdisjoint(names)
+    return not VIEWED.isdisjoint(names)
 
 
 def _listing(folder: Path) -> tuple[set[str], list[Path]]:

@@ -10,10 +10,8 @@ from counterfact.orchestrator.view.html import attr, esc, href, link, page, tabl
 from counterfact.orchestrator.view.live import panel
 from counterfact.orchestrator.view.rundir import RunView, Status
 from counterfact.records.arms import ArmVerdictRecord
-from counterfact.records.files import SUMMARY_FILE
 from counterfact.records.live import LiveState
-
-REPORT_FILE = "report.html"
+from counterfact.records.paths import SUMMARY_FILE, RunPaths
 
 
 def _problem(exc: Unreadable) -> str:
@@ -156,7 +154,7 @@ def _facts(run: RunView, status: Status) -> str:
     items += [(f"{n}.jsonl", f"{d:,} damaged line(s) skipped") for n, d in damaged if d]
     rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items)
     report = ""
-    if (run.entry.path / REPORT_FILE).is_file():
+    if RunPaths(run.entry.path).report.is_file():
         report = f"<p>{link('/report', 'report.html', run=run.id)} (the static report)</p>"
     return f'<dl class="live">{rows}</dl>{report}'
 

@@ -21,15 +21,11 @@ from pydantic import ValidationError
 from counterfact.orchestrator.view.files import RunDir, Unreadable, identity, read_whole
 from counterfact.orchestrator.view.index import RunsIndex, VerdictsIndex
 from counterfact.records.arms import ArmVerdictRecord
-from counterfact.records.files import (
-    ARMS_FILE,
-    BISECT_FILE,
-    RUNS_FILE,
-    SUMMARY_FILE,
-    VERDICTS_FILE,
-)
-from counterfact.records.live import LIVE_FILE, LiveState
-from counterfact.records.verdicts import BisectRecord, SweepSummary
+from counterfact.records.bisect import BisectRecord
+from counterfact.records.files import parse_arms
+from counterfact.records.live import LiveState
+from counterfact.records.paths import RunPaths
+from counterfact.records.summary import SweepSummary
 
 T = TypeVar("T")
 
@@ -86,10 +82,6 @@ class _Cached(Generic[T]):
             return self._value
 
 
-def _arms(data: bytes) -> list[ArmVerdictRecord]:
-    return [ArmVerdictRecord.model_validate_json(x) for x in data.splitlines() if x.strip()]
-
-
 def age_s(stamp: str, now: datetime | None = None) -> float | None:
     """Seconds since an ISO 8601 time; None when it does not parse."""
     try:
@@ -122,11 +114,12 @@ class RunView:
         """Held while a page refreshes and reads the indexes (requests run in threads: one
         must not iterate what another's refresh is extending)."""
         path = entry.path
-        self.runs = RunsIndex(path / RUNS_FILE)
-        self.verdicts = VerdictsIndex(path / VERDICTS_FILE)
-        self._summary = _Cached(path / SUMMARY_FILE, SweepSummary.model_validate_json, RECORD_LIMIT)
-        self._arms = _Cached(path / ARMS_FILE, _arms, RECORD_LIMIT)
-        self._bisect = _Cached(path / BISECT_FILE, BisectRecord.model_validate_json, RECORD_LIMIT)
+        paths = RunPaths(path)
+        self.runs = RunsIndex(paths.runs)
+        self.verdicts = VerdictsIndex(paths.verdicts)
+        self._summary = _Cached(paths.summary, SweepSummary.model_validate_json, RECORD_LIMIT)
+        self._arms = _Cached(paths.arms, parse_arms, RECORD_LIMIT)
+        self._bisect = _Cached(paths.bisect, BisectRecord.model_validate_json, RECORD_LIMIT)
 
     @property
     def id(self) -> str:
@@ -151,7 +144,7 @@ class RunView:
 
     def live(self) -> LiveState | None:
         """``live.json`` as it is now, or None when the sweep wrote none."""
-        path = self.entry.path / LIVE_FILE
+        path = RunPaths(self.entry.path).live
         data = read_whole(path, LIVE_LIMIT)
         return None if data is None else _parsed(path, data, LiveState.model_validate_json)
 

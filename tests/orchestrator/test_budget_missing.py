@@ -10,7 +10,7 @@ import pytest
 
 from counterfact import RunContext, RunResult, compare_arms
 from counterfact.exceptions import BudgetExhausted
-from counterfact.orchestrator.storage.recordfiles import read_verdicts
+from counterfact.orchestrator.storage.recordfiles import verdicts_of
 from counterfact.records.verdicts import VerdictRecord
 
 ARMS = [{"id": "base", "facets": {"model": "small"}}, {"id": "big", "facets": {"model": "large"}}]
@@ -26,7 +26,7 @@ def _stopped(tmp_path: Path, runner: object) -> dict[str, VerdictRecord]:
     # a budget for 10 runs of 16: the in-process executor runs one at a time, so it stops there
     with pytest.raises(BudgetExhausted):
         compare_arms(ARMS, runner, budget={"usd": 0.1}, out=tmp_path / "o", **KW)
-    return {r.arm: r for r in read_verdicts(tmp_path / "o")}
+    return {r.arm: r for r in verdicts_of(tmp_path / "o")}
 
 
 def test_seeds_the_budget_never_ran_are_missing_not_failed(tmp_path: Path) -> None:

@@ -3,13 +3,13 @@ from __future__ import annotations
 import pytest
 
 from counterfact.exceptions import ConfigError
-from counterfact.orchestrator.engine.executors import (
+from counterfact.orchestrator.engine.executors.local import LocalExecutor
+from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor, batch_size
+from counterfact.orchestrator.engine.executors.registry import (
     EXECUTORS,
     ExecutorOptions,
-    LocalExecutor,
     make_executor,
 )
-from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor, batch_size
 from counterfact.probes.runner import ArmView, RunContext, ScenarioView
 
 

@@ -18,8 +18,8 @@ import pytest
 
 from counterfact import RunDirectoryError, compare_arms
 from counterfact.exceptions import RunsFailed
+from counterfact.orchestrator.storage.recordfiles import RunLogReader
 from counterfact.orchestrator.storage.rundir import RunStore
-from counterfact.orchestrator.storage.runlog import read_runs
 from counterfact.probes.runner import MAX_MANIFEST_DEPTH
 
 from ..conftest import TESTS, write_config
@@ -44,7 +44,7 @@ def sweep(tmp_path: Path, inputs: dict[str, Any], executor: Any = "local", **kw:
 
 def test_a_lone_surrogate_in_output_and_manifest_is_escaped_and_read_back(tmp_path: Path) -> None:
     result = sweep(tmp_path, {"kind": "surrogate"})
-    runs = list(read_runs(tmp_path / "o" / "runs.jsonl").records)
+    runs = list(RunLogReader(tmp_path / "o" / "runs.jsonl"))
     assert len(runs) == 6 and all(r.text_escaped and r.error is None for r in runs)
     alt = [r for r in runs if r.arm == "alt"]
     assert {r.output for r in alt} == {"caf\\udcff"}  # the six characters, not the surrogate
@@ -57,7 +57,7 @@ def test_a_lone_surrogate_in_output_and_manifest_is_escaped_and_read_back(tmp_pa
 def test_a_lone_surrogate_in_an_error_is_escaped(tmp_path: Path) -> None:
     with pytest.raises(Exception, match=r"every one of the 6 runs failed|stopped after"):
         sweep(tmp_path, {"kind": "raise-surrogate"})
-    (first, *_) = read_runs(tmp_path / "o" / "runs.jsonl").records
+    (first, *_) = tuple(RunLogReader(tmp_path / "o" / "runs.jsonl"))
     assert first.error is not None and "caf\\udcff.txt" in first.error.message
     assert json.loads((tmp_path / "o" / "summary.json").read_text())["status"] == "failed"
 
@@ -72,7 +72,7 @@ def test_a_manifest_at_the_depth_limit_is_kept_and_one_past_it_is_refused(
     else:  # past the limit every run fails: the sweep says so
         with pytest.raises(RunsFailed):
             sweep(tmp_path, {"kind": "deep", "depth": depth})
-    runs = list(read_runs(tmp_path / "o" / "runs.jsonl").records)  # what is written reads back
+    runs = list(RunLogReader(tmp_path / "o" / "runs.jsonl"))  # what is written reads back
     assert len(runs) >= 2
     if ok:
         assert all(r.error is None and r.manifest is not None for r in runs)
@@ -85,10 +85,10 @@ def test_a_manifest_at_the_depth_limit_is_kept_and_one_past_it_is_refused(
 @pytest.mark.usefixtures("ray_instance")
 def test_hostile_records_on_ray(tmp_path: Path) -> None:
     sweep(tmp_path / "a", {"kind": "surrogate"}, executor="ray")
-    runs = list(read_runs(tmp_path / "a" / "o" / "runs.jsonl").records)
+    runs = list(RunLogReader(tmp_path / "a" / "o" / "runs.jsonl"))
     assert len(runs) == 6 and all(r.text_escaped for r in runs)
     sweep(tmp_path / "b", {"kind": "deep", "depth": MAX_MANIFEST_DEPTH}, executor="ray")
-    deep = list(read_runs(tmp_path / "b" / "o" / "runs.jsonl").records)
+    deep = list(RunLogReader(tmp_path / "b" / "o" / "runs.jsonl"))
     assert len(deep) == 6 and all(r.error is None for r in deep)
 
 
@@ -414,7 +414,7 @@ def test_an_output_the_regex_cannot_search_in_time_is_a_failed_comparison(
         executor="local",
         out=tmp_path / "o",
     )
-    assert len(read_runs(tmp_path / "o" / "runs.jsonl").records) == 4  # every run is recorded
+    assert len(tuple(RunLogReader(tmp_path / "o" / "runs.jsonl"))) == 4  # every run is recorded
     alt = result.row("alt")
     assert alt.verdict == "inconclusive" and alt.failed_seeds == [0, 1]
     (doubt,) = [d for d in alt.reasons if d.code == "comparison-timed-out"]

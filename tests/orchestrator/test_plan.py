@@ -16,7 +16,7 @@ from scipy.stats import binomtest, fisher_exact
 from counterfact import RunContext, compare_arms
 from counterfact.orchestrator.drivers.plan import _design, _waves, plan_sweep
 from counterfact.orchestrator.drivers.preflight import estimate, preflight_sweep
-from counterfact.orchestrator.storage.recordfiles import read_summary, read_verdicts, runs
+from counterfact.orchestrator.storage.recordfiles import runs_of, summary_of, verdicts_of
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.estimate import estimate_text
 from counterfact.verdicts.plan_design import Design
@@ -239,7 +239,7 @@ def test_a_sequential_plan_keeps_min_effect_when_a_scenario_was_untestable(
         sequential={"max_samples": 24, "wave": 8, "min_effect": 0.3},
         runner_version="untestable",
     )
-    summary, rows = read_summary(tmp_path / "o"), read_verdicts(tmp_path / "o")
+    summary, rows = summary_of(tmp_path / "o"), verdicts_of(tmp_path / "o")
     assert summary is not None
     seq = {r.scenario: r.sequential for r in rows if not r.is_baseline}
     assert seq["s0"] is not None and seq["s0"].stopped_for == "untestable"
@@ -261,7 +261,7 @@ def test_an_unpaired_plan_leaves_out_records_too_old_to_hold_n11(tmp_path: Path)
         statistics={"pairing": "none"},
         runner_version="old",
     )
-    rows = [r for r in read_verdicts(tmp_path / "o") if not r.is_baseline]
+    rows = [r for r in verdicts_of(tmp_path / "o") if not r.is_baseline]
     old = [
         r.model_copy(update={"test": r.test.model_copy(update={"n11": None})})
         if r.scenario == "s0" and r.test is not None
@@ -330,13 +330,13 @@ def test_a_rate_limit_bounds_the_planned_wall_time(tmp_path: Path) -> None:
 
 
 def read_challenger(pilot: Path, arm: str) -> list[VerdictRecord]:
-    return [r for r in read_verdicts(pilot) if r.arm == arm]
+    return [r for r in verdicts_of(pilot) if r.arm == arm]
 
 
 def _design_of(pilot: Path) -> Design:
-    summary = read_summary(pilot)
+    summary = summary_of(pilot)
     assert summary is not None
-    return _design(summary, read_verdicts(pilot))
+    return _design(summary, verdicts_of(pilot))
 
 
 QUESTIONS = [{"id": f"q{i}", "reference": "right"} for i in range(40)]
@@ -431,7 +431,7 @@ def test_validate_smoke_and_plan_print_the_same_figures_for_the_same_runs(
     assert c.runs is not None and c.wall is not None
     sweep, _ = preflight_sweep(str(cfg), (), None, None, str(tmp_path / "v"))
     # the pilot's own runs as the smoke runs: validate's estimate of the plan's runs
-    found = estimate(sweep, list(runs(tmp_path / "p")), c.runs)
+    found = estimate(sweep, list(runs_of(tmp_path / "p")), c.runs)
     assert found.spend == pytest.approx(c.cost) and found.runs_s == pytest.approx(c.wall.runs_s)
     assert found.in_flight == plan.concurrency == 2.0
     _, out, _ = invoke("plan", str(tmp_path / "p"), "--concurrency", "2")

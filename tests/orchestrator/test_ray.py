@@ -110,7 +110,7 @@ def test_sequential_stop_on_ray_then_resume(tmp_path: Path) -> None:
 
     from counterfact.exceptions import SweepInterrupted
     from counterfact.orchestrator.engine.feed import RunFeed
-    from counterfact.probes.records import RunRecord
+    from counterfact.records.runs import RunRecord
 
     class StopAfter(RayExecutor):
         def run(

@@ -12,7 +12,7 @@ from counterfact.exceptions import RunsFailed
 from counterfact.orchestrator.config.loading import validate_config
 from counterfact.orchestrator.config.resolve import resolve_sweep
 from counterfact.orchestrator.drivers.sweep import run_sweep
-from counterfact.orchestrator.storage.runlog import read_runs
+from counterfact.orchestrator.storage.recordfiles import RunLogReader
 
 ARMS = [{"id": "base"}, {"id": "alt", "facets": {"answer": "nope"}}]
 
@@ -127,7 +127,9 @@ def test_complete_last_line_without_newline_is_kept(tmp_path: Path) -> None:
     sweep(Counting(), tmp_path / "o")
     runs = tmp_path / "o" / "runs.jsonl"
     runs.write_text(runs.read_text().rstrip("\n"))
-    assert read_runs(runs).torn is False and len(read_runs(runs).records) == 6
+    reader = RunLogReader(runs)
+    n = len(list(reader))
+    assert reader.torn is False and n == 6
     second = Counting()
     sweep(second, tmp_path / "o", samples=4)
     assert len(lines(tmp_path / "o")) == 8

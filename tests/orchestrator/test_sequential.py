@@ -20,9 +20,9 @@ from counterfact.orchestrator.engine.executors.local import LocalExecutor
 from counterfact.orchestrator.engine.feed import RunFeed, as_feed
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
 from counterfact.orchestrator.engine.worker import NO_RETRY, execute_run
-from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
 from counterfact.records import VERDICT_SCHEMA_VERSION
+from counterfact.records.runs import RunRecord
 
 from ..conftest import TESTS, scripted
 

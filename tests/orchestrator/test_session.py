@@ -13,8 +13,14 @@ import pytest
 from counterfact import RunContext, compare_arms, find_culprits
 from counterfact.exceptions import ConfigError, RunsFailed
 from counterfact.orchestrator.config.loading import load_sweep
-from counterfact.orchestrator.engine.executors import EXECUTORS, OPTIONS, refusal, unhonoured
-from counterfact.orchestrator.storage.rundir import LOCK_FILE, RunStore
+from counterfact.orchestrator.engine.executors.registry import (
+    EXECUTORS,
+    OPTIONS,
+    refusal,
+    unhonoured,
+)
+from counterfact.orchestrator.storage.rundir import RunStore
+from counterfact.records.paths import LOCK_FILE
 
 ARMS: list[dict[str, Any]] = [{"id": "base"}, {"id": "alt", "facets": {"answer": "no"}}]
 

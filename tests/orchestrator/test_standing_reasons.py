@@ -12,7 +12,7 @@ import pytest
 
 from counterfact import RateLimited, RunContext, RunResult, compare_arms
 from counterfact.exceptions import BudgetExhausted
-from counterfact.orchestrator.storage.recordfiles import read_verdicts
+from counterfact.orchestrator.storage.recordfiles import verdicts_of
 from counterfact.records.parts import DoubtRecord
 
 TESTS = Path(__file__).resolve().parent.parent
@@ -127,7 +127,7 @@ def test_seeds_a_stopped_sweep_never_recorded_are_at_least(tmp_path: Path) -> No
 
     with pytest.raises(BudgetExhausted):
         compare_arms(ARMS, runner, budget={"usd": 0.1}, out=tmp_path / "o", **KW)
-    (big,) = [r for r in read_verdicts(tmp_path / "o") if r.arm == "big"]
+    (big,) = [r for r in verdicts_of(tmp_path / "o") if r.arm == "big"]
     reasons = reasons_of(big)
     missing = reasons["runs-missing"]
     assert missing.at_least and missing.count >= 2 and missing.seeds

@@ -9,10 +9,10 @@ import pytest
 from counterfact.exceptions import ScoringError
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.comparators import ExactComparator
-from counterfact.probes.records import RunError, RunRecord
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import CustomSimilarity, TextSimilarity
 from counterfact.probes.tally import SCORE_BATCH, ScenarioTally
+from counterfact.records.runs import RunError, RunRecord
 
 ARMS = (ArmSpec("base", {"m": "a"}), ArmSpec("alt", {"m": "b"}))
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.comparators import ExactComparator, SimilarityComparator
-from counterfact.probes.records import RunError, RunRecord
 from counterfact.probes.similarity import TextSimilarity
+from counterfact.records.runs import RunError, RunRecord
 from counterfact.verdicts.assess import assess_scenario
 
 ARMS = (ArmSpec("base", {}), ArmSpec("alt", {"model": "big"}))

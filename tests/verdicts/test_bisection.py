@@ -226,7 +226,8 @@ def test_an_interrupted_test_mode_search_reads_probes_by_their_test() -> None:
 
 
 def test_not_reproducible_in_test_mode_speaks_of_the_test() -> None:
-    from counterfact.verdicts.bisection import Decide, bisect_claim
+    from counterfact.verdicts.bisect_wording import bisect_claim
+    from counterfact.verdicts.bisection import Decide
 
     probes = Scripted(lambda ids, seed: False, samples=8)
     outcome = bisect(["a", "b"], probes, samples=8, decide=Decide(mode="test"))

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from counterfact.probes.stats import ProbeStats, summarize_probe
-from counterfact.verdicts.bisection import BisectOutcome, Decide, bisect, bisect_claim
+from counterfact.verdicts.bisect_wording import bisect_claim
+from counterfact.verdicts.bisection import BisectOutcome, Decide, bisect
 from counterfact.verdicts.standing import bisect_doubts
 
 SAMPLES = 7

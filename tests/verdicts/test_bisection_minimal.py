@@ -10,7 +10,8 @@ from collections.abc import Callable
 import pytest
 
 from counterfact.probes.stats import ProbeStats
-from counterfact.verdicts.bisection import bisect, bisect_claim, interrupted_outcome
+from counterfact.verdicts.bisect_wording import bisect_claim
+from counterfact.verdicts.bisection import bisect, interrupted_outcome
 
 from .test_bisection import Scripted, removed, run
 

@@ -14,7 +14,8 @@ import pytest
 
 from counterfact.probes.stats import ProbeStats, summarize_probe
 from counterfact.verdicts.bisect_power import samples_needed
-from counterfact.verdicts.bisection import BisectOutcome, Decide, bisect, bisect_claim
+from counterfact.verdicts.bisect_wording import bisect_claim
+from counterfact.verdicts.bisection import BisectOutcome, Decide, bisect
 
 
 class Clean:

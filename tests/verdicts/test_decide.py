@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from counterfact import RunContext, RunResult, compare_arms
-from counterfact.records.verdicts import EffectRecord
+from counterfact.records.parts import EffectRecord
 from counterfact.verdicts.decide import headline
 from counterfact.verdicts.settings import StatisticsSettings
 

@@ -8,7 +8,8 @@ from functools import cache
 import pytest
 
 from counterfact.verdicts.futility import log_futility_e
-from counterfact.verdicts.sequential import Waves, look
+from counterfact.verdicts.sequential import look
+from counterfact.verdicts.settings import Waves
 
 
 @cache

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.comparators import ExactComparator
-from counterfact.probes.records import RunRecord
 from counterfact.probes.similarity import TextSimilarity
+from counterfact.records.runs import RunRecord
 from counterfact.verdicts.assess import assess_scenario
 from counterfact.verdicts.html_scenario import _seed_span
 

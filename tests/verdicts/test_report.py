@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.comparators import ExactComparator
-from counterfact.probes.records import RunRecord
 from counterfact.probes.similarity import TextSimilarity
+from counterfact.records.runs import RunRecord
 from counterfact.verdicts.assess import assess_scenario
 from counterfact.verdicts.report import render_table
 
@@ -59,8 +59,8 @@ def test_empty_table() -> None:
 
 
 def test_the_test_column_shows_once_the_family_is_judged() -> None:
-    from counterfact.verdicts.family import StatisticsSettings
     from counterfact.verdicts.rows import verdict_rows
+    from counterfact.verdicts.settings import StatisticsSettings
 
     arms = (ArmSpec("base", {}), ArmSpec("alt", {"x": 1}))
     got = assess_scenario(

@@ -9,17 +9,8 @@ import pytest
 from scipy.integrate import quad
 from scipy.stats import beta as beta_dist
 
-from counterfact.verdicts.sequential import (
-    Waves,
-    boundaries,
-    e_value,
-    log_e_value,
-    look,
-    next_boundary,
-    pairs_needed,
-    reachable,
-    stop_threshold,
-)
+from counterfact.verdicts.sequential import e_value, log_e_value, look, pairs_needed, reachable
+from counterfact.verdicts.settings import Waves, boundaries, next_boundary, stop_threshold
 
 
 @pytest.mark.parametrize(("n10", "n01"), [(0, 0), (1, 0), (0, 1), (7, 0), (12, 3), (40, 35)])
@@ -180,8 +171,8 @@ def test_log_space_tail_agrees_with_the_closed_form() -> None:
 def test_pooled_e_values_do_not_overflow_with_many_scenarios() -> None:
     # 300 scenarios each stopped at e = 630: the product is e**(300 ln 630), far past a float;
     # p must come out as 0 (well, its float), not an OverflowError.
-    from counterfact.verdicts.family import StatisticsSettings
-    from counterfact.verdicts.records import TestRecord
+    from counterfact.records.parts import TestRecord
+    from counterfact.verdicts.settings import StatisticsSettings
     from counterfact.verdicts.stopped import pooled_e
 
     def row(scenario: int) -> object:

@@ -10,8 +10,8 @@ from types import TracebackType
 from counterfact.orchestrator.engine.feed import RunFeed
 from counterfact.orchestrator.engine.loader import RunnerRef
 from counterfact.orchestrator.engine.throttle import ThrottleNow
-from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
+from counterfact.records.runs import RunRecord
 
 
 class Executor(ABC):

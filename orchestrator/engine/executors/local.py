@@ -26,8 +26,8 @@ from counterfact.orchestrator.engine.worker import (
     execute_run,
     failed_record,
 )
-from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
+from counterfact.records.runs import RunRecord
 
 LOCAL_NODE = "local"
 """The ``node`` of runs executed in-process."""

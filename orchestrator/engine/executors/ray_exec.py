@@ -55,8 +55,8 @@ from counterfact.orchestrator.engine.worker import (
     execute_batch,
     failed_record,
 )
-from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
+from counterfact.records.runs import RunRecord
 
 _POLL_S = 0.25
 

@@ -41,8 +41,8 @@ from counterfact.orchestrator.engine.gate import Gate
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
 from counterfact.orchestrator.engine.throttle import Allowance, Throttle, ThrottleNow
 from counterfact.orchestrator.engine.worker import RetryPolicy, failed_record
-from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
+from counterfact.records.runs import RunRecord
 
 SLACK_PER_WORKER = 4
 """Runs submitted beyond ``concurrency`` per worker, so none idles between two calls."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.feed import RunFeed
-from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import ArmView, RunContext, ScenarioView
+from counterfact.records.runs import RunRecord
 
 from ...helpers import run_record
 

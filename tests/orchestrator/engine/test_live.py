@@ -10,8 +10,8 @@ from structlog.testing import capture_logs
 from counterfact.orchestrator.engine.live import LiveTracker
 from counterfact.orchestrator.engine.liveticker import LiveTicker
 from counterfact.orchestrator.engine.throttle import Throttle, ThrottleNow
-from counterfact.probes.records import RunRecord
 from counterfact.records import LIVE_FILE, LiveState, read_live
+from counterfact.records.runs import RunRecord
 
 
 class Clock:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from counterfact import compare_arms
-from counterfact.orchestrator.engine.executors import LocalExecutor
+from counterfact.orchestrator.engine.executors.local import LocalExecutor
 from counterfact.orchestrator.engine.timings import SweepClock, start_executor
 
 from ...conftest import TESTS

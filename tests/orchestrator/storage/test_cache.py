@@ -6,8 +6,8 @@ from pathlib import Path
 
 from counterfact.orchestrator.storage.cache import RunCache
 from counterfact.probes.arms import ArmSpec
-from counterfact.probes.records import RunError, RunRecord
 from counterfact.probes.runner import RunContext, ScenarioView
+from counterfact.records.runs import RunError, RunRecord
 
 
 def ctx(arm: ArmSpec, seed: int = 0, scenario: str = "s", q: str = "x") -> RunContext:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from counterfact.exceptions import RunDirectoryError
-from counterfact.orchestrator.storage.recordfiles import read_verdicts
+from counterfact.orchestrator.storage.recordfiles import verdicts_of
 
 
 def _write(tmp_path: Path, *lines: str) -> Path:
@@ -17,18 +17,18 @@ def _write(tmp_path: Path, *lines: str) -> Path:
 
 def test_a_line_that_is_not_json_names_its_line(tmp_path: Path) -> None:
     with pytest.raises(RunDirectoryError, match=r"line 2 is not JSON \(.*\); the file is damaged"):
-        read_verdicts(_write(tmp_path, "", "{not json"))
+        verdicts_of(_write(tmp_path, "", "{not json"))
 
 
 def test_a_line_that_is_not_an_object_names_its_line(tmp_path: Path) -> None:
     with pytest.raises(RunDirectoryError, match="line 1 is not a JSON object"):
-        read_verdicts(_write(tmp_path, "[1, 2]"))
+        verdicts_of(_write(tmp_path, "[1, 2]"))
 
 
 def test_an_object_that_is_not_a_verdict_names_its_record(tmp_path: Path) -> None:
     with pytest.raises(RunDirectoryError, match="record 1 is not a verdict record: "):
-        read_verdicts(_write(tmp_path, '{"scenario": "s"}'))
+        verdicts_of(_write(tmp_path, '{"scenario": "s"}'))
 
 
 def test_no_file_is_no_rows(tmp_path: Path) -> None:
-    assert read_verdicts(tmp_path) == []
+    assert verdicts_of(tmp_path) == []

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from counterfact import ResumeConflictError, RunDirectoryError
-from counterfact.orchestrator.storage.dirchecks import FINGERPRINT_FILE, check_run_dir
+from counterfact.orchestrator.storage.dirchecks import check_run_dir
 from counterfact.orchestrator.storage.rundir import RunStore
-from counterfact.orchestrator.storage.runlog import RUNS_FILE
-from counterfact.probes.records import RunRecord
+from counterfact.records.paths import FINGERPRINT_FILE, RUNS_FILE
+from counterfact.records.runs import RunRecord
 
 from ...helpers import run_record
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from counterfact import RunDirectoryError
-from counterfact.orchestrator.storage.dirchecks import FINGERPRINT_FILE, check_run_dir
-from counterfact.orchestrator.storage.rundir import LOCK_FILE, RunStore
-from counterfact.orchestrator.storage.runlog import RUNS_FILE
+from counterfact.orchestrator.storage.dirchecks import check_run_dir
+from counterfact.orchestrator.storage.rundir import RunStore
+from counterfact.records.paths import FINGERPRINT_FILE, LOCK_FILE, RUNS_FILE
 
 from ...helpers import run_record
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from counterfact.exceptions import ConfigError
-from counterfact.orchestrator.config.chat import RUNNER_ONLY, ChatRunnerConfig
 from counterfact.orchestrator.runners.chat import ChatRunner
+from counterfact.orchestrator.runners.chatconfig import RUNNER_ONLY, ChatRunnerConfig
 from counterfact.orchestrator.runners.chatplan import ChatPlan, plan_for
 from counterfact.orchestrator.runners.templates import render, template_fields
 from counterfact.probes.arms import ArmSpec, nest_facets

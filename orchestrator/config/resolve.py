@@ -11,7 +11,6 @@ from typing import Any, TypeVar
 
 from counterfact.defaults import MAX_PLAN_RUNS
 from counterfact.exceptions import ConfigError
-from counterfact.orchestrator.config.chat import ChatRunnerConfig
 from counterfact.orchestrator.config.chatcheck import check_chat
 from counterfact.orchestrator.config.checks import (
     CheckBuilder,
@@ -43,6 +42,7 @@ from counterfact.orchestrator.engine.loader import (
 )
 from counterfact.orchestrator.engine.worker import RetryPolicy
 from counterfact.orchestrator.runners.chat import ChatRunner
+from counterfact.orchestrator.runners.chatconfig import ChatRunnerConfig
 from counterfact.probes.arms import ArmSpec, check_arms, check_baseline, check_not_ablated
 from counterfact.probes.comparators import COMPARATORS, Comparator
 from counterfact.probes.ids import check_ids

@@ -32,13 +32,13 @@ from counterfact.defaults import (
     PAIRING,
     SAMPLES,
 )
-from counterfact.orchestrator.config.chat import ChatRunnerConfig
 from counterfact.orchestrator.config.components import (
     ComparatorConfig,
     ExecutorConfig,
     SimilarityConfig,
 )
 from counterfact.orchestrator.config.model import Target, _Model
+from counterfact.orchestrator.runners.chatconfig import ChatRunnerConfig
 
 
 class ArmConfig(_Model):

@@ -1,7 +1,8 @@
 """The built-in chat runner: one chat completion per run through the real ``openai`` client.
 
-``runner: {kind: chat, ...}`` (:class:`~counterfact.orchestrator.config.chat.ChatRunnerConfig`)
-resolves to a :class:`ChatRunner`, an ``async`` callable the engine awaits like any async
+``runner: {kind: chat, ...}``
+(:class:`~counterfact.orchestrator.runners.chatconfig.ChatRunnerConfig`) resolves to a
+:class:`ChatRunner`, an ``async`` callable the engine awaits like any async
 runner (so an in-process sweep by default). Each worker process keeps one ``AsyncOpenAI``
 client per endpoint and event loop: its connection pool serves every run there. The client's
 own retries are off (``max_retries=0``): a 429 reaches the engine as ``openai.RateLimitError``,
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from counterfact.exceptions import ConfigError, RunnerReturnError
-from counterfact.orchestrator.config.chat import ChatRunnerConfig
+from counterfact.orchestrator.runners.chatconfig import ChatRunnerConfig
 from counterfact.orchestrator.runners.chatplan import plan_for, run_cost
 from counterfact.probes.runner import RunContext, RunResult
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from counterfact.orchestrator.config.chat import (
+from counterfact.orchestrator.runners.chatconfig import (
     TEMPLATES,
     ChatMessage,
     ChatPrice,

@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import (
+    BaseModel,
+    ConfigDict,
     Field,
     StrictBool,
     StrictFloat,
@@ -20,8 +22,16 @@ from pydantic import (
     model_validator,
 )
 
-from counterfact.orchestrator.config.model import _Model
 from counterfact.orchestrator.runners.templates import template_fields
+
+
+class _Model(BaseModel):
+    # the sweep file's model settings (orchestrator/config/model.py), restated: the runner's own
+    # section lives below the config package, which imports it, so it cannot import that base
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, arbitrary_types_allowed=True, use_attribute_docstrings=True
+    )
+
 
 TEMPLATES = ("system", "messages", "prompt")
 """Facets that are message templates; every other facet is a request field."""

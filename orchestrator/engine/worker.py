@@ -98,10 +98,17 @@ class Attempts:
     """One run's tries so far: runner calls, rate-limit refusals and the time they cost."""
 
     policy: RetryPolicy
-    rng: random.Random
+    rng: random.Random | None = None
+    """Draws the jitter of a wait; made when the first wait is drawn (``random.Random()`` seeds
+    itself from the OS, which cost more than an instant run, and almost no run ever waits)."""
     calls: int = 0
     refused: int = 0
     waited_s: float = 0.0
+
+    def _random(self) -> random.Random:
+        if self.rng is None:
+            self.rng = random.Random()
+        return self.rng
 
     def after(self, exc: BaseException) -> float | None:
         """Seconds to wait before trying again after ``exc``, or None: record it as failed.
@@ -113,13 +120,13 @@ class Attempts:
         if refusal is not None:
             self.calls -= 1  # a refused call is not an attempt
             self.refused += 1
-            wait = wait_for(refusal, self.refused, self.rng)
+            wait = wait_for(refusal, self.refused, self._random())
             if self.waited_s + wait > self.policy.max_wait_s:
                 return None
             self.waited_s += wait
             return wait
         if self.policy.allows(exc, self.calls):
-            return full_jitter(self.calls, self.rng, base=RETRY_BASE_S)
+            return full_jitter(self.calls, self._random(), base=RETRY_BASE_S)
         return None
 
     def stamp(self, record: RunRecord) -> RunRecord:
@@ -217,7 +224,7 @@ def execute_run(
     ``BaseException`` — is that run's failure, except the user's own interrupt
     (:func:`users_abort`; ``worker``: this is a worker process, which gets none).
     """
-    tries = Attempts(policy, rng or random.Random())
+    tries = Attempts(policy, rng)
     while True:
         tries.calls += 1
         start = time.perf_counter()
@@ -242,5 +249,4 @@ def execute_batch(
 ) -> list[RunRecord]:
     """Run a batch in order in this worker process (the unit of work a Ray task carries)."""
     fn = resolve_runner(runner)
-    rng = random.Random()
-    return [execute_run(fn, ctx, policy, node, rng, worker=True) for ctx in contexts]
+    return [execute_run(fn, ctx, policy, node, worker=True) for ctx in contexts]

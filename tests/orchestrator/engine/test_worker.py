@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from counterfact.orchestrator.engine.worker import RetryPolicy, execute_batch, execute_run
+from counterfact.orchestrator.engine.worker import (
+    RETRY_BASE_S,
+    Attempts,
+    RetryPolicy,
+    execute_batch,
+    execute_run,
+)
 from counterfact.probes.runner import ArmView, RunContext, RunResult, ScenarioView
 
 CTX = RunContext(ScenarioView("s", {}), ArmView("a", {}), 3)
@@ -33,6 +39,17 @@ def test_retries_run_out_and_the_error_is_recorded() -> None:
         "ConnectionError",
         "down",
     )
+
+
+def test_the_jitter_generator_is_made_only_when_a_retry_waits() -> None:
+    # random.Random() seeds itself from the OS: per run it cost more than an instant runner
+    tries = Attempts(RetryPolicy(retries=1, retry_on=frozenset({"OSError"})))
+    tries.calls = 1
+    assert tries.after(ValueError("not listed")) is None
+    assert tries.rng is None  # a run that is not retried never makes one
+    wait = tries.after(ConnectionError("listed"))
+    assert wait is not None and 0.0 <= wait <= RETRY_BASE_S
+    assert tries.rng is not None
 
 
 def test_an_unlisted_exception_is_not_retried() -> None:

@@ -38,6 +38,7 @@ from counterfact.defaults import INFRA_RETRIES, MAX_IN_FLIGHT
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.engine.aborting import reinstall
 from counterfact.orchestrator.engine.executors.base import Executor
+from counterfact.orchestrator.engine.executors.handover import Shipment, ship
 from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 from counterfact.orchestrator.engine.executors.ray_address import (
     CONNECT_TIMEOUT_S,
@@ -95,13 +96,12 @@ Queued = tuple[RunContext, int, str | None]
 loss."""
 
 
-def ray_batch(
-    runner: RunnerRef, contexts: Sequence[RunContext], policy: RetryPolicy
-) -> list[RunRecord]:
+def ray_batch(runner: RunnerRef, shipment: Shipment, policy: RetryPolicy) -> list[RunRecord]:
     """One Ray task: the batch, each record stamped with the node it ran on."""
     import ray
 
-    return execute_batch(runner, contexts, policy, ray.get_runtime_context().get_node_id())
+    node = ray.get_runtime_context().get_node_id()
+    return execute_batch(runner, shipment.contexts(), policy, node)
 
 
 def _stamp(records: list[RunRecord], item: _Task) -> list[RunRecord]:
@@ -327,7 +327,7 @@ class RayExecutor(Executor):
             while retries and len(pending) < max_tasks:
                 item = retries.popleft()
                 item.submitted = time.monotonic()
-                pending[task.remote(runner_ref, item.batch, self.policy)] = item
+                pending[task.remote(runner_ref, ship(item.batch), self.policy)] = item
                 in_flight += len(item.batch)
             while (
                 stop_at is None
@@ -341,7 +341,7 @@ class RayExecutor(Executor):
                 item = self._next_task(queue, feed, solo_only, mean_run_s, workers, room)
                 if not item.batch:  # the budget closed the feed as it was asked
                     break
-                pending[task.remote(runner_ref, item.batch, self.policy)] = item
+                pending[task.remote(runner_ref, ship(item.batch), self.policy)] = item
                 in_flight += len(item.batch)
             if not pending:
                 continue

@@ -36,6 +36,7 @@ from typing import Any
 
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.engine.arun import RunCore
+from counterfact.orchestrator.engine.executors.handover import ship
 from counterfact.orchestrator.engine.feed import RunFeed
 from counterfact.orchestrator.engine.gate import Gate
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
@@ -364,7 +365,7 @@ def _resubmit(
     if lost > infra_retries + 1:  # the first loss, beside other runs, is not held against it
         record = failed_record(call.ctx, reason, "its worker died on every try", 0.0)
         return record.model_copy(update={"infra_retries": lost, "infra_error": reason})
-    ref = solo_task.options(num_cpus=0).remote(pool.runner_ref, [call.ctx], pool.policy)
+    ref = solo_task.options(num_cpus=0).remote(pool.runner_ref, ship([call.ctx]), pool.policy)
     pending[ref] = _Call(call.ctx, -1, lost, reason, time.monotonic())
     return None
 

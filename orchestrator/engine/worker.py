@@ -7,14 +7,13 @@ import random
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 from counterfact.defaults import MAX_RATE_LIMIT_WAIT_S
 from counterfact.orchestrator.engine.aborting import aborting, graceful_active
-from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
 from counterfact.orchestrator.engine.loopguard import Raised, guarded
 from counterfact.orchestrator.engine.loops import process_loop
 from counterfact.orchestrator.engine.ratelimits import full_jitter, refusal_of, wait_for
@@ -239,14 +238,3 @@ def execute_run(
             time.sleep(wait)
             continue
         return tries.stamp(result_record(ctx, result, claimed, time.perf_counter() - start, node))
-
-
-def execute_batch(
-    runner: RunnerRef,
-    contexts: Sequence[RunContext],
-    policy: RetryPolicy = NO_RETRY,
-    node: str | None = None,
-) -> list[RunRecord]:
-    """Run a batch in order in this worker process (the unit of work a Ray task carries)."""
-    fn = resolve_runner(runner)
-    return [execute_run(fn, ctx, policy, node, worker=True) for ctx in contexts]

@@ -109,16 +109,20 @@ def test_sequential_stop_on_ray_then_resume(tmp_path: Path) -> None:
     from collections.abc import Iterator, Sequence
 
     from counterfact.exceptions import SweepInterrupted
+    from counterfact.orchestrator.engine.executors.base import RecordBatch
     from counterfact.orchestrator.engine.feed import RunFeed
-    from counterfact.probes.records import RunRecord
 
     class StopAfter(RayExecutor):
-        def run(
+        """Requests a stop (as Ctrl-C does) once 15 records came back."""
+
+        def batches(
             self, runner: object, contexts: Sequence[RunContext] | RunFeed
-        ) -> Iterator[RunRecord]:
-            for i, record in enumerate(super().run(runner, contexts)):  # type: ignore[arg-type]
-                yield record
-                if i == 14:
+        ) -> Iterator[RecordBatch]:
+            seen = 0
+            for batch in super().batches(runner, contexts):  # type: ignore[arg-type]
+                yield batch
+                seen += len(batch.records)
+                if seen >= 15:
                     self.request_stop()
 
     arms = [

@@ -5,12 +5,25 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from types import TracebackType
 
 from counterfact.orchestrator.engine.feed import RunFeed
 from counterfact.orchestrator.engine.loader import RunnerRef
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
+
+
+@dataclass(frozen=True)
+class RecordBatch:
+    """Records that arrived together (one Ray task's), stored together: the run store writes and
+    flushes every line of a batch before it hands any of its records on to be counted.
+    """
+
+    records: Sequence[RunRecord]
+    lines: Sequence[str] | None = None
+    """Each record's ``runs.jsonl`` line, when the worker already made it (from
+    :func:`~counterfact.orchestrator.storage.writable.record_line`); None: the store makes them."""
 
 
 class Executor(ABC):
@@ -42,6 +55,15 @@ class Executor(ABC):
         :class:`~counterfact.orchestrator.engine.feed.RunFeed`, take runs from it as slots free
         up (the driver may add or cancel runs between records) until it stays empty.
         """
+
+    def batches(
+        self, runner: RunnerRef, contexts: Sequence[RunContext] | RunFeed
+    ) -> Iterator[RecordBatch]:
+        """:meth:`run`'s records in the groups they arrived in (here: one by one; the Ray
+        executor yields each task's records together, with their lines).
+        """
+        for record in self.run(runner, contexts):
+            yield RecordBatch((record,))
 
     def throttle_summary(self) -> dict[str, object] | None:
         """How the sweep's concurrency limit moved (None when runs did not overlap)."""

@@ -37,8 +37,8 @@ from typing import Any
 from counterfact.defaults import INFRA_RETRIES, MAX_IN_FLIGHT
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.engine.aborting import reinstall
-from counterfact.orchestrator.engine.executors.base import Executor
-from counterfact.orchestrator.engine.executors.handover import Shipment, ship
+from counterfact.orchestrator.engine.executors.base import Executor, RecordBatch
+from counterfact.orchestrator.engine.executors.handover import Shipment, decode, run_shipment, ship
 from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 from counterfact.orchestrator.engine.executors.ray_address import (
     CONNECT_TIMEOUT_S,
@@ -49,12 +49,7 @@ from counterfact.orchestrator.engine.executors.ray_pool import ActorPool, run_on
 from counterfact.orchestrator.engine.executors.ray_ship import init_runtime_env, shipped
 from counterfact.orchestrator.engine.feed import RunFeed, as_feed
 from counterfact.orchestrator.engine.loader import RunnerRef
-from counterfact.orchestrator.engine.worker import (
-    NO_RETRY,
-    RetryPolicy,
-    execute_batch,
-    failed_record,
-)
+from counterfact.orchestrator.engine.worker import NO_RETRY, RetryPolicy, failed_record
 from counterfact.probes.records import RunRecord
 from counterfact.probes.runner import RunContext
 
@@ -96,20 +91,23 @@ Queued = tuple[RunContext, int, str | None]
 loss."""
 
 
-def ray_batch(runner: RunnerRef, shipment: Shipment, policy: RetryPolicy) -> list[RunRecord]:
-    """One Ray task: the batch, each record stamped with the node it ran on."""
+def ray_batch(runner: RunnerRef, shipment: Shipment, policy: RetryPolicy) -> bytes:
+    """One Ray task: the batch, each record stamped with the node it ran on, as its lines
+    (:mod:`~counterfact.orchestrator.engine.executors.handover`).
+    """
     import ray
 
-    node = ray.get_runtime_context().get_node_id()
-    return execute_batch(runner, shipment.contexts(), policy, node)
+    return run_shipment(runner, shipment, policy, ray.get_runtime_context().get_node_id())
 
 
-def _stamp(records: list[RunRecord], item: _Task) -> list[RunRecord]:
-    """Records of runs whose earlier task was lost say how often and why."""
+def _stamp(batch: RecordBatch, item: _Task) -> RecordBatch:
+    """Records of runs whose earlier task was lost say how often and why (their lines are then
+    made anew by the store).
+    """
     if not item.lost:
-        return records
+        return batch
     update = {"infra_retries": item.lost, "infra_error": item.reason}
-    return [r.model_copy(update=update) for r in records]
+    return RecordBatch([r.model_copy(update=update) for r in batch.records])
 
 
 TASKS_PER_WORKER = 3
@@ -258,6 +256,13 @@ class RayExecutor(Executor):
         """Fan the contexts out as batched Ray tasks; yield records as tasks finish (Ray is
         started or joined only when there is something to run).
         """
+        for batch in self.batches(runner, contexts):
+            yield from batch.records
+
+    def batches(
+        self, runner: RunnerRef, contexts: Sequence[RunContext] | RunFeed
+    ) -> Iterator[RecordBatch]:
+        """:meth:`run`'s records, each task's together with the lines its worker made."""
         feed = as_feed(contexts)
         feed.top_up(1)
         if not feed:
@@ -271,13 +276,9 @@ class RayExecutor(Executor):
         if self.address is not None:
             runner = shipped(runner, self.ship_dir, self._start_dir)
         if concurrency is not None:
-            yield from run_on_pool(
-                self,
-                self._pool_for(ray, runner, concurrency, workers),
-                feed,
-                task,
-                self.infra_retries,
-            )
+            pool = self._pool_for(ray, runner, concurrency, workers)
+            for record in run_on_pool(self, pool, feed, task, self.infra_retries):
+                yield RecordBatch((record,))
             return
         yield from self._run_tasks(ray, task, runner, feed)
 
@@ -301,7 +302,7 @@ class RayExecutor(Executor):
 
     def _run_tasks(
         self, ray: Any, task: Any, runner: RunnerRef, feed: RunFeed
-    ) -> Iterator[RunRecord]:
+    ) -> Iterator[RecordBatch]:
         """One run per CPU: batched tasks (see the module docstring)."""
         runner_ref = ray.put(runner)
         solo_only = self.timeout_s is not None
@@ -348,16 +349,19 @@ class RayExecutor(Executor):
             done, _ = ray.wait(list(pending), num_returns=1, timeout=_POLL_S)
             for ref in done:
                 item = pending.pop(ref)
-                records, retry = self._result(ray, ref, item, queue, stop_at is not None)
+                batch, retry = self._result(ray, ref, item, queue, stop_at is not None)
                 if retry is not None:
                     retries.append(retry)
                     slots.refresh(ray, force=True)  # a node may be gone: count again
-                durations = [r.duration_s for r in records if r.duration_s > 0]
+                durations = [r.duration_s for r in batch.records if r.duration_s > 0]
                 if durations:
                     latest = sum(durations) / len(durations)
                     mean_run_s = latest if mean_run_s is None else 0.7 * mean_run_s + 0.3 * latest
-                yield from records
-            yield from self._expire(ray, pending)
+                if batch.records:
+                    yield batch
+            expired = list(self._expire(ray, pending))
+            if expired:
+                yield RecordBatch(expired)
             in_flight = sum(len(t.batch) for t in pending.values())
             if stop_at is not None and time.monotonic() >= stop_at:
                 for ref in pending:
@@ -366,12 +370,12 @@ class RayExecutor(Executor):
 
     def _result(
         self, ray: Any, ref: Any, item: _Task, queue: deque[Queued], stopping: bool
-    ) -> tuple[list[RunRecord], _Task | None]:
+    ) -> tuple[RecordBatch, _Task | None]:
         """A finished task's records (stamped with any losses), and the task to resubmit when
         Ray lost it (see :meth:`_lost`); a lone run whose task failed is recorded as failed.
         """
         try:
-            records: list[RunRecord] = ray.get(ref)
+            blob: bytes = ray.get(ref)
         except ray.exceptions.RayError as exc:
             retry = self._lost(exc, item, queue, stopping=stopping)
             lone = retry is None and len(item.batch) == 1 and not stopping
@@ -381,8 +385,9 @@ class RayExecutor(Executor):
                 if lone
                 else []
             )
-            return _stamp(records, item), retry
-        return _stamp(records, item), None
+            return _stamp(RecordBatch(records), item), retry
+        done = decode(blob)
+        return _stamp(RecordBatch(done.records, done.lines), item), None
 
     def _next_task(
         self,

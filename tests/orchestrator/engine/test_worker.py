@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from counterfact.orchestrator.engine.worker import (
-    RETRY_BASE_S,
-    Attempts,
-    RetryPolicy,
-    execute_batch,
-    execute_run,
-)
+from counterfact.orchestrator.engine.worker import RETRY_BASE_S, Attempts, RetryPolicy, execute_run
 from counterfact.probes.runner import ArmView, RunContext, RunResult, ScenarioView
 
 CTX = RunContext(ScenarioView("s", {}), ArmView("a", {}), 3)
@@ -61,9 +55,3 @@ def test_an_unlisted_exception_is_not_retried() -> None:
 def test_a_bad_return_is_one_failed_run_not_a_crash() -> None:
     rec = execute_run(lambda ctx: {"output": "x", "cost": {"usd": float("nan")}}, CTX)
     assert rec.error is not None and rec.output is None
-
-
-def test_a_batch_runs_in_order_with_the_same_runner() -> None:
-    contexts = [RunContext(CTX.scenario, CTX.arm, s) for s in (2, 0, 1)]
-    recs = execute_batch(lambda ctx: f"out {ctx.seed}", contexts)
-    assert [(r.seed, r.output) for r in recs] == [(2, "out 2"), (0, "out 0"), (1, "out 1")]

@@ -4,7 +4,9 @@ Runs travel in batches (one Ray task runs several runs in order) so that fast ru
 dominated by per-task overhead. The batch size adapts: each task aims at ``target_task_s`` of
 runner time, judged from the durations of runs already finished, and is capped so the tail of
 the plan still spreads over every worker. At most ``max_in_flight`` runs are submitted and not yet
-finished; finished tasks are collected with ``ray.wait`` and their records yielded at once.
+finished, each task at most an equal share of them (when the limit binds, every task gets the
+same, not one task all of it and the others a run each); finished tasks are collected with
+``ray.wait`` and their records yielded at once.
 
 Faults:
 
@@ -110,6 +112,14 @@ def _stamp(batch: RecordBatch, item: _Task) -> RecordBatch:
     return RecordBatch([r.model_copy(update=update) for r in batch.records])
 
 
+TARGET_TASK_S = 0.25
+"""Runner time one task aims at: long enough that Ray's cost per task (a few ms of driver and
+worker CPU on a small machine) is ~1% of it, short enough that the end of a sweep still spreads
+(tasks shrink as the queue drains, :func:`batch_size`)."""
+MAX_BATCH = 256
+"""Runs one task carries at most (an instant runner's task then takes ~20 ms)."""
+
+
 TASKS_PER_WORKER = 3
 """Tasks kept submitted per worker: enough that none idles between tasks, few enough that runs
 queued meanwhile gather into full batches (a sequential sweep queues a few runs at a time)."""
@@ -180,8 +190,8 @@ class RayExecutor(Executor):
         stop_grace_s: float = 10.0,
         connect_timeout_s: float = CONNECT_TIMEOUT_S,
         ship_dir: str | None = None,
-        target_task_s: float = 0.1,
-        max_batch: int = 256,
+        target_task_s: float = TARGET_TASK_S,
+        max_batch: int = MAX_BATCH,
         pool: PoolSettings | None = None,
     ) -> None:
         super().__init__()
@@ -338,7 +348,9 @@ class RayExecutor(Executor):
             ):
                 if mean_run_s is None and len(pending) >= 2 * workers:
                     break
-                room = self.max_in_flight - in_flight
+                # each task an equal share of the limit (and no more than is left of it)
+                share = max(1, self.max_in_flight // max_tasks)
+                room = min(self.max_in_flight - in_flight, share)
                 item = self._next_task(queue, feed, solo_only, mean_run_s, workers, room)
                 if not item.batch:  # the budget closed the feed as it was asked
                     break

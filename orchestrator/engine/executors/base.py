@@ -27,7 +27,12 @@ class RecordBatch:
 
 
 class Executor(ABC):
-    """Runs a plan. One method: ``run`` yields each run's record as soon as it is finished."""
+    """Runs a plan. One method: ``run`` yields each run's record as soon as it is finished.
+
+    The run source reads :meth:`batches` (by default ``run``'s records one by one): an executor
+    whose records arrive in groups (the Ray executor, a task's) overrides it, and a subclass that
+    wraps such an executor wraps ``batches``.
+    """
 
     def __init__(self) -> None:
         self._stop = threading.Event()

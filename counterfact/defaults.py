@@ -12,8 +12,10 @@ MAX_PROBES = 24
 """Bisection's probe budget, the baseline probe included (rule 10)."""
 MAX_CULPRITS = 4
 """Independent culprit sets bisection searches for at most (rule 10)."""
-MAX_IN_FLIGHT = 256
-"""Ray executor: runs submitted and not yet finished, at most."""
+MAX_IN_FLIGHT = 4096
+"""Ray executor: runs submitted and not yet finished, at most. Room for full batches of an
+instant runner (256 runs, 3 tasks per worker) on 5 workers; 256 held such a sweep's tasks to ~30
+runs each on 2 CPUs, a third of its speed."""
 CONCURRENCY_ASYNC = 100
 """Runs in flight at once across the sweep for an ``async def`` runner when ``executor.concurrency``
 is not set (a sync runner without it keeps one run per CPU)."""

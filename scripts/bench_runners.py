@@ -46,3 +46,33 @@ def rate_sleeper_fast(ctx: RunContext) -> str:
     rate = float(ctx.arm.facets.get("rate", 0.05))
     draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{ctx.seed}").random()
     return "B" if draw < rate else "A"
+
+
+_TRIES: dict[tuple[str, str, int], int] = {}
+
+
+def varied(ctx: RunContext) -> object:
+    """Every kind of record, decided by (scenario, arm, seed): outputs that flip, manifests, costs,
+    a retried error, raised and contract errors, and text UTF-8 cannot encode.
+    """
+    import random
+
+    key = (ctx.scenario.id, ctx.arm.id, ctx.seed)
+    seed = ctx.seed
+    if seed % 23 == 4:
+        _TRIES[key] = _TRIES.get(key, 0) + 1
+        if _TRIES[key] == 1:
+            raise ConnectionError(f"flaky on seed {seed}")  # retried (retry_on)
+    if seed % 11 == 3:
+        raise ValueError(f"seed {seed} is refused")
+    if seed % 13 == 5:
+        return {"output": 5}  # breaks the contract: RunnerReturnError
+    if seed % 17 == 7:
+        return "odd \udcff text"  # a lone surrogate: escaped, flagged text_escaped
+    draw = random.Random(f"{ctx.scenario.id}/{ctx.arm.id}/{seed}").random()
+    flip = float(ctx.arm.facets.get("rate", 0.0))
+    return {
+        "output": "B" if draw < flip else "A",
+        "manifest": {"rate": flip, "tags": ["x", "y"], "nested": {"seed": ctx.seed}},
+        "cost": {"tokens": float(seed % 7), "usd": round(draw / 100, 6)},
+    }

@@ -108,10 +108,13 @@ class RunSource:
             )
         return record
 
-    def _watch(self, record: RunRecord) -> None:
+    def _watch(self, record: RunRecord, succeeded: bool) -> None:
+        """``succeeded``: a success was recorded before ``record``'s batch (read back, cached or
+        new); the watch itself sees the batch's own records in order.
+        """
         if self.watch is None or self.aborted is not None:
             return
-        if self.store.done.count > self.store.failed:  # a success recorded: read back or cached
+        if succeeded:
             self.watch.succeeded = True
         reason = self.watch.see(record)
         if reason is not None:
@@ -141,24 +144,33 @@ class RunSource:
             self.enqueue(feed, todo)
         feed.budget = self.budget
         feed.live = live = self.live
-        for record in self.executor.run(self.runner, feed):
-            if self.budget is not None:
-                self.budget.finished()
+        for batch in self.executor.batches(self.runner, feed):
             if live is not None:
-                live.returned(record)
-            record = self.store.append(record)  # as stored (unwritable text escaped)
-            self.runner_calls += record.attempts
-            self._watch(record)
-            spec = self._planned.pop((record.scenario, record.arm, record.seed), None)
-            if self.cache is not None and spec is not None:
-                self.cache.put(spec[0], spec[1], record)
-            self.log.debug("run.done", scenario=record.scenario, arm=record.arm, seed=record.seed)
-            if record.error is not None:
-                self.log.warning(
-                    "run.failed",
-                    scenario=record.scenario,
-                    arm=record.arm,
-                    seed=record.seed,
-                    error=f"{record.error.type}: {record.error.message}"[:300],
-                )
-            yield record
+                for returned in batch.records:
+                    live.returned(returned)
+            succeeded = self.store.done.count > self.store.failed
+            # every line of the batch is flushed before any of its records is counted
+            for record in self.store.append_batch(batch.records, batch.lines):
+                yield self._took(record, succeeded)
+
+    def _took(self, record: RunRecord, succeeded: bool) -> RunRecord:
+        """Count, watch, cache and log a record just stored (as stored: unwritable text
+        escaped).
+        """
+        if self.budget is not None:
+            self.budget.finished()
+        self.runner_calls += record.attempts
+        self._watch(record, succeeded)
+        spec = self._planned.pop((record.scenario, record.arm, record.seed), None)
+        if self.cache is not None and spec is not None:
+            self.cache.put(spec[0], spec[1], record)
+        self.log.debug("run.done", scenario=record.scenario, arm=record.arm, seed=record.seed)
+        if record.error is not None:
+            self.log.warning(
+                "run.failed",
+                scenario=record.scenario,
+                arm=record.arm,
+                seed=record.seed,
+                error=f"{record.error.type}: {record.error.message}"[:300],
+            )
+        return record

@@ -7,14 +7,13 @@ import random
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 from counterfact.defaults import MAX_RATE_LIMIT_WAIT_S
 from counterfact.orchestrator.engine.aborting import aborting, graceful_active
-from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
 from counterfact.orchestrator.engine.loopguard import Raised, guarded
 from counterfact.orchestrator.engine.loops import process_loop
 from counterfact.orchestrator.engine.ratelimits import full_jitter, refusal_of, wait_for
@@ -98,10 +97,17 @@ class Attempts:
     """One run's tries so far: runner calls, rate-limit refusals and the time they cost."""
 
     policy: RetryPolicy
-    rng: random.Random
+    rng: random.Random | None = None
+    """Draws the jitter of a wait; made when the first wait is drawn (``random.Random()`` seeds
+    itself from the OS, which cost more than an instant run, and almost no run ever waits)."""
     calls: int = 0
     refused: int = 0
     waited_s: float = 0.0
+
+    def _random(self) -> random.Random:
+        if self.rng is None:
+            self.rng = random.Random()
+        return self.rng
 
     def after(self, exc: BaseException) -> float | None:
         """Seconds to wait before trying again after ``exc``, or None: record it as failed.
@@ -113,13 +119,13 @@ class Attempts:
         if refusal is not None:
             self.calls -= 1  # a refused call is not an attempt
             self.refused += 1
-            wait = wait_for(refusal, self.refused, self.rng)
+            wait = wait_for(refusal, self.refused, self._random())
             if self.waited_s + wait > self.policy.max_wait_s:
                 return None
             self.waited_s += wait
             return wait
         if self.policy.allows(exc, self.calls):
-            return full_jitter(self.calls, self.rng, base=RETRY_BASE_S)
+            return full_jitter(self.calls, self._random(), base=RETRY_BASE_S)
         return None
 
     def stamp(self, record: RunRecord) -> RunRecord:
@@ -217,7 +223,7 @@ def execute_run(
     ``BaseException`` — is that run's failure, except the user's own interrupt
     (:func:`users_abort`; ``worker``: this is a worker process, which gets none).
     """
-    tries = Attempts(policy, rng or random.Random())
+    tries = Attempts(policy, rng)
     while True:
         tries.calls += 1
         start = time.perf_counter()
@@ -232,15 +238,3 @@ def execute_run(
             time.sleep(wait)
             continue
         return tries.stamp(result_record(ctx, result, claimed, time.perf_counter() - start, node))
-
-
-def execute_batch(
-    runner: RunnerRef,
-    contexts: Sequence[RunContext],
-    policy: RetryPolicy = NO_RETRY,
-    node: str | None = None,
-) -> list[RunRecord]:
-    """Run a batch in order in this worker process (the unit of work a Ray task carries)."""
-    fn = resolve_runner(runner)
-    rng = random.Random()
-    return [execute_run(fn, ctx, policy, node, rng, worker=True) for ctx in contexts]

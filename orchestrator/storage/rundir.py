@@ -1,5 +1,6 @@
-"""The run directory: ``runs.jsonl`` appended and flushed per run and synced at checkpoints, the
-``sweep.json`` fingerprint, resume, one writer at a time, and atomic writes of the other records.
+"""The run directory: ``runs.jsonl`` appended and flushed per batch of runs that arrived together
+(before any of them is counted) and synced at checkpoints, the ``sweep.json`` fingerprint,
+resume, one writer at a time, and atomic writes of the other records.
 
 Running again on a directory that holds records *resumes*: finished runs are read back, a torn
 last line (a crash mid-write) is dropped and reported, and the new plan must not change what old
@@ -13,7 +14,7 @@ import contextlib
 import fcntl
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any
@@ -324,22 +325,51 @@ class RunStore:
         that cannot be written at all is stored as a failed run
         (:mod:`~counterfact.orchestrator.storage.writable`).
         """
-        record, line = record_line(record)  # never raises: text escaped, or a failed run
-        key = (record.scenario, record.arm, record.seed)
-        if not self.done.add(key):
-            return record
-        if self._fh is not None and self.run_dir is not None:
-            with writing(RunPaths(self.run_dir).runs):
-                self._fh.write(line + "\n")
-                self._fh.flush()
-                if time.monotonic() - self._synced >= SYNC_EVERY_S:
-                    os.fsync(self._fh.fileno())
-                    self._synced = time.monotonic()
-            if self._first_line is None:  # the directory's first record: sweep.json says so
-                self._first_line = digest_of(line + "\n")
-                self._write_fingerprint()
-        self._pass_on(key, record)
-        return record
+        return self.append_batch((record,))[0]
+
+    def append_batch(
+        self, records: Sequence[RunRecord], lines: Sequence[str] | None = None
+    ) -> list[RunRecord]:
+        """Take records that arrived together, as :meth:`append` does each, with one write and
+        one flush: every new line is written and flushed *before* any of them is handed on, so
+        no record the sink counted is lost to a crash (durability is "flushed before counted";
+        a crash mid-batch leaves whole lines and at most a torn last one, which a resume drops
+        and runs again).
+
+        ``lines``: each record's line, when the worker already made it with
+        :func:`~counterfact.orchestrator.storage.writable.record_line`. Returns the records as
+        stored, in order (a duplicate of a recorded run is returned but neither written nor
+        handed on).
+        """
+        stored: list[RunRecord] = []
+        new: list[tuple[Key, RunRecord]] = []
+        text: list[str] = []
+        for i, given in enumerate(records):
+            record, line = record_line(given) if lines is None else (given, lines[i])
+            stored.append(record)
+            key = (record.scenario, record.arm, record.seed)
+            if self.done.add(key):
+                new.append((key, record))
+                text.append(line + "\n")
+        if text:
+            self._write(text)
+        for key, record in new:
+            self._pass_on(key, record)
+        return stored
+
+    def _write(self, lines: list[str]) -> None:
+        """Append whole lines to ``runs.jsonl`` and flush them (fsync at checkpoints)."""
+        if self._fh is None or self.run_dir is None:
+            return
+        with writing(RunPaths(self.run_dir).runs):
+            self._fh.write("".join(lines))
+            self._fh.flush()
+            if time.monotonic() - self._synced >= SYNC_EVERY_S:
+                os.fsync(self._fh.fileno())
+                self._synced = time.monotonic()
+        if self._first_line is None:  # the directory's first record: sweep.json says so
+            self._first_line = digest_of(lines[0])
+            self._write_fingerprint()
 
     def close(self) -> None:
         """Sync and close ``runs.jsonl``."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -81,6 +82,44 @@ def test_sigkill_driver_then_resume(tmp_path: Path) -> None:
     fresh = cli("run", str(cfg), "--out", str(whole), session="3")
     assert fresh.wait(timeout=300) == 0
     assert verdicts(out) == verdicts(whole)
+
+
+def test_sigkill_of_the_driver_mid_batch_loses_no_counted_run(tmp_path: Path) -> None:
+    # A Ray task's records are written and flushed together, then counted one by one: a kill
+    # between two counts leaves every counted run (and the rest of its batch) in runs.jsonl, and
+    # a resume runs again exactly the runs that have no line.
+    log, note = tmp_path / "calls.log", tmp_path / "note"
+    cfg = write_config(
+        tmp_path,
+        f"name: b\nrunner: {RUNNERS}:steady\nsamples: 150\n"
+        f"scenarios: [{{id: s, inputs: {{log: '{log}'}}}}]\n"
+        "comparator: {kind: exact}\nexecutor: {kind: ray, num_cpus: 2}\n"
+        "arms: [{id: base}, {id: alt, facets: {answer: 'no'}}]\n",
+    )
+    out = tmp_path / "o"
+    env = {**os.environ, "CF_SESSION": "1"}
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "tests.midbatch_driver", str(cfg), str(out), "40", str(note)],
+        cwd=TESTS.parent,  # this checkout's counterfact, as ``-m counterfact...`` gets it
+        env=env,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    _, err = driver.communicate(timeout=300)
+    time.sleep(1.0)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(driver.pid, signal.SIGKILL)  # the orphaned Ray processes of the dead driver
+    assert driver.returncode == -signal.SIGKILL, err.decode()[-2000:]
+    counted, flushed = map(int, note.read_text().split())
+    before = keys(records(out))  # every line whole: nothing was being written at the kill
+    assert counted < flushed == len(before) < 300, "the kill must land mid-batch, mid-sweep"
+    resumed = cli("run", str(cfg), "--out", str(out), session="2")
+    _, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, err.decode()
+    after = keys(records(out))
+    assert len(after) == len(set(after)) == 300
+    rerun = calls(log, "2")
+    assert rerun == {(a, s) for _, a, s in after} - {(a, s) for _, a, s in before}
 
 
 @pytest.mark.usefixtures("ray_instance")

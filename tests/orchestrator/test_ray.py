@@ -60,6 +60,25 @@ def test_shared_instance_survives_the_executor() -> None:
     assert {r.node for r in records} == {ray.get_runtime_context().get_node_id()}
 
 
+def test_a_binding_in_flight_limit_is_shared_by_the_tasks() -> None:
+    # max_in_flight=64 over 8 task slots (2 CPUs): 8 runs a task, not one task of 61 beside
+    # tasks of a run each, which left one worker busy and the other idle
+    sizes: list[int] = []
+
+    class Sizes(RayExecutor):
+        def _next_task(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
+            item = super()._next_task(*args, **kwargs)  # type: ignore[arg-type]
+            sizes.append(len(item.batch))
+            return item
+
+    sc, arm = ScenarioView("s", {}), ArmView("a", {})
+    contexts = [RunContext(sc, arm, seed) for seed in range(3000)]
+    with Sizes(max_in_flight=64) as ex:
+        records = list(ex.run(lambda ctx: "yes", contexts))
+    assert sorted(r.seed for r in records) == list(range(3000))
+    assert max(sizes) == 8 and sizes.count(8) >= 0.9 * 3000 / 8  # before: 61s and many 1s
+
+
 def test_closure_runner_from_python_runs_on_ray() -> None:
     suffix = "!"
 
@@ -109,16 +128,20 @@ def test_sequential_stop_on_ray_then_resume(tmp_path: Path) -> None:
     from collections.abc import Iterator, Sequence
 
     from counterfact.exceptions import SweepInterrupted
+    from counterfact.orchestrator.engine.executors.base import RecordBatch
     from counterfact.orchestrator.engine.feed import RunFeed
-    from counterfact.records.runs import RunRecord
 
     class StopAfter(RayExecutor):
-        def run(
+        """Requests a stop (as Ctrl-C does) once 15 records came back."""
+
+        def batches(
             self, runner: object, contexts: Sequence[RunContext] | RunFeed
-        ) -> Iterator[RunRecord]:
-            for i, record in enumerate(super().run(runner, contexts)):  # type: ignore[arg-type]
-                yield record
-                if i == 14:
+        ) -> Iterator[RecordBatch]:
+            seen = 0
+            for batch in super().batches(runner, contexts):  # type: ignore[arg-type]
+                yield batch
+                seen += len(batch.records)
+                if seen >= 15:
                     self.request_stop()
 
     arms = [

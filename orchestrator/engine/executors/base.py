@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from types import TracebackType
 
 from counterfact.orchestrator.engine.feed import RunFeed
@@ -14,8 +15,25 @@ from counterfact.probes.runner import RunContext
 from counterfact.records.runs import RunRecord
 
 
+@dataclass(frozen=True)
+class RecordBatch:
+    """Records that arrived together (one Ray task's), stored together: the run store writes and
+    flushes every line of a batch before it hands any of its records on to be counted.
+    """
+
+    records: Sequence[RunRecord]
+    lines: Sequence[str] | None = None
+    """Each record's ``runs.jsonl`` line, when the worker already made it (from
+    :func:`~counterfact.orchestrator.storage.writable.record_line`); None: the store makes them."""
+
+
 class Executor(ABC):
-    """Runs a plan. One method: ``run`` yields each run's record as soon as it is finished."""
+    """Runs a plan. One method: ``run`` yields each run's record as soon as it is finished.
+
+    The run source reads :meth:`batches` (by default ``run``'s records one by one): an executor
+    whose records arrive in groups (the Ray executor, a task's) overrides it, and a subclass that
+    wraps such an executor wraps ``batches``.
+    """
 
     def __init__(self) -> None:
         self._stop = threading.Event()
@@ -43,6 +61,15 @@ class Executor(ABC):
         :class:`~counterfact.orchestrator.engine.feed.RunFeed`, take runs from it as slots free
         up (the driver may add or cancel runs between records) until it stays empty.
         """
+
+    def batches(
+        self, runner: RunnerRef, contexts: Sequence[RunContext] | RunFeed
+    ) -> Iterator[RecordBatch]:
+        """:meth:`run`'s records in the groups they arrived in (here: one by one; the Ray
+        executor yields each task's records together, with their lines).
+        """
+        for record in self.run(runner, contexts):
+            yield RecordBatch((record,))
 
     def throttle_summary(self) -> dict[str, object] | None:
         """How the sweep's concurrency limit moved (None when runs did not overlap)."""

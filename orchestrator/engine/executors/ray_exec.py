@@ -4,7 +4,9 @@ Runs travel in batches (one Ray task runs several runs in order) so that fast ru
 dominated by per-task overhead. The batch size adapts: each task aims at ``target_task_s`` of
 runner time, judged from the durations of runs already finished, and is capped so the tail of
 the plan still spreads over every worker. At most ``max_in_flight`` runs are submitted and not yet
-finished; finished tasks are collected with ``ray.wait`` and their records yielded at once.
+finished, each task at most an equal share of them (when the limit binds, every task gets the
+same, not one task all of it and the others a run each); finished tasks are collected with
+``ray.wait`` and their records yielded at once.
 
 Faults:
 
@@ -37,7 +39,8 @@ from typing import Any
 from counterfact.defaults import INFRA_RETRIES, MAX_IN_FLIGHT
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.engine.aborting import reinstall
-from counterfact.orchestrator.engine.executors.base import Executor
+from counterfact.orchestrator.engine.executors.base import Executor, RecordBatch
+from counterfact.orchestrator.engine.executors.handover import Shipment, decode, run_shipment, ship
 from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 from counterfact.orchestrator.engine.executors.ray_address import (
     CONNECT_TIMEOUT_S,
@@ -52,7 +55,6 @@ from counterfact.orchestrator.engine.throttle import ThrottleNow
 from counterfact.orchestrator.engine.worker import (
     NO_RETRY,
     RetryPolicy,
-    execute_batch,
     failed_record,
 )
 from counterfact.probes.runner import RunContext
@@ -96,21 +98,31 @@ Queued = tuple[RunContext, int, str | None]
 loss."""
 
 
-def ray_batch(
-    runner: RunnerRef, contexts: Sequence[RunContext], policy: RetryPolicy
-) -> list[RunRecord]:
-    """One Ray task: the batch, each record stamped with the node it ran on."""
+def ray_batch(runner: RunnerRef, shipment: Shipment, policy: RetryPolicy) -> bytes:
+    """One Ray task: the batch, each record stamped with the node it ran on, as its lines
+    (:mod:`~counterfact.orchestrator.engine.executors.handover`).
+    """
     import ray
 
-    return execute_batch(runner, contexts, policy, ray.get_runtime_context().get_node_id())
+    return run_shipment(runner, shipment, policy, ray.get_runtime_context().get_node_id())
 
 
-def _stamp(records: list[RunRecord], item: _Task) -> list[RunRecord]:
-    """Records of runs whose earlier task was lost say how often and why."""
+def _stamp(batch: RecordBatch, item: _Task) -> RecordBatch:
+    """Records of runs whose earlier task was lost say how often and why (their lines are then
+    made anew by the store).
+    """
     if not item.lost:
-        return records
+        return batch
     update = {"infra_retries": item.lost, "infra_error": item.reason}
-    return [r.model_copy(update=update) for r in records]
+    return RecordBatch([r.model_copy(update=update) for r in batch.records])
+
+
+TARGET_TASK_S = 0.25
+"""Runner time one task aims at: long enough that Ray's cost per task (a few ms of driver and
+worker CPU on a small machine) is ~1% of it, short enough that the end of a sweep still spreads
+(tasks shrink as the queue drains, :func:`batch_size`)."""
+MAX_BATCH = 256
+"""Runs one task carries at most (an instant runner's task then takes ~20 ms)."""
 
 
 TASKS_PER_WORKER = 3
@@ -183,8 +195,8 @@ class RayExecutor(Executor):
         stop_grace_s: float = 10.0,
         connect_timeout_s: float = CONNECT_TIMEOUT_S,
         ship_dir: str | None = None,
-        target_task_s: float = 0.1,
-        max_batch: int = 256,
+        target_task_s: float = TARGET_TASK_S,
+        max_batch: int = MAX_BATCH,
         pool: PoolSettings | None = None,
     ) -> None:
         super().__init__()
@@ -259,6 +271,13 @@ class RayExecutor(Executor):
         """Fan the contexts out as batched Ray tasks; yield records as tasks finish (Ray is
         started or joined only when there is something to run).
         """
+        for batch in self.batches(runner, contexts):
+            yield from batch.records
+
+    def batches(
+        self, runner: RunnerRef, contexts: Sequence[RunContext] | RunFeed
+    ) -> Iterator[RecordBatch]:
+        """:meth:`run`'s records, each task's together with the lines its worker made."""
         feed = as_feed(contexts)
         feed.top_up(1)
         if not feed:
@@ -272,13 +291,9 @@ class RayExecutor(Executor):
         if self.address is not None:
             runner = shipped(runner, self.ship_dir, self._start_dir)
         if concurrency is not None:
-            yield from run_on_pool(
-                self,
-                self._pool_for(ray, runner, concurrency, workers),
-                feed,
-                task,
-                self.infra_retries,
-            )
+            pool = self._pool_for(ray, runner, concurrency, workers)
+            for record in run_on_pool(self, pool, feed, task, self.infra_retries):
+                yield RecordBatch((record,))
             return
         yield from self._run_tasks(ray, task, runner, feed)
 
@@ -309,7 +324,7 @@ class RayExecutor(Executor):
 
     def _run_tasks(
         self, ray: Any, task: Any, runner: RunnerRef, feed: RunFeed
-    ) -> Iterator[RunRecord]:
+    ) -> Iterator[RecordBatch]:
         """One run per CPU: batched tasks (see the module docstring)."""
         runner_ref = ray.put(runner)
         solo_only = self.timeout_s is not None
@@ -335,7 +350,7 @@ class RayExecutor(Executor):
             while retries and len(pending) < max_tasks:
                 item = retries.popleft()
                 item.submitted = time.monotonic()
-                pending[task.remote(runner_ref, item.batch, self.policy)] = item
+                pending[task.remote(runner_ref, ship(item.batch), self.policy)] = item
                 in_flight += len(item.batch)
             while (
                 stop_at is None
@@ -345,27 +360,32 @@ class RayExecutor(Executor):
             ):
                 if mean_run_s is None and len(pending) >= 2 * workers:
                     break
-                room = self.max_in_flight - in_flight
+                # each task an equal share of the limit (and no more than is left of it)
+                share = max(1, self.max_in_flight // max_tasks)
+                room = min(self.max_in_flight - in_flight, share)
                 item = self._next_task(queue, feed, solo_only, mean_run_s, workers, room)
                 if not item.batch:  # the budget closed the feed as it was asked
                     break
-                pending[task.remote(runner_ref, item.batch, self.policy)] = item
+                pending[task.remote(runner_ref, ship(item.batch), self.policy)] = item
                 in_flight += len(item.batch)
             if not pending:
                 continue
             done, _ = ray.wait(list(pending), num_returns=1, timeout=_POLL_S)
             for ref in done:
                 item = pending.pop(ref)
-                records, retry = self._result(ray, ref, item, queue, stop_at is not None)
+                batch, retry = self._result(ray, ref, item, queue, stop_at is not None)
                 if retry is not None:
                     retries.append(retry)
                     slots.refresh(ray, force=True)  # a node may be gone: count again
-                durations = [r.duration_s for r in records if r.duration_s > 0]
+                durations = [r.duration_s for r in batch.records if r.duration_s > 0]
                 if durations:
                     latest = sum(durations) / len(durations)
                     mean_run_s = latest if mean_run_s is None else 0.7 * mean_run_s + 0.3 * latest
-                yield from records
-            yield from self._expire(ray, pending)
+                if batch.records:
+                    yield batch
+            expired = list(self._expire(ray, pending))
+            if expired:
+                yield RecordBatch(expired)
             in_flight = sum(len(t.batch) for t in pending.values())
             if stop_at is not None and time.monotonic() >= stop_at:
                 for ref in pending:
@@ -374,12 +394,12 @@ class RayExecutor(Executor):
 
     def _result(
         self, ray: Any, ref: Any, item: _Task, queue: deque[Queued], stopping: bool
-    ) -> tuple[list[RunRecord], _Task | None]:
+    ) -> tuple[RecordBatch, _Task | None]:
         """A finished task's records (stamped with any losses), and the task to resubmit when
         Ray lost it (see :meth:`_lost`); a lone run whose task failed is recorded as failed.
         """
         try:
-            records: list[RunRecord] = ray.get(ref)
+            blob: bytes = ray.get(ref)
         except ray.exceptions.RayError as exc:
             retry = self._lost(exc, item, queue, stopping=stopping)
             lone = retry is None and len(item.batch) == 1 and not stopping
@@ -389,8 +409,9 @@ class RayExecutor(Executor):
                 if lone
                 else []
             )
-            return _stamp(records, item), retry
-        return _stamp(records, item), None
+            return _stamp(RecordBatch(records), item), retry
+        done = decode(blob)
+        return _stamp(RecordBatch(done.records, done.lines), item), None
 
     def _next_task(
         self,

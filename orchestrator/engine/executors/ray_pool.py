@@ -36,6 +36,7 @@ from typing import Any
 
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.engine.arun import RunCore
+from counterfact.orchestrator.engine.executors.handover import decode, ship
 from counterfact.orchestrator.engine.feed import RunFeed
 from counterfact.orchestrator.engine.gate import Gate
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
@@ -323,8 +324,7 @@ def _finished_before_stop(ray: Any, pending: dict[Any, _Call]) -> Iterator[RunRe
             value = ray.get(ref, timeout=5)
         except Exception:  # lost or cancelled meanwhile: a resume runs it
             continue
-        records: list[RunRecord] = value if isinstance(value, list) else [value]
-        yield records[0]
+        yield _record_of(value)
 
 
 def _outcome(
@@ -347,11 +347,15 @@ def _outcome(
         return failed_record(call.ctx, type(exc).__name__, str(exc)[:500], 0.0)
     except ray.exceptions.RayError as exc:  # a solo task lost with its worker or node
         return _resubmit(ray, call, exc, pending, solo_task, pool, infra_retries)
-    records: list[RunRecord] = value if isinstance(value, list) else [value]
-    record = records[0]
+    record = _record_of(value)
     if call.lost:
         record = record.model_copy(update={"infra_retries": call.lost, "infra_error": call.reason})
     return record
+
+
+def _record_of(value: RunRecord | bytes) -> RunRecord:
+    """An actor call's record, or the one record of a solo task's lines."""
+    return decode(value).records[0] if isinstance(value, bytes) else value
 
 
 def _actor_errors(ray: Any) -> tuple[type[BaseException], ...]:
@@ -378,7 +382,7 @@ def _resubmit(
     if lost > infra_retries + 1:  # the first loss, beside other runs, is not held against it
         record = failed_record(call.ctx, reason, "its worker died on every try", 0.0)
         return record.model_copy(update={"infra_retries": lost, "infra_error": reason})
-    ref = solo_task.options(num_cpus=0).remote(pool.runner_ref, [call.ctx], pool.policy)
+    ref = solo_task.options(num_cpus=0).remote(pool.runner_ref, ship([call.ctx]), pool.policy)
     pending[ref] = _Call(call.ctx, -1, lost, reason, time.monotonic())
     return None
 

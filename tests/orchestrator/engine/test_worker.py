@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from counterfact.orchestrator.engine.worker import RetryPolicy, execute_batch, execute_run
+from counterfact.orchestrator.engine.worker import RETRY_BASE_S, Attempts, RetryPolicy, execute_run
 from counterfact.probes.runner import ArmView, RunContext, RunResult, ScenarioView
 
 CTX = RunContext(ScenarioView("s", {}), ArmView("a", {}), 3)
@@ -35,6 +35,17 @@ def test_retries_run_out_and_the_error_is_recorded() -> None:
     )
 
 
+def test_the_jitter_generator_is_made_only_when_a_retry_waits() -> None:
+    # random.Random() seeds itself from the OS: per run it cost more than an instant runner
+    tries = Attempts(RetryPolicy(retries=1, retry_on=frozenset({"OSError"})))
+    tries.calls = 1
+    assert tries.after(ValueError("not listed")) is None
+    assert tries.rng is None  # a run that is not retried never makes one
+    wait = tries.after(ConnectionError("listed"))
+    assert wait is not None and 0.0 <= wait <= RETRY_BASE_S
+    assert tries.rng is not None
+
+
 def test_an_unlisted_exception_is_not_retried() -> None:
     runner = Flaky(failures=1, exc=ValueError)
     rec = execute_run(runner, CTX, RetryPolicy(retries=3, retry_on=frozenset({"OSError"})))
@@ -44,9 +55,3 @@ def test_an_unlisted_exception_is_not_retried() -> None:
 def test_a_bad_return_is_one_failed_run_not_a_crash() -> None:
     rec = execute_run(lambda ctx: {"output": "x", "cost": {"usd": float("nan")}}, CTX)
     assert rec.error is not None and rec.output is None
-
-
-def test_a_batch_runs_in_order_with_the_same_runner() -> None:
-    contexts = [RunContext(CTX.scenario, CTX.arm, s) for s in (2, 0, 1)]
-    recs = execute_batch(lambda ctx: f"out {ctx.seed}", contexts)
-    assert [(r.seed, r.output) for r in recs] == [(2, "out 2"), (0, "out 0"), (1, "out 1")]

@@ -13,6 +13,7 @@ import pytest
 from counterfact import ResumeConflictError, RunDirectoryError
 from counterfact.orchestrator.storage.dirchecks import check_run_dir
 from counterfact.orchestrator.storage.rundir import RunStore
+from counterfact.orchestrator.storage.writable import record_line
 from counterfact.records.paths import FINGERPRINT_FILE, RUNS_FILE
 from counterfact.records.runs import RunRecord
 
@@ -36,6 +37,29 @@ def test_appended_records_stream_back_to_the_next_stores_sink(tmp_path: Path) ->
         assert again.reused == 2 and seen == [0, 1]
         assert again.has("s", "a", 1) and not again.has("s", "a", 2)
         assert again.get("s", "a", 1) is None  # not kept unless asked
+
+
+def test_a_batch_is_on_disk_before_any_of_it_is_counted(tmp_path: Path) -> None:
+    runs = tmp_path / "d" / RUNS_FILE
+    lines_when_counted: list[int] = []
+
+    def sink(_: RunRecord) -> None:  # read from outside the store: what a SIGKILL now leaves
+        lines_when_counted.append(len(runs.read_bytes().splitlines()))
+
+    with RunStore(tmp_path / "d", fingerprint=FP, sink=sink) as store:
+        store.append(record(0))
+        stored = store.append_batch([record(1), record(2), record(0), record(3)])
+    assert [r.seed for r in stored] == [1, 2, 0, 3]  # the duplicate is returned, not stored
+    assert lines_when_counted == [1, 4, 4, 4]  # the whole batch flushed before its first count
+    assert [json.loads(x)["seed"] for x in runs.read_text().splitlines()] == [0, 1, 2, 3]
+
+
+def test_a_batchs_lines_made_by_the_worker_are_written_as_given(tmp_path: Path) -> None:
+    given = [record(0), record(1)]
+    lines = [record_line(r)[1] for r in given]
+    with RunStore(tmp_path / "d", fingerprint=FP) as store:
+        store.append_batch(given, lines)
+    assert (tmp_path / "d" / RUNS_FILE).read_text() == "".join(x + "\n" for x in lines)
 
 
 def test_keep_holds_records_for_lookup(tmp_path: Path) -> None:

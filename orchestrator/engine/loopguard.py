@@ -130,12 +130,16 @@ def guard_loop(loop: asyncio.AbstractEventLoop) -> None:
     call_soon, call_at = loop.call_soon, loop.call_at
     call_threadsafe = loop.call_soon_threadsafe
 
+    # only a call from code running on this loop is a runner's misuse: a given-up loop that the
+    # collector finalizes (BaseEventLoop.__del__ closes it) while another loop's run executes is not
     def guarded_stop() -> None:
-        if not _noted("the runner called loop.stop() on the event loop it runs on"):
+        mine = asyncio._get_running_loop() is loop
+        if not (mine and _noted("the runner called loop.stop() on the event loop it runs on")):
             stop()
 
     def guarded_close() -> None:
-        if not _noted("the runner called loop.close() on the event loop it runs on"):
+        mine = asyncio._get_running_loop() is loop
+        if not (mine and _noted("the runner called loop.close() on the event loop it runs on")):
             close()
 
     def guarded_call_soon(

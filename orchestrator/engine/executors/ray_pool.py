@@ -20,6 +20,8 @@ least-loaded live actor, and yields each record as its call returns. Faults:
   failed (the first loss is not counted: it may be a neighbour's fault; then ``infra_retries``);
 - the throttle actor lives on the driver's node, so losing a worker node never loses the limit;
 - ``timeout_s`` is enforced inside the actor (an async run is cancelled; the worker lives on);
+  an actor whose loop a runner blocks, so that no timeout can fire, is noticed, killed and
+  replaced, and its runs take the lost-worker path (:mod:`.ray_watch`);
 - a stop (Ctrl-C, SIGTERM) records what already finished and cancels the rest; nothing cancelled
   is recorded (a resume runs it). A budget only stops new runs: those in flight finish.
 """
@@ -37,9 +39,16 @@ from typing import Any
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.engine.arun import RunCore
 from counterfact.orchestrator.engine.executors.handover import decode, ship
+from counterfact.orchestrator.engine.executors.ray_watch import (
+    BLOCKED,
+    ActorWatch,
+    solo_blocked_record,
+    solo_limit,
+)
 from counterfact.orchestrator.engine.feed import RunFeed
 from counterfact.orchestrator.engine.gate import Gate
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
+from counterfact.orchestrator.engine.loopwatch import blocked_after
 from counterfact.orchestrator.engine.throttle import Allowance, Throttle, ThrottleNow
 from counterfact.orchestrator.engine.worker import RetryPolicy, failed_record
 from counterfact.probes.runner import RunContext
@@ -284,6 +293,7 @@ def run_on_pool(
     """Feed ``pool`` until the feed is empty and nothing is in flight; yield records."""
     ray = pool.ray
     pending: dict[Any, _Call] = {}
+    watch = ActorWatch(ray, blocked_after(pool.timeout_s))
     cap = pool.concurrency + SLACK_PER_WORKER * pool.workers
     while True:
         if executor.stop_requested:
@@ -307,9 +317,11 @@ def run_on_pool(
             call = pending.pop(ref)
             if call.worker >= 0:
                 pool.load[call.worker] -= 1
-            record = _outcome(ray, ref, call, pool, pending, solo_task, infra_retries)
+            record = _outcome(ray, ref, call, pool, pending, solo_task, infra_retries, watch)
             if record is not None:
                 yield record
+        for index in watch.look(pool.actors, pending.values()):
+            pool.replace(index)  # its calls fail as lost, and run again alone
         yield from _expired(ray, pending, pool.timeout_s)
 
 
@@ -335,6 +347,7 @@ def _outcome(
     pending: dict[Any, _Call],
     solo_task: Any,
     infra_retries: int,
+    watch: ActorWatch,
 ) -> RunRecord | None:
     """The record of a finished call, or None when it was resubmitted alone."""
     try:
@@ -342,11 +355,13 @@ def _outcome(
     except _actor_errors(ray) as exc:
         if call.worker >= 0 and pool.actors[call.worker] is call.actor:
             pool.replace(call.worker)
-        return _resubmit(ray, call, exc, pending, solo_task, pool, infra_retries)
+        reason = BLOCKED if watch.blocked(call.actor) else type(exc).__name__
+        return _resubmit(ray, call, reason, pending, solo_task, pool, infra_retries)
     except ray.exceptions.RayTaskError as exc:
         return failed_record(call.ctx, type(exc).__name__, str(exc)[:500], 0.0)
     except ray.exceptions.RayError as exc:  # a solo task lost with its worker or node
-        return _resubmit(ray, call, exc, pending, solo_task, pool, infra_retries)
+        reason = call.reason if call.reason == BLOCKED else type(exc).__name__
+        return _resubmit(ray, call, reason, pending, solo_task, pool, infra_retries)
     record = _record_of(value)
     if call.lost:
         record = record.model_copy(update={"infra_retries": call.lost, "infra_error": call.reason})
@@ -370,15 +385,16 @@ def _actor_errors(ray: Any) -> tuple[type[BaseException], ...]:
 def _resubmit(
     ray: Any,
     call: _Call,
-    exc: BaseException,
+    reason: str,
     pending: dict[Any, _Call],
     solo_task: Any,
     pool: ActorPool,
     infra_retries: int,
 ) -> RunRecord | None:
-    """A run lost with its worker: run it again alone, or record it as failed at the limit."""
+    """A run lost with its worker (``reason``: the loss, an error's type name): run it again
+    alone, or record it as failed at the limit.
+    """
     lost = call.lost + 1
-    reason = type(exc).__name__
     if lost > infra_retries + 1:  # the first loss, beside other runs, is not held against it
         record = failed_record(call.ctx, reason, "its worker died on every try", 0.0)
         return record.model_copy(update={"infra_retries": lost, "infra_error": reason})
@@ -388,16 +404,22 @@ def _resubmit(
 
 
 def _expired(ray: Any, pending: dict[Any, _Call], timeout_s: float | None) -> Iterator[RunRecord]:
-    """Solo tasks past ``timeout_s`` (actor calls time out inside the actor)."""
-    if timeout_s is None:
-        return
+    """Solo tasks past their limit (:func:`~.ray_watch.solo_limit`; actor calls time out
+    inside the actor).
+    """
     now = time.monotonic()
     for ref, call in list(pending.items()):
-        if call.worker < 0 and now - call.submitted > timeout_s:
-            ray.cancel(ref, force=True)
-            del pending[ref]
-            msg = f"run exceeded timeout_s={timeout_s:g} and was cancelled"
-            yield failed_record(call.ctx, "RunTimeout", msg, now - call.submitted)
+        limit = solo_limit(call.reason, timeout_s) if call.worker < 0 else None
+        if limit is None or now - call.submitted <= limit:
+            continue
+        ray.cancel(ref, force=True)
+        del pending[ref]
+        elapsed = now - call.submitted
+        if call.reason == BLOCKED:
+            yield solo_blocked_record(call.ctx, timeout_s, elapsed, call.lost)
+            continue
+        msg = f"run exceeded timeout_s={timeout_s:g} and was cancelled"
+        yield failed_record(call.ctx, "RunTimeout", msg, elapsed)
 
 
 def _cancel(ray: Any, pending: dict[Any, _Call]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from counterfact.defaults import (
     ALPHA,
@@ -21,6 +21,11 @@ from counterfact.orchestrator.drivers.bisect import BisectResult, run_bisect
 from counterfact.orchestrator.drivers.sweep import SweepResult, run_sweep
 from counterfact.orchestrator.engine.events import warn_caller
 from counterfact.orchestrator.engine.progress import Progress
+
+if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; the package supports 3.10
+    from typing import Unpack
+
+    from counterfact.orchestrator.drivers.sweepkeys import SweepKeys
 
 
 def _component(value: str | Mapping[str, Any] | Callable[..., Any]) -> Any:
@@ -44,15 +49,15 @@ def _given(**values: Any) -> dict[str, Any]:
     return {k: dict(v) if isinstance(v, Mapping) else v for k, v in values.items() if v is not None}
 
 
-_ELSEWHERE = {
+ELSEWHERE = {
     "output_dir": "pass out= (the run directory itself)",
     "bisect": "call find_culprits(...) for a culprit search",
 }
 """File keys compare_arms cannot honour, and what to do instead."""
 
 
-def _refuse_unusable(config: Mapping[str, Any]) -> None:
-    for key, instead in _ELSEWHERE.items():
+def _refuse_unusable(config: Mapping[str, object]) -> None:
+    for key, instead in ELSEWHERE.items():
         if key in config:
             msg = f"compare_arms does not use {key!r}; {instead}"
             raise ConfigError(msg, field=key)
@@ -78,7 +83,7 @@ def compare_arms(
     runner_version: str | None = None,
     statistics: Mapping[str, Any] | None = None,
     sequential: Mapping[str, Any] | None = None,
-    **config: Any,
+    **config: Unpack[SweepKeys],
 ) -> SweepResult:
     """Rerun every arm ``samples`` times per scenario and judge each against the baseline.
 
@@ -109,8 +114,9 @@ def compare_arms(
             seed).
         sequential: ``{"max_samples": N, "wave": W}``: ``samples`` is the first wave, then
             ``W`` seeds at a time until each arm's anytime-valid test decides (at most ``N``).
-        **config: any other sweep-file key (``grid``, ``ablate_each``, ``cost_key``, ...),
-            validated exactly as in a file (an unknown key is refused with a did-you-mean).
+        **config: the other sweep-file keys (:class:`~.sweepkeys.SweepKeys`: ``grid``,
+            ``ablate_each``, ``cost_key``, ``budget``, ``runner_files``), validated exactly as
+            in a file (an unknown key is refused with a did-you-mean).
 
     Returns:
         A :class:`SweepResult` with one row per (scenario, arm), baseline first.

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from counterfact.exceptions import RunDirectoryError
 from counterfact.records.bisect import BisectRecord
@@ -59,26 +62,29 @@ def require_records(run_dir: Path) -> None:
         raise RunDirectoryError(msg, run_dir=run_dir)
 
 
+_R = TypeVar("_R", bound=BaseModel)
+
+
 def _damaged(exc: RecordFileError) -> RunDirectoryError:
     return RunDirectoryError(str(exc), run_dir=exc.path.parent)
 
 
-def summary_of(run_dir: Path) -> SweepSummary | None:
-    """``summary.json``, or None when there is none (a bisection)."""
-    path = RunPaths(run_dir).summary
+def _optional(path: Path, model: type[_R]) -> _R | None:
+    """The record in ``path``, or None when there is no such file."""
     try:
-        return read_record(path, SweepSummary) if path.is_file() else None
+        return read_record(path, model) if path.is_file() else None
     except RecordFileError as exc:
         raise _damaged(exc) from exc.__cause__
+
+
+def summary_of(run_dir: Path) -> SweepSummary | None:
+    """``summary.json``, or None when there is none (a bisection)."""
+    return _optional(RunPaths(run_dir).summary, SweepSummary)
 
 
 def bisect_of(run_dir: Path) -> BisectRecord | None:
     """``bisect.json``, or None when there is none (a sweep)."""
-    path = RunPaths(run_dir).bisect
-    try:
-        return read_record(path, BisectRecord) if path.is_file() else None
-    except RecordFileError as exc:
-        raise _damaged(exc) from exc.__cause__
+    return _optional(RunPaths(run_dir).bisect, BisectRecord)
 
 
 def verdicts_of(run_dir: Path) -> list[VerdictRecord]:

@@ -322,7 +322,8 @@ def run_on_pool(
                 yield record
         for index in watch.look(pool.actors, pending.values()):
             pool.replace(index)  # its calls fail as lost, and run again alone
-        yield from _expired(ray, pending, pool.timeout_s)
+        if pool.timeout_s is not None or watch.given_up:  # else no solo task can expire
+            yield from _expired(ray, pending, pool.timeout_s)
 
 
 def _finished_before_stop(ray: Any, pending: dict[Any, _Call]) -> Iterator[RunRecord]:

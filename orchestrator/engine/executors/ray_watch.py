@@ -31,6 +31,10 @@ CONFIRM_S = 10.0
 loaded machine delays an answer by seconds, a blocked loop never gives one."""
 CHECK_EVERY_S = 0.5
 """How often the driver looks for calls in flight past the limit (each look reads them all)."""
+START_S = 30.0
+"""Seconds added to the limit of a run sent again alone after a blocked loop: the limit is
+counted from the task's submission, and a fresh worker process may take this long to start on
+a loaded machine (an innocent neighbour must not time out waiting for its process)."""
 BLOCKED = EventLoopBlocked.__name__
 """The loss reason of the calls of an actor given up for a blocked loop."""
 
@@ -103,10 +107,11 @@ class ActorWatch:
 
 
 def solo_limit(reason: str | None, timeout_s: float | None) -> float | None:
-    """Seconds a run alone may take: ``timeout_s``, or for a run whose actor was given up for a
-    blocked loop, the blocked-loop limit (it may block its own loop too).
+    """Seconds a run alone may take from its submission: ``timeout_s``, or for a run whose actor
+    was given up for a blocked loop, the blocked-loop limit (it may block its own loop too) plus
+    :data:`START_S`.
     """
-    return blocked_after(timeout_s) if reason == BLOCKED else timeout_s
+    return blocked_after(timeout_s) + START_S if reason == BLOCKED else timeout_s
 
 
 def solo_blocked_record(

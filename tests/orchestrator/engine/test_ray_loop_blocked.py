@@ -24,7 +24,9 @@ HOSTILE = TESTS / "hostile_runners.py"
 def test_a_runner_blocking_its_actors_loop_fails_its_run_and_the_sweep_ends(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, what: str
 ) -> None:
-    monkeypatch.setattr(ray_watch.ActorWatch, "confirm_s", 3.0)  # the test's patience, not a rule
+    # the test's patience, not the rules: 3 s for the ping, 10 s for a solo task's process
+    monkeypatch.setattr(ray_watch.ActorWatch, "confirm_s", 3.0)
+    monkeypatch.setattr(ray_watch, "START_S", 10.0)
     start = time.monotonic()
     result = compare_arms(
         [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],

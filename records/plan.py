@@ -40,7 +40,7 @@ class ScenarioPlan(_Record):
 
 
 class WallTimeRecord(_Record):
-    """The parts of a wall-time estimate (``counterfact.verdicts.estimate``)."""
+    """The parts of a wall-time estimate (``counterfact.verdicts.planning.estimate``)."""
 
     runs_s: float
     """The runs: ``runs / min(in_flight / run_s, requests_per_minute / 60)``."""

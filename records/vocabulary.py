@@ -1,7 +1,7 @@
 """The words records use: every status, verdict, reason and setting that is a closed set.
 
 Defined once here, on the ground floor, so a tool that loads a record needs neither numpy nor
-scipy; the modules that decide these values (``verdicts.tiers``, ``verdicts.bisection`` ...)
+scipy; the modules that decide these values (``verdicts.tiers``, ``verdicts.bisect.search`` ...)
 import them from here.
 """
 

@@ -41,7 +41,8 @@ def commands(out: Path) -> dict[str, list[str]]:
         "eager import (engine+scipy+ray)": [
             py,
             "-c",
-            "import counterfact.orchestrator.drivers.sweep, counterfact.verdicts.intervals, ray",
+            "import counterfact.orchestrator.drivers.sweep, counterfact.verdicts.stats.intervals,"
+            " ray",
         ],
     }
 

@@ -28,8 +28,8 @@ from benchlog import record
 
 from counterfact import RunContext, compare_arms
 from counterfact.orchestrator.drivers.report import report_data, write_report
-from counterfact.verdicts.html_scenario import _series
-from counterfact.verdicts.plots import scenario_figure
+from counterfact.verdicts.report.plots import scenario_figure
+from counterfact.verdicts.report.scenario import _series
 
 TIME_BUDGET_S = 30.0
 """The report of 10,000 questions x 4 arms x 5 seeds, built within this."""

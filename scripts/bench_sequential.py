@@ -40,9 +40,9 @@ from benchlog import record
 from rates import Rate  # one Rate (with its Clopper-Pearson interval) for every script
 
 from counterfact import compare_arms
-from counterfact.verdicts.sequential import look
-from counterfact.verdicts.settings import Waves, boundaries, stop_threshold
-from counterfact.verdicts.significance import at_most, mcnemar_exact
+from counterfact.verdicts.stats.sequential import look
+from counterfact.verdicts.stats.settings import Waves, boundaries, stop_threshold
+from counterfact.verdicts.stats.significance import at_most, mcnemar_exact
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -340,7 +340,7 @@ price of stopping early; the table shows it rather than hiding it.
 ### Futility with a declared minimal effect
 
 `sequential.min_effect: {min_effect}`: an arm also stops as `futile` once an always-valid test
-(a mixture of betting martingales on the paired differences, `counterfact.verdicts.futility`)
+(a mixture of betting martingales on the paired differences, `counterfact.verdicts.stats.futility`)
 rules out an effect of {min_effect} or more in the tested direction. {sweeps} simulated arms per
 row (a seeded runner: baseline and arm independent per seed), first look at 10 seeds and every 10
 after, cap {max_samples}, threshold 20 (one challenger). Targets: null arms save at least 50% of
@@ -354,7 +354,7 @@ rows calibrate the mirrored and two-sided e-processes without `min_effect`); arm
 
 Reading it: the "futile" rate of an effect row is the error of abandoning a real effect; it is
 bounded by alpha for an effect of exactly {min_effect} (exact enumeration in
-`tests/verdicts/test_futility.py`) and is smaller for larger ones.
+`tests/verdicts/stats/test_futility.py`) and is smaller for larger ones.
 
 ### A/A under sequential monitoring, through the engine
 

@@ -41,9 +41,14 @@ from rates import ALPHA, Rate
 from counterfact.probes.stats import baseline_stable, probe_flipped
 from counterfact.records.vocabulary import Adjustment, Alternative
 from counterfact.verdicts.family import verdict_of
-from counterfact.verdicts.intervals import flip_rate_interval
-from counterfact.verdicts.multiplicity import ADJUSTMENTS, adjust, best_factor
-from counterfact.verdicts.significance import at_most, fisher_one_sided, floor_of, mcnemar_exact
+from counterfact.verdicts.stats.intervals import flip_rate_interval
+from counterfact.verdicts.stats.multiplicity import ADJUSTMENTS, adjust, best_factor
+from counterfact.verdicts.stats.significance import (
+    at_most,
+    fisher_one_sided,
+    floor_of,
+    mcnemar_exact,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -380,14 +385,14 @@ and its significant rate is the test's false-alarm rate on this program (at most
 {sweeps} simulated sweeps per row: S scenarios of 20 independent seed pairs, each scenario with
 its own baseline flip rate (uniform on 0.1-0.4) and its own effect (uniform on 0.2 ± spread), so
 the pooled estimand is 0.2. The clustered interval (CR1 over scenarios with t on S - 1 degrees
-of freedom, hulled with Newcombe's interval on the summed counts; `counterfact.verdicts.pooled`)
-should cover 0.2 at least 95% of the time; Newcombe's interval on the sums alone, which treats
-every pair as independent, is shown for comparison — it undercovers once the scenarios' effects
-differ. With no spread the effects agree, and the heterogeneity flag (Cochran's Q at 0.05) is a
-false alarm; it must stay at or below alpha. With a spread of ±0.15 over 20 pairs a scenario the
-flag has little power: it is built to catch gross disagreement (one scenario broken, the others
-untouched, as in `tests/orchestrator/test_pooled_line.py`), not mild spread — a pooled effect
-without the flag is not proof that the scenarios agree.
+of freedom, hulled with Newcombe's interval on the summed counts;
+`counterfact.verdicts.stats.pooled`) should cover 0.2 at least 95% of the time; Newcombe's interval
+on the sums alone, which treats every pair as independent, is shown for comparison — it undercovers
+once the scenarios' effects differ. With no spread the effects agree, and the heterogeneity flag
+(Cochran's Q at 0.05) is a false alarm; it must stay at or below alpha. With a spread of ±0.15 over
+20 pairs a scenario the flag has little power: it is built to catch gross disagreement (one scenario
+broken, the others untouched, as in `tests/orchestrator/test_pooled_line.py`), not mild spread — a
+pooled effect without the flag is not proof that the scenarios agree.
 
 {pooled}
 

@@ -8,7 +8,7 @@ set carries a superfluous suspect, before and after the fresh-seed 1-minimality 
 The model: six ranked suspects ``s0..s5``, one bug (``s0``, ranked first). A run answers the
 reference (does not flip) while the bug is in its context and flips once it is ablated; every
 run's outcome is then inverted with probability ``noise``, independently (per-run noise). The
-real search (:func:`counterfact.verdicts.bisection.bisect`, ``decide: test``, alpha 0.05,
+real search (:func:`counterfact.verdicts.bisect.search.bisect`, ``decide: test``, alpha 0.05,
 max_culprits 4, max_probes 24) runs on it; each (trial, probe, seed) draw is fixed by its own
 seed, so the extra re-test probes leave every other draw unchanged and "before" is exactly
 what the search without the re-test claimed.
@@ -30,7 +30,7 @@ import numpy as np
 from rates import Rate
 
 from counterfact.probes.stats import ProbeStats, summarize_probe
-from counterfact.verdicts.bisection import Decide, bisect
+from counterfact.verdicts.bisect.search import Decide, bisect
 
 SUSPECTS = [f"s{i}" for i in range(6)]
 BUG = "s0"

@@ -10,9 +10,9 @@ Each simulated sweep has Q questions; question q has its own baseline flip rate 
 - ``copies``: one draw per question and arm, repeated on every seed;
 - ``mixed``: copies on a random half of the questions, independent draws on the rest.
 
-The arm-level test is counterfact's own (``verdicts.clustered.clustered_test``, decided by
+The arm-level test is counterfact's own (``verdicts.stats.clustered.clustered_test``, decided by
 ``verdicts.family.verdict_of``); the stratified test is the exact McNemar test on the summed
-discordant pairs (``verdicts.significance.mcnemar_exact``). Writes its section of
+discordant pairs (``verdicts.stats.significance.mcnemar_exact``). Writes its section of
 ``docs/statistics.md`` (between ``<!-- evalset:start -->`` and ``<!-- evalset:end -->``),
 leaving the rest of the file as it is.
 
@@ -29,9 +29,9 @@ import numpy as np
 from rates import ALPHA, Rate
 
 from counterfact.records.vocabulary import Alternative
-from counterfact.verdicts.clustered import QuestionCounts, clustered_test
 from counterfact.verdicts.family import verdict_of
-from counterfact.verdicts.significance import at_most, mcnemar_exact
+from counterfact.verdicts.stats.clustered import QuestionCounts, clustered_test
+from counterfact.verdicts.stats.significance import at_most, mcnemar_exact
 
 ROOT = Path(__file__).resolve().parent.parent
 START, END = "<!-- evalset:start -->", "<!-- evalset:end -->"
@@ -174,9 +174,9 @@ row, fixed seeds). Each question has its own baseline flip rate (uniform on 0.05
 question's seeds are independent draws, identical copies (a fixed API seed, temperature 0,
 Inspect epochs with `--seed`), or copies on a random half of the questions (mixed). The
 arm-level test is the sign-flip test over questions that `arms.jsonl` reports
-(`counterfact.verdicts.clustered`); the stratified column is the seed-level McNemar test on the
-summed discordant pairs, kept as a secondary statistic. The interval column is the share of A/A
-sweeps whose arm-level interval (90% for `greater`, 95% two-sided) contains 0. Check over every
+(`counterfact.verdicts.stats.clustered`); the stratified column is the seed-level McNemar test
+on the summed discordant pairs, kept as a secondary statistic. The interval column is the share of
+A/A sweeps whose arm-level interval (90% for `greater`, 95% two-sided) contains 0. Check over every
 arm-level cell (the rate at most 0.05, or its interval reaching 0.05): **{verdict}**.
 
 {aa}

@@ -80,8 +80,8 @@ def pooled_cell(sweeps: int, scenarios: int, spread: float, seed: int) -> tuple[
     clustered interval's coverage, the coverage of Newcombe's interval on the summed counts alone
     (which ignores the clustering), and the rate of a heterogeneity flag.
     """
-    from counterfact.verdicts.pooled import Stratum, pooled_effect
-    from counterfact.verdicts.significance import effect_of_counts
+    from counterfact.verdicts.stats.pooled import Stratum, pooled_effect
+    from counterfact.verdicts.stats.significance import effect_of_counts
 
     rng = np.random.default_rng(seed)
     covered, naive, flagged = 0, 0, 0
@@ -136,7 +136,7 @@ def pooled_section(sweeps: int) -> tuple[list[str], list[str]]:
 def _aa_unpaired(rng: np.random.Generator, samples: int, flip: float, alternative: str) -> bool:
     """One A/A arm judged by the engine's unpaired test (``pairing: none``)."""
     from counterfact.verdicts.family import verdict_of
-    from counterfact.verdicts.significance import fisher_one_sided, floor_of
+    from counterfact.verdicts.stats.significance import fisher_one_sided, floor_of
 
     arm, base = rng.random(samples) < flip, rng.random(samples) < flip
     p = fisher_one_sided(int(arm.sum()), samples, int(base.sum()), samples, alternative)  # type: ignore[arg-type]
@@ -152,7 +152,7 @@ def _aa_pooled(rng: np.random.Generator, samples: int, alternative: str) -> bool
     ``counterfact.verdicts.family.pooled`` computes it: the exact McNemar test on the discordant
     pairs summed over the scenarios."""
     from counterfact.verdicts.family import verdict_of
-    from counterfact.verdicts.significance import floor_of, mcnemar_exact
+    from counterfact.verdicts.stats.significance import floor_of, mcnemar_exact
 
     n10 = n01 = 0
     for flip in POOLED_RATES:

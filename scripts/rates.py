@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from counterfact.verdicts.intervals import flip_rate_interval
+from counterfact.verdicts.stats.intervals import flip_rate_interval
 
 ALPHA = 0.05
 """The level every calibrated cell is run at."""

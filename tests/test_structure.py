@@ -143,6 +143,20 @@ RULES = [
         ),
         "a built-in runner is a runner: a RunContext in, a RunResult out, its config its input",
     ),
+    (
+        "counterfact.verdicts.bisect",
+        ("counterfact.verdicts.report", "counterfact.verdicts.planning"),
+        "the culprit search is judged, not rendered or planned",
+    ),
+    (
+        "counterfact.verdicts.wording",
+        (
+            "counterfact.verdicts.report",
+            "counterfact.verdicts.planning",
+            "counterfact.verdicts.bisect",
+        ),
+        "shared words sit below every room that speaks them",
+    ),
     ("counterfact.orchestrator.drivers", ("counterfact.orchestrator.cli",), "the CLI is on top"),
     (
         "counterfact.orchestrator.cli",
@@ -181,6 +195,52 @@ def test_the_rules_see_the_tree() -> None:
     assert "counterfact.orchestrator.cli.run imports counterfact.orchestrator.drivers.sweep" in (
         _offenders("counterfact.orchestrator.cli", ("counterfact.orchestrator.drivers",))
     )
+
+
+VERDICTS = ROOT / "verdicts"
+JUDGING = sorted(m for m, p in MODULES.items() if p.parent == VERDICTS and p.stem != "__init__")
+"""The judging modules: directly in verdicts/ (the two relocations among them)."""
+MAX_JUDGING = 16
+STATS = sorted(m for m in MODULES if m.startswith("counterfact.verdicts.stats."))
+STATS_MAY_IMPORT = (
+    "counterfact.records",
+    "counterfact.defaults",
+    "counterfact.probes.pairs",  # the seed pairs the paired tests read
+    "counterfact.verdicts.stats",
+)
+"""All of counterfact a statistics kernel may import: no other verdicts module or room."""
+
+
+@pytest.mark.parametrize("module", STATS)
+def test_a_statistics_kernel_imports_only_the_records_and_the_defaults(module: str) -> None:
+    stray = sorted(
+        name
+        for name in _imports(MODULES[module])
+        if name.split(".")[0] == "counterfact"
+        and not any(name == a or name.startswith(a + ".") for a in STATS_MAY_IMPORT)
+    )
+    assert stray == [], f"{module} imports {stray}"
+
+
+@pytest.mark.parametrize("module", JUDGING)
+def test_judging_never_imports_the_report_or_the_planning(module: str) -> None:
+    # The report renders what judging decided and planning builds on it; never the reverse.
+    rooms = ("counterfact.verdicts.report", "counterfact.verdicts.planning")
+    bad = sorted(
+        name
+        for name in _imports(MODULES[module])
+        if any(name == r or name.startswith(r + ".") for r in rooms)
+    )
+    assert bad == [], f"{module} imports {bad}"
+
+
+def test_verdicts_keeps_its_judging_modules_and_its_rooms_apart() -> None:
+    # At most 16 modules directly in verdicts/ (the rest live in its subpackages), and the
+    # parametrized checks above see real modules rather than passing over an empty list.
+    assert len(JUDGING) <= MAX_JUDGING, JUDGING
+    assert {"counterfact.verdicts.assess", "counterfact.verdicts.records"} <= set(JUDGING)
+    assert "counterfact.verdicts.stats.significance" in STATS
+    assert "counterfact.verdicts.stats.significance" not in JUDGING
 
 
 def test_no_function_is_longer_than_a_screen() -> None:

@@ -1,7 +1,7 @@
 """One verdict per challenger over the whole question set (issue: the eval set is the unit).
 
 Each challenger's tested rows (one per question) become one :class:`ArmVerdictRecord`: the
-sign-flip test over questions of :mod:`counterfact.verdicts.clustered` (valid whether a
+sign-flip test over questions of :mod:`counterfact.verdicts.stats.clustered` (valid whether a
 question's seeds are independent draws or copies), adjusted over the challengers, with its
 interval, the questions that moved each way, the effective sample, the seed-level stratified
 McNemar test as a labelled secondary, and a standing. With one question the seeds are the
@@ -32,11 +32,11 @@ from counterfact.records.vocabulary import (
     StatisticalVerdict,
     Verdict,
 )
-from counterfact.verdicts.clustered import ClusteredTest, QuestionCounts, clustered_test
 from counterfact.verdicts.family import verdict_of
-from counterfact.verdicts.multiplicity import adjust, best_factor
-from counterfact.verdicts.settings import StatisticsSettings
-from counterfact.verdicts.wording_arms import ArmFacts, arm_line, notes_for
+from counterfact.verdicts.stats.clustered import ClusteredTest, QuestionCounts, clustered_test
+from counterfact.verdicts.stats.multiplicity import adjust, best_factor
+from counterfact.verdicts.stats.settings import StatisticsSettings
+from counterfact.verdicts.wording.arms import ArmFacts, arm_line, notes_for
 
 NOTABLE = 5
 """Questions listed per direction in ``notable``."""

@@ -30,15 +30,15 @@ from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import Reason
 from counterfact.verdicts.applied import BASELINE_NOT_APPLIED, NOT_APPLIED, check_failed, reason_of
 from counterfact.verdicts.cost import CostItem, CostReading, cost_class, cost_readings
-from counterfact.verdicts.intervals import flip_rate_interval
 from counterfact.verdicts.judgement import Judgement
 from counterfact.verdicts.placebo import determinism_doubt, determinism_sentence
 from counterfact.verdicts.row_parts import app_record, reading_record, seed_sets, similarity_record
 from counterfact.verdicts.rows import verdict_record
-from counterfact.verdicts.sequential import Look
-from counterfact.verdicts.settings import StatisticsSettings
-from counterfact.verdicts.significance import paired_effect, paired_test, similarity_test
 from counterfact.verdicts.standing import context_doubts, manifest_doubts, run_doubts
+from counterfact.verdicts.stats.intervals import flip_rate_interval
+from counterfact.verdicts.stats.sequential import Look
+from counterfact.verdicts.stats.settings import StatisticsSettings
+from counterfact.verdicts.stats.significance import paired_effect, paired_test, similarity_test
 from counterfact.verdicts.stopped import FIXED_SAMPLE, e_test, sequential_record
 from counterfact.verdicts.tiers import (
     ArmEvidence,

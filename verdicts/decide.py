@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from counterfact.records.parts import EffectRecord
 from counterfact.records.vocabulary import Decider, Reason, StatisticalVerdict, Verdict
 from counterfact.verdicts.applied import BASELINE_NOT_APPLIED, NOT_APPLIED
-from counterfact.verdicts.settings import StatisticsSettings
+from counterfact.verdicts.stats.settings import StatisticsSettings
 
 GATES = NOT_APPLIED
 """Tier reasons that decide first, whatever ``decide`` says."""

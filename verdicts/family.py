@@ -1,11 +1,11 @@
 """The statistical verdict over a family of tests (rules 15 and 18), and its words.
 
-Each challenger's judgement arrives with its raw test (:mod:`counterfact.verdicts.significance`).
-Here the p-values are adjusted over the declared family — every (scenario, challenger) test of
-the sweep (``family: sweep``) or each scenario's (``family: scenario``) — and the statistical
-verdict is decided; :func:`test_sentence` states the test in plain words beside the tier (so
-that a ``confirmed`` tier never reads as significance), joined to the claim in
-:mod:`counterfact.verdicts.rows`.
+Each challenger's judgement arrives with its raw test
+(:mod:`counterfact.verdicts.stats.significance`). Here the p-values are adjusted over the declared
+family — every (scenario, challenger) test of the sweep (``family: sweep``) or each scenario's
+(``family: scenario``) — and the statistical verdict is decided; :func:`test_sentence` states the
+test in plain words beside the tier (so that a ``confirmed`` tier never reads as significance),
+joined to the claim in :mod:`counterfact.verdicts.rows`.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from counterfact.records.summary import PooledRecord
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import Adjustment, StatisticalVerdict
 from counterfact.verdicts.judgement import Adjusted, Judgement
-from counterfact.verdicts.multiplicity import adjust, best_factor
-from counterfact.verdicts.pooled import pooled_effect_record
-from counterfact.verdicts.sequential import pairs_needed as e_pairs_needed
-from counterfact.verdicts.settings import StatisticsSettings
-from counterfact.verdicts.significance import (
+from counterfact.verdicts.stats.multiplicity import adjust, best_factor
+from counterfact.verdicts.stats.pooled import pooled_effect_record
+from counterfact.verdicts.stats.sequential import pairs_needed as e_pairs_needed
+from counterfact.verdicts.stats.settings import StatisticsSettings
+from counterfact.verdicts.stats.significance import (
     at_most,
     floor_of,
     mcnemar_exact,

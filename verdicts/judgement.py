@@ -20,8 +20,8 @@ from counterfact.records.parts import (
     SimilarityTestRecord,
 )
 from counterfact.records.vocabulary import Reason, StatisticalVerdict
-from counterfact.verdicts.significance import TestResult
 from counterfact.verdicts.standing import Doubt
+from counterfact.verdicts.stats.significance import TestResult
 
 
 @dataclass(frozen=True)

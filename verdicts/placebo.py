@@ -18,7 +18,7 @@ import numpy as np
 
 from counterfact.probes.tally import ArmTally
 from counterfact.verdicts.standing import Doubt
-from counterfact.verdicts.wording import seed_list
+from counterfact.verdicts.wording.shared import seed_list
 
 SIMILARITY_TOLERANCE = 1e-9
 """Similarities closer than this are the same (the measure's own float noise)."""

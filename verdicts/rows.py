@@ -17,8 +17,8 @@ from counterfact.records.vocabulary import Standing
 from counterfact.verdicts.decide import Headline, headline
 from counterfact.verdicts.family import adjust_family, test_sentence
 from counterfact.verdicts.judgement import Adjusted, Judgement
-from counterfact.verdicts.settings import StatisticsSettings
 from counterfact.verdicts.standing import Doubt, evidence_doubts, standing_of, standing_sentence
+from counterfact.verdicts.stats.settings import StatisticsSettings
 from counterfact.verdicts.stopped import stop_sentence
 
 

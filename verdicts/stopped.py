@@ -17,11 +17,11 @@ from counterfact.records.parts import SequentialRecord
 from counterfact.records.summary import PooledEffectRecord, PooledRecord
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.family import verdict_of
-from counterfact.verdicts.multiplicity import adjust, best_factor
-from counterfact.verdicts.pooled import pooled_effect_record
-from counterfact.verdicts.sequential import METHODS, Look, reachable
-from counterfact.verdicts.settings import StatisticsSettings
-from counterfact.verdicts.significance import TestResult
+from counterfact.verdicts.stats.multiplicity import adjust, best_factor
+from counterfact.verdicts.stats.pooled import pooled_effect_record
+from counterfact.verdicts.stats.sequential import METHODS, Look, reachable
+from counterfact.verdicts.stats.settings import StatisticsSettings
+from counterfact.verdicts.stats.significance import TestResult
 
 UNPAIRED_NOTE = " over runs paired by seed index"
 

@@ -35,7 +35,7 @@ from counterfact.probes.null_band import NullBand
 from counterfact.probes.stats import ProbeStats
 from counterfact.records.vocabulary import Reason, Verdict
 from counterfact.verdicts.applied import check_failed, consequence, reason_of, what_failed
-from counterfact.verdicts.wording import seed_list
+from counterfact.verdicts.wording.shared import seed_list
 
 UnrunCause = Literal["budget", "stopped"]
 """Why seeds were never run: the ``budget`` stopped scheduling, or the sweep stopped otherwise."""

@@ -121,6 +121,6 @@ def spend_line(summary: SweepSummary) -> str:
     """``spend: usd 0.45, tokens 123,456 over 40 runs (baseline usd 0.07, ...)``, or that no
     run reported a cost (the report's header says the same).
     """
-    from counterfact.verdicts.html_arms import spend_text
+    from counterfact.verdicts.report.arms import spend_text
 
     return f"spend: {spend_text(summary.spend)}"

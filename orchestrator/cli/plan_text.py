@@ -1,6 +1,6 @@
 """``counterfact plan`` as text: the eval-set plan first when the pilot has several questions
 (the arm-level verdict is the headline), then each question's own test; spend and wall time in
-the words ``validate --smoke`` uses (:func:`counterfact.verdicts.estimate.estimate_text`).
+the words ``validate --smoke`` uses (:func:`counterfact.verdicts.planning.estimate.estimate_text`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from counterfact.records.plan import (
     ScenarioPlan,
     WallTimeRecord,
 )
-from counterfact.verdicts.estimate import SweepEstimate, estimate_text
-from counterfact.verdicts.wording import duration
+from counterfact.verdicts.planning.estimate import SweepEstimate, estimate_text
+from counterfact.verdicts.wording.shared import duration
 
 SHOWN = 10
 """Questions listed per challenger under an eval-set plan (``--json`` has them all)."""

@@ -16,7 +16,7 @@ from counterfact.orchestrator.cli.common import (
     out_opt,
     set_opt,
 )
-from counterfact.verdicts.estimate import amount, estimate_text
+from counterfact.verdicts.planning.estimate import amount, estimate_text
 
 if TYPE_CHECKING:
     from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep

@@ -48,7 +48,7 @@ from counterfact.probes.comparators import COMPARATORS, Comparator
 from counterfact.probes.ids import check_ids
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import SIMILARITIES, Similarity
-from counterfact.verdicts.settings import StatisticsSettings, Waves, stop_threshold
+from counterfact.verdicts.stats.settings import StatisticsSettings, Waves, stop_threshold
 
 T = TypeVar("T")
 

@@ -31,8 +31,8 @@ from counterfact.records.paths import BISECT_FILE, RunPaths
 from counterfact.records.runs import RunRecord
 from counterfact.records.summary import ReferenceRecord
 from counterfact.records.vocabulary import BisectReason, DoubtCode
-from counterfact.verdicts.bisect_wording import bisect_claim
-from counterfact.verdicts.bisection import BisectOutcome, Decide, bisect, interrupted_outcome
+from counterfact.verdicts.bisect.search import BisectOutcome, Decide, bisect, interrupted_outcome
+from counterfact.verdicts.bisect.wording import bisect_claim
 from counterfact.verdicts.row_parts import similarity_record
 from counterfact.verdicts.standing import (
     bisect_doubts,

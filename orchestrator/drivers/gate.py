@@ -14,10 +14,10 @@ from counterfact.records.arms import ArmVerdictRecord
 from counterfact.records.bisect import BisectRecord
 from counterfact.records.summary import StatisticsRecord
 from counterfact.records.verdicts import VerdictRecord
-from counterfact.verdicts.clustered import floor_over
 from counterfact.verdicts.family import samples_needed
-from counterfact.verdicts.multiplicity import best_factor
-from counterfact.verdicts.significance import at_most
+from counterfact.verdicts.stats.clustered import floor_over
+from counterfact.verdicts.stats.multiplicity import best_factor
+from counterfact.verdicts.stats.significance import at_most
 
 ARM_STATES = ("confirmed", "significant", "inconclusive", "underpowered")
 """What ``--fail-on`` matches on an arm-level verdict: its verdict or its statistical verdict."""

@@ -1,11 +1,11 @@
 """``counterfact plan RUN_DIR``: the samples a sweep needs, read from a pilot run directory.
 
-The statistics (:mod:`counterfact.verdicts.planning`, and with several questions
-:mod:`counterfact.verdicts.planning_evalset` for the arm-level test) come from the pilot's verdict
+The statistics (:mod:`counterfact.verdicts.planning.paired`, and with several questions
+:mod:`counterfact.verdicts.planning.evalset` for the arm-level test) come from the pilot's verdict
 rows and settings; the runs, spend and wall time from its run records, by the estimator
-``validate --smoke`` uses (:mod:`counterfact.verdicts.estimate`): the mean cost per successful run
-for each cost key, the mean run time, and the runs in flight: the ``--concurrency`` given, else
-what the pilot achieved (its run time summed over its runs' wall time; the configured
+``validate --smoke`` uses (:mod:`counterfact.verdicts.planning.estimate`): the mean cost per
+successful run for each cost key, the mean run time, and the runs in flight: the ``--concurrency``
+given, else what the pilot achieved (its run time summed over its runs' wall time; the configured
 ``executor.concurrency`` is only a ceiling), bounded by ``executor.rate_limit.requests_per_minute``
 when set; plus the pilot's start-up, and its judging and report (from its last run to its
 summary's ``finished_at``) scaled by questions x arms.
@@ -34,11 +34,11 @@ from counterfact.records.plan import (
 )
 from counterfact.records.summary import SweepSummary
 from counterfact.records.verdicts import VerdictRecord
-from counterfact.verdicts.estimate import SweepEstimate, estimate_sweep, per_run
-from counterfact.verdicts.plan_design import Design, Planned
-from counterfact.verdicts.planning import plan_challenger
-from counterfact.verdicts.planning_evalset import SEED, SWEEPS, EvalSetPlanned, eval_set_plans
-from counterfact.verdicts.settings import Waves
+from counterfact.verdicts.planning.design import Design, Planned
+from counterfact.verdicts.planning.estimate import SweepEstimate, estimate_sweep, per_run
+from counterfact.verdicts.planning.evalset import SEED, SWEEPS, EvalSetPlanned, eval_set_plans
+from counterfact.verdicts.planning.paired import plan_challenger
+from counterfact.verdicts.stats.settings import Waves
 
 
 class _Pilot:

@@ -24,7 +24,7 @@ from counterfact.orchestrator.storage.rundir import DoneIndex
 from counterfact.probes.runner import RunContext
 from counterfact.records.paths import RunPaths
 from counterfact.records.runs import RunRecord
-from counterfact.verdicts.estimate import SweepEstimate, estimate_sweep, per_run
+from counterfact.verdicts.planning.estimate import SweepEstimate, estimate_sweep, per_run
 
 
 def preflight_sweep(

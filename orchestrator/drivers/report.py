@@ -23,9 +23,9 @@ from counterfact.orchestrator.storage.recordfiles import (
 from counterfact.records.paths import RunPaths
 from counterfact.records.runs import RunRecord
 from counterfact.records.summary import SweepSummary
-from counterfact.verdicts.html import render
-from counterfact.verdicts.html_data import FailedRun, Output, ReportData
-from counterfact.verdicts.html_detail import is_compact, sectioned
+from counterfact.verdicts.report.data import FailedRun, Output, ReportData
+from counterfact.verdicts.report.detail import is_compact, sectioned
+from counterfact.verdicts.report.html import render
 
 FAILED_LISTED = 50
 """Failed runs listed on the page (all are counted)."""

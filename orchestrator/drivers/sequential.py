@@ -20,8 +20,8 @@ from counterfact.orchestrator.engine.timings import SweepClock, start_executor
 from counterfact.probes.tally import ScenarioTally
 from counterfact.records.summary import SequentialSummary
 from counterfact.records.verdicts import VerdictRecord
-from counterfact.verdicts.sequential import Look
-from counterfact.verdicts.settings import Waves
+from counterfact.verdicts.stats.sequential import Look
+from counterfact.verdicts.stats.settings import Waves
 from counterfact.verdicts.stopped import stopped_counts
 
 

@@ -35,7 +35,7 @@ from counterfact.verdicts.armlevel import arm_verdicts
 from counterfact.verdicts.assess import ScenarioAssessment, assess_tally
 from counterfact.verdicts.family import pooled
 from counterfact.verdicts.judgement import Judgement
-from counterfact.verdicts.report import render_table, sequential_line
+from counterfact.verdicts.report.table import render_table, sequential_line
 from counterfact.verdicts.rollup import render_pooled, render_rollup, rollup
 from counterfact.verdicts.rows import verdict_rows
 from counterfact.verdicts.stopped import pooled_e

@@ -2,7 +2,7 @@
 
 Per challenger it keeps a *window* (the seed count of its next look) and how far it is
 *scheduled*. When every seed of the window has a record, for the arm and for its baseline, the
-arm is looked at (:func:`counterfact.verdicts.sequential.look`) on exactly seeds
+arm is looked at (:func:`counterfact.verdicts.stats.sequential.look`) on exactly seeds
 ``0..window-1``, so decisions depend on the seeds' outcomes, never on the order runs finished in,
 and a resumed sweep replays them identically. An undecided arm's window moves to the next wave;
 a decided arm's queued runs are withdrawn from the feed, and the baseline's queued seeds that no
@@ -28,8 +28,8 @@ from counterfact.probes.pairs import pairs_of
 from counterfact.probes.runner import RunContext
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.tally import ScenarioTally
-from counterfact.verdicts.sequential import Look, look
-from counterfact.verdicts.settings import Waves
+from counterfact.verdicts.stats.sequential import Look, look
+from counterfact.verdicts.stats.settings import Waves
 
 
 @dataclass

@@ -41,7 +41,7 @@ def test_the_probe_would_see_scipy() -> None:
     # The check above is only worth something if a judging import shows up in the list.
     probe = PROBE.replace(
         "from counterfact.orchestrator.cli import main",
-        "import counterfact.verdicts.intervals\nfrom counterfact.orchestrator.cli import main",
+        "import counterfact.verdicts.stats.intervals\nfrom counterfact.orchestrator.cli import main",
     )
     done = subprocess.run(
         [sys.executable, "-c", probe, "--version"], capture_output=True, text=True, timeout=60

@@ -18,17 +18,17 @@ from counterfact.orchestrator.drivers.plan import _design, _waves, plan_sweep
 from counterfact.orchestrator.drivers.preflight import estimate, preflight_sweep
 from counterfact.orchestrator.storage.recordfiles import runs_of, summary_of, verdicts_of
 from counterfact.records.verdicts import VerdictRecord
-from counterfact.verdicts.estimate import estimate_text
-from counterfact.verdicts.plan_design import Design
-from counterfact.verdicts.planning import plan_challenger
-from counterfact.verdicts.planning_evalset import pools_of, question_grid
-from counterfact.verdicts.power_evalset import EvalDesign, power_at
-from counterfact.verdicts.settings import Waves
+from counterfact.verdicts.planning.design import Design
+from counterfact.verdicts.planning.estimate import estimate_text
+from counterfact.verdicts.planning.evalset import pools_of, question_grid
+from counterfact.verdicts.planning.paired import plan_challenger
+from counterfact.verdicts.planning.power_evalset import EvalDesign, power_at
+from counterfact.verdicts.stats.settings import Waves
 
 from .. import evalset_runners
 from ..conftest import TESTS, write_config
 from ..helpers import invoke
-from ..verdicts.test_power_sequential import exact_power
+from ..verdicts.planning.test_power_sequential import exact_power
 
 RATES = {"base": 0.1, "worse": 0.4, "same": 0.1}
 SCENARIOS = [{"id": f"s{i}", "reference": "A"} for i in range(3)]
@@ -209,7 +209,7 @@ def test_a_sequential_pilot_is_planned_for_its_e_process(tmp_path: Path) -> None
     assert worse.samples is not None and worse.power is not None and worse.power >= 0.8
     (s,) = worse.scenarios
     assert s.expected_samples is not None and 8 <= s.expected_samples <= worse.samples
-    # Reference: the exact dynamic program of tests/verdicts/test_power_sequential.py at the
+    # Reference: the exact dynamic program of tests/verdicts/planning/test_power_sequential.py at the
     # pilot's own cells and settings (threshold 1/0.05 for one test), independent of the
     # simulation.
     rule = Waves(8, 4, worse.samples, 0.05, 20.0, "greater")

@@ -571,8 +571,8 @@ def test_manifest_values_are_compared_whole_and_untracked_keys_are_not_absent(
 
 
 def test_manifest_differences_without_baseline_manifests_is_one_line() -> None:
-    from counterfact.verdicts.html_data import Output
-    from counterfact.verdicts.html_scenario import manifest_differences
+    from counterfact.verdicts.report.data import Output
+    from counterfact.verdicts.report.scenario import manifest_differences
 
     arm = {f"k{i}": [Output("1", 3, (0, 1, 2))] for i in range(12)}
     assert manifest_differences({}, arm) == (

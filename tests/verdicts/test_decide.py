@@ -12,7 +12,7 @@ import pytest
 from counterfact import RunContext, RunResult, compare_arms
 from counterfact.records.parts import EffectRecord
 from counterfact.verdicts.decide import headline
-from counterfact.verdicts.settings import StatisticsSettings
+from counterfact.verdicts.stats.settings import StatisticsSettings
 
 from ..helpers import after_standing
 

@@ -1,0 +1,487 @@
+"""Culprit bisection (rule 10): minimal culprit sets by two-way ddmin over ranked ids.
+
+The search is pure: it asks a ``run_probes`` callback to run sets of ablation ids (concurrently,
+when it asks for several) and decides from their statistics.
+
+1. Probe 0 is the baseline (nothing ablated) under **zero tolerance**: one flipped seed makes the
+   scenario unstable and the result ``inconclusive``.
+2. Reproduction gate: ablating every suspect together must flip (majority rule), else
+   ``not-reproducible``.
+3. ``minimize(set, context)``: a set of one is minimal. Otherwise split at ``ceil(n/2)``; probe
+   the first (likelier) half with the context, then the second; recurse into the half that flips.
+   If neither flips alone (interference), minimise the first half with the second as context,
+   then the second with the first's result as context, and join them.
+4. After a minimal set is found, remove it and repeat on the remainder while the remainder still
+   flips, up to ``max_culprits`` sets (the remainder is not probed after the last allowed set).
+5. Probes are cached by the sorted id set; a cache hit costs nothing. The budget ``max_probes``
+   counts executed probes, the baseline included. Exhausting it gives ``inconclusive`` with no
+   culprits claimed. A probe whose runs failed also ends the search ``inconclusive``.
+
+``speculative``: when a split is probed, the second half is run at the same time as the first
+(only if both are uncached and the budget has room for both). This saves the wall time of one
+sequential probe whenever the first half does not flip, and spends one probe (``samples`` runs)
+of budget for nothing whenever it does. ``speculative_unused`` counts those.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal, Protocol
+
+from counterfact.defaults import ALPHA, MAX_CULPRITS, MAX_PROBES
+from counterfact.probes.stats import ProbeStats
+from counterfact.records.vocabulary import BisectReason, BisectVerdict
+from counterfact.verdicts.bisect.fresh import FreshCheck, fresh_checks, probes_needed
+from counterfact.verdicts.bisect.power import Underpowered, underpowered
+from counterfact.verdicts.stats.significance import mcnemar_exact
+
+Key = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BisectProbe:
+    """One probe as the search used it, in order."""
+
+    ablated: tuple[str, ...]
+    """The ids ablated together, in set order (empty: the baseline)."""
+    stats: ProbeStats
+    flipped: bool
+    cached: bool
+    """True when this use was answered from the cache (no runs)."""
+    speculative: bool
+    """True when the probe was run ahead of need (speculative mode)."""
+    p_value: float | None = None
+    """``decide: test``: the probe's paired test against the baseline probe (same seeds)."""
+    n10: int | None = None
+    """``decide: test``: seeds where the probe flipped and the baseline probe did not."""
+    n01: int | None = None
+    """``decide: test``: seeds where the baseline probe flipped and the probe did not."""
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """``decide: test``: a culprit set re-tested on fresh seeds before it is claimed."""
+
+    culprit: tuple[str, ...]
+    first_seed: int
+    n10: int
+    n01: int
+    p_value: float
+    alpha: float
+    """``statistics.alpha / max_culprits``."""
+    confirmed: bool
+
+
+@dataclass(frozen=True)
+class BisectOutcome:
+    """What the search found."""
+
+    verdict: BisectVerdict
+    reason: BisectReason
+    culprits: tuple[tuple[str, ...], ...]
+    """Minimal culprit sets in discovery order; empty unless confirmed."""
+    probes: tuple[BisectProbe, ...]
+    """Every probe use in order, baseline first; cached uses included and marked."""
+    probes_executed: int
+    speculative_unused: int
+    confirmations: tuple[Confirmation, ...] = ()
+    """``decide: test`` only: each culprit set's confirmation on fresh seeds."""
+    decide: Literal["majority", "test"] = "majority"
+    """How the probes were decided (for the claim's words)."""
+    search_complete: bool = True
+    """False when the budget ran out (or the search was stopped) after some sets were found:
+    they are kept, and further sets may exist."""
+    checks: tuple[MinimalityCheck, ...] = ()
+    """Per culprit set (same order): its 1-minimality check."""
+    unconfirmed_found: tuple[tuple[str, ...], ...] = ()
+    """``decide: test``: sets found before the budget ran out, left unconfirmed (not claimed)."""
+    suspects: int = 0
+    """How many suspects were searched (for the claim's words)."""
+    underpowered: Underpowered | None = None
+    """``decide: test``, reason ``underpowered``: no outcome could reach alpha at these samples
+    (no probe was run)."""
+
+
+@dataclass(frozen=True)
+class MinimalityCheck:
+    """A found set with each one-element-smaller set probed: none flipped (1-minimal), or the
+    budget ran out before every one was probed.
+    """
+
+    culprit: tuple[str, ...]
+    one_minimal: bool
+    probes: tuple[tuple[str, ...], ...]
+    """The sets probed with one element left out (each did not flip)."""
+    shrunk_from: tuple[str, ...] | None = None
+    """The set ddmin first returned, when dropping elements still flipped."""
+    fresh: FreshCheck | None = None
+    """``decide: test``, a set that held: its one-smaller sets re-probed on the fresh seeds
+    (None: not re-tested, so its 1-minimality rests on the search's seeds only)."""
+
+
+class ProbeRunner(Protocol):
+    """Runs each id set (concurrently) on seeds ``first_seed..first_seed+samples-1`` and returns
+    its statistics, in the same order.
+    """
+
+    def __call__(self, keys: Sequence[Key], first_seed: int = 0) -> list[ProbeStats]:
+        """The statistics of each key's probe."""
+        ...
+
+
+@dataclass(frozen=True)
+class Decide:
+    """How a probe's flip is decided (rules 10 and 20)."""
+
+    mode: Literal["majority", "test"] = "majority"
+    alpha: float = ALPHA
+    exclude_seed0: bool = False
+    """``test``: leave pair 0 out (the reference is the baseline's own seed 0, rule 13)."""
+
+
+def paired_p(probe: ProbeStats, base: ProbeStats, exclude_seed0: bool) -> tuple[int, int, float]:
+    """``(n10, n01, p)`` of a probe against the baseline probe on the seeds both finished."""
+    common = set(probe.seeds) & set(base.seeds)
+    if exclude_seed0:
+        common.discard(0)
+    flipped, base_flipped = set(probe.flipped_seeds), set(base.flipped_seeds)
+    n10 = sum(s in flipped and s not in base_flipped for s in common)
+    n01 = sum(s in base_flipped and s not in flipped for s in common)
+    return n10, n01, mcnemar_exact(n10, n01)
+
+
+class _BudgetExhausted(Exception):
+    pass
+
+
+class _NotRun(_BudgetExhausted):
+    """A replayed (interrupted) search reached a probe that had not run."""
+
+
+class _RunsFailed(Exception):
+    pass
+
+
+class _Search:
+    def __init__(
+        self,
+        run_probes: ProbeRunner,
+        samples: int,
+        max_probes: int,
+        speculative: bool,
+        decide: Decide = Decide(),
+    ) -> None:
+        self.run_probes = run_probes
+        self.decide = decide
+        self.samples = samples
+        self.max_probes = max_probes
+        self.speculative = speculative
+        self.cache: dict[Key, ProbeStats] = {}
+        self.log: list[BisectProbe] = []
+        self.executed = 0
+        self.ahead: set[Key] = set()
+        self.fresh_base: ProbeStats | None = None
+        """``decide: test``: the baseline probe of the confirmation's fresh seeds."""
+
+    def _flipped(self, stats: ProbeStats, baseline: bool) -> bool:
+        if self.decide.mode == "majority":
+            return probe_flipped_for_search(stats, baseline=baseline)
+        if baseline:  # rule 20: the baseline must reproduce the reference on a majority
+            return (stats.samples - stats.flips) * 2 <= stats.samples
+        return self._p(stats) <= self.decide.alpha
+
+    def _p(self, stats: ProbeStats) -> float:
+        return paired_p(stats, self.cache[()], self.decide.exclude_seed0)[2]
+
+    def _entry(
+        self, ids: tuple[str, ...], stats: ProbeStats, cached: bool, spec: bool
+    ) -> BisectProbe:
+        flipped = self._flipped(stats, not ids)
+        if self.decide.mode != "test" or not ids:
+            return BisectProbe(ids, stats, flipped, cached, spec)
+        n10, n01, p = paired_p(stats, self.cache[()], self.decide.exclude_seed0)
+        return BisectProbe(ids, stats, flipped, cached, spec, p, n10, n01)
+
+    def ask(self, ids: Sequence[str], ahead: Sequence[str] | None = None) -> bool:
+        """Did ablating ``ids`` flip? Optionally run ``ahead`` at the same time."""
+        key = tuple(sorted(ids))
+        baseline = not ids
+        if key in self.cache:
+            stats = self.cache[key]
+            self.ahead.discard(key)
+            self.log.append(self._entry(tuple(ids), stats, True, False))
+            return self._check(stats, baseline)
+        if self.executed >= self.max_probes:
+            raise _BudgetExhausted
+        batch: list[tuple[tuple[str, ...], bool]] = [(tuple(ids), False)]
+        if self.speculative and ahead is not None:
+            ahead_key = tuple(sorted(ahead))
+            if ahead_key not in self.cache and self.executed + 2 <= self.max_probes:
+                batch.append((tuple(ahead), True))
+        results = self.run_probes([tuple(sorted(b)) for b, _ in batch])
+        for (ordered, spec), stats in zip(batch, results, strict=True):
+            self.executed += 1
+            k = tuple(sorted(ordered))
+            self.cache[k] = stats
+            if spec:
+                self.ahead.add(k)
+            self.log.append(self._entry(ordered, stats, False, spec))
+        return self._check(results[0], baseline)
+
+    def _check(self, stats: ProbeStats, baseline: bool) -> bool:
+        if stats.samples < self.samples:
+            raise _RunsFailed
+        return self._flipped(stats, baseline)
+
+    def minimize(self, ids: list[str], context: list[str]) -> list[str]:
+        if len(ids) <= 1:
+            return list(ids)
+        mid = math.ceil(len(ids) / 2)
+        top, rest = ids[:mid], ids[mid:]
+        if self.ask(top + context, ahead=rest + context):
+            return self.minimize(top, context)
+        if self.ask(rest + context):
+            return self.minimize(rest, context)
+        from_top = self.minimize(top, rest + context)
+        from_rest = self.minimize(rest, from_top + context)
+        return from_top + from_rest
+
+    def shrink(self, found: list[str], checks: list[MinimalityCheck]) -> list[str]:
+        """Make ``found`` 1-minimal: probe it without each element in turn (cached as usual);
+        drop any element whose removal still flips, and start over. Appends the check (with
+        ``one_minimal`` False if the budget runs out first) before re-raising.
+        """
+        current = list(found)
+        probed: list[tuple[str, ...]] = []
+        try:
+            changed = True
+            while changed and len(current) > 1:
+                changed = False
+                for element in list(current):
+                    trial = [x for x in current if x != element]
+                    if self.ask(trial):
+                        current, probed, changed = trial, [], True
+                        break
+                    probed.append(tuple(trial))
+        except _BudgetExhausted:
+            checks.append(self._check_of(found, current, probed, done=False))
+            raise
+        checks.append(self._check_of(found, current, probed, done=True))
+        return current
+
+    @staticmethod
+    def _check_of(
+        found: list[str], current: list[str], probed: list[tuple[str, ...]], done: bool
+    ) -> MinimalityCheck:
+        shrunk = tuple(found) if current != found else None
+        return MinimalityCheck(tuple(current), done, tuple(probed), shrunk)
+
+    def confirm(self, culprits: list[list[str]], max_culprits: int) -> list[Confirmation]:
+        """Rule 20: re-test each set on fresh seeds ``samples..2*samples-1`` against a fresh
+        baseline probe, at ``alpha / max_culprits``.
+        """
+        first = self.samples
+        keys = [(), *(tuple(sorted(c)) for c in culprits)]
+        results = self.run_probes(keys, first)
+        self.executed += len(keys)
+        base, alpha = results[0], self.decide.alpha / max_culprits
+        self.fresh_base = base
+        found = []
+        for culprit, stats in zip(culprits, results[1:], strict=True):
+            n10, n01, p = paired_p(stats, base, exclude_seed0=False)
+            ok = stats.samples == self.samples and p <= alpha
+            found.append(Confirmation(tuple(culprit), first, n10, n01, p, alpha, ok))
+        return found
+
+
+def bisect(
+    suspects: Sequence[str],
+    run_probes: ProbeRunner,
+    *,
+    samples: int,
+    max_probes: int = MAX_PROBES,
+    max_culprits: int = MAX_CULPRITS,
+    speculative: bool = False,
+    decide: Decide = Decide(),
+) -> BisectOutcome:
+    """Find minimal culprit sets among ranked ``suspects`` (see the module docstring)."""
+    search = _Search(run_probes, samples, max_probes, speculative, decide)
+    short = None
+    if decide.mode == "test":
+        short = underpowered(samples, decide.alpha, max_culprits, decide.exclude_seed0)
+    if short is not None:  # no probe could flip, or no set could hold: spend nothing
+        found = _finisher(search, len(suspects))("inconclusive", "underpowered", [])
+        return replace(found, underpowered=short)
+    outcome = _run(search, suspects, max_culprits, _finisher(search, len(suspects)))
+    if decide.mode == "majority" or outcome.verdict != "confirmed":
+        return outcome
+    done = _finisher(search, len(suspects))
+    unconfirmed = replace(
+        done("inconclusive", "budget-exhausted", [], complete=False),
+        unconfirmed_found=outcome.culprits,
+        checks=outcome.checks,
+    )
+    if not outcome.search_complete:  # rule 20: nothing is claimed before it is confirmed
+        return unconfirmed
+    if search.executed + 1 + len(outcome.culprits) > max_probes:  # the confirmation's probes
+        return unconfirmed
+    checks = search.confirm([list(c) for c in outcome.culprits], max_culprits)
+    kept = [list(c.culprit) for c in checks if c.confirmed]
+    final = (
+        done("confirmed", "culprits-found", kept)
+        if kept
+        else done("inconclusive", "unconfirmed", [])
+    )
+    fresh = _retest(search, kept, max_probes)
+    return replace(
+        final,
+        probes_executed=search.executed,
+        confirmations=tuple(checks),
+        checks=tuple(
+            replace(c, fresh=fresh[c.culprit]) for c in outcome.checks if c.culprit in fresh
+        ),
+    )
+
+
+def _retest(
+    search: _Search, kept: list[list[str]], max_probes: int
+) -> dict[Key, FreshCheck | None]:
+    """Each held set's fresh 1-minimality check (:mod:`~counterfact.verdicts.bisect.fresh`);
+    None for every set when the budget has no room for the probes it needs.
+    """
+    need = probes_needed(kept)
+    if search.fresh_base is None or search.executed + need > max_probes:
+        return {tuple(k): None for k in kept}
+    found = fresh_checks(
+        search.run_probes, kept, search.fresh_base, search.samples, search.decide.alpha
+    )
+    search.executed += need
+    return {f.culprit: f for f in found}
+
+
+class Done(Protocol):
+    """Builds the outcome from the search's state."""
+
+    def __call__(  # noqa: D102 - the protocol's one call
+        self,
+        verdict: BisectVerdict,
+        reason: BisectReason,
+        culprits: list[list[str]],
+        *,
+        complete: bool = True,
+        checks: Sequence[MinimalityCheck] = (),
+    ) -> BisectOutcome: ...
+
+
+def _finisher(search: _Search, suspects: int) -> Done:
+    def done(
+        verdict: BisectVerdict,
+        reason: BisectReason,
+        culprits: list[list[str]],
+        *,
+        complete: bool = True,
+        checks: Sequence[MinimalityCheck] = (),
+    ) -> BisectOutcome:
+        return BisectOutcome(
+            verdict=verdict,
+            reason=reason,
+            culprits=tuple(tuple(c) for c in culprits),
+            probes=tuple(search.log),
+            probes_executed=search.executed,
+            speculative_unused=len(search.ahead),
+            decide=search.decide.mode,
+            search_complete=complete,
+            checks=tuple(checks),
+            suspects=suspects,
+        )
+
+    return done
+
+
+def _run(search: _Search, suspects: Sequence[str], max_culprits: int, done: Done) -> BisectOutcome:
+    """Rule 10's search (the gates as ``search.decide`` says). Each set ddmin returns is made
+    1-minimal before the next is sought. A budget that runs out after a set was found keeps the
+    sets found (``search_complete`` False); only one that runs out before gives no culprit.
+    """
+    culprits: list[list[str]] = []
+    checks: list[MinimalityCheck] = []
+    try:
+        if search.ask([]):
+            return done("inconclusive", "unstable-baseline", [])
+        candidates = list(suspects)
+        if not candidates or not search.ask(candidates):
+            return done("not-reproducible", "not-reproducible", [])
+        remaining = candidates
+        for _ in range(max_culprits):
+            found = search.minimize(remaining, [])
+            culprits.append(found)
+            culprits[-1] = search.shrink(found, checks)
+            # Only the set claimed leaves the search: a suspect the shrink dropped stays a
+            # candidate for the next set.
+            remaining = [c for c in remaining if c not in set(culprits[-1])]
+            # No probe of the remainder once max_culprits sets are found: it could only spend
+            # budget.
+            if len(culprits) >= max_culprits or not remaining or not search.ask(remaining):
+                break
+        return done("confirmed", "culprits-found", culprits, checks=checks)
+    except _BudgetExhausted as exc:
+        reason: BisectReason = "interrupted" if isinstance(exc, _NotRun) else "budget-exhausted"
+        if culprits and len(checks) == len(culprits):  # a shrink cut short: what it reached
+            culprits[-1] = list(checks[-1].culprit)  # flipped (the shrink only moves to flips)
+        if culprits:
+            return done("confirmed", reason, culprits, complete=False, checks=checks)
+        return done("inconclusive", reason, [])
+    except _RunsFailed:
+        return done("inconclusive", "runs-failed", [])
+
+
+def probe_flipped_for_search(stats: ProbeStats, *, baseline: bool) -> bool:
+    """How the search reads a probe: zero tolerance for the baseline, the majority rule else."""
+    return not stats.stable if baseline else stats.flipped
+
+
+def interrupted_outcome(
+    done: Sequence[tuple[Key, ProbeStats]],
+    decide: Decide = Decide(),
+    *,
+    suspects: Sequence[str] = (),
+    samples: int = 0,
+    max_culprits: int = MAX_CULPRITS,
+    reason: BisectReason = "interrupted",
+) -> BisectOutcome:
+    """The outcome of a search stopped early — by Ctrl-C (``reason`` ``interrupted``) or by its
+    runs failing (``runs-failed``): the search replayed on the probes finished so far
+    (``decide`` reads them as the search did), keeping the culprit sets it had completed
+    (``search_complete`` False); none under ``decide: test``, whose sets need a confirmation
+    that did not run.
+    """
+    finished = dict(done)
+    replay_decide = decide if decide.mode == "majority" or () in finished else Decide()
+
+    def cached_only(keys: Sequence[Key], first_seed: int = 0) -> list[ProbeStats]:
+        if first_seed or any(k not in finished for k in keys):
+            raise _NotRun
+        return [finished[k] for k in keys]
+
+    search = _Search(cached_only, samples, len(finished) + 1, False, replay_decide)
+    outcome = _run(search, suspects, max_culprits, _finisher(search, len(suspects)))
+    # Sets the replay completed (a stop during a decide: test confirmation replays to the end).
+    found = outcome.culprits if outcome.verdict == "confirmed" else ()
+    keep = found if decide.mode == "majority" else ()
+    reader = _Search(lambda keys, first_seed=0: [], 0, 0, False, replay_decide)
+    reader.cache = {key: stats for key, stats in done if not key}
+    return BisectOutcome(
+        verdict="confirmed" if keep else "inconclusive",
+        reason=reason,
+        culprits=keep,
+        probes=tuple(reader._entry(key, stats, False, False) for key, stats in done),
+        probes_executed=len(done),
+        speculative_unused=0,
+        decide=decide.mode,
+        search_complete=False,
+        checks=outcome.checks if keep else (),
+        unconfirmed_found=found if not keep else (),
+        suspects=len(suspects),
+    )

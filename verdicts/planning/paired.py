@@ -1,0 +1,119 @@
+"""Samples per arm for a power asked for, from a pilot's verdict rows (``counterfact plan``).
+
+The paired planner is here; the design it shares and the rates a row implies are in
+:mod:`counterfact.verdicts.planning.design`, the ``pairing: none`` planner in
+:mod:`counterfact.verdicts.planning.unpaired` and the sequential one in
+:mod:`counterfact.verdicts.planning.sequential`; :func:`plan_challenger` picks the one that is the
+sweep's own test.
+
+Paired: each scenario's own test (the exact McNemar test) is planned exactly at its family's
+per-test level; with several scenarios the pooled (stratified) test is simulated at the level over
+the challengers, and it is the figure recommended — the one result that survives when many
+per-scenario tests are adjusted. Rates that show no effect the test's way are out of reach at
+once (no sample size gives them more power than the level).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from counterfact.records.plan import ScenarioPlan
+from counterfact.records.verdicts import VerdictRecord
+from counterfact.verdicts.planning.design import (
+    Design,
+    Planned,
+    cells_of,
+    excluded,
+    nothing_to_plan,
+    towards,
+)
+from counterfact.verdicts.planning.power import (
+    Cells,
+    paired_power,
+    per_test_level,
+    pooled_power,
+    samples_for,
+)
+from counterfact.verdicts.planning.sequential import plan_sequential
+from counterfact.verdicts.planning.unpaired import plan_unpaired
+
+DRAWS = 10_000
+"""Simulated sweeps per pooled power figure (standard error at most 0.005)."""
+
+
+def _scenario(row: VerdictRecord, cells: Cells, design: Design, target: float) -> ScenarioPlan:
+    level = per_test_level(design.alpha, design.adjust, design.family_size)
+    found = None
+    if towards(cells.p10, cells.p01, design.alternative) or target <= level:
+        found = samples_for(
+            target,
+            lambda n: paired_power(n, cells.p10, cells.p01, level, design.alternative),
+        )
+    return ScenarioPlan(
+        scenario=row.scenario,
+        p10=cells.p10,
+        p01=cells.p01,
+        samples=None if found is None else found[0] + excluded(row),
+        power=None if found is None else found[1],
+    )
+
+
+def _pooled(
+    tested: Sequence[tuple[VerdictRecord, Cells]],
+    scenarios: list[ScenarioPlan],
+    design: Design,
+    target: float,
+    seed: int,
+    note: str | None,
+) -> Planned:
+    """The stratified test over the scenarios, simulated (common random numbers: the same
+    draws at every sample count).
+    """
+    level = per_test_level(design.alpha, design.adjust, design.challengers)
+    cells = [c for _, c in tested]
+    method = f"pooled test over {len(tested)} scenarios, simulated ({DRAWS:,} draws)"
+    toward = sum(c.p10 for c in cells), sum(c.p01 for c in cells)
+    if not towards(*toward, design.alternative) and target > level:
+        return Planned(None, None, method, None, scenarios, note)
+
+    def pooled(n: int) -> float:
+        rng = np.random.default_rng(seed)
+        return pooled_power(n, cells, level, design.alternative, rng, DRAWS)[0]
+
+    found = samples_for(target, pooled)
+    if found is None:
+        return Planned(None, None, method, None, scenarios, note)
+    n, _ = found
+    power, se = pooled_power(
+        n, cells, level, design.alternative, np.random.default_rng(seed), DRAWS
+    )
+    # samples, not pairs: seed 0 is no pair when it is the reference (rule 13)
+    return Planned(n + max(excluded(r) for r, _ in tested), power, method, se, scenarios, note)
+
+
+def plan_challenger(
+    rows: Sequence[VerdictRecord],
+    design: Design,
+    target: float,
+    effect: float | None,
+    seed: int = 0,
+) -> Planned:
+    """The samples one challenger's rows (one per scenario) need for ``target`` power, under the
+    sweep's own test.
+    """
+    if design.waves is not None:
+        return plan_sequential(rows, design, target, effect, seed)
+    if design.pairing == "none":
+        return plan_unpaired(rows, design, target, effect)
+    tested = [(r, c) for r in rows if (c := cells_of(r, effect, design.alternative)) is not None]
+    if not tested:
+        return nothing_to_plan()
+    scenarios = [_scenario(r, c, design, target) for r, c in tested]
+    skipped = len(rows) - len(tested)
+    note = f"{skipped} scenario(s) without a test were left out" if skipped else None
+    if len(tested) == 1:
+        only = scenarios[0]
+        return Planned(only.samples, only.power, "exact enumeration", None, scenarios, note)
+    return _pooled(tested, scenarios, design, target, seed, note)

@@ -1,0 +1,244 @@
+"""A test over questions, valid however a question's seeds depend on each other.
+
+Per question ``q`` the arm's flip count minus the baseline's over its scored pairs is
+``a_q = n10_q - n01_q`` (``n_q`` pairs). The effect is the pair-weighted flip-rate difference
+``A / N`` with ``A = sum a_q`` and ``N = sum n_q`` (the pooled effect's ratio estimator).
+
+**Test.** Under the null that the arm changes nothing, swapping the arm's and the baseline's
+labels on *all* of one question's runs at once leaves the data's distribution unchanged, so
+``a_q`` and ``-a_q`` are equally likely, independently across questions, whatever the seeds of
+one question share (identical copies under a fixed API seed, or independent draws). The
+sign-flip (cluster randomisation) distribution of ``T = sum s_q a_q``, ``s_q = +-1``, is exact:
+questions with the same ``|a_q| = v`` contribute ``v * (2 B - m_v)`` with ``B ~ Binomial(m_v,
+1/2)``, and the few such terms (one per distinct ``v``, at most the seeds per question) are
+convolved. Fisher (1935), The Design of Experiments, section 21; Good (2005), Permutation,
+Parametric and Bootstrap Tests of Hypotheses, 3.1. With identical epochs it is the sign test
+over questions; with one seed per question it is McNemar's exact test.
+
+**Interval.** The sign-flip score interval: the effects ``d`` whose residuals
+``e_q = a_q - d n_q`` give ``|sum e_q| <= z sqrt(sum e_q^2)`` (``sum e_q^2`` is the sign-flip
+variance of ``sum e_q``), a quadratic in ``d``. It is the normal approximation of the same test
+inverted, so it excludes 0 exactly when the approximate test rejects; where the exact p and the
+interval disagree (few questions, a p near alpha) the record says so and the exact p decides.
+For a one-sided test at ``alpha`` the interval is two-sided at ``1 - 2 alpha`` (its bound on the
+tested side is the one-sided ``1 - alpha`` bound).
+
+**Effective sample.** ``N * D / sum a_q^2`` pairs (``D`` discordant pairs): the pairs that
+independent seeds would need for the variance the questions show. It is ``N`` when seeds are
+independent (in expectation) and the number of questions when every epoch is a copy.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.signal import fftconvolve
+from scipy.stats import binom, norm
+
+from counterfact.records.vocabulary import Alternative
+from counterfact.verdicts.stats.significance import effect_of_counts
+from counterfact.verdicts.stats.tails import directed_p
+
+DIRECT_LIMIT = 4_000_000
+"""Above this many multiply-adds a convolution goes through the FFT (same result to ~1e-14)."""
+FFT_NOISE = 1e-11
+"""FFT tails below this are rounding noise; the normal tail stands in for them there."""
+
+
+@dataclass(frozen=True)
+class QuestionCounts:
+    """One question's paired counts for a challenger."""
+
+    question: str
+    n10: int
+    n01: int
+    n11: int
+    pairs: int
+
+    @property
+    def moved(self) -> int:
+        """``n10 - n01``: the arm's extra flips on this question."""
+        return self.n10 - self.n01
+
+    @property
+    def constant(self) -> bool:
+        """Every seed of this question gave the same outcome on each side."""
+        arm, base = self.n10 + self.n11, self.n01 + self.n11
+        return arm in (0, self.pairs) and base in (0, self.pairs)
+
+
+@dataclass(frozen=True)
+class ClusteredTest:
+    """The sign-flip test over questions and its interval."""
+
+    questions: int
+    pairs: int
+    statistic: int
+    """``sum a_q``: the arm's extra flips over every question."""
+    diff: float
+    p_value: float
+    min_attainable_p: float
+    low: float
+    high: float
+    level: float
+    effective_pairs: float
+    seeds_vary: bool
+    """Some question's outcomes varied across its seeds (False: epochs are copies)."""
+    up: int
+    """Questions where the arm flipped more often than the baseline."""
+    down: int
+    """Questions where it flipped less often."""
+    exact: bool
+    """The p-value is exact (False: the normal tail stood in below FFT noise)."""
+    seeds_are_sample: bool = False
+    """A one-question sweep: the row's own paired test over its seeds stands in."""
+
+
+def _null_pmf(
+    magnitudes: Sequence[int],
+) -> tuple[np.ndarray[tuple[int], np.dtype[np.float64]], int, bool]:
+    """The sign-flip distribution of ``sum s_q v_q`` over the nonzero ``v_q``: its pmf on
+    ``-S..S`` (index ``t + S``), ``S``, and whether an FFT was used.
+    """
+    values, counts = np.unique(np.asarray(magnitudes, dtype=np.int64), return_counts=True)
+    pmf = np.ones(1)
+    span = 0
+    fft = False
+    for v, m in zip(values.tolist(), counts.tolist(), strict=True):
+        part = np.zeros(2 * v * m + 1)
+        part[:: 2 * v] = binom.pmf(np.arange(m + 1), m, 0.5)
+        if pmf.size * part.size > DIRECT_LIMIT:
+            pmf = np.clip(fftconvolve(pmf, part), 0.0, None)
+            fft = True
+        else:
+            pmf = np.convolve(pmf, part)
+        span += v * m
+    return pmf, span, fft
+
+
+def sign_flip_p(moved: Sequence[int], alternative: Alternative) -> tuple[float, bool]:
+    """The exact sign-flip p of ``sum moved`` in the direction asked, and whether it is exact."""
+    nonzero = [abs(a) for a in moved if a != 0]
+    if not nonzero:
+        return 1.0, True
+    t = sum(moved)
+    pmf, span, fft = _null_pmf(nonzero)
+    upper = float(pmf[t + span :].sum())
+    lower = float(pmf[: t + span + 1].sum())
+    p = directed_p(upper, lower, alternative)
+    if not fft or p >= FFT_NOISE:
+        return min(1.0, p), True
+    sd = math.sqrt(sum(a * a for a in nonzero))
+    z = (abs(t) - 1) / sd
+    tail = float(norm.sf(z))
+    return (tail if alternative != "two-sided" else 2 * tail), False
+
+
+def _roots(qa: float, qb: float, qc: float) -> tuple[float, float]:
+    """The roots of ``qa d^2 + qb d + qc = 0`` (``qa > 0``), clipped to [-1, 1]; the whole
+    range when ``qa <= 0`` (too few questions for a bounded interval at this level).
+    """
+    if qa <= 0:
+        return -1.0, 1.0
+    root = math.sqrt(max(0.0, qb * qb - 4 * qa * qc))
+    return max(-1.0, (-qb - root) / (2 * qa)), min(1.0, (-qb + root) / (2 * qa))
+
+
+def score_interval(
+    counts: Sequence[QuestionCounts], alternative: Alternative, alpha: float
+) -> tuple[float, float, float]:
+    """The sign-flip score interval of the pair-weighted difference: ``(low, high, level)``."""
+    level = 1 - alpha if alternative == "two-sided" else 1 - 2 * alpha
+    z2 = float(norm.ppf(0.5 + level / 2)) ** 2
+    a = np.array([c.moved for c in counts], dtype=float)
+    n = np.array([c.pairs for c in counts], dtype=float)
+    big_a, big_n = float(a.sum()), float(n.sum())
+    low, high = _roots(
+        big_n**2 - z2 * float((n * n).sum()),
+        -2 * (big_a * big_n - z2 * float((a * n).sum())),
+        big_a**2 - z2 * float((a * a).sum()),
+    )
+    return low, high, level
+
+
+def hulled_interval(
+    counts: Sequence[QuestionCounts], alternative: Alternative, alpha: float, seeds_vary: bool
+) -> tuple[float, float, float]:
+    """The score interval, widened where it would claim more than the counts can: to
+    Newcombe's interval on the summed pairs (when the questions' moves agree more closely than
+    independent pairs could, the sign-flip variance gives an interval of no width), and, when
+    no question's outcome varied across its seeds, to Newcombe's interval over the questions
+    (each one pair: then every question's difference is -1, 0 or 1, and the questions are the
+    sample).
+    """
+    low, high, level = score_interval(counts, alternative, alpha)
+    sums = (sum(c.n10 for c in counts), sum(c.n01 for c in counts), sum(c.n11 for c in counts))
+    hulls = [effect_of_counts(*sums, sum(c.pairs for c in counts), level)]
+    if not seeds_vary:
+        up = sum(c.moved > 0 for c in counts)
+        down = sum(c.moved < 0 for c in counts)
+        both = sum(c.n11 == c.pairs > 0 for c in counts)
+        hulls.append(effect_of_counts(up, down, both, len(counts), level))
+    for e in hulls:
+        if e is not None:
+            low, high = min(low, e.low), max(high, e.high)
+    return low, high, level
+
+
+def _effective_pairs(counts: Sequence[QuestionCounts], pairs: int) -> float:
+    """``N * V_pairs / V_questions``: the pairs independent draws would need for the spread
+    the questions show. ``V_questions = sum (a_q - d n_q)^2`` is the spread of the questions'
+    moves around the effect ``d``; ``V_pairs = D - A^2 / N`` is what it would be if every pair
+    were an independent draw at the set's rates (``D`` discordant pairs). Independent seeds
+    keep about ``N``; copies leave the number of questions (seeds add a factor ``n`` to both
+    sides of a copied question's move, and only ``n`` pairs' worth of information).
+    """
+    moved = sum(c.moved for c in counts)
+    d = moved / pairs
+    spread = sum((c.moved - d * c.pairs) ** 2 for c in counts)
+    independent = sum(c.n10 + c.n01 for c in counts) - moved * moved / pairs
+    if spread <= 0 or independent <= 0:
+        return float(pairs)
+    return max(float(min(len(counts), pairs)), pairs * independent / spread)
+
+
+def floor_over(questions: int, alternative: Alternative) -> float:
+    """The smallest p any outcome over ``questions`` questions can give (all moved one way)."""
+    if questions <= 0:
+        return 1.0
+    one = 0.5**questions
+    return min(1.0, 2 * one) if alternative == "two-sided" else one
+
+
+def clustered_test(
+    counts: Sequence[QuestionCounts], alternative: Alternative, alpha: float
+) -> ClusteredTest | None:
+    """The sign-flip test over the questions with a scored pair (None without one)."""
+    counts = [c for c in counts if c.pairs > 0]
+    if not counts:
+        return None
+    moved = [c.moved for c in counts]
+    pairs = sum(c.pairs for c in counts)
+    p, exact = sign_flip_p(moved, alternative)
+    seeds_vary = any(not c.constant for c in counts if c.pairs > 1)
+    low, high, level = hulled_interval(counts, alternative, alpha, seeds_vary)
+    effective = _effective_pairs(counts, pairs)
+    return ClusteredTest(
+        questions=len(counts),
+        pairs=pairs,
+        statistic=sum(moved),
+        diff=sum(moved) / pairs,
+        p_value=p,
+        min_attainable_p=floor_over(len(counts), alternative),
+        low=low,
+        high=high,
+        level=level,
+        effective_pairs=min(float(pairs), effective),
+        seeds_vary=seeds_vary,
+        up=sum(a > 0 for a in moved),
+        down=sum(a < 0 for a in moved),
+        exact=exact,
+    )

@@ -1,0 +1,87 @@
+"""The arm-level verdict in words: its console line and its notes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from counterfact.records.arms import StratifiedRecord
+from counterfact.records.vocabulary import Standing, StatisticalVerdict, Verdict
+from counterfact.verdicts.stats.clustered import ClusteredTest
+
+
+@dataclass(frozen=True)
+class ArmFacts:
+    """What the line and the notes are made from."""
+
+    arm: str
+    verdict: Verdict
+    statistical_verdict: StatisticalVerdict | None
+    test: ClusteredTest | None
+    p_adjusted: float | None
+    standing: Standing
+    doubts: int
+    interval_agrees: bool | None
+    stratified: StratifiedRecord | None
+    withheld: int
+    why_untested: str = ""
+    """The commonest reason of the rows that had no test (``arm-not-applied on 40 of 40``)."""
+
+
+def _p(p: float) -> str:
+    return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def arm_line(f: ArmFacts) -> str:
+    """``arm: verdict — effect [low, high], p, up/down of questions; standing``."""
+    t = f.test
+    if t is None:
+        why = f" ({f.why_untested})" if f.why_untested else ""
+        return f"{f.arm}: inconclusive — no question could be tested{why}; not assessed"
+    test = f.statistical_verdict or "untested"
+    adj = f", adjusted {_p(f.p_adjusted)}" if f.p_adjusted is not None else ""
+    standing = f.standing if f.standing != "not-sure" else f"not-sure ({f.doubts})"
+    return (
+        f"{f.arm}: {f.verdict} ({test}) — effect {t.diff:+.3f} "
+        f"[{t.low:+.3f}, {t.high:+.3f}] ({t.level:.0%}), p {_p(t.p_value)}{adj}; "
+        f"{t.up} question(s) up, {t.down} down of {t.questions}; effective pairs "
+        f"{t.effective_pairs:,.0f} of {t.pairs:,}; {standing}"
+    )
+
+
+def notes_for(f: ArmFacts) -> list[str]:
+    """What a reader must know beside the line."""
+    t = f.test
+    if t is None:
+        return []
+    out = []
+    if t.seeds_are_sample:
+        out.append(
+            "one question: the verdict is about this question, its seeds are the sample "
+            "(they are assumed to be independent draws)"
+        )
+    elif not t.seeds_vary:
+        out.append(
+            f"answers never vary within a question: the {t.questions} questions are the "
+            f"sample (effective pairs {t.effective_pairs:.0f} of {t.pairs}); more seeds add "
+            "nothing, more questions do"
+        )
+    elif t.effective_pairs < 0.5 * t.pairs:
+        out.append(
+            f"a question's seeds agree with each other more than independent draws would: "
+            f"effective pairs {t.effective_pairs:.0f} of {t.pairs}"
+        )
+    if f.interval_agrees is False:
+        out.append(
+            "the interval (the test's normal approximation) and the exact p disagree at "
+            f"{t.questions} questions: the exact p decides"
+        )
+    s = f.stratified
+    if s is not None and s.disagrees:
+        out.append(
+            f"the seed-level stratified test (secondary) is {s.statistical_verdict} "
+            f"(adjusted p {_p(s.p_adjusted)}): it counts every seed pair as independent, so it "
+            "is not the verdict"
+        )
+    if f.withheld:
+        out.append(f"{f.withheld} question(s) left out of the test (see their rows)")
+    return out

@@ -114,9 +114,8 @@ def compare_arms(
             seed).
         sequential: ``{"max_samples": N, "wave": W}``: ``samples`` is the first wave, then
             ``W`` seeds at a time until each arm's anytime-valid test decides (at most ``N``).
-        **config: the other sweep-file keys (:class:`~.sweepkeys.SweepKeys`: ``grid``,
-            ``ablate_each``, ``cost_key``, ``budget``, ``runner_files``), validated exactly as
-            in a file (an unknown key is refused with a did-you-mean).
+        **config: the other sweep-file keys (:class:`~.sweepkeys.SweepKeys`), validated
+            exactly as in a file (an unknown key is refused with a did-you-mean).
 
     Returns:
         A :class:`SweepResult` with one row per (scenario, arm), baseline first.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from counterfact.defaults import COST_KEY
 from counterfact.probes.arms import ArmSpec, Intervention, facets_diff, intervention
@@ -30,15 +30,20 @@ from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import Reason
 from counterfact.verdicts.applied import BASELINE_NOT_APPLIED, NOT_APPLIED, check_failed, reason_of
 from counterfact.verdicts.cost import CostItem, CostReading, cost_class, cost_readings
-from counterfact.verdicts.judgement import Judgement
+from counterfact.verdicts.judgement import Explained, Judgement, TierRow
 from counterfact.verdicts.placebo import determinism_doubt, determinism_sentence
 from counterfact.verdicts.row_parts import app_record, reading_record, seed_sets, similarity_record
 from counterfact.verdicts.rows import verdict_record
-from counterfact.verdicts.standing import context_doubts, manifest_doubts, run_doubts
+from counterfact.verdicts.standing import Doubt, context_doubts, manifest_doubts, run_doubts
 from counterfact.verdicts.stats.intervals import flip_rate_interval
 from counterfact.verdicts.stats.sequential import Look
 from counterfact.verdicts.stats.settings import StatisticsSettings
-from counterfact.verdicts.stats.significance import paired_effect, paired_test, similarity_test
+from counterfact.verdicts.stats.significance import (
+    TestResult,
+    paired_effect,
+    paired_test,
+    similarity_test,
+)
 from counterfact.verdicts.stopped import FIXED_SAMPLE, e_test, sequential_record
 from counterfact.verdicts.tiers import (
     ArmEvidence,
@@ -135,16 +140,7 @@ def assess_tally(
     readings = _cost_readings(judged, tally.stats(baseline), cost_key)  # the whole baseline
     stops = _Stops(looks or {}, max_samples)
     judgements = [
-        Judgement(
-            scenario=tally.scenario.id,
-            arm=j.tally.arm.id,
-            fields=_fields(j, context(j.tally.admitted), j.tally.admitted, readings)
-            | _explained(j, base_tally)
-            | {"check": tally.check},
-            claim=_claim(j, base_tally, context(j.tally.admitted)),
-            **_tested(tally, j, base_tally, settings, stops),
-            **_doubted(tally, j, base_tally),
-        )
+        _judgement(tally, j, context(j.tally.admitted), readings, _Test(settings, stops))
         for j in judged
     ]
     base_stats = tally.stats(baseline)
@@ -177,6 +173,27 @@ class _Stops:
         if look is None or look.stopped_for is None or self.max_samples is None:
             return None
         return look, sequential_record(look, self.max_samples)
+
+
+@dataclass(frozen=True)
+class _Test:
+    """How challengers are tested: the settings, and where sequential arms stopped."""
+
+    settings: StatisticsSettings
+    stops: _Stops
+
+
+@dataclass(frozen=True)
+class _Tested:
+    """A challenger's test, effect and similarity test, why there is none, and where it
+    stopped (all None for the baseline).
+    """
+
+    test: TestResult | None = None
+    effect: EffectRecord | None = None
+    similarity_test: SimilarityTestRecord | None = None
+    withheld: Reason | None = None
+    sequential: SequentialRecord | None = None
 
 
 def _context(tally: ScenarioTally, samples: int, unrun_cause: UnrunCause) -> ScenarioContext:
@@ -279,12 +296,42 @@ _NO_TEST = NOT_APPLIED
 """Tiers under which the runs are not evidence about the arm: no test is reported (rule 12)."""
 
 
-def _doubted(tally: ScenarioTally, j: _Judged, base: ArmTally) -> dict[str, Any]:
-    """The row's doubts from its runs, manifests, reference and comparator (rule 25)."""
+def _judgement(
+    tally: ScenarioTally,
+    j: _Judged,
+    ctx: ScenarioContext,
+    readings: dict[str, CostReading | None],
+    how: _Test,
+) -> Judgement:
+    """One row's judgement: its tier fields, claim, test and doubts."""
+    base = tally.arms[tally.baseline]
+    tested = _tested(tally, j, base, how.settings, how.stops)
+    doubts, unassessed = _doubted(tally, j, base)
+    return Judgement(
+        scenario=tally.scenario.id,
+        arm=j.tally.arm.id,
+        tier=_tier(j, ctx, readings, _explained(j, base), tally.check),
+        claim=_claim(j, base, ctx),
+        test=tested.test,
+        effect=tested.effect,
+        similarity_test=tested.similarity_test,
+        withheld=tested.withheld,
+        sequential=tested.sequential,
+        doubts=doubts,
+        unassessed=unassessed,
+    )
+
+
+def _doubted(
+    tally: ScenarioTally, j: _Judged, base: ArmTally
+) -> tuple[tuple[Doubt, ...], str | None]:
+    """The row's doubts from its runs, manifests, reference and comparator (rule 25), or why it
+    is not assessed.
+    """
     if j.decision is None:
-        return {"unassessed": "this is the baseline every arm is compared with"}
+        return (), "this is the baseline every arm is compared with"
     if not j.tally.ok[: j.tally.admitted].any():
-        return {"unassessed": "the arm has no successful run"}
+        return (), "the arm has no successful run"
     seed0 = tally.reference.source == "baseline-arm"
     determinism = determinism_doubt(j.tally, base)
     doubts = (
@@ -293,7 +340,7 @@ def _doubted(tally: ScenarioTally, j: _Judged, base: ArmTally) -> dict[str, Any]
         + manifest_doubts(j.tally, base)
         + context_doubts(seed0, tally.comparator.answer_level)
     )
-    return {"doubts": tuple(doubts)}
+    return tuple(doubts), None
 
 
 def _claim(j: _Judged, base: ArmTally, ctx: ScenarioContext) -> str:
@@ -326,21 +373,21 @@ def _tested(
     base: ArmTally,
     settings: StatisticsSettings,
     stops: _Stops,
-) -> dict[str, Any]:
+) -> _Tested:
     """A challenger's test (the e-process a sequential arm stopped on), effect, similarity test
     and stopping record: nothing for the baseline, nor a test with no reference to score
     against; withheld, with the reason, when the arm or the baseline did not take effect.
     """
     arm = j.tally
     if arm is base or j.decision is None:
-        return {}
+        return _Tested()
     stop = stops.record(tally.scenario.id, arm.arm.id)
-    sequential = {"sequential": stop[1]} if stop is not None else {}
+    sequential = stop[1] if stop is not None else None
     if tally.reference.text is None:
-        return sequential
+        return _Tested(sequential=sequential)
     gate = _not_applied(j, base)
     if gate is not None:
-        return sequential | {"withheld": gate}
+        return _Tested(sequential=sequential, withheld=gate)
     pairs = pairs_of(arm, base, exclude_seed0=tally.reference.source == "baseline-arm")
     test = paired_test(pairs, settings.pairing, settings.alternative)
     effect = paired_effect(pairs)
@@ -352,7 +399,7 @@ def _tested(
         test = e_test(test, stop[0])
         effect = _fixed_sample(effect)
         sim = _fixed_sample(sim)
-    return sequential | {"test": test, "effect": effect, "similarity_test": sim}
+    return _Tested(test, effect, sim, sequential=sequential)
 
 
 def _fixed_sample(part: R | None) -> R | None:
@@ -362,10 +409,10 @@ def _fixed_sample(part: R | None) -> R | None:
     return type(part).model_validate(part.model_dump() | {"method": part.method + FIXED_SAMPLE})
 
 
-def _explained(j: _Judged, base: ArmTally) -> dict[str, Any]:
+def _explained(j: _Judged, base: ArmTally) -> Explained:
     """What a challenger's answer changed to, and how its facets differ from the baseline's."""
     if j.tally is base:
-        return {}
+        return Explained()
     changed, others = None, None
     if j.stats is not None and j.stats.samples:
         changed = [
@@ -373,11 +420,7 @@ def _explained(j: _Judged, base: ArmTally) -> dict[str, Any]:
             for text, count, seeds in j.tally.changed_to()
         ]
         others = j.stats.flips - sum(c.count for c in changed)
-    return {
-        "changed_to": changed,
-        "changed_to_others": others,
-        "facets_diff": facets_diff(base.arm, j.tally.arm),
-    }
+    return Explained(changed, others, facets_diff(base.arm, j.tally.arm))
 
 
 def _withheld(j: _Judged) -> Reason | None:
@@ -391,13 +434,15 @@ def _withheld(j: _Judged) -> Reason | None:
 _NO_CLASS = ("runs-failed", "runs-missing", "unstable-baseline", *BASELINE_NOT_APPLIED)
 
 
-def _fields(
+def _tier(
     j: _Judged,
     ctx: ScenarioContext,
-    samples: int,
     readings: dict[str, CostReading | None],
-) -> dict[str, Any]:
+    explained: Explained,
+    check: str | None,
+) -> TierRow:
     """The row's tier-level fields (everything but the claim and the test)."""
+    samples = j.tally.admitted
     stats = j.stats
     seeds = list(stats.seeds) if stats is not None else j.tally.seeds  # judged seeds only
     interval = None
@@ -410,28 +455,30 @@ def _fields(
     confirmed = j.decision is not None and j.decision.verdict == "confirmed"
     is_ablation = j.tally.arm.id in readings
     withheld = _withheld(j) if is_ablation else None
-    return {
-        "scenario": ctx.scenario,
-        "arm": j.tally.arm.id,
-        "is_baseline": j.decision is None,
-        "intervention": j.intervention.kind,
-        "placebo": j.tally.arm.placebo_kind,
-        "verdict": j.decision.verdict if j.decision else None,
-        "reason": j.decision.reason if j.decision else None,
-        "samples": len(seeds),
-        "samples_declared": samples,
-        **seed_sets(j.tally, seeds, stats, samples),
-        "flips": stats.flips if stats is not None else None,
-        "similarity": similarity_record(stats.similarity) if stats is not None else None,
-        "outside_null_band": j.outside,
-        "application": app_record(j.application),
-        "cost": cost,
-        "runs_retried": j.tally.retried,
-        "runs_from_cache": j.tally.from_cache,
-        "cost_reading": reading_record(readings.get(j.tally.arm.id), stats),
-        "cost_class": None
+    return TierRow(
+        scenario=ctx.scenario,
+        arm=j.tally.arm.id,
+        is_baseline=j.decision is None,
+        intervention=j.intervention.kind,
+        placebo=j.tally.arm.placebo_kind,
+        verdict=j.decision.verdict if j.decision else None,
+        reason=j.decision.reason if j.decision else None,
+        samples=len(seeds),
+        samples_declared=samples,
+        seed_sets=seed_sets(j.tally, seeds, stats, samples),
+        flips=stats.flips if stats is not None else None,
+        similarity=similarity_record(stats.similarity) if stats is not None else None,
+        outside_null_band=j.outside,
+        application=app_record(j.application),
+        cost=cost,
+        runs_retried=j.tally.retried,
+        runs_from_cache=j.tally.from_cache,
+        cost_reading=reading_record(readings.get(j.tally.arm.id), stats),
+        cost_class=None
         if not is_ablation or withheld or not seeds  # no successful run: nothing to classify
         else cost_class(confirmed, readings.get(j.tally.arm.id)),
-        "cost_class_withheld": withheld,
-        "flip_rate_ci": interval,
-    }
+        cost_class_withheld=withheld,
+        flip_rate_ci=interval,
+        explained=explained,
+        check=check,
+    )

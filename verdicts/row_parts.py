@@ -5,8 +5,6 @@ reading. Pure: tallies and results in, record parts out.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from counterfact.probes.manifest import Application
@@ -15,6 +13,7 @@ from counterfact.probes.tally import ArmTally
 from counterfact.records.parts import ApplicationRecord, CostReadingRecord, SimilarityRecord
 from counterfact.records.seedsets import SEED_LIST_MAX, pack
 from counterfact.verdicts.cost import CostReading
+from counterfact.verdicts.judgement import SeedSets
 
 
 def similarity_record(stats: SimilarityStats | None) -> SimilarityRecord | None:
@@ -42,7 +41,7 @@ def app_record(app: Application) -> ApplicationRecord:
 
 def seed_sets(
     tally: ArmTally, seeds: list[int], stats: ProbeStats | None, samples: int
-) -> dict[str, Any]:
+) -> SeedSets:
     """The record's seed sets: lists, or bitmaps above SEED_LIST_MAX declared seeds. ``seeds``
     are the judged ones; a seed whose run ran and failed, or whose output could not be compared
     in time, is failed; one without a record was never run (missing).
@@ -54,25 +53,19 @@ def seed_sets(
     flipped = list(stats.flipped_seeds) if stats is not None else None
     if samples <= SEED_LIST_MAX:
         sims = list(stats.similarities) if stats is not None else None
-        return {
-            "seeds": seeds,
-            "failed_seeds": failed,
-            "missing_seeds": missing,
-            "flipped_seeds": flipped,
-            "similarities": sims,
-        }
-    return {
-        "seeds": None,
-        "seeds_bits": pack(seeds, samples),
-        "failed_seeds": None,
-        "failed_seeds_bits": pack(failed, samples),
-        "missing_seeds": None,
-        "missing_seeds_bits": pack(missing, samples),
-        "flipped_seeds": None,
-        "flipped_seeds_bits": pack(flipped, samples) if flipped is not None else None,
-        "similarities": None,
-        "similarities_omitted": stats is not None,
-    }
+        return SeedSets(seeds, failed, missing, flipped, sims)
+    return SeedSets(
+        None,
+        None,
+        None,
+        None,
+        None,
+        seeds_bits=pack(seeds, samples),
+        failed_seeds_bits=pack(failed, samples),
+        missing_seeds_bits=pack(missing, samples),
+        flipped_seeds_bits=pack(flipped, samples) if flipped is not None else None,
+        similarities_omitted=stats is not None,
+    )
 
 
 def reading_record(

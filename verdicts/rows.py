@@ -46,7 +46,7 @@ def compose_claim(
     """The row's claim: the decision, the tier's claim, the stopping sentence, the test's."""
     parts = [j.claim]
     if head is not None and head.sentence is not None:
-        tier = (j.fields["verdict"], j.fields["reason"])
+        tier = (j.tier.verdict, j.tier.reason)
         if (head.verdict, head.reason) == tier:
             note = "The seed tiers agree:"
         elif head.verdict == tier[0]:
@@ -65,7 +65,7 @@ def _decided(j: Judgement, adjusted: Adjusted | None, s: StatisticsSettings) -> 
     """A challenger's headline (None for the baseline); without a test, or before its family is
     known, the tier decides.
     """
-    verdict, reason = j.fields["verdict"], j.fields["reason"]
+    verdict, reason = j.tier.verdict, j.tier.reason
     if verdict is None or reason is None:
         return None
     statistical = adjusted.verdict if adjusted else None
@@ -81,7 +81,7 @@ def _standing(
     """
     if j.unassessed is not None:
         return "not-assessed", [], j.unassessed
-    tier = (j.fields["verdict"], j.fields["reason"])
+    tier = (j.tier.verdict, j.tier.reason)
     doubts = [
         *j.doubts,
         *evidence_doubts(
@@ -119,12 +119,12 @@ def verdict_record(
             "verdict": head.verdict,
             "reason": head.reason,
             "decided_by": head.decided_by,
-            "tier_verdict": j.fields["verdict"],
-            "tier_reason": j.fields["reason"],
+            "tier_verdict": j.tier.verdict,
+            "tier_reason": j.tier.reason,
         }
     return VerdictRecord.model_validate(
         {
-            **j.fields,
+            **j.tier.record_fields(),
             **decision,
             "claim": f"{first} {compose_claim(j, test, adjusted, settings, head)}",
             "standing": standing,

@@ -386,8 +386,8 @@ every pair as independent, is shown for comparison — it undercovers once the s
 differ. With no spread the effects agree, and the heterogeneity flag (Cochran's Q at 0.05) is a
 false alarm; it must stay at or below alpha. With a spread of ±0.15 over 20 pairs a scenario the
 flag has little power: it is built to catch gross disagreement (one scenario broken, the others
-untouched, as in `tests/orchestrator/test_pooled_line.py`), not mild spread — a pooled effect
-without the flag is not proof that the scenarios agree.
+untouched, as in `tests/orchestrator/drivers/test_pooled_line.py`), not mild spread — a pooled
+effect without the flag is not proof that the scenarios agree.
 
 {pooled}
 

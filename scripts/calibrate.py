@@ -391,8 +391,8 @@ on the sums alone, which treats every pair as independent, is shown for comparis
 once the scenarios' effects differ. With no spread the effects agree, and the heterogeneity flag
 (Cochran's Q at 0.05) is a false alarm; it must stay at or below alpha. With a spread of ±0.15 over
 20 pairs a scenario the flag has little power: it is built to catch gross disagreement (one scenario
-broken, the others untouched, as in `tests/orchestrator/test_pooled_line.py`), not mild spread — a
-pooled effect without the flag is not proof that the scenarios agree.
+broken, the others untouched, as in `tests/orchestrator/drivers/test_pooled_line.py`), not mild
+spread — a pooled effect without the flag is not proof that the scenarios agree.
 
 {pooled}
 

@@ -46,9 +46,21 @@ def ray_instance() -> Iterator[None]:
 
 
 RAY_MODULES = frozenset(
-    {"test_cluster.py", "test_cluster_kill.py", "test_ray_address.py", "test_packaging.py"}
+    {
+        "e2e/test_cluster.py",
+        "e2e/test_cluster_kill.py",
+        "orchestrator/engine/executors/test_ray_address.py",
+        "test_packaging.py",
+    }
 )
-"""Modules that start Ray clusters or Ray-backed commands in other processes."""
+"""Modules (paths under tests/) that start Ray clusters or Ray-backed commands in other
+processes."""
+
+
+def _under_tests(path: Path) -> str:
+    """``path`` relative to tests/, with forward slashes (the whole path when outside tests/)."""
+    resolved = path.resolve()
+    return resolved.relative_to(TESTS).as_posix() if resolved.is_relative_to(TESTS) else str(path)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -59,7 +71,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if not config.pluginmanager.hasplugin("xdist") or config.getoption("dist", "no") == "no":
         return
     for item in items:
-        if item.get_closest_marker("ray") or item.path.name in RAY_MODULES:
+        if item.get_closest_marker("ray") or _under_tests(item.path) in RAY_MODULES:
             item.add_marker(pytest.mark.xdist_group("ray"))
     items.sort(key=lambda i: i.get_closest_marker("xdist_group") is None)
 

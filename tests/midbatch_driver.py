@@ -1,5 +1,5 @@
 """A sweep driver that SIGKILLs itself while it counts a batch: run by
-``tests/orchestrator/test_faults.py`` from the repository root as
+``tests/e2e/test_faults.py`` from the repository root as
 
     python -m tests.midbatch_driver SWEEP_FILE OUT_DIR AFTER NOTE_FILE
 

@@ -1,0 +1,64 @@
+"""Hostile runners on Ray (issue 27 items 1 and 9): a runner's ``KeyboardInterrupt`` is recorded
+with its own type and message (not Ray's ``TaskCancelledError``) on plain tasks and on the worker
+actors, and a throttle actor lost mid-sweep leaves its last record in ``summary.json``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from counterfact import compare_arms
+from counterfact.orchestrator.engine.executors.pooling import PoolSettings
+from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor
+from counterfact.orchestrator.engine.loader import TargetRef
+from counterfact.probes.runner import ArmView, RunContext, ScenarioView
+
+from ....conftest import TESTS
+
+pytestmark = [pytest.mark.ray, pytest.mark.usefixtures("ray_instance")]
+HOSTILE = TESTS / "hostile_runners.py"
+
+
+@pytest.mark.parametrize(
+    ("runner", "executor"),
+    [("sync_hostile", {"kind": "ray"}), ("async_hostile", {"kind": "ray", "concurrency": 4})],
+    ids=["tasks", "actors"],
+)
+def test_a_runners_interrupt_on_ray_keeps_its_type_and_message(
+    tmp_path: Path, runner: str, executor: dict[str, Any]
+) -> None:
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        f"{HOSTILE}:{runner}",
+        scenarios=[{"id": "s", "inputs": {"what": "interrupt"}, "reference": "yes"}],
+        comparator="exact",
+        samples=3,
+        executor=executor,
+        out=tmp_path / "o",
+    )
+    failed = [(r.arm, r.seed, r.error.type, r.error.message) for r in result.runs if r.error]
+    assert failed == [("alt", 0, "KeyboardInterrupt", "the runner's own interrupt")]
+    assert len(result.runs) == 6
+
+
+def test_a_throttle_lost_mid_sweep_leaves_its_last_record() -> None:
+    import ray
+
+    scenario = ScenarioView("s", {"what": "none"})
+    contexts = [RunContext(scenario, ArmView("base", {}), seed) for seed in range(40)]
+    executor = RayExecutor(pool=PoolSettings(concurrency=4))
+    records = []
+    for record in executor.run(TargetRef("file", str(HOSTILE), "async_slow"), contexts):
+        records.append(record)
+        if len(records) == 20:  # the driver has read the throttle by now (once a second)
+            assert executor._actors is not None
+            ray.kill(executor._actors.throttle, no_restart=True)
+    summary = executor.throttle_summary()
+    executor.close()
+    assert len(records) == 40, records
+    assert [r.error for r in records if r.error] == []
+    assert summary is not None and summary["throttle_lost"] is True
+    assert summary["configured"] == 4

@@ -1,0 +1,50 @@
+"""An ``async def`` runner that blocks its worker actor's event loop on Ray (issue 27): no
+``timeout_s`` inside that actor can fire, so the driver pings the actor, gives it up when the
+ping goes unanswered, and runs its calls again alone; the run that blocks is recorded as
+``EventLoopBlocked`` and the sweep ends with every run recorded.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from counterfact import compare_arms
+from counterfact.orchestrator.engine.executors import ray_watch
+
+from ....conftest import TESTS
+
+pytestmark = [pytest.mark.ray, pytest.mark.usefixtures("ray_instance")]
+HOSTILE = TESTS / "hostile_runners.py"
+
+
+@pytest.mark.parametrize("what", ["block-forever", "spin"])
+def test_a_runner_blocking_its_actors_loop_fails_its_run_and_the_sweep_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, what: str
+) -> None:
+    # the test's patience, not the rules: 3 s for the ping, 10 s for a solo task's process
+    monkeypatch.setattr(ray_watch.ActorWatch, "confirm_s", 3.0)
+    monkeypatch.setattr(ray_watch, "START_S", 10.0)
+    start = time.monotonic()
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        f"{HOSTILE}:async_hostile",
+        scenarios=[{"id": "s", "inputs": {"what": what}, "reference": "yes"}],
+        comparator="exact",
+        samples=3,
+        executor={"kind": "ray", "concurrency": 4, "timeout_s": 2},
+        out=tmp_path / "o",
+    )
+    assert time.monotonic() - start < 90
+    assert sorted((r.arm, r.seed) for r in result.runs) == [
+        (arm, seed) for arm in ("alt", "base") for seed in range(3)
+    ]
+    failed = [r for r in result.runs if r.error is not None]
+    assert [(r.arm, r.seed) for r in failed] == [("alt", 0)]
+    error = failed[0].error
+    assert error is not None and error.type == "EventLoopBlocked"
+    assert error.message.startswith("this run blocked the event loop the sweep's runs share")
+    assert failed[0].infra_error == "EventLoopBlocked"
+    assert all(r.output == "yes" for r in result.runs if r.error is None)

@@ -1,0 +1,48 @@
+"""Fuzz: hostile *runners* through the CLI (issue 27). Whatever a runner raises, does to its event
+loop or returns, every sweep ends within a hard bound, with every run recorded (failed or ok),
+exit code 0 or 1, and no traceback on stderr.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from tests.hostile_runners import OUTPUTS, RAISED
+
+from .test_loopguard import sweep
+
+SYNC_ACTS = sorted(RAISED) + sorted(OUTPUTS) + ["sleep"]
+ASYNC_ACTS = [*SYNC_ACTS, "stop-loop", "close-loop", "block", "stop-later", "raise-in-callback"]
+EXECUTORS = ["{kind: local}", "{kind: local, concurrency: 4}", "{kind: local, timeout_s: 30}"]
+
+cases = st.one_of(
+    st.tuples(st.just("sync_hostile"), st.sampled_from(SYNC_ACTS), st.sampled_from(EXECUTORS)),
+    st.tuples(st.just("async_hostile"), st.sampled_from(ASYNC_ACTS), st.just("{kind: local}")),
+)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=cases, every=st.booleans())
+@example(case=("sync_hostile", "huge", "{kind: local}"), every=False)
+@example(case=("async_hostile", "surrogate", "{kind: local}"), every=True)
+@example(case=("sync_hostile", "nul", "{kind: local, concurrency: 4}"), every=True)
+@example(case=("async_hostile", "ansi", "{kind: local}"), every=True)
+@example(case=("async_hostile", "block", "{kind: local}"), every=True)
+@example(case=("async_hostile", "generator-exit", "{kind: local}"), every=True)
+def test_a_hostile_runner_ends_its_sweep_clean(
+    tmp_path_factory: object, case: tuple[str, str, str], every: bool
+) -> None:
+    runner, what, executor = case
+    if executor.endswith("timeout_s: 30}") and runner == "sync_hostile":
+        executor = "{kind: local, concurrency: 2, timeout_s: 30}"  # timeout_s needs overlap
+    folder = Path(tmp_path_factory.mktemp("fuzz"))  # type: ignore[attr-defined]
+    every = every and what != "huge"  # one 50 MB output is the point; six are only slow
+    code, err, records = sweep(folder, runner, what, executor, every=every)
+    assert code in (0, 1), (code, err[-3000:])
+    assert "Traceback" not in err, err[-3000:]
+    assert sorted((r["arm"], r["seed"]) for r in records) == [
+        (arm, seed) for arm in ("alt", "base") for seed in range(3)
+    ], err[-3000:]

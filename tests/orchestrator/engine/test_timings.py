@@ -50,14 +50,18 @@ def test_an_in_process_start_says_nothing() -> None:
     assert shown.said == []
 
 
-def test_the_ray_executor_says_it_is_starting_ray() -> None:
-    ray = pytest.importorskip("ray")
+def test_the_ray_executor_says_it_is_starting_ray(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ray
+
     from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor
 
-    if ray.is_initialized():
-        pytest.skip("this process already runs Ray (a shared Ray test instance)")
+    # whether this test process already runs a shared Ray instance or not, answer as a fresh
+    # process would, then as one that runs Ray
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
     assert RayExecutor().start_phase() == "starting Ray"
     assert RayExecutor(address="auto").start_phase() == "joining Ray at auto"
+    monkeypatch.setattr(ray, "is_initialized", lambda: True)
+    assert RayExecutor().start_phase() is None
 
 
 def test_start_up_ends_when_the_first_run_started() -> None:

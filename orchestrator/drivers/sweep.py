@@ -16,7 +16,6 @@ from counterfact.orchestrator.drivers.session import Ending, Session, watched
 from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.events import get_logger, warn_caller
 from counterfact.orchestrator.engine.executors.base import Executor
-from counterfact.orchestrator.engine.executors.registry import make_executor
 from counterfact.orchestrator.engine.heap import judging_heap
 from counterfact.orchestrator.engine.plan import build_plan
 from counterfact.orchestrator.engine.progress import NoProgress, Progress, live_hook
@@ -110,13 +109,6 @@ class SweepResult:
             msg = f"no single row for arm {arm!r} scenario {scenario!r}; {len(found)} match"
             raise KeyError(msg)
         return found[0]
-
-
-def executor_for(sweep: ResolvedSweep) -> Executor:
-    """The executor the sweep runs on: the one its ``executor:`` section names, else the
-    default that fits the work (:attr:`ResolvedSweep.executor`).
-    """
-    return make_executor(sweep.executor.kind, sweep.executor_options)
 
 
 def run_sweep(

@@ -321,8 +321,9 @@ class Session:
 
         Args:
             ending: from :meth:`ending`.
-            planned: the fixed plan's size (a sequential sweep's first wave).
-            missing: planned runs with no record.
+            planned: the runs planned: the fixed plan's, or every seed up to a sequential
+                sweep's cap.
+            missing: runs of the fixed plan with no record.
             sequential: the plan grows in waves: messages count what the directory holds.
             result: the judged result, attached to the exception (``all-failed``, ``budget``).
 
@@ -372,7 +373,7 @@ class Session:
 def _interrupted(
     store: RunStore, planned: int, missing: int, *, sequential: bool, signum: int | None
 ) -> SweepInterrupted:
-    # a sequential plan has no fixed size: count what the directory holds
+    # a sequential plan grows in waves: count what the directory holds, past the first wave too
     recorded = store.done.count if sequential else planned - missing
     of = "" if sequential else f" of {planned}"
     msg = (
@@ -380,7 +381,7 @@ def _interrupted(
         + (f" in {store.run_dir}" if store.run_dir else "")
         + "; run the same command again to resume"
     )
-    return SweepInterrupted(msg, recorded=planned - missing, planned=planned, signal=signum)
+    return SweepInterrupted(msg, recorded=recorded, planned=planned, signal=signum)
 
 
 def _also(

@@ -160,7 +160,8 @@ def run_sweep(
         show=live_hook(progress),
         spend=spend,
     )
-    session.live.planned = _most_runs(sweep, len(plan))
+    most = _most_runs(sweep, len(plan))
+    session.live.planned = most
     with session:
         waves = session.execute(
             lambda: _run(sweep, plan, tallies, session.source, shown, log, clock)
@@ -175,7 +176,7 @@ def run_sweep(
         conclude = partial(
             session.conclude,
             ending,
-            planned=len(plan),
+            planned=most,
             missing=missing,
             sequential=waves is not None,
         )

@@ -166,22 +166,28 @@ class Session:
             ex = self._given or make_executor(self.sweep.executor.kind, self.sweep.executor_options)
             self._executor = ex
             cache = open_cache(self.sweep, self._cache_dir)
-            source = RunSource(self.sweep.runner, self.store, ex, cache, self.log)
-            w = self._watched
-            source.watch = FailureWatch(w.scenarios, w.arms, w.baseline)
-            source.budget = self._budget
-            source.live = self.live
-            self._source = source
             where = self.store.run_dir
-            self._ticker = LiveTicker(
+            ticker = LiveTicker(
                 self.live,
                 ex.throttle_now,
                 None if where is None else where / LIVE_FILE,
                 self._show,
                 log=self.log,
             )
-            source.live_now = self._ticker.tick
-            self._ticker.start()
+            w = self._watched
+            self._source = RunSource(
+                self.sweep.runner,
+                self.store,
+                ex,
+                cache,
+                self.log,
+                watch=FailureWatch(w.scenarios, w.arms, w.baseline),
+                budget=self._budget,
+                live=self.live,
+                live_now=ticker.tick,
+            )
+            self._ticker = ticker
+            ticker.start()
         except BaseException:
             self.store.close()
             raise

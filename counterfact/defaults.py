@@ -4,6 +4,8 @@ docs read them from here.
 
 from __future__ import annotations
 
+from typing import Final
+
 SAMPLES = 3
 """Seeded reruns per (scenario, arm) (rule 1: at least 2)."""
 SIMILARITY_THRESHOLD = 0.8
@@ -48,6 +50,10 @@ FAMILY = "sweep"
 """The family p-values are adjusted over: sweep (every scenario and challenger) or scenario."""
 PAIRING = "seed"
 """seed: paired exact McNemar on seed pairs; none: unpaired Fisher exact test."""
+ALTERNATIVE: Final = "greater"
+"""The direction every test looks in: greater (the arm flips more often than the baseline: a
+break), less (a fix) or two-sided. ``Final``, so mypy reads it as the literal where an
+``Alternative`` is expected."""
 
 MAX_CONFIG_NODES = 100_000
 """Values (mappings, lists, scalars) a sweep file may hold once YAML aliases are expanded; an

@@ -16,6 +16,7 @@ from counterfact.exceptions import (
     RunsFailed,
     SweepInterrupted,
 )
+from counterfact.orchestrator.drivers.gate import GATE_STATES
 from counterfact.orchestrator.engine.executors.registry import EXECUTORS
 
 
@@ -112,18 +113,6 @@ config_arg = click.argument("config", type=click.Path(dir_okay=False, path_type=
 report_opt = click.option(
     "--no-report", "no_report", is_flag=True, help="Do not write report.html."
 )
-GATE_STATES = (
-    "confirmed",
-    "significant",
-    "inconclusive",
-    "underpowered",
-    "scenario-confirmed",
-    "scenario-significant",
-    "scenario-inconclusive",
-    "scenario-underpowered",
-)
-"""``--fail-on``'s choices (the same as :data:`counterfact.orchestrator.drivers.gate.GATE_STATES`,
-kept literal here so the CLI starts without the statistics)."""
 fail_on_opt = click.option(
     "--fail-on",
     "fail_on",

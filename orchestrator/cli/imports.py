@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from counterfact.defaults import ALTERNATIVE
 from counterfact.exceptions import ConfigError, CounterfactError
 from counterfact.orchestrator.cli.common import detail_opt, fail, fail_on_opt, finish, notes
 from counterfact.orchestrator.cli.console import show
@@ -56,7 +57,7 @@ def _named(pairs: tuple[str, ...]) -> list[tuple[str, Path]]:
 @click.option(
     "--alternative",
     type=click.Choice(["greater", "less", "two-sided"]),
-    default="greater",
+    default=ALTERNATIVE,
     show_default=True,
 )
 @click.option("--fresh", is_flag=True, help="Move an existing --out aside first.")

@@ -23,6 +23,7 @@ from pydantic import (
 from counterfact.defaults import (
     ADJUST,
     ALPHA,
+    ALTERNATIVE,
     COST_KEY,
     FAMILY,
     MAX_CULPRITS,
@@ -119,7 +120,7 @@ class StatisticsConfig(_Model):
     significant (and, with ``min_effect``, only when the effect interval rules it out),
     ``inconclusive`` when underpowered. Use ``test`` for any program whose baseline is not
     deterministic. The tier is recorded beside it on every row (``tier_verdict``)."""
-    alternative: Literal["greater", "less", "two-sided"] = "greater"
+    alternative: Literal["greater", "less", "two-sided"] = ALTERNATIVE
     """Which way every test looks: ``greater`` (default): does the arm flip the answer *more*
     often than the baseline (a break); ``less``: *less* often — a fix, with the correct answer as
     the reference; ``two-sided``: either way. The paired and unpaired tests, the pooled test and

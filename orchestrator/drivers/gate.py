@@ -3,6 +3,10 @@
 The plain states (``confirmed``, ``significant``, ``inconclusive``, ``underpowered``) read the
 arm-level verdicts, one per challenger over the whole question set; ``scenario-<state>`` reads
 the per-question rows instead (opt in: at a few seeds no single question can be significant).
+
+Light at import (the statistics load inside the functions that need them): the CLI's
+``--fail-on`` option reads :data:`GATE_STATES` from here, and ``counterfact --version`` must not
+load scipy.
 """
 
 from __future__ import annotations
@@ -14,10 +18,6 @@ from counterfact.records.arms import ArmVerdictRecord
 from counterfact.records.bisect import BisectRecord
 from counterfact.records.summary import StatisticsRecord
 from counterfact.records.verdicts import VerdictRecord
-from counterfact.verdicts.family import samples_needed
-from counterfact.verdicts.stats.clustered import floor_over
-from counterfact.verdicts.stats.multiplicity import best_factor
-from counterfact.verdicts.stats.significance import at_most
 
 ARM_STATES = ("confirmed", "significant", "inconclusive", "underpowered")
 """What ``--fail-on`` matches on an arm-level verdict: its verdict or its statistical verdict."""
@@ -112,6 +112,10 @@ def _questions_needed(arms: Sequence[ArmVerdictRecord], alpha: float) -> int:
     smallest p over Q questions is ``(1/2)^Q`` (twice that two-sided), times the adjustment's
     best factor over the tested challengers.
     """
+    from counterfact.verdicts.stats.clustered import floor_over
+    from counterfact.verdicts.stats.multiplicity import best_factor
+    from counterfact.verdicts.stats.significance import at_most
+
     first = next(a for a in arms if a.adjustment is not None)
     assert first.adjustment is not None
     factor = best_factor(first.adjustment.method, first.adjustment.family_size)
@@ -124,6 +128,8 @@ def _questions_needed(arms: Sequence[ArmVerdictRecord], alpha: float) -> int:
 def _rows_cannot(
     rows: Sequence[VerdictRecord], stats: StatisticsRecord | None, state: str
 ) -> str | None:
+    from counterfact.verdicts.family import samples_needed
+
     challengers = [r for r in rows if not r.is_baseline]
     if not challengers:
         return f"fail-on {state}: this gate could not fire — the sweep has no challenger"

@@ -12,6 +12,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from counterfact.defaults import ALTERNATIVE
 from counterfact.orchestrator.engine.worker import now_iso
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def _direction(alternative: str, min_effect: float | None) -> dict[str, Any]:
     direction picked after seeing the looks would spoil the test's error rate.
     """
     found: dict[str, Any] = {}
-    if alternative != "greater":
+    if alternative != ALTERNATIVE:
         found["alternative"] = alternative
     if min_effect is not None:
         found["min_effect"] = min_effect

@@ -2,8 +2,8 @@
 
 The sweep driver (:mod:`counterfact.orchestrator.drivers.sweep`) calls :func:`execute_waves`
 instead of executing a fixed plan when the config has a ``sequential:`` section, then judges the
-tallies as always and lets :func:`counterfact.verdicts.stopped.sequential_rows` put the stopping
-records on the rows.
+tallies as always: :func:`counterfact.verdicts.assess.assess_tally` puts each arm's stopping
+record (:func:`counterfact.verdicts.stopped.sequential_record`) on its row.
 """
 
 from __future__ import annotations

@@ -166,22 +166,28 @@ class Session:
             ex = self._given or make_executor(self.sweep.executor.kind, self.sweep.executor_options)
             self._executor = ex
             cache = open_cache(self.sweep, self._cache_dir)
-            source = RunSource(self.sweep.runner, self.store, ex, cache, self.log)
-            w = self._watched
-            source.watch = FailureWatch(w.scenarios, w.arms, w.baseline)
-            source.budget = self._budget
-            source.live = self.live
-            self._source = source
             where = self.store.run_dir
-            self._ticker = LiveTicker(
+            ticker = LiveTicker(
                 self.live,
                 ex.throttle_now,
                 None if where is None else where / LIVE_FILE,
                 self._show,
                 log=self.log,
             )
-            source.live_now = self._ticker.tick
-            self._ticker.start()
+            w = self._watched
+            self._source = RunSource(
+                self.sweep.runner,
+                self.store,
+                ex,
+                cache,
+                self.log,
+                watch=FailureWatch(w.scenarios, w.arms, w.baseline),
+                budget=self._budget,
+                live=self.live,
+                live_now=ticker.tick,
+            )
+            self._ticker = ticker
+            ticker.start()
         except BaseException:
             self.store.close()
             raise
@@ -321,8 +327,9 @@ class Session:
 
         Args:
             ending: from :meth:`ending`.
-            planned: the fixed plan's size (a sequential sweep's first wave).
-            missing: planned runs with no record.
+            planned: the runs planned: the fixed plan's, or every seed up to a sequential
+                sweep's cap.
+            missing: runs of the fixed plan with no record.
             sequential: the plan grows in waves: messages count what the directory holds.
             result: the judged result, attached to the exception (``all-failed``, ``budget``).
 
@@ -372,7 +379,7 @@ class Session:
 def _interrupted(
     store: RunStore, planned: int, missing: int, *, sequential: bool, signum: int | None
 ) -> SweepInterrupted:
-    # a sequential plan has no fixed size: count what the directory holds
+    # a sequential plan grows in waves: count what the directory holds, past the first wave too
     recorded = store.done.count if sequential else planned - missing
     of = "" if sequential else f" of {planned}"
     msg = (
@@ -380,7 +387,7 @@ def _interrupted(
         + (f" in {store.run_dir}" if store.run_dir else "")
         + "; run the same command again to resume"
     )
-    return SweepInterrupted(msg, recorded=planned - missing, planned=planned, signal=signum)
+    return SweepInterrupted(msg, recorded=recorded, planned=planned, signal=signum)
 
 
 def _also(

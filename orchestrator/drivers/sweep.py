@@ -16,7 +16,6 @@ from counterfact.orchestrator.drivers.session import Ending, Session, watched
 from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.events import get_logger, warn_caller
 from counterfact.orchestrator.engine.executors.base import Executor
-from counterfact.orchestrator.engine.executors.registry import make_executor
 from counterfact.orchestrator.engine.heap import judging_heap
 from counterfact.orchestrator.engine.plan import build_plan
 from counterfact.orchestrator.engine.progress import NoProgress, Progress, live_hook
@@ -112,13 +111,6 @@ class SweepResult:
         return found[0]
 
 
-def executor_for(sweep: ResolvedSweep) -> Executor:
-    """The executor the sweep runs on: the one its ``executor:`` section names, else the
-    default that fits the work (:attr:`ResolvedSweep.executor`).
-    """
-    return make_executor(sweep.executor.kind, sweep.executor_options)
-
-
 def run_sweep(
     sweep: ResolvedSweep,
     *,
@@ -168,7 +160,8 @@ def run_sweep(
         show=live_hook(progress),
         spend=spend,
     )
-    session.live.planned = _most_runs(sweep, len(plan))
+    most = _most_runs(sweep, len(plan))
+    session.live.planned = most
     with session:
         waves = session.execute(
             lambda: _run(sweep, plan, tallies, session.source, shown, log, clock)
@@ -183,7 +176,7 @@ def run_sweep(
         conclude = partial(
             session.conclude,
             ending,
-            planned=len(plan),
+            planned=most,
             missing=missing,
             sequential=waves is not None,
         )

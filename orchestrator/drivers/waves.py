@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from counterfact.orchestrator.engine.feed import RunFeed
 from counterfact.orchestrator.engine.source import Planned, RunSource
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.pairs import pairs_of
@@ -62,7 +61,7 @@ class WaveScheduler:
         self.tallies = tallies
         self.source = source
         self.baseline = baseline
-        self.feed = RunFeed(refill=self.refill)
+        self.feed = source.feed(refill=self.refill)
         self.states = {
             sc.id: [_Arm(sc, a, waves.samples) for a in arms if a.id != baseline.id]
             for sc in scenarios

@@ -3,7 +3,7 @@
 An ``async def`` runner is awaited on the loop; a sync runner is called on a thread of its own
 (a daemon thread per call: its waits on I/O overlap, the loop never blocks, a hung call never
 keeps the process alive, and no call waits in a pool's queue). Each call goes through the
-worker's :class:`~.gate.Gate`, so the sweep's throttle bounds what is in flight. A rate-limited
+worker's :class:`~.allowance.Gate`, so the sweep's throttle bounds what is in flight. A rate-limited
 call gives its slot back while it waits; a ``timeout_s``, counted from the moment the call
 starts, cancels an async call (the worker lives on) and abandons a sync one (its thread cannot
 be stopped; its result is dropped). A cancelled run — a stop, Ctrl-C — is not recorded: a resume
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from counterfact.exceptions import RunCancelled
-from counterfact.orchestrator.engine.gate import Gate
+from counterfact.orchestrator.engine.allowance import Gate
 from counterfact.orchestrator.engine.loopguard import Raised, guard_loop, guarded
 from counterfact.orchestrator.engine.ratelimits import refusal_of
 from counterfact.orchestrator.engine.worker import (

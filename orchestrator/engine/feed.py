@@ -26,13 +26,20 @@ Refill = Callable[[int], None]
 class RunFeed:
     """A first-in, first-out queue of run contexts that can be added to and withdrawn from."""
 
-    def __init__(self, contexts: Iterable[RunContext] = (), refill: Refill | None = None) -> None:
+    def __init__(
+        self,
+        contexts: Iterable[RunContext] = (),
+        refill: Refill | None = None,
+        *,
+        budget: Budget | None = None,
+        live: LiveTracker | None = None,
+    ) -> None:
         self._queue: deque[RunContext] = deque(contexts)
         self._refill = refill
-        self.budget: Budget | None = None
-        """Set by the run source: runs are handed out only while the budget has room."""
-        self.live: LiveTracker | None = None
-        """Set by the run source: told how many runs are handed out (the in-flight count)."""
+        self.budget = budget
+        """Runs are handed out only while the budget has room."""
+        self.live = live
+        """Told how many runs are handed out (the in-flight count)."""
         self.cancelled = 0
         """Runs withdrawn before they started."""
         self.closed = False

@@ -11,7 +11,7 @@ from typing import Any
 from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.failwatch import FailureWatch
-from counterfact.orchestrator.engine.feed import RunFeed
+from counterfact.orchestrator.engine.feed import Refill, RunFeed
 from counterfact.orchestrator.engine.live import LiveTracker
 from counterfact.orchestrator.engine.loader import RunnerRef
 from counterfact.orchestrator.storage.cache import RunCache
@@ -34,6 +34,11 @@ class RunSource:
         executor: Executor,
         cache: RunCache | None,
         log: Any,
+        *,
+        watch: FailureWatch | None = None,
+        budget: Budget | None = None,
+        live: LiveTracker | None = None,
+        live_now: Callable[[], object] | None = None,
     ) -> None:
         self.runner = runner
         self.store = store
@@ -49,18 +54,18 @@ class RunSource:
         if cache is not None and store.moved_to is not None:
             adopted = cache.adopt(store.moved_to)
             log.info("cache.adopted", runs=adopted, moved_to=str(store.moved_to))
-        self.watch: FailureWatch | None = None
-        """Set by a driver: stops scheduling when the runner evidently cannot work."""
+        self.watch = watch
+        """Stops scheduling when the runner evidently cannot work."""
         self.aborted: str | None = None
         """Why the watch stopped scheduling (then the executor was asked to stop)."""
-        self.budget: Budget | None = None
-        """Set by a driver: runs start only while the spend budget has room."""
+        self.budget = budget
+        """Runs start only while the spend budget has room."""
         self.throttle: dict[str, object] | None = None
         """How the executor's concurrency limit moved (read before it closes)."""
-        self.live: LiveTracker | None = None
-        """Set by a driver: counts runs handed out and back (``live.json``, the progress line)."""
-        self.live_now: Callable[[], object] | None = None
-        """Set by a driver: writes ``live.json`` and shows its numbers at once."""
+        self.live = live
+        """Counts runs handed out and back (``live.json``, the progress line)."""
+        self.live_now = live_now
+        """Writes ``live.json`` and shows its numbers at once."""
 
     @property
     def budget_exhausted(self) -> bool:
@@ -127,6 +132,10 @@ class RunSource:
         if self.live_now is not None:
             self.live_now()
 
+    def feed(self, refill: Refill | None = None) -> RunFeed:
+        """An empty feed that hands runs out under this source's budget and counts them live."""
+        return RunFeed(refill=refill, budget=self.budget, live=self.live)
+
     def enqueue(self, feed: RunFeed, todo: Sequence[Planned]) -> None:
         """Queue runs to execute on ``feed`` (remembering each arm's spec for the cache)."""
         if self.cache is not None:  # the cache keys on the arm's spec: keep it per run
@@ -138,12 +147,11 @@ class RunSource:
         yield each record once it is stored (and cached).
         """
         if isinstance(todo, RunFeed):
-            feed = todo
+            feed = todo  # built with this source's budget and live counts (:meth:`feed`)
         else:
-            feed = RunFeed()
+            feed = self.feed()
             self.enqueue(feed, todo)
-        feed.budget = self.budget
-        feed.live = live = self.live
+        live = self.live
         for batch in self.executor.batches(self.runner, feed):
             if live is not None:
                 for returned in batch.records:

@@ -29,6 +29,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import logsumexp
 
+from counterfact.defaults import ALTERNATIVE
 from counterfact.records.vocabulary import Alternative
 
 GRID = 24
@@ -54,7 +55,7 @@ def _log_one_side(against: int, towards: int, concordant: int, d: float) -> floa
 
 @lru_cache(maxsize=1 << 16)
 def log_futility_e(
-    n10: int, n01: int, concordant: int, d: float, alternative: Alternative = "greater"
+    n10: int, n01: int, concordant: int, d: float, alternative: Alternative = ALTERNATIVE
 ) -> float:
     """The log e-value against "the effect is at least ``d``" in the alternative's direction
     (memoized: a pure function of its arguments).

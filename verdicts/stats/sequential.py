@@ -50,6 +50,7 @@ from typing import Literal
 import numpy as np
 from scipy.special import betainc, betaln, gammaln, logsumexp
 
+from counterfact.defaults import ALTERNATIVE
 from counterfact.records.vocabulary import Alternative, StoppedFor
 from counterfact.verdicts.stats.futility import log_futility_e
 from counterfact.verdicts.stats.settings import Waves
@@ -82,7 +83,7 @@ def _log_greater(n10: int, n01: int) -> float:
 
 
 @lru_cache(maxsize=1 << 16)
-def log_e_value(n10: int, n01: int, alternative: Alternative = "greater") -> float:
+def log_e_value(n10: int, n01: int, alternative: Alternative = ALTERNATIVE) -> float:
     """The natural log of :func:`e_value`, finite for any counts (memoized: a pure function of
     the counts, looked up again at every wave and by ``counterfact plan``'s simulations).
     """
@@ -93,12 +94,12 @@ def log_e_value(n10: int, n01: int, alternative: Alternative = "greater") -> flo
     return _log_greater(n10, n01)
 
 
-def e_value(n10: int, n01: int, alternative: Alternative = "greater") -> float:
+def e_value(n10: int, n01: int, alternative: Alternative = ALTERNATIVE) -> float:
     """The mixture e-value after ``n10`` and ``n01`` discordant pairs (1.0 with none)."""
     return math.exp(min(log_e_value(n10, n01, alternative), 700.0))
 
 
-def reachable(n10: int, n01: int, remaining: int, alternative: Alternative = "greater") -> float:
+def reachable(n10: int, n01: int, remaining: int, alternative: Alternative = ALTERNATIVE) -> float:
     """The largest e-value ``remaining`` more pairs could give: every one discordant the way the
     alternative looks (either way for ``two-sided``, whose ``E`` is log-convex in the split).
     """
@@ -163,7 +164,7 @@ def look(n10: int, n01: int, *, seeds: int, pairs: int | None = None, rule: Wave
     return Look(seeds, n10, n01, e, rule.threshold, stopped, fut, because, rule.min_effect)
 
 
-def pairs_needed(alpha: float, factor: float = 1.0, alternative: Alternative = "greater") -> int:
+def pairs_needed(alpha: float, factor: float = 1.0, alternative: Alternative = ALTERNATIVE) -> int:
     """The fewest pairs at which the e-value can reach ``factor / alpha`` (all discordant)."""
     n = 1
     while reachable(0, 0, n, alternative) < factor / alpha:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from counterfact.defaults import ADJUST, ALPHA, FAMILY, PAIRING
+from counterfact.defaults import ADJUST, ALPHA, ALTERNATIVE, FAMILY, PAIRING
 from counterfact.records.summary import StatisticsRecord
 from counterfact.records.vocabulary import Adjustment, Alternative, Decider, Family, Pairing
 
@@ -21,7 +21,7 @@ class StatisticsSettings:
     pairing: Pairing = PAIRING  # type: ignore[assignment]
     decide: Decider = "tiers"
     """What decides the headline verdict: the seed tiers, or the adjusted test."""
-    alternative: Alternative = "greater"
+    alternative: Alternative = ALTERNATIVE
     """Which way every test looks (a break, a fix, or either)."""
     min_effect: float | None = None
     """The smallest flip-rate difference worth finding; lets ``decide: test`` say not-confirmed
@@ -79,7 +79,7 @@ class Waves:
     alpha: float
     threshold: float
     """The e-value at which an arm stops as significant."""
-    alternative: Alternative = "greater"
+    alternative: Alternative = ALTERNATIVE
     """The direction the e-process tests (``statistics.alternative``)."""
     min_effect: float | None = None
     """``sequential.min_effect``: ruling out an effect this large stops an arm as futile."""

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binomtest, fisher_exact, wilcoxon
 
+from counterfact.defaults import ALTERNATIVE
 from counterfact.probes.pairs import Pairs
 from counterfact.records.parts import EffectRecord, SimilarityTestRecord
 from counterfact.records.vocabulary import Alternative, Pairing
@@ -54,7 +55,7 @@ class TestResult:
     """The smallest p-value any outcome at these samples could give."""
     e_value: float | None = None
     """A sequential sweep's e-process at the arm's stopping point (``p_value = min(1, 1/e)``)."""
-    alternative: Alternative = "greater"
+    alternative: Alternative = ALTERNATIVE
     """The direction tested (:data:`~counterfact.records.vocabulary.Alternative`)."""
     n11: int | None = None
     """Pairs where both flipped (the pooled effect's interval needs it)."""
@@ -70,7 +71,7 @@ _METHODS = {
 }
 
 
-def mcnemar_exact(n10: int, n01: int, alternative: Alternative = "greater") -> float:
+def mcnemar_exact(n10: int, n01: int, alternative: Alternative = ALTERNATIVE) -> float:
     """Exact McNemar on the discordant pairs, ``n10`` ~ Binomial(n10 + n01, 1/2) under the null:
     ``greater`` is ``P(X >= n10)``, ``less`` ``P(X <= n10)``, ``two-sided`` scipy's two-sided
     binomial p (the sum of outcomes no more likely than the one seen); 1 without discordance.
@@ -118,7 +119,7 @@ def _combs(n: int, first: int, last: int) -> list[int]:
 
 
 def fisher_one_sided(
-    arm_flips: int, arm_n: int, base_flips: int, base_n: int, alternative: Alternative = "greater"
+    arm_flips: int, arm_n: int, base_flips: int, base_n: int, alternative: Alternative = ALTERNATIVE
 ) -> float:
     """Fisher's exact test that the arm's flip rate is higher (``less``: lower; ``two-sided``:
     different) than the baseline's.
@@ -129,7 +130,9 @@ def fisher_one_sided(
     return float(fisher_exact(table, alternative=alternative).pvalue)
 
 
-def paired_test(pairs: Pairs, pairing: Pairing, alternative: Alternative = "greater") -> TestResult:
+def paired_test(
+    pairs: Pairs, pairing: Pairing, alternative: Alternative = ALTERNATIVE
+) -> TestResult:
     """The rule-14 test of one challenger against its baseline, in the direction asked."""
     n = pairs.size
     if pairing == "seed":
@@ -162,7 +165,7 @@ def at_most(p: float, alpha: float) -> bool:
     return p <= alpha * (1 + TOLERANCE)
 
 
-def floor_of(n: int, pairing: Pairing, alternative: Alternative = "greater") -> float:
+def floor_of(n: int, pairing: Pairing, alternative: Alternative = ALTERNATIVE) -> float:
     """The smallest p-value any outcome can give with ``n`` pairs (runs per side, unpaired):
     the most extreme outcome's probability, twice that two-sided (the two tails are mirror
     images under the null).
@@ -178,7 +181,7 @@ def pairs_needed(
     alpha: float,
     pairing: Pairing = "seed",
     factor: float = 1.0,
-    alternative: Alternative = "greater",
+    alternative: Alternative = ALTERNATIVE,
 ) -> int:
     """The fewest pairs at which ``factor * floor`` can reach ``alpha`` (``factor``: what the
     multiplicity adjustment multiplies the smallest p by at best).
@@ -220,7 +223,7 @@ SimilarityTest = SimilarityTestRecord
 """Wilcoxon signed-rank: are the arm's similarities lower than the baseline's, pair by pair?"""
 
 
-def similarity_test(pairs: Pairs, alternative: Alternative = "greater") -> SimilarityTest | None:
+def similarity_test(pairs: Pairs, alternative: Alternative = ALTERNATIVE) -> SimilarityTest | None:
     """None with no pair; p = 1 when every pair has equal similarity (nothing to rank).
     ``greater`` asks whether the arm's similarities are lower (it drifts from the reference more),
     ``less`` higher, ``two-sided`` either.

@@ -11,11 +11,11 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from typing import NamedTuple
 
+from counterfact.orchestrator.engine.allowance import Gate
 from counterfact.orchestrator.engine.arun import RunCore
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 from counterfact.orchestrator.engine.feed import RunFeed, as_feed
-from counterfact.orchestrator.engine.gate import Gate
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
 from counterfact.orchestrator.engine.loops import LoopThread, process_loop
 from counterfact.orchestrator.engine.loopwatch import blocked, blocked_after, blocked_record

@@ -4,7 +4,7 @@ Ray starts a worker process in 0.5-1 s and ~90 MB, so one process per run in fli
 scale to API-bound runners. Instead the executor starts one async actor per CPU of the cluster
 (half a CPU each, spread over the nodes), and each actor runs its share of the sweep's
 ``concurrency`` on its event loop (``async def`` runners) or its thread pool (sync runners)
-through a :class:`~counterfact.orchestrator.engine.gate.Gate`. One more actor, the
+through a :class:`~counterfact.orchestrator.engine.allowance.Gate`. One more actor, the
 :class:`ThrottleHost`, holds the sweep's single
 :class:`~counterfact.orchestrator.engine.throttle.Throttle` for every worker on every node.
 
@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from counterfact.exceptions import ExecutorError
+from counterfact.orchestrator.engine.allowance import Gate
 from counterfact.orchestrator.engine.arun import RunCore
 from counterfact.orchestrator.engine.executors.handover import decode, ship
 from counterfact.orchestrator.engine.executors.ray_watch import (
@@ -46,7 +47,6 @@ from counterfact.orchestrator.engine.executors.ray_watch import (
     solo_limit,
 )
 from counterfact.orchestrator.engine.feed import RunFeed
-from counterfact.orchestrator.engine.gate import Gate
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
 from counterfact.orchestrator.engine.loopwatch import blocked_after
 from counterfact.orchestrator.engine.throttle import Allowance, Throttle, ThrottleNow

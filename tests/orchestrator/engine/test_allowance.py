@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from counterfact.orchestrator.engine.gate import Gate
+from counterfact.orchestrator.engine.allowance import Gate
 from counterfact.orchestrator.engine.throttle import BURST, Allowance, Throttle
 
 

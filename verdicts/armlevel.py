@@ -23,7 +23,7 @@ from counterfact.records.arms import (
     StratifiedRecord,
 )
 from counterfact.records.parts import AdjustmentRecord, DoubtRecord
-from counterfact.records.summary import PooledRecord
+from counterfact.records.summary import PooledRecord, StatisticsRecord
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import (
     Alternative,
@@ -35,7 +35,6 @@ from counterfact.records.vocabulary import (
 from counterfact.verdicts.family import verdict_of
 from counterfact.verdicts.stats.clustered import ClusteredTest, QuestionCounts, clustered_test
 from counterfact.verdicts.stats.multiplicity import adjust, best_factor
-from counterfact.verdicts.stats.settings import StatisticsSettings
 from counterfact.verdicts.wording.arms import ArmFacts, arm_line, notes_for
 
 NOTABLE = 5
@@ -312,7 +311,7 @@ def _method(t: ClusteredTest | None) -> str:
 def _test_of(
     tested: Sequence[VerdictRecord],
     counts: Sequence[QuestionCounts],
-    settings: StatisticsSettings,
+    settings: StatisticsRecord,
     one_question: bool,
 ) -> ClusteredTest | None:
     if one_question and len(tested) == 1:
@@ -322,7 +321,7 @@ def _test_of(
 
 def arm_verdicts(
     rows: Sequence[VerdictRecord],
-    settings: StatisticsSettings,
+    settings: StatisticsRecord,
     pooled: Sequence[PooledRecord] = (),
 ) -> list[ArmVerdictRecord]:
     """One record per challenger, in the order the challengers first appear in ``rows``.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeVar
 
 from counterfact.defaults import COST_KEY
@@ -25,7 +25,12 @@ from counterfact.records.parts import (
     SimilarityTestRecord,
 )
 from counterfact.records.runs import RunRecord
-from counterfact.records.summary import NullBandRecord, ReferenceRecord, ScenarioSummary
+from counterfact.records.summary import (
+    NullBandRecord,
+    ReferenceRecord,
+    ScenarioSummary,
+    StatisticsRecord,
+)
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import Reason
 from counterfact.verdicts.applied import BASELINE_NOT_APPLIED, NOT_APPLIED, check_failed, reason_of
@@ -37,7 +42,7 @@ from counterfact.verdicts.rows import verdict_record
 from counterfact.verdicts.standing import Doubt, context_doubts, manifest_doubts, run_doubts
 from counterfact.verdicts.stats.intervals import flip_rate_interval
 from counterfact.verdicts.stats.sequential import Look
-from counterfact.verdicts.stats.settings import StatisticsSettings
+from counterfact.verdicts.stats.settings import DEFAULT_STATISTICS
 from counterfact.verdicts.stats.significance import (
     TestResult,
     paired_effect,
@@ -65,7 +70,7 @@ class ScenarioAssessment:
     summary: ScenarioSummary
     judgements: tuple[Judgement, ...]
     """Baseline first, then challengers in declaration order."""
-    settings: StatisticsSettings = field(default_factory=StatisticsSettings)
+    settings: StatisticsRecord = DEFAULT_STATISTICS
 
     @property
     def verdicts(self) -> tuple[VerdictRecord, ...]:
@@ -109,7 +114,7 @@ def assess_scenario(
 def assess_tally(
     tally: ScenarioTally,
     cost_key: str = COST_KEY,
-    statistics: StatisticsSettings | None = None,
+    statistics: StatisticsRecord | None = None,
     looks: Mapping[tuple[str, str], Look] | None = None,
     max_samples: int | None = None,
     unrun_cause: UnrunCause = "stopped",
@@ -122,7 +127,7 @@ def assess_tally(
     a record were never run (``runs-missing``, not failed); ``unrun_cause`` says why in the
     claims (``budget``: the budget stopped scheduling).
     """
-    settings = statistics or StatisticsSettings()
+    settings = statistics or DEFAULT_STATISTICS
     baseline = tally.baseline
     base_tally = tally.arms[baseline]
     contexts: dict[int, ScenarioContext] = {}
@@ -179,7 +184,7 @@ class _Stops:
 class _Test:
     """How challengers are tested: the settings, and where sequential arms stopped."""
 
-    settings: StatisticsSettings
+    settings: StatisticsRecord
     stops: _Stops
 
 
@@ -371,7 +376,7 @@ def _tested(
     tally: ScenarioTally,
     j: _Judged,
     base: ArmTally,
-    settings: StatisticsSettings,
+    settings: StatisticsRecord,
     stops: _Stops,
 ) -> _Tested:
     """A challenger's test (the e-process a sequential arm stopped on), effect, similarity test

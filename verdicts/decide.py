@@ -24,9 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from counterfact.records.parts import EffectRecord
+from counterfact.records.summary import StatisticsRecord
 from counterfact.records.vocabulary import Decider, Reason, StatisticalVerdict, Verdict
 from counterfact.verdicts.applied import BASELINE_NOT_APPLIED, NOT_APPLIED
-from counterfact.verdicts.stats.settings import StatisticsSettings
 
 GATES = NOT_APPLIED
 """Tier reasons that decide first, whatever ``decide`` says."""
@@ -56,7 +56,7 @@ def headline(
     tier: tuple[Verdict, Reason],
     statistical: StatisticalVerdict | None,
     effect: EffectRecord | None,
-    settings: StatisticsSettings,
+    settings: StatisticsRecord,
     withheld: Reason | None = None,
 ) -> Headline:
     """The verdict a row leads with (see the module docstring); ``withheld``: why the row has
@@ -119,7 +119,7 @@ _WAY = {
 }
 
 
-def rules_out(effect: EffectRecord, d: float, settings: StatisticsSettings) -> bool:
+def rules_out(effect: EffectRecord, d: float, settings: StatisticsRecord) -> bool:
     """True when the effect interval excludes an effect of at least ``d`` in the direction
     tested (``greater``: an increase of d; ``less``: a decrease; ``two-sided``: either).
     """

@@ -14,14 +14,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from counterfact.records.parts import AdjustmentRecord, TestRecord
-from counterfact.records.summary import PooledRecord
+from counterfact.records.summary import PooledRecord, StatisticsRecord
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import Adjustment, StatisticalVerdict
 from counterfact.verdicts.judgement import Adjusted, Judgement
 from counterfact.verdicts.stats.multiplicity import adjust, best_factor
 from counterfact.verdicts.stats.pooled import pooled_effect_record
 from counterfact.verdicts.stats.sequential import pairs_needed as e_pairs_needed
-from counterfact.verdicts.stats.settings import StatisticsSettings
 from counterfact.verdicts.stats.significance import (
     at_most,
     floor_of,
@@ -44,7 +43,7 @@ def verdict_of(
 
 
 def adjust_family(
-    judgements: Sequence[Judgement], settings: StatisticsSettings
+    judgements: Sequence[Judgement], settings: StatisticsRecord
 ) -> list[Adjusted | None]:
     """Each tested row's adjusted p and statistical verdict over its family (None: untested)."""
     groups: dict[str, list[int]] = defaultdict(list)
@@ -76,7 +75,7 @@ def samples_needed(test: TestRecord, alpha: float, adjust: Adjustment) -> int:
     return pairs_needed(alpha, test.pairing, factor, test.alternative) + test.pairs_excluded
 
 
-def test_sentence(test: TestRecord, verdict: StatisticalVerdict, s: StatisticsSettings) -> str:
+def test_sentence(test: TestRecord, verdict: StatisticalVerdict, s: StatisticsRecord) -> str:
     """The test in plain words: what it counted, its p, the adjustment, the verdict."""
     seed0 = " (seed 0 left out: it is the reference)" if test.pairs_excluded else ""
     if verdict == "underpowered":
@@ -117,7 +116,7 @@ def _discordant(test: TestRecord) -> str:
     return f"{test.n10} of {n} discordant seeds went the arm's way"
 
 
-def pooled(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> list[PooledRecord]:
+def pooled(rows: Sequence[VerdictRecord], settings: StatisticsRecord) -> list[PooledRecord]:
     """Rule 18: per challenger, summed discordant counts over its scenarios, one exact McNemar
     test each, Holm-style adjusted (``settings.adjust``) over the challengers.
     """

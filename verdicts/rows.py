@@ -12,19 +12,17 @@ from dataclasses import fields
 from typing import Any
 
 from counterfact.records.parts import TestRecord
+from counterfact.records.summary import StatisticsRecord
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import Standing
 from counterfact.verdicts.decide import Headline, headline
 from counterfact.verdicts.family import adjust_family, test_sentence
 from counterfact.verdicts.judgement import Adjusted, Judgement
 from counterfact.verdicts.standing import Doubt, evidence_doubts, standing_of, standing_sentence
-from counterfact.verdicts.stats.settings import StatisticsSettings
 from counterfact.verdicts.stopped import stop_sentence
 
 
-def test_record(
-    j: Judgement, adjusted: Adjusted | None, s: StatisticsSettings
-) -> TestRecord | None:
+def test_record(j: Judgement, adjusted: Adjusted | None, s: StatisticsRecord) -> TestRecord | None:
     """The row's test as recorded: the result, the level, and its family's adjustment."""
     if j.test is None:
         return None
@@ -40,7 +38,7 @@ def compose_claim(
     j: Judgement,
     test: TestRecord | None,
     adjusted: Adjusted | None,
-    s: StatisticsSettings,
+    s: StatisticsRecord,
     head: Headline | None = None,
 ) -> str:
     """The row's claim: the decision, the tier's claim, the stopping sentence, the test's."""
@@ -61,7 +59,7 @@ def compose_claim(
     return " ".join(parts)
 
 
-def _decided(j: Judgement, adjusted: Adjusted | None, s: StatisticsSettings) -> Headline | None:
+def _decided(j: Judgement, adjusted: Adjusted | None, s: StatisticsRecord) -> Headline | None:
     """A challenger's headline (None for the baseline); without a test, or before its family is
     known, the tier decides.
     """
@@ -106,7 +104,7 @@ def _standing(
 
 
 def verdict_record(
-    j: Judgement, adjusted: Adjusted | None, settings: StatisticsSettings
+    j: Judgement, adjusted: Adjusted | None, settings: StatisticsRecord
 ) -> VerdictRecord:
     """One validated row (``adjusted`` None: the raw test, before its family is known)."""
     test = test_record(j, adjusted, settings)
@@ -140,7 +138,7 @@ def verdict_record(
 
 
 def verdict_rows(
-    judgements: Sequence[Judgement], settings: StatisticsSettings
+    judgements: Sequence[Judgement], settings: StatisticsRecord
 ) -> list[VerdictRecord]:
     """Every row: each test adjusted over its family, then each record built once."""
     adjusted = adjust_family(judgements, settings)

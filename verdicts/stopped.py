@@ -14,13 +14,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from counterfact.records.parts import SequentialRecord
-from counterfact.records.summary import PooledEffectRecord, PooledRecord
+from counterfact.records.summary import PooledEffectRecord, PooledRecord, StatisticsRecord
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.family import verdict_of
 from counterfact.verdicts.stats.multiplicity import adjust, best_factor
 from counterfact.verdicts.stats.pooled import pooled_effect_record
 from counterfact.verdicts.stats.sequential import METHODS, Look, reachable
-from counterfact.verdicts.stats.settings import StatisticsSettings
 from counterfact.verdicts.stats.significance import TestResult
 
 UNPAIRED_NOTE = " over runs paired by seed index"
@@ -90,7 +89,7 @@ def stop_sentence(record: SequentialRecord, *, withheld: bool = False) -> str:
     return f"{at}: it reached the cap with the e-value at {e} (threshold {t})."
 
 
-def pooled_e(rows: Sequence[VerdictRecord], settings: StatisticsSettings) -> list[PooledRecord]:
+def pooled_e(rows: Sequence[VerdictRecord], settings: StatisticsRecord) -> list[PooledRecord]:
     """Rule 18 for a sequential sweep: per challenger, the product of its stopped e-values over
     its scenarios (independent runs, each stopped on its own data, so the product is an
     e-value — provided the runner's randomness differs between scenarios, not only by seed),

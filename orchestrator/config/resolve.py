@@ -48,7 +48,8 @@ from counterfact.probes.comparators import COMPARATORS, Comparator
 from counterfact.probes.ids import check_ids
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import SIMILARITIES, Similarity
-from counterfact.verdicts.stats.settings import StatisticsSettings, Waves, stop_threshold
+from counterfact.records.summary import StatisticsRecord
+from counterfact.verdicts.stats.settings import Waves, stop_threshold
 
 T = TypeVar("T")
 
@@ -101,18 +102,11 @@ class ResolvedSweep:
         return self.config.samples
 
     @cached_property
-    def statistics(self) -> StatisticsSettings:
-        """The ``statistics:`` section as the judging settings."""
-        cfg = self.config.statistics
-        return StatisticsSettings(
-            alpha=float(cfg.alpha),
-            adjust=cfg.adjust,
-            family=cfg.family,
-            pairing=cfg.pairing,
-            decide=cfg.decide,
-            alternative=cfg.alternative,
-            min_effect=cfg.min_effect,
-        )
+    def statistics(self) -> StatisticsRecord:
+        """The ``statistics:`` section as the judging settings: its record, read off the
+        validated section (what ``summary.json`` holds is what judged).
+        """
+        return StatisticsRecord.model_validate(self.config.statistics)
 
     @cached_property
     def waves(self) -> Waves | None:

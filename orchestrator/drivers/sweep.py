@@ -373,7 +373,7 @@ def _judge(
     stratified = pooled(rows, settings) if waves is None else pooled_e(rows, settings)
     arms = arm_verdicts(rows, settings, stratified)
     judged = {
-        "statistics": settings.record(),
+        "statistics": settings,
         "arms": arms,
         "pooled": stratified,
         "sequential": waves.summary(rows, tallies) if waves is not None else None,

@@ -11,8 +11,9 @@ import pytest
 
 from counterfact import RunContext, RunResult, compare_arms
 from counterfact.records.parts import EffectRecord
+from counterfact.records.summary import StatisticsRecord
 from counterfact.verdicts.decide import headline
-from counterfact.verdicts.stats.settings import StatisticsSettings
+from counterfact.verdicts.stats.settings import DEFAULT_STATISTICS
 
 from ..helpers import after_standing
 
@@ -105,7 +106,9 @@ def test_the_headline_table(
     statistical: Any, high: float, min_effect: float | None, expected: tuple[str, str]
 ) -> None:
     effect = EffectRecord(diff=0.0, low=-0.1, high=high, level=0.95)
-    settings = StatisticsSettings(decide="test", min_effect=min_effect)
+    settings = StatisticsRecord.model_validate(
+        DEFAULT_STATISTICS.model_dump() | {"decide": "test", "min_effect": min_effect}
+    )
     got = headline(("inconclusive", "unstable-baseline"), statistical, effect, settings)
     assert (got.verdict, got.reason) == expected
     gate = headline(("inconclusive", "arm-not-applied"), statistical, effect, settings)

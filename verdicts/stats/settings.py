@@ -8,36 +8,16 @@ from dataclasses import dataclass
 
 from counterfact.defaults import ADJUST, ALPHA, ALTERNATIVE, FAMILY, PAIRING
 from counterfact.records.summary import StatisticsRecord
-from counterfact.records.vocabulary import Adjustment, Alternative, Decider, Family, Pairing
+from counterfact.records.vocabulary import Alternative
 
-
-@dataclass(frozen=True)
-class StatisticsSettings:
-    """The ``statistics:`` section, resolved."""
-
-    alpha: float = ALPHA
-    adjust: Adjustment = ADJUST  # type: ignore[assignment]
-    family: Family = FAMILY  # type: ignore[assignment]
-    pairing: Pairing = PAIRING  # type: ignore[assignment]
-    decide: Decider = "tiers"
-    """What decides the headline verdict: the seed tiers, or the adjusted test."""
-    alternative: Alternative = ALTERNATIVE
-    """Which way every test looks (a break, a fix, or either)."""
-    min_effect: float | None = None
-    """The smallest flip-rate difference worth finding; lets ``decide: test`` say not-confirmed
-    only when the effect interval rules it out."""
-
-    def record(self) -> StatisticsRecord:
-        """The settings as recorded in ``summary.json``."""
-        return StatisticsRecord(
-            alpha=self.alpha,
-            adjust=self.adjust,
-            family=self.family,
-            pairing=self.pairing,
-            decide=self.decide,
-            alternative=self.alternative,
-            min_effect=self.min_effect,
-        )
+DEFAULT_STATISTICS = StatisticsRecord.model_validate(
+    {"alpha": ALPHA, "adjust": ADJUST, "family": FAMILY, "pairing": PAIRING}
+    | {"alternative": ALTERNATIVE}
+)
+"""The judging settings of a sweep that declares no ``statistics:`` section. The resolved
+settings *are* their record (:class:`~counterfact.records.summary.StatisticsRecord`, validated
+once from the config by :attr:`~counterfact.orchestrator.config.resolve.ResolvedSweep.statistics`
+and written to ``summary.json`` as they are): no copy of their fields is kept by hand."""
 
 
 def stop_threshold(alpha: float, adjust: str, family_size: int) -> float:

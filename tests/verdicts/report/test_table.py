@@ -6,6 +6,7 @@ from counterfact.probes.similarity import TextSimilarity
 from counterfact.records.runs import RunRecord
 from counterfact.verdicts.assess import assess_scenario
 from counterfact.verdicts.report.table import render_table
+from counterfact.verdicts.stats.settings import DEFAULT_STATISTICS
 
 from ...helpers import run_record
 
@@ -60,7 +61,6 @@ def test_empty_table() -> None:
 
 def test_the_test_column_shows_once_the_family_is_judged() -> None:
     from counterfact.verdicts.rows import verdict_rows
-    from counterfact.verdicts.stats.settings import StatisticsSettings
 
     arms = (ArmSpec("base", {}), ArmSpec("alt", {"x": 1}))
     got = assess_scenario(
@@ -73,7 +73,7 @@ def test_the_test_column_shows_once_the_family_is_judged() -> None:
         ExactComparator(),
         TextSimilarity(),
     )
-    lines = render_table(verdict_rows(got.judgements, StatisticsSettings())).splitlines()
+    lines = render_table(verdict_rows(got.judgements, DEFAULT_STATISTICS)).splitlines()
     assert lines[0].split() == [
         "arm",
         "verdict",

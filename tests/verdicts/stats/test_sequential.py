@@ -16,7 +16,13 @@ from counterfact.verdicts.stats.sequential import (
     pairs_needed,
     reachable,
 )
-from counterfact.verdicts.stats.settings import Waves, boundaries, next_boundary, stop_threshold
+from counterfact.verdicts.stats.settings import (
+    DEFAULT_STATISTICS,
+    Waves,
+    boundaries,
+    next_boundary,
+    stop_threshold,
+)
 
 
 @pytest.mark.parametrize(("n10", "n01"), [(0, 0), (1, 0), (0, 1), (7, 0), (12, 3), (40, 35)])
@@ -178,7 +184,6 @@ def test_pooled_e_values_do_not_overflow_with_many_scenarios() -> None:
     # 300 scenarios each stopped at e = 630: the product is e**(300 ln 630), far past a float;
     # p must come out as 0 (well, its float), not an OverflowError.
     from counterfact.records.parts import TestRecord
-    from counterfact.verdicts.stats.settings import StatisticsSettings
     from counterfact.verdicts.stopped import pooled_e
 
     def row(scenario: int) -> object:
@@ -196,7 +201,7 @@ def test_pooled_e_values_do_not_overflow_with_many_scenarios() -> None:
         )
         return _Row(f"s{scenario}", "arm", test)
 
-    (record,) = pooled_e([row(i) for i in range(300)], StatisticsSettings())  # type: ignore[arg-type]
+    (record,) = pooled_e([row(i) for i in range(300)], DEFAULT_STATISTICS)  # type: ignore[arg-type]
     assert record.p_value == 0.0 and record.statistical_verdict == "significant"
     assert math.isfinite(record.e_value or math.inf)
 

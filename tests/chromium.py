@@ -25,7 +25,7 @@ class Browser:
 
     def __init__(self) -> None:
         assert CHROMIUM is not None
-        self._profile = tempfile.TemporaryDirectory(prefix="cdp-")
+        self._profile = tempfile.TemporaryDirectory(prefix="cdp-", ignore_cleanup_errors=True)
         to_chrome_r, self._to_chrome = os.pipe()
         self._from_chrome, from_chrome_w = os.pipe()
 
@@ -79,7 +79,16 @@ class Browser:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(timeout=10)
-        self._profile.cleanup()
+        # Chromium's helper processes (crashpad, utility) may still write into the profile for a
+        # moment after the browser exits: retry, then leave what is left to the temp cleaner
+        for _ in range(20):
+            try:
+                shutil.rmtree(self._profile.name)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.1)
 
     def _read(self, timeout: float) -> dict[str, Any]:
         deadline = time.monotonic() + timeout

@@ -185,7 +185,7 @@ def check_references(
             continue
         owner = owner_of(i, sc.id, declared)
         where = "reference" if declared == "default" else f"{owner}.reference"
-        check = sc.expect or default
+        check = sc.check(default)
         fix = f"{owner}.expect" if sc.expect is not None else "comparator"
         problem = _problem(check, sc.reference, fix)
         if problem is not None:

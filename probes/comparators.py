@@ -268,14 +268,15 @@ class OneOfComparator:
         if len(expected) != 1:
             msg = (
                 f"one-of comparator: the reference ({reference!r:.80}) names "
-                f"{_how_many(expected)} of the options {list(self.choices)}; it must name "
+                f"{how_many_named(expected)} of the options {list(self.choices)}; it must name "
                 "exactly one"
             )
             raise ScoringError(msg)
         return self.named(output) != expected
 
 
-def _how_many(named: tuple[str, ...]) -> str:
+def how_many_named(named: tuple[str, ...]) -> str:
+    """How many options a text names, in words: ``none``, or ``2 (Paris, Lyon)``."""
     return "none" if not named else f"{len(named)} ({', '.join(named)})"
 
 

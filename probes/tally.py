@@ -235,7 +235,7 @@ class ScenarioTally:
         self.baseline = baseline
         self.comparator = scenario.check(comparator)
         """The check that judges this question: its own ``expect``, else ``comparator``."""
-        self.check = scenario.check_label(comparator)
+        self.check_label = scenario.check_label(comparator)
         """That check in words, for the records (``sweep default: contains``)."""
         self.similarity = similarity
         self.arms: dict[str, ArmTally] = {a.id: ArmTally(a, samples, capacity) for a in arms}

@@ -315,7 +315,7 @@ def _judgement(
     return Judgement(
         scenario=tally.scenario.id,
         arm=j.tally.arm.id,
-        tier=_tier(j, ctx, readings, _explained(j, base), tally.check),
+        tier=_tier(j, ctx, readings, _explained(j, base), tally.check_label),
         claim=_claim(j, base, ctx),
         test=tested.test,
         effect=tested.effect,

@@ -30,6 +30,7 @@ from counterfact.probes.comparators import (
     OneOfComparator,
     RegexComparator,
     first_number,
+    how_many_named,
     normalize_text,
 )
 from counterfact.probes.registry import Kind
@@ -134,10 +135,9 @@ def _problem(check: Comparator, reference: str, fix: str) -> str | None:
             "spaces are dropped)"
         )
     if isinstance(check, OneOfComparator) and len(named := check.named(reference)) != 1:
-        how = "none" if not named else f"{len(named)} ({', '.join(named)})"
         return (
             f"needs the reference to name exactly one of its options {list(check.choices)}; "
-            f"{reference!r} names {how}: fix the reference or {fix}.options"
+            f"{reference!r} names {how_many_named(named)}: fix the reference or {fix}.options"
         )
     return None
 
@@ -185,7 +185,7 @@ def check_references(
             continue
         owner = owner_of(i, sc.id, declared)
         where = "reference" if declared == "default" else f"{owner}.reference"
-        check = sc.expect or default
+        check = sc.check(default)
         fix = f"{owner}.expect" if sc.expect is not None else "comparator"
         problem = _problem(check, sc.reference, fix)
         if problem is not None:

@@ -54,7 +54,7 @@ def refuse_to_move(run_dir: Path) -> None:
         )
         raise RunDirectoryError(msg, run_dir=run_dir)
     holds = any(run_dir.iterdir())
-    if holds and not any((run_dir / name).exists() for name in RECORD_FILES):
+    if holds and not any(path.exists() for path in RunPaths(run_dir).records()):
         msg = (
             f"{str(run_dir)!r} is not a run directory (it holds files but no counterfact "
             f"records: none of {', '.join(RECORD_FILES)}), so --fresh will not move it; pass "
@@ -74,7 +74,7 @@ def refuse_foreign_folder(run_dir: Path) -> None:
     Raises:
         RunDirectoryError: naming a few of the files found.
     """
-    if any((run_dir / name).exists() for name in RECORD_FILES):
+    if any(path.exists() for path in RunPaths(run_dir).records()):
         return
     others = sorted(
         p.name
@@ -97,8 +97,7 @@ def refuse_odd_records(run_dir: Path) -> None:
     Raises:
         RunDirectoryError: naming it.
     """
-    for name in RECORD_FILES:
-        path = run_dir / name
+    for path in RunPaths(run_dir).records():
         if path.exists() and not path.is_file():
             msg = (
                 f"{path} is not a regular file, so the run directory cannot be read; remove "
@@ -237,8 +236,7 @@ def refuse_foreign_links(run_dir: Path) -> None:
         RunDirectoryError: naming the link and where it points.
     """
     inside = run_dir.resolve()
-    for name in RECORD_FILES:
-        path = run_dir / name
+    for path in RunPaths(run_dir).records():
         if path.is_symlink() and inside not in path.resolve().parents:
             msg = (
                 f"{path} is a link to {path.resolve()}, outside the run directory; counterfact "
@@ -274,9 +272,10 @@ def refuse_shared_files(run_dir: Path) -> None:
 
 def retire_previous(run_dir: Path) -> None:
     """Move the last verdicts and report aside (see :data:`PREVIOUS`)."""
-    for name, previous in PREVIOUS.items():
+    paths = RunPaths(run_dir)
+    for name in PREVIOUS:
         with contextlib.suppress(FileNotFoundError):
-            os.replace(run_dir / name, run_dir / previous)
+            os.replace(run_dir / name, paths.previous(name))
 
 
 def remove_litter(run_dir: Path) -> None:

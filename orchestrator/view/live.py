@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from counterfact.orchestrator.view.html import esc, href
-from counterfact.orchestrator.view.rundir import ACTIVE, STALE_S, age_s, duration
+from counterfact.orchestrator.view.rundir import ACTIVE, age_s, duration, stale_note
 from counterfact.records.live import LiveState
 
 POLL_MS = 1000
@@ -56,9 +56,8 @@ def _concurrency(live: LiveState) -> str:
 
 
 def _status(live: LiveState, age: float | None) -> str:
-    if live.status in ACTIVE and age is not None and age > STALE_S:
-        return f"{live.status} (no update for {duration(age)}: the sweep may have stopped)"
-    return live.status
+    note = stale_note(live, age)
+    return live.status if note is None else f"{live.status} ({note})"
 
 
 def fields(live: LiveState) -> dict[str, str]:

@@ -93,6 +93,15 @@ def age_s(stamp: str, now: datetime | None = None) -> float | None:
     return ((now or datetime.now(timezone.utc)) - then).total_seconds()
 
 
+def stale_note(live: LiveState, age: float | None) -> str | None:
+    """Why the live state of a sweep at work looks abandoned (``age``: seconds since it was
+    rewritten, more than :data:`STALE_S`), or None.
+    """
+    if live.status not in ACTIVE or age is None or age <= STALE_S:
+        return None
+    return f"no update for {duration(age)}: the sweep may have stopped"
+
+
 @dataclass(frozen=True)
 class Status:
     """Where a run directory's sweep is, in one word and a note."""
@@ -169,9 +178,8 @@ class RunView:
         """Where the sweep is: a fresh active live state wins over an older summary."""
         live = self.live()
         if live is not None and live.status in ACTIVE:
-            age = age_s(live.updated_at)
-            if age is not None and age > STALE_S:
-                note = f"no update for {duration(age)}: the sweep may have stopped"
+            note = stale_note(live, age_s(live.updated_at))
+            if note is not None:
                 return Status(live.status, False, note)
             return Status(live.status, True)
         summary = self.summary()

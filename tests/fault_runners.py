@@ -20,9 +20,16 @@ def _log(ctx: RunContext) -> None:
 
 
 def steady(ctx: RunContext) -> str:
-    """Sleeps ``sleep_s``; answers by the arm's ``answer`` facet (default 'yes')."""
+    """Sleeps ``sleep_s`` (``slow_s`` from seed ``slow_from`` on, in session 1 only: a sweep
+    still running when a test stops it, however loaded the machine); answers by the arm's
+    ``answer`` facet (default 'yes')."""
     _log(ctx)
-    time.sleep(float(ctx.scenario.inputs.get("sleep_s", 0.0)))
+    inputs = ctx.scenario.inputs
+    sleep_s = float(inputs.get("sleep_s", 0.0))
+    first = os.environ.get("CF_SESSION") == "1"
+    if first and "slow_from" in inputs and ctx.seed >= int(inputs["slow_from"]):
+        sleep_s = float(inputs["slow_s"])
+    time.sleep(sleep_s)
     return str(ctx.arm.facets.get("answer", "yes"))
 
 

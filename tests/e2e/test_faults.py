@@ -240,7 +240,8 @@ def test_ctrl_c_stops_records_and_resumes(tmp_path: Path) -> None:
     cfg = write_config(
         tmp_path,
         f"name: c\nrunner: {RUNNERS}:steady\nsamples: 40\n"
-        f"scenarios: [{{id: s, inputs: {{log: '{log}', sleep_s: 0.05}}, reference: 'yes'}}]\n"
+        f"scenarios: [{{id: s, inputs: {{log: '{log}', sleep_s: 0.05, slow_from: 10, "
+        "slow_s: 0.5}, reference: 'yes'}]\n"
         "comparator: {kind: exact}\nexecutor: {kind: local}\n"
         "arms: [{id: base}, {id: alt, facets: {answer: 'no'}}]\n",
     )

@@ -72,15 +72,17 @@ def test_sigkill_driver_then_resume(tmp_path: Path) -> None:
     os.killpg(driver.pid, signal.SIGKILL)  # the orphaned Ray processes of the dead driver
     before = keys(records(out))
     assert 15 <= len(before) < 60, "the kill must land mid-sweep"
+    whole = tmp_path / "whole"
+    # the uninterrupted sweep to compare with runs beside the resume (its own Ray, its own out)
+    fresh = cli("run", str(cfg), "--out", str(whole), session="3")
     resumed = cli("run", str(cfg), "--out", str(out), session="2")
     _, err = resumed.communicate(timeout=300)
     assert resumed.returncode == 0, err.decode()
     after = keys(records(out))
     assert len(after) == len(set(after)) == 60  # every (scenario, arm, seed) exactly once
     assert not calls(log, "2") & {(a, s) for _, a, s in before}  # nothing finished re-ran
-    whole = tmp_path / "whole"
-    fresh = cli("run", str(cfg), "--out", str(whole), session="3")
-    assert fresh.wait(timeout=300) == 0
+    _, err = fresh.communicate(timeout=300)  # reads its pipes: it may have filled them meanwhile
+    assert fresh.returncode == 0, err.decode()
     assert verdicts(out) == verdicts(whole)
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import HealthCheck, example, given, settings
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.hostile_runners import OUTPUTS, RAISED
@@ -24,21 +25,21 @@ cases = st.one_of(
 )
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
-@given(case=cases, every=st.booleans())
-@example(case=("sync_hostile", "huge", "{kind: local}"), every=False)
-@example(case=("async_hostile", "surrogate", "{kind: local}"), every=True)
-@example(case=("sync_hostile", "nul", "{kind: local, concurrency: 4}"), every=True)
-@example(case=("async_hostile", "ansi", "{kind: local}"), every=True)
-@example(case=("async_hostile", "block", "{kind: local}"), every=True)
-@example(case=("async_hostile", "generator-exit", "{kind: local}"), every=True)
-def test_a_hostile_runner_ends_its_sweep_clean(
-    tmp_path_factory: object, case: tuple[str, str, str], every: bool
-) -> None:
+EXAMPLES = [
+    (("sync_hostile", "huge", "{kind: local}"), False),
+    (("async_hostile", "surrogate", "{kind: local}"), True),
+    (("sync_hostile", "nul", "{kind: local, concurrency: 4}"), True),
+    (("async_hostile", "ansi", "{kind: local}"), True),
+    (("async_hostile", "block", "{kind: local}"), True),
+    (("async_hostile", "generator-exit", "{kind: local}"), True),
+]
+"""Cases that must always run, as separate tests (pytest-xdist spreads them over its workers)."""
+
+
+def check_case(folder: Path, case: tuple[str, str, str], every: bool) -> None:
     runner, what, executor = case
     if executor.endswith("timeout_s: 30}") and runner == "sync_hostile":
         executor = "{kind: local, concurrency: 2, timeout_s: 30}"  # timeout_s needs overlap
-    folder = Path(tmp_path_factory.mktemp("fuzz"))  # type: ignore[attr-defined]
     every = every and what != "huge"  # one 50 MB output is the point; six are only slow
     code, err, records = sweep(folder, runner, what, executor, every=every)
     assert code in (0, 1), (code, err[-3000:])
@@ -46,3 +47,18 @@ def test_a_hostile_runner_ends_its_sweep_clean(
     assert sorted((r["arm"], r["seed"]) for r in records) == [
         (arm, seed) for arm in ("alt", "base") for seed in range(3)
     ], err[-3000:]
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=cases, every=st.booleans())
+def test_a_hostile_runner_ends_its_sweep_clean(
+    tmp_path_factory: pytest.TempPathFactory, case: tuple[str, str, str], every: bool
+) -> None:
+    check_case(tmp_path_factory.mktemp("fuzz"), case, every)
+
+
+@pytest.mark.parametrize(("case", "every"), EXAMPLES, ids=[case[1] for case, _ in EXAMPLES])
+def test_a_known_hostile_runner_ends_its_sweep_clean(
+    tmp_path: Path, case: tuple[str, str, str], every: bool
+) -> None:
+    check_case(tmp_path, case, every)

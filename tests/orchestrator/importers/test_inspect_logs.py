@@ -62,18 +62,6 @@ def fewer_epochs() -> Task:
     return Task(dataset=_dataset(), solver=_answering(0.1), scorer=includes(), epochs=3)
 
 
-@pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("inspect")
-    written = eval(
-        [good(), bad(), short(), fewer_epochs()],
-        model="mockllm/model",
-        log_dir=str(folder),
-        display="none",
-    )
-    return {log.eval.task: Path(log.location) for log in written}
-
-
 def _good_vs_bad(logs: dict[str, Path], out: Path, *extra: str) -> tuple[int, str, str]:
     """``counterfact import inspect`` of the good and the bad task, good as the baseline."""
     return invoke(

@@ -18,21 +18,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.orchestrator.importers.test_inspect_logs import bad, good
-
 HOSTILE = [None, 1e308, -1, "", "\x00" * 10, "\udcff", [], {}, {"a": [{}] * 50}, "x" * 100_000]
 
 
-@pytest.fixture(scope="module")
-def pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    from inspect_ai import eval as inspect_eval
-
-    folder = tmp_path_factory.mktemp("fuzz-inspect")
-    written = inspect_eval(
-        [good(), bad()], model="mockllm/model", log_dir=str(folder), display="none"
-    )
-    found = {log.eval.task: Path(log.location) for log in written}
-    return found["good"], found["bad"]
+@pytest.fixture(scope="session")
+def pair(logs: dict[str, Path]) -> tuple[Path, Path]:
+    """The good and the bad task's logs (the session's, from conftest)."""
+    return logs["good"], logs["bad"]
 
 
 def _judge(baseline: Path, damaged: Path, out: Path) -> subprocess.CompletedProcess[str]:

@@ -36,7 +36,8 @@ def scripted(
 
 @pytest.fixture(scope="session")
 def ray_instance() -> Iterator[None]:
-    """One local Ray instance shared by every Ray test of the session."""
+    """One local Ray instance shared by every Ray test of the session (under pytest-xdist, of
+    the worker: each worker is a session of its own)."""
     ray = pytest.importorskip("ray")
     # address="local": a fresh instance of this session's (this xdist worker's) own, never a
     # cluster another test or worker left a trace of
@@ -45,35 +46,12 @@ def ray_instance() -> Iterator[None]:
     ray.shutdown()
 
 
-RAY_MODULES = frozenset(
-    {
-        "e2e/test_cluster.py",
-        "e2e/test_cluster_kill.py",
-        "orchestrator/engine/executors/test_ray_address.py",
-        "test_packaging.py",
-    }
-)
-"""Modules (paths under tests/) that start Ray clusters or Ray-backed commands in other
-processes."""
-
-
-def _under_tests(path: Path) -> str:
-    """``path`` relative to tests/, with forward slashes (the whole path when outside tests/)."""
-    resolved = path.resolve()
-    return resolved.relative_to(TESTS).as_posix() if resolved.is_relative_to(TESTS) else str(path)
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (``-n 2 --dist loadgroup``), every test that starts or uses Ray runs
-    on one worker, one after another: two Ray instances on a 2-core machine starve each other's
-    timing-sensitive tests. The Ray group goes first, so it is not the run's tail.
+    """Ray tests first (each pytest-xdist worker, ``-n 2``, starts its own Ray instance for its
+    share of them): the slowest tests start early instead of making the run's tail. The order
+    is the same on every worker, as xdist requires.
     """
-    if not config.pluginmanager.hasplugin("xdist") or config.getoption("dist", "no") == "no":
-        return
-    for item in items:
-        if item.get_closest_marker("ray") or _under_tests(item.path) in RAY_MODULES:
-            item.add_marker(pytest.mark.xdist_group("ray"))
-    items.sort(key=lambda i: i.get_closest_marker("xdist_group") is None)
+    items.sort(key=lambda i: i.get_closest_marker("ray") is None)
 
 
 def write_config(folder: Path, text: str, name: str = "sweep.yaml") -> Path:

@@ -14,7 +14,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # every case runs once: its test keeps what it got, and the docs check renders from that (a case
 # the docs check finds missing, e.g. under -k, it runs itself); one xdist worker holds them all
-pytestmark = pytest.mark.xdist_group("errors")
 _GOT: dict[str, tuple[int, str]] = {}
 
 

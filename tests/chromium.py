@@ -20,6 +20,14 @@ CHROMIUM = next(
 )
 
 
+_NAVIGATING = (
+    "navigated or closed",
+    "Cannot find context",
+    "Execution context was destroyed",
+)
+"""What Chromium answers when a page is asked something while it navigates away."""
+
+
 class Browser:
     """One headless Chromium with one page; stop it with :meth:`close` (or ``with``)."""
 
@@ -136,10 +144,15 @@ class Browser:
             self.events.append(event)
 
     def open(self, url: str) -> None:
-        """Load ``url`` and wait for its load event."""
+        """Load ``url``: wait for a load event, then until the page is a new, complete document
+        (a load event of an earlier navigation, such as a form a test submitted, may still be
+        on its way when this one starts).
+        """
         self.events = [e for e in self.events if e.get("method") != "Page.loadEventFired"]
+        self.wait_for("(window.__cf_left = true)")  # on the page now, even one still arriving
         self.call("Page.navigate", {"url": url}, session=True)
         self._wait_event("Page.loadEventFired", 60)
+        self.wait_for("window.__cf_left === undefined && document.readyState === 'complete'", 60)
 
     def js(self, expression: str) -> Any:
         """The value of a JavaScript expression on the page (JSON-serialisable)."""
@@ -156,7 +169,12 @@ class Browser:
         """Poll ``expression`` until it is truthy; its value (TimeoutError after ``timeout``)."""
         deadline = time.monotonic() + timeout
         while True:
-            value = self.js(expression)
+            try:
+                value = self.js(expression)
+            except RuntimeError as exc:  # the page navigated while it was asked: ask the new one
+                if not any(word in str(exc) for word in _NAVIGATING):
+                    raise
+                value = None
             if value:
                 return value
             if time.monotonic() > deadline:

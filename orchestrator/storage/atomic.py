@@ -38,12 +38,17 @@ def writing(path: Path) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        reason = exc.strerror or str(exc)
-        msg = (
-            f"cannot write {path.name} in {path.parent}: {reason}; free space (or make the "
-            "directory writable) and run the same command again: what was written is kept"
-        )
-        raise RecordWriteError(msg, path=path, run_dir=path.parent) from exc
+        raise write_error(path, exc) from exc
+
+
+def write_error(path: Path, exc: OSError) -> RecordWriteError:
+    """The one-line error for ``exc``, raised while writing ``path``."""
+    reason = exc.strerror or str(exc)
+    msg = (
+        f"cannot write {path.name} in {path.parent}: {reason}; free space (or make the "
+        "directory writable) and run the same command again: what was written is kept"
+    )
+    return RecordWriteError(msg, path=path, run_dir=path.parent)
 
 
 def write_json(path: Path, data: Any, *, sort_keys: bool = False) -> None:

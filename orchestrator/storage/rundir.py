@@ -22,7 +22,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from counterfact.exceptions import RunDirectoryError
-from counterfact.orchestrator.storage.atomic import write_atomic, write_json, writing
+from counterfact.orchestrator.storage.atomic import write_atomic, write_error, write_json, writing
 from counterfact.orchestrator.storage.dirchecks import (
     FIRST_LINE_KEY,
     check_run_dir,
@@ -361,12 +361,14 @@ class RunStore:
         """Append whole lines to ``runs.jsonl`` and flush them (fsync at checkpoints)."""
         if self._fh is None or self.run_dir is None:
             return
-        with writing(RunPaths(self.run_dir).runs):
+        try:  # no context manager and no path made per batch: in-process, a batch is one run
             self._fh.write("".join(lines))
             self._fh.flush()
             if time.monotonic() - self._synced >= SYNC_EVERY_S:
                 os.fsync(self._fh.fileno())
                 self._synced = time.monotonic()
+        except OSError as exc:
+            raise write_error(RunPaths(self.run_dir).runs, exc) from exc
         if self._first_line is None:  # the directory's first record: sweep.json says so
             self._first_line = digest_of(lines[0])
             self._write_fingerprint()

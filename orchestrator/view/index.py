@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from counterfact.orchestrator.view.files import identity, open_regular
+from counterfact.orchestrator.view.files import Unreadable, identity, open_regular
 from counterfact.records.runs import RunRecord
 from counterfact.records.verdicts import VerdictRecord
 
@@ -205,5 +205,18 @@ class VerdictsIndex(LineIndex):
             self.baseline_of[row.scenario] = row.arm
 
     def record(self, row: Row) -> VerdictRecord:
-        """The whole verdict record of ``row``."""
-        return VerdictRecord.model_validate_json(self.read_line(row.offset))
+        """The whole verdict record of ``row``.
+
+        Raises:
+            Unreadable: its line is not a valid verdict record (the index read only the row's
+                headline fields).
+        """
+        try:
+            return VerdictRecord.model_validate_json(self.read_line(row.offset))
+        except ValueError as exc:
+            first = str(exc).splitlines()[0]
+            msg = (
+                f"verdicts.jsonl: the row of question {row.scenario!r}, arm {row.arm!r} is not "
+                f"a valid verdict record ({first})"
+            )
+            raise Unreadable(msg) from exc

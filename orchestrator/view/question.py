@@ -9,8 +9,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from counterfact.orchestrator.view.files import Unreadable
 from counterfact.orchestrator.view.html import esc, link, page, pager, table, text_block
 from counterfact.orchestrator.view.rundir import RunView
@@ -104,7 +102,7 @@ def run_record(run: RunView, arm: str, scenario: str, seed: int) -> RunRecord | 
         return None
     try:
         return run.runs.record(found[0])
-    except (ValidationError, ValueError):
+    except ValueError:  # pydantic's ValidationError among them
         return None
 
 

@@ -243,6 +243,26 @@ def test_a_damaged_summary_is_said_on_the_page(tmp_path: Path, runs: Path) -> No
         assert page.status_code == 200 and "unreadable: summary.json" in page.text
 
 
+def test_a_verdict_line_the_index_reads_but_the_record_refuses_is_said(
+    tmp_path: Path, runs: Path
+) -> None:
+    import json
+    import shutil
+
+    copy = tmp_path / "served" / "copy"
+    shutil.copytree(runs / "after", copy)
+    path = copy / "verdicts.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    hit = next(r for r in rows if not r["is_baseline"])
+    hit["claim"] = 5  # the index reads the headline fields only; the record wants a string
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with Viewer(tmp_path / "served") as v, httpx.Client(base_url=v.url) as c:
+        page = c.get("/question", params={"run": "copy", "arm": hit["arm"], "q": hit["scenario"]})
+    assert page.status_code == 200
+    assert "unreadable: verdicts.jsonl: the row of question" in page.text
+    assert "is not a valid verdict record" in page.text
+
+
 def test_unknown_arms_and_questions_are_404(client: httpx.Client) -> None:
     assert client.get("/arm", params={"run": "after", "arm": "nope"}).status_code == 404
     assert (

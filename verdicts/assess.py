@@ -145,8 +145,7 @@ def assess_tally(
     readings = _cost_readings(judged, tally.stats(baseline), cost_key)  # the whole baseline
     stops = _Stops(looks or {}, max_samples)
     judgements = [
-        _judgement(tally, j, context(j.tally.admitted), readings, _Test(settings, stops))
-        for j in judged
+        _judgement(tally, j, context(j.tally.admitted), readings, settings, stops) for j in judged
     ]
     base_stats = tally.stats(baseline)
     stable = base_stats.stable if base_stats is not None else None
@@ -178,14 +177,6 @@ class _Stops:
         if look is None or look.stopped_for is None or self.max_samples is None:
             return None
         return look, sequential_record(look, self.max_samples)
-
-
-@dataclass(frozen=True)
-class _Test:
-    """How challengers are tested: the settings, and where sequential arms stopped."""
-
-    settings: StatisticsRecord
-    stops: _Stops
 
 
 @dataclass(frozen=True)
@@ -306,11 +297,12 @@ def _judgement(
     j: _Judged,
     ctx: ScenarioContext,
     readings: dict[str, CostReading | None],
-    how: _Test,
+    settings: StatisticsRecord,
+    stops: _Stops,
 ) -> Judgement:
     """One row's judgement: its tier fields, claim, test and doubts."""
     base = tally.arms[tally.baseline]
-    tested = _tested(tally, j, base, how.settings, how.stops)
+    tested = _tested(tally, j, base, settings, stops)
     doubts, unassessed = _doubted(tally, j, base)
     return Judgement(
         scenario=tally.scenario.id,

@@ -38,8 +38,10 @@ if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
 
-def _shallow(part: DataclassInstance) -> dict[str, object]:
-    """A dataclass's fields by name, values as they are (``asdict`` deep-copies: slow)."""
+def shallow(part: DataclassInstance) -> dict[str, object]:
+    """A dataclass's fields by name, values as they are (``dataclasses.asdict`` deep-copies:
+    slow).
+    """
     return {f.name: getattr(part, f.name) for f in fields(part)}
 
 
@@ -98,9 +100,9 @@ class TierRow:
 
     def record_fields(self) -> dict[str, object]:
         """The fields as the verdict record takes them (seed sets and explanation inline)."""
-        found = _shallow(self)
+        found = shallow(self)
         del found["seed_sets"], found["explained"]
-        return found | _shallow(self.seed_sets) | _shallow(self.explained)
+        return found | shallow(self.seed_sets) | shallow(self.explained)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ and where it stopped; then the test in plain words (once its family adjusted it)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import fields
 from typing import Any
 
 from counterfact.records.parts import TestRecord
@@ -17,7 +16,7 @@ from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import Standing
 from counterfact.verdicts.decide import Headline, headline
 from counterfact.verdicts.family import adjust_family, test_sentence
-from counterfact.verdicts.judgement import Adjusted, Judgement
+from counterfact.verdicts.judgement import Adjusted, Judgement, shallow
 from counterfact.verdicts.standing import Doubt, evidence_doubts, standing_of, standing_sentence
 from counterfact.verdicts.stopped import stop_sentence
 
@@ -29,9 +28,7 @@ def test_record(j: Judgement, adjusted: Adjusted | None, s: StatisticsRecord) ->
     extra: dict[str, Any] = {"alpha": s.alpha}
     if adjusted is not None:
         extra |= {"p_adjusted": adjusted.p_adjusted, "adjustment": adjusted.adjustment}
-    # a shallow copy of the result's scalar fields (dataclasses.asdict deep-copies: slow)
-    found = {f.name: getattr(j.test, f.name) for f in fields(j.test)}
-    return TestRecord.model_validate(found | extra)
+    return TestRecord.model_validate(shallow(j.test) | extra)
 
 
 def compose_claim(

@@ -106,7 +106,9 @@ class LocalExecutor(Executor):
         core = self._core(runner, self.throttle)
         loop = process_loop()  # one per process: clients the runner caches stay usable
         after_s = blocked_after(self.timeout_s)
-        finished: queue.SimpleQueue[Future[RunRecord]] = queue.SimpleQueue()
+        # queue.Queue, not SimpleQueue: CPython 3.11's SimpleQueue.get(timeout) waits forever when a
+        # signal handler (the graceful stop's, logging on a loaded machine) outlasts the timeout
+        finished: queue.Queue[Future[RunRecord]] = queue.Queue()
         running: dict[Future[RunRecord], InFlight] = {}
         try:
             while not self.stop_requested:
@@ -153,7 +155,7 @@ class LocalExecutor(Executor):
 
 
 def _drained(
-    finished: queue.SimpleQueue[Future[RunRecord]], running: dict[Future[RunRecord], InFlight]
+    finished: queue.Queue[Future[RunRecord]], running: dict[Future[RunRecord], InFlight]
 ) -> Iterator[RunRecord]:
     """The records of runs that finished before the stop (cancelled ones are skipped)."""
     try:
@@ -165,7 +167,7 @@ def _drained(
 
 def _records(
     first: Future[RunRecord],
-    finished: queue.SimpleQueue[Future[RunRecord]],
+    finished: queue.Queue[Future[RunRecord]],
     running: dict[Future[RunRecord], InFlight],
 ) -> Iterator[RunRecord]:
     """The record of ``first`` and of every other run finished meanwhile (a run no longer in

@@ -190,13 +190,17 @@ class _PeakOf:
 
 
 def part_address(n: int, concurrency: int) -> None:
+    """Ray at an address holding ``concurrency`` in flight; the peer, on the same stand-in in
+    the same run, is the default command (in-process), which shows what this machine and the
+    stand-in let any one client hold."""
     print(f"\n### Ray at an address: {n} calls, {concurrency} allowed in flight\n")
     print(
-        "| system | wall (s) | peak in flight at the server | command tree RSS (MB) "
-        "| cluster RSS (MB) | total (MB) | failed |"
+        "| system | wall (s) | peak in flight at the server | vs in-process | "
+        "command tree RSS (MB) | cluster RSS (MB) | total (MB) | failed |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="cfray") as tmp, stand_in() as url:
+        local = default_command(url, n, concurrency)
         address = _ray_head(Path(tmp), url)
         peak = _PeakOf(lambda: _cluster_rss(Path(tmp)))
         try:
@@ -205,9 +209,13 @@ def part_address(n: int, concurrency: int) -> None:
             cluster_mb = peak.stop()
             _stop_head(Path(tmp))
     print(
+        f"| counterfact run (default: in-process) | {local.wall_s:.1f} | {local.peak_in_flight} "
+        f"| 1.00x | {local.peak_rss_mb:.0f} | - | {local.peak_rss_mb:.0f} | {local.failed} |"
+    )
+    print(
         f"| counterfact run --address | {m.wall_s:.1f} | {m.peak_in_flight} | "
-        f"{m.peak_rss_mb:.0f} | {cluster_mb:.0f} | {m.peak_rss_mb + cluster_mb:.0f} | "
-        f"{m.failed} |",
+        f"{m.peak_in_flight / max(local.peak_in_flight, 1):.2f}x | {m.peak_rss_mb:.0f} | "
+        f"{cluster_mb:.0f} | {m.peak_rss_mb + cluster_mb:.0f} | {m.failed} |",
         flush=True,
     )
 

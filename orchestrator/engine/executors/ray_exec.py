@@ -47,7 +47,8 @@ from counterfact.orchestrator.engine.executors.ray_address import (
     check_reachable,
     join_bounded,
 )
-from counterfact.orchestrator.engine.executors.ray_pool import ActorPool, run_on_pool
+from counterfact.orchestrator.engine.executors.ray_drive import run_on_pool
+from counterfact.orchestrator.engine.executors.ray_pool import ActorPool
 from counterfact.orchestrator.engine.executors.ray_ship import init_runtime_env, shipped
 from counterfact.orchestrator.engine.feed import RunFeed, as_feed
 from counterfact.orchestrator.engine.loader import RunnerRef
@@ -292,8 +293,7 @@ class RayExecutor(Executor):
             runner = shipped(runner, self.ship_dir, self._start_dir)
         if concurrency is not None:
             pool = self._pool_for(ray, runner, concurrency, workers)
-            for record in run_on_pool(self, pool, feed, task, self.infra_retries):
-                yield RecordBatch((record,))
+            yield from run_on_pool(self, pool, feed, task, self.infra_retries)
             return
         yield from self._run_tasks(ray, task, runner, feed)
 

@@ -8,8 +8,9 @@ through a :class:`~counterfact.orchestrator.engine.allowance.Gate`. One more act
 :class:`ThrottleHost`, holds the sweep's single
 :class:`~counterfact.orchestrator.engine.throttle.Throttle` for every worker on every node.
 
-The driver keeps at most ``concurrency`` plus a few runs submitted (backpressure), each to the
-least-loaded live actor, and yields each record as its call returns. Faults:
+The driver (:mod:`.ray_drive`) keeps at most ``concurrency`` plus a few runs handed over
+(backpressure), in batches to the least-loaded live actors, and collects finished records from
+each actor in batches: a handful of actor calls per collection, not one per run. Faults:
 
 - the actors must answer before the first run is sent: a runner that cannot be imported on the
   workers is one clear error, not a loop of dead actors;
@@ -28,27 +29,18 @@ least-loaded live actor, and yields each record as its call returns. Faults:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import math
 import time
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.engine.allowance import Gate
 from counterfact.orchestrator.engine.arun import RunCore
-from counterfact.orchestrator.engine.executors.handover import decode, ship
-from counterfact.orchestrator.engine.executors.ray_watch import (
-    BLOCKED,
-    ActorWatch,
-    solo_blocked_record,
-    solo_limit,
-)
-from counterfact.orchestrator.engine.feed import RunFeed
+from counterfact.orchestrator.engine.executors.handover import Shipment, encode
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
-from counterfact.orchestrator.engine.loopwatch import blocked_after
 from counterfact.orchestrator.engine.throttle import Allowance, Throttle, ThrottleNow
 from counterfact.orchestrator.engine.worker import RetryPolicy, failed_record
 from counterfact.probes.runner import RunContext
@@ -58,17 +50,11 @@ SLACK_PER_WORKER = 4
 """Runs submitted beyond ``concurrency`` per worker, so none idles between two calls."""
 ACTOR_CPUS = 0.5
 """CPU each worker actor reserves: half, so solo tasks (lost runs) always find room."""
-_POLL_S = 0.1
-RETIRED = 10**9
-"""The load of a retired slot: never the least loaded."""
 READY_TIMEOUT_S = 120.0
 """How long the worker actors may take to start (Ray starts a process in 0.5-1 s each)."""
 SUMMARY_EVERY_S = 1.0
 """How often the driver reads the throttle's record during a sweep (kept if the throttle is
 lost)."""
-WAIT_FRACTION = 50
-"""The driver collects finished runs once a fiftieth of those in flight are done (at most 2%
-of the slots sit idle between two collections)."""
 
 
 class ThrottleHost:
@@ -89,7 +75,12 @@ class ThrottleHost:
 
 
 class PoolWorker:
-    """One worker process: runs many runs at once on its event loop (a Ray async actor)."""
+    """One worker process: runs many runs at once on its event loop (a Ray async actor).
+
+    The driver hands runs over in batches (:meth:`take`) and collects finished records in
+    batches (:meth:`collect`, one call outstanding at a time): two actor calls per batch, not
+    one per run, so the driver's share of Ray's per-call cost stays small at 1,000 in flight.
+    """
 
     def __init__(
         self,
@@ -118,26 +109,57 @@ class PoolWorker:
             timeout_s=timeout_s,
             node=self.node,
         )
+        self._running: set[asyncio.Task[RunRecord]] = set()
+        self._done: list[RunRecord] = []
+        self._arrived = asyncio.Event()
 
     async def ready(self) -> str:
-        """The node this worker runs on (answers once it is up)."""
+        """The node this worker runs on (answers once it is up; the blocked-loop watch's ping)."""
         return str(self.node)
 
-    async def run(self, ctx: RunContext) -> RunRecord:
-        """One run to its record."""
-        return await self.core.run(ctx)
+    async def take(self, shipment: Shipment) -> int:
+        """Start every run of ``shipment`` on this loop; the runs now held."""
+        loop = asyncio.get_running_loop()
+        for ctx in shipment.contexts():
+            task = loop.create_task(self._one(ctx))
+            self._running.add(task)
+            task.add_done_callback(self._finished)
+        return len(self._running)
 
+    async def collect(self, want: int, wait_s: float) -> bytes:
+        """The records finished since the last collection, as ``runs.jsonl`` lines: once
+        ``want`` are there, or after ``wait_s`` (then possibly none).
+        """
+        deadline = time.monotonic() + wait_s
+        while len(self._done) < want and (left := deadline - time.monotonic()) > 0:
+            self._arrived.clear()
+            with contextlib.suppress(asyncio.TimeoutError):  # not TimeoutError before 3.11
+                await asyncio.wait_for(self._arrived.wait(), left)
+        return self._hand_over()
 
-@dataclass
-class _Call:
-    ctx: RunContext
-    worker: int
-    """Index of the actor it runs on; -1 for a solo task."""
-    lost: int = 0
-    reason: str | None = None
-    submitted: float = 0.0
-    actor: Any = None
-    """The actor it was sent to (a dead one is replaced once, by its first failed call)."""
+    async def stop(self) -> bytes:
+        """Cancel every run in flight (a resume runs them); the records finished meanwhile."""
+        for task in list(self._running):
+            task.cancel()
+        self._arrived.set()  # a collection waiting returns what is there
+        return self._hand_over()
+
+    def _hand_over(self) -> bytes:
+        done, self._done = self._done, []
+        return encode(done)
+
+    async def _one(self, ctx: RunContext) -> RunRecord:
+        try:
+            return await self.core.run(ctx)
+        except Exception as exc:  # the engine's own error around a run: still its record
+            return failed_record(ctx, type(exc).__name__, str(exc)[:500], 0.0, str(self.node))
+
+    def _finished(self, task: asyncio.Task[RunRecord]) -> None:
+        self._running.discard(task)
+        if task.cancelled():  # stopped: not recorded
+            return
+        self._done.append(task.result())
+        self._arrived.set()
 
 
 class ActorPool:
@@ -172,7 +194,7 @@ class ActorPool:
         self._asked: Any = None
         self._asked_at = -math.inf
         self.actors: list[Any] = [self._spawn(i) for i in range(self.workers)]
-        self.load = [0] * self.workers
+        """One per slot; None: the slot was retired (no CPU left for a replacement)."""
         self._ready()
 
     def _spawn(self, index: int) -> Any:
@@ -217,16 +239,8 @@ class ActorPool:
         cpus = self.ray.available_resources().get("CPU", 0.0)
         if alive > 0 and cpus < ACTOR_CPUS:
             self.actors[index] = None
-            self.load[index] = RETIRED
             return
         self.actors[index] = self._spawn(index)
-
-    def submit(self, ctx: RunContext) -> tuple[Any, _Call]:
-        """Send a run to the least-loaded actor."""
-        index = min(range(self.workers), key=self.load.__getitem__)
-        self.load[index] += 1
-        actor = self.actors[index]
-        return actor.run.remote(ctx), _Call(ctx, index, submitted=time.monotonic(), actor=actor)
 
     def poll_summary(self) -> None:
         """Read the throttle's record now and then (without waiting), so that a throttle lost
@@ -285,147 +299,3 @@ class ActorPool:
 
 def _int(value: object) -> int:
     return value if isinstance(value, int) else 0
-
-
-def run_on_pool(
-    executor: Any, pool: ActorPool, feed: RunFeed, solo_task: Any, infra_retries: int
-) -> Iterator[RunRecord]:
-    """Feed ``pool`` until the feed is empty and nothing is in flight; yield records."""
-    ray = pool.ray
-    pending: dict[Any, _Call] = {}
-    watch = ActorWatch(ray, blocked_after(pool.timeout_s))
-    cap = pool.concurrency + SLACK_PER_WORKER * pool.workers
-    while True:
-        if executor.stop_requested:
-            feed.close()
-            yield from _finished_before_stop(ray, pending)
-            _cancel(ray, pending)
-            return
-        if len(pending) < cap:
-            feed.top_up(cap - len(pending))
-            for ctx in feed.take(cap - len(pending)):
-                ref, call = pool.submit(ctx)
-                pending[ref] = call
-        if not pending:
-            return
-        pool.poll_summary()
-        # wait for a fiftieth of what is in flight (or _POLL_S): each call to ray.wait costs
-        # O(in flight), so at 1,000 in flight one call per finished run would be the bottleneck
-        wanted = max(1, len(pending) // WAIT_FRACTION)
-        ready, _ = ray.wait(list(pending), num_returns=wanted, timeout=_POLL_S)
-        for ref in ready:
-            call = pending.pop(ref)
-            if call.worker >= 0:
-                pool.load[call.worker] -= 1
-            record = _outcome(ray, ref, call, pool, pending, solo_task, infra_retries, watch)
-            if record is not None:
-                yield record
-        for index in watch.look(pool.actors, pending.values()):
-            pool.replace(index)  # its calls fail as lost, and run again alone
-        if pool.timeout_s is not None or watch.given_up:  # else no solo task can expire
-            yield from _expired(ray, pending, pool.timeout_s)
-
-
-def _finished_before_stop(ray: Any, pending: dict[Any, _Call]) -> Iterator[RunRecord]:
-    """Records of runs already done when a stop came (they are not run again on resume)."""
-    if not pending:
-        return
-    ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=0)
-    for ref in ready:
-        pending.pop(ref)
-        try:
-            value = ray.get(ref, timeout=5)
-        except Exception:  # lost or cancelled meanwhile: a resume runs it
-            continue
-        yield _record_of(value)
-
-
-def _outcome(
-    ray: Any,
-    ref: Any,
-    call: _Call,
-    pool: ActorPool,
-    pending: dict[Any, _Call],
-    solo_task: Any,
-    infra_retries: int,
-    watch: ActorWatch,
-) -> RunRecord | None:
-    """The record of a finished call, or None when it was resubmitted alone."""
-    try:
-        value = ray.get(ref)
-    except _actor_errors(ray) as exc:
-        if call.worker >= 0 and pool.actors[call.worker] is call.actor:
-            pool.replace(call.worker)
-        reason = BLOCKED if watch.blocked(call.actor) else type(exc).__name__
-        return _resubmit(ray, call, reason, pending, solo_task, pool, infra_retries)
-    except ray.exceptions.RayTaskError as exc:
-        return failed_record(call.ctx, type(exc).__name__, str(exc)[:500], 0.0)
-    except ray.exceptions.RayError as exc:  # a solo task lost with its worker or node
-        reason = call.reason if call.reason == BLOCKED else type(exc).__name__
-        return _resubmit(ray, call, reason, pending, solo_task, pool, infra_retries)
-    record = _record_of(value)
-    if call.lost:
-        record = record.model_copy(update={"infra_retries": call.lost, "infra_error": call.reason})
-    return record
-
-
-def _record_of(value: RunRecord | bytes) -> RunRecord:
-    """An actor call's record, or the one record of a solo task's lines."""
-    return decode(value).records[0] if isinstance(value, bytes) else value
-
-
-def _actor_errors(ray: Any) -> tuple[type[BaseException], ...]:
-    """Errors that mean the actor is gone (``ActorUnavailableError`` is new in Ray 2.3x)."""
-    found = [ray.exceptions.RayActorError]
-    unavailable = getattr(ray.exceptions, "ActorUnavailableError", None)
-    if unavailable is not None:
-        found.append(unavailable)
-    return tuple(found)
-
-
-def _resubmit(
-    ray: Any,
-    call: _Call,
-    reason: str,
-    pending: dict[Any, _Call],
-    solo_task: Any,
-    pool: ActorPool,
-    infra_retries: int,
-) -> RunRecord | None:
-    """A run lost with its worker (``reason``: the loss, an error's type name): run it again
-    alone, or record it as failed at the limit.
-    """
-    lost = call.lost + 1
-    if lost > infra_retries + 1:  # the first loss, beside other runs, is not held against it
-        record = failed_record(call.ctx, reason, "its worker died on every try", 0.0)
-        return record.model_copy(update={"infra_retries": lost, "infra_error": reason})
-    ref = solo_task.options(num_cpus=0).remote(pool.runner_ref, ship([call.ctx]), pool.policy)
-    pending[ref] = _Call(call.ctx, -1, lost, reason, time.monotonic())
-    return None
-
-
-def _expired(ray: Any, pending: dict[Any, _Call], timeout_s: float | None) -> Iterator[RunRecord]:
-    """Solo tasks past their limit (:func:`~.ray_watch.solo_limit`; actor calls time out
-    inside the actor).
-    """
-    now = time.monotonic()
-    for ref, call in list(pending.items()):
-        limit = solo_limit(call.reason, timeout_s) if call.worker < 0 else None
-        if limit is None or now - call.submitted <= limit:
-            continue
-        ray.cancel(ref, force=True)
-        del pending[ref]
-        elapsed = now - call.submitted
-        if call.reason == BLOCKED:
-            yield solo_blocked_record(call.ctx, timeout_s, elapsed, call.lost)
-            continue
-        msg = f"run exceeded timeout_s={timeout_s:g} and was cancelled"
-        yield failed_record(call.ctx, "RunTimeout", msg, elapsed)
-
-
-def _cancel(ray: Any, pending: dict[Any, _Call]) -> None:
-    """Cancel what is in flight (not recorded: a resume runs it)."""
-    for ref, call in pending.items():
-        with contextlib.suppress(Exception):
-            ray.cancel(ref, force=call.worker < 0)
-    pending.clear()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from counterfact.exceptions import ComparisonTimeout
 from counterfact.probes.comparators import Comparator
@@ -10,15 +10,23 @@ from counterfact.probes.similarity import Similarity
 from counterfact.probes.stats import ProbeStats, summarize_probe
 from counterfact.records.runs import RunRecord
 
+TimedOut = Callable[[RunRecord, str], None]
+"""Told each run whose output could not be judged in time, and why."""
+
 
 def score_runs(
-    runs: Sequence[RunRecord], reference: str, comparator: Comparator, similarity: Similarity
+    runs: Sequence[RunRecord],
+    reference: str,
+    comparator: Comparator,
+    similarity: Similarity,
+    timed_out: TimedOut | None = None,
 ) -> ProbeStats:
     """Similarity and flips of successful runs against the reference.
 
     A run whose output the comparator could not judge in time (:class:`ComparisonTimeout`) is
-    left out, as a failed run is: its seed is not a sample (the caller finds it missing from
-    ``seeds``); any other :class:`~counterfact.exceptions.ScoringError` propagates.
+    left out, as a failed run is: its seed is not a sample, and ``timed_out`` is told the run
+    and the timeout's message; any other :class:`~counterfact.exceptions.ScoringError`
+    propagates.
     """
     outputs = [r.output or "" for r in runs]
     sims = similarity.score(reference, outputs)
@@ -26,8 +34,9 @@ def score_runs(
     for run, output, sim in zip(runs, outputs, sims, strict=True):
         try:
             judged.append((run, comparator.flipped(reference, output, sim), sim))
-        except ComparisonTimeout:  # this output only: the others are judged
-            continue
+        except ComparisonTimeout as exc:  # this output only: the others are judged
+            if timed_out is not None:
+                timed_out(run, str(exc))
     return summarize_probe(
         [r.seed for r, _, _ in judged],
         [f for _, f, _ in judged],
@@ -51,8 +60,9 @@ def score_or_count(
     reference: str | None,
     comparator: Comparator,
     similarity: Similarity,
+    timed_out: TimedOut | None = None,
 ) -> ProbeStats:
     """:func:`score_runs` when there is a reference, else :func:`unscored_stats`."""
     if reference is None:
         return unscored_stats(runs)
-    return score_runs(runs, reference, comparator, similarity)
+    return score_runs(runs, reference, comparator, similarity, timed_out)

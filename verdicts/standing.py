@@ -350,12 +350,14 @@ def search_manifest_doubts(m: SearchManifests) -> list[Doubt]:
     return out
 
 
-def _run_doubt(code: DoubtCode, runs: Sequence[tuple[str, int]]) -> Doubt:
+def _run_doubt(code: DoubtCode, runs: Sequence[tuple[str, int]], reason: str = "") -> Doubt:
     """One kind of flagged run in a culprit search: the seeds that witness it (of any probe) and
-    the probes it touched, the first few named.
+    the probes it touched, the first few named (``reason``: the first error's message).
     """
     named = _probes_named(runs)
     detail = f"{len(runs)} of the probes' runs {RUN_FLAG_WORDS[code]}, in probe(s) {named}"
+    if reason:
+        detail += f" ({reason})"
     return Doubt(code, len(runs), detail, _witnesses(runs))
 
 
@@ -370,13 +372,18 @@ def bisect_doubts(
     answer_level: bool,
     run_flags: Mapping[DoubtCode, Sequence[tuple[str, int]]] | None = None,
     manifests: SearchManifests | None = None,
+    timeout_reason: str = "",
 ) -> list[Doubt]:
     """Doubts about a culprit search's result: an incomplete search, sets not checked
     1-minimal, probes with failed runs, the probes' runs (``run_flags``: the (probe, seed) of
-    each run that was retried, cached, resubmitted or escaped), their manifests, and how the
-    scenario is judged.
+    each run that was retried, cached, resubmitted or escaped, or whose comparison timed out:
+    ``timeout_reason`` says why), their manifests, and how the scenario is judged.
     """
-    out: list[Doubt] = [_run_doubt(code, runs) for code, runs in (run_flags or {}).items() if runs]
+    out: list[Doubt] = [
+        _run_doubt(code, runs, timeout_reason if code == "comparison-timed-out" else "")
+        for code, runs in (run_flags or {}).items()
+        if runs
+    ]
     out += search_manifest_doubts(manifests) if manifests is not None else []
     if outcome.underpowered is not None:
         power = outcome.underpowered

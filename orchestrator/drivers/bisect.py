@@ -324,8 +324,9 @@ def _record(
     comparator, answer_level = check.describe(), check.answer_level
     seed0 = probes.reference.source == "baseline-arm"
     manifests = probes.manifests()
+    flags = _run_flags(session, probes)
     doubts = bisect_doubts(
-        outcome, samples, seed0, answer_level, _run_flags(session, probes), manifests
+        outcome, samples, seed0, answer_level, flags, manifests, probes.timeout_reason
     )
     assessed = outcome.verdict != "inconclusive"
     standing = standing_of(doubts, assessed)

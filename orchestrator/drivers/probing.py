@@ -67,6 +67,8 @@ class ProbeRunner:
         self._lacking: list[tuple[str, int]] = []
         self._unreported: list[tuple[str, int]] = []
         self.timed_out: list[tuple[str, int]] = []
+        self.timeout_reason = ""
+        """The first comparison timeout's message (the doubt says it)."""
         """(probe, seed) of each run whose output the comparator could not judge in time: not a
         sample of its probe, as a failed run is not."""
 
@@ -124,9 +126,13 @@ class ProbeRunner:
             self.reference = resolve_reference(None, ok)
         sweep = self.bisect.sweep
         check = sweep.comparator_for(self.bisect.scenario)
-        probe = score_or_count(ok, self.reference.text, check, sweep.similarity)
-        judged = set(probe.seeds)
-        timed_out = [(r.arm, r.seed) for r in ok if r.seed not in judged]
+        timed_out: list[tuple[str, int]] = []
+
+        def late(run: RunRecord, reason: str) -> None:
+            timed_out.append((run.arm, run.seed))
+            self.timeout_reason = self.timeout_reason or reason
+
+        probe = score_or_count(ok, self.reference.text, check, sweep.similarity, late)
         self.timed_out += timed_out
         self.log.info(
             "bisect.probe",

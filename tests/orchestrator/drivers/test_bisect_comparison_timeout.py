@@ -40,6 +40,9 @@ def test_a_timed_out_output_is_a_failed_comparison_of_its_probe(tmp_path: Path) 
     doubt = next(d for d in result.record.reasons if d.code == "comparison-timed-out")
     assert (doubt.count, doubt.seeds) == (1, [1])
     assert "comparator.pattern" in doubt.detail and ALL_ABLATED in doubt.detail
+    # the timeout's own message, as a sweep's doubt gives it: the pattern and the output's length
+    assert "the pattern /(a|a)+$/ took more than" in doubt.detail
+    assert f"a {len(HOSTILE)}-character output" in doubt.detail
     assert "could not be compared with the reference in time" in result.claim
     data = json.loads((tmp_path / "b" / "bisect.json").read_text())
     assert data["verdict"] == "inconclusive" and data["status"] == "complete"

@@ -9,12 +9,15 @@ as its own process, start-up included; and Ray given an address (an existing clu
   calls), which takes start-up out.
 - ``address``: a Ray head started here (``ray start --head --block``, no dashboard) and its
   address given to ``counterfact run --address``: 1,000 allowed in flight, >= 950 peak at the
-  server, within 1.5 GiB (the command's tree plus the cluster's processes, each tree's peak).
+  server, within 1.5 GiB (the command's tree plus the cluster's processes, each tree's peak);
+  the default command (in-process) beside it on the same stand-in.
+- ``weather`` / ``limit`` / ``outage``: issue 28 item 2's refusal scenarios, by default and at
+  a Ray address (Inspect AI beside the first two).
 
 The stand-in API is ``tests/standin.py`` (lognormal latency, median 1 s, p95 3 s), as for
 ``bench_io.py``. Each part runs ``--repeat`` times (default 2) so a noisy machine shows.
 
-    python scripts/bench_default.py                 # both parts, twice (about 4 minutes)
+    python scripts/bench_default.py                 # every part, twice (about 25 minutes)
     python scripts/bench_default.py --part whole --repeat 1
 """
 
@@ -283,17 +286,52 @@ def part_refusals(kind: str, n: int, concurrency: int) -> None:
         print(_row(name, m, peer, n), flush=True)
 
 
+def part_outage(outage_s: float, concurrency: int = 50, at_s: float = 10.0) -> None:
+    """Every call refused for ``outage_s`` after ``at_s``: how soon after it the calls in flight
+    at the server are back to 50% and 90% of the limit (target: 90% within 30 s), in-process and
+    at a Ray address; the same scenario as ``bench_io.py --part outage``."""
+    n = int(concurrency / 1.25 * (at_s + outage_s + 10))  # runs go on for ~10 s after it
+    print(
+        f"\n### every call refused for {outage_s:g} s after {at_s:g} s (429 + Retry-After: 1), "
+        f"concurrency {concurrency}, {n} calls\n"
+    )
+    print("| system | back to 50% / 90% of the limit (s) | lowest limit | cuts | failed |")
+    print("|---|---|---|---|---|")
+    rows: list[tuple[str, Measured]] = []
+    with stand_in(outage=(at_s, outage_s)) as url:
+        rows.append(("counterfact run (default: in-process)", default_command(url, n, concurrency)))
+    with stand_in(outage=(at_s, outage_s)) as url, ray_head(url) as (address, env):
+        m = default_command(url, n, concurrency, address, env)
+        rows.append(("counterfact run --address (Ray)", m))
+    for name, m in rows:
+        half = next((t for t, k in m.after_outage if k >= 0.5 * concurrency), None)
+        most = next((t for t, k in m.after_outage if k >= 0.9 * concurrency), None)
+        info = m.concurrency or {}
+        print(
+            f"| {name} | {_s(half)} / {_s(most)} | {info.get('lowest', '-')} | "
+            f"{info.get('cuts', '-')} | {m.failed} |",
+            flush=True,
+        )
+
+
+def _s(value: float | None) -> str:
+    return "never" if value is None else f"{value:.1f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--part", action="append", choices=["whole", "address", "weather", "limit"])
+    parser.add_argument(
+        "--part", action="append", choices=["whole", "address", "weather", "limit", "outage"]
+    )
     parser.add_argument("--refusal-runs", type=int, default=1000)
     parser.add_argument("--small", type=int, default=400)
     parser.add_argument("--big", type=int, default=800)
     parser.add_argument("--max-runs", type=int, default=3000)
     parser.add_argument("--max-concurrency", type=int, default=1000)
+    parser.add_argument("--outage-s", type=float, default=60.0)
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
-    parts = args.part or ["whole", "address", "weather", "limit"]
+    parts = args.part or ["whole", "address", "weather", "limit", "outage"]
     print(f"# bench_default on {os.cpu_count()} CPUs, python {sys.version.split()[0]}")
     for i in range(args.repeat):
         print(f"\n## run {i + 1} of {args.repeat}")
@@ -305,6 +343,8 @@ def main() -> None:
             part_refusals("weather", args.refusal_runs, 25)
         if "limit" in parts:
             part_refusals("limit", args.refusal_runs, 100)
+        if "outage" in parts:
+            part_outage(args.outage_s)
 
 
 if __name__ == "__main__":

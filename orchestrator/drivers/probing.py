@@ -67,10 +67,10 @@ class ProbeRunner:
         self._lacking: list[tuple[str, int]] = []
         self._unreported: list[tuple[str, int]] = []
         self.timed_out: list[tuple[str, int]] = []
-        self.timeout_reason = ""
-        """The first comparison timeout's message (the doubt says it)."""
         """(probe, seed) of each run whose output the comparator could not judge in time: not a
         sample of its probe, as a failed run is not."""
+        self.timeout_reason = ""
+        """The first comparison timeout's message (the doubt says it)."""
 
     def __call__(self, keys: Sequence[tuple[str, ...]], first_seed: int = 0) -> list[ProbeStats]:
         """Run each key's probe (all their seeds at once) and return their statistics; seeds

@@ -150,8 +150,9 @@ class _Drive:
         box.collecting = None
         try:
             blob = self.ray.get(ref)
-        except _actor_errors(self.ray) as exc:
-            yield from self._lost(box, BLOCKED if self.watch.blocked(box.actor) else exc)
+        except self.ray.exceptions.RayError as exc:  # its actor, or the result, is gone
+            if id(box.actor) in self.boxes:
+                yield from self._lost(box, BLOCKED if self.watch.blocked(box.actor) else exc)
             return
         if not blob:
             return
@@ -164,8 +165,10 @@ class _Drive:
         """A ``take`` that failed on a live actor fails its runs (a dead one: :meth:`_lost`)."""
         try:
             self.ray.get(ref)
-        except _actor_errors(self.ray):
-            return  # its collection reports the loss
+        except _actor_errors(self.ray) as exc:
+            if id(box.actor) in self.boxes:  # the runs never started: send them again alone
+                yield from self._lost(box, exc)
+            return
         except self.ray.exceptions.RayError as exc:
             calls = [box.calls.pop(k) for k in keys if k in box.calls]
             message = str(exc)[:500]
@@ -178,7 +181,8 @@ class _Drive:
         if self.pool.actors[box.slot] is box.actor:
             self.pool.replace(box.slot)
         reason = cause if isinstance(cause, str) else type(cause).__name__
-        for call in box.calls.values():
+        calls, box.calls = list(box.calls.values()), {}
+        for call in calls:
             record = self._resubmit(call, reason)
             if record is not None:
                 yield RecordBatch((record,))

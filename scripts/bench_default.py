@@ -49,6 +49,7 @@ from bench_io import (
     _measure,
     bare_asyncio,
     inspect_ai,
+    outage_row,
     stand_in,
     threads,
 )
@@ -304,18 +305,7 @@ def part_outage(outage_s: float, concurrency: int = 50, at_s: float = 10.0) -> N
         m = default_command(url, n, concurrency, address, env)
         rows.append(("counterfact run --address (Ray)", m))
     for name, m in rows:
-        half = next((t for t, k in m.after_outage if k >= 0.5 * concurrency), None)
-        most = next((t for t, k in m.after_outage if k >= 0.9 * concurrency), None)
-        info = m.concurrency or {}
-        print(
-            f"| {name} | {_s(half)} / {_s(most)} | {info.get('lowest', '-')} | "
-            f"{info.get('cuts', '-')} | {m.failed} |",
-            flush=True,
-        )
-
-
-def _s(value: float | None) -> str:
-    return "never" if value is None else f"{value:.1f}"
+        print(outage_row(name, m, concurrency), flush=True)
 
 
 def main() -> None:

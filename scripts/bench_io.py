@@ -337,14 +337,18 @@ def part_outage(outage_s: float, concurrency: int = 50, at_s: float = 10.0) -> N
     with stand_in(outage=(at_s, outage_s)) as url:
         for executor in ("local", "ray"):
             m = counterfact(url, n, "ask", executor, concurrency)
-            half = next((t for t, k in m.after_outage if k >= 0.5 * concurrency), None)
-            most = next((t for t, k in m.after_outage if k >= 0.9 * concurrency), None)
-            moved = m.concurrency or {}
-            print(
-                f"| counterfact async, {executor} | {_s(half)} / {_s(most)} | "
-                f"{moved.get('lowest', '-')} | {moved.get('cuts', '-')} | {m.failed} |",
-                flush=True,
-            )
+            print(outage_row(f"counterfact async, {executor}", m, concurrency), flush=True)
+
+
+def outage_row(name: str, m: Measured, concurrency: int) -> str:
+    """A table row: seconds after the outage until 50% / 90% of the limit were back in flight."""
+    half = next((t for t, k in m.after_outage if k >= 0.5 * concurrency), None)
+    most = next((t for t, k in m.after_outage if k >= 0.9 * concurrency), None)
+    moved = m.concurrency or {}
+    return (
+        f"| {name} | {_s(half)} / {_s(most)} | {moved.get('lowest', '-')} | "
+        f"{moved.get('cuts', '-')} | {m.failed} |"
+    )
 
 
 def _s(value: float | None) -> str:

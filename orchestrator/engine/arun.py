@@ -6,8 +6,8 @@ keeps the process alive, and no call waits in a pool's queue). Each call goes th
 worker's :class:`~.allowance.Gate`, so the sweep's throttle bounds what is in flight. A rate-limited
 call gives its slot back while it waits; a ``timeout_s``, counted from the moment the call
 starts, cancels an async call (the worker lives on) and abandons a sync one (its thread cannot
-be stopped; its result is dropped). A cancelled run — a stop, Ctrl-C — is not recorded: a resume
-runs it.
+be stopped; its result is dropped). A run the engine cancels — a stop, Ctrl-C — is not
+recorded: a resume runs it; a run cancelled by anything else is recorded as ``RunCancelled``.
 """
 
 from __future__ import annotations
@@ -36,6 +36,12 @@ from counterfact.orchestrator.engine.worker import (
 from counterfact.probes.ablation import claiming
 from counterfact.probes.runner import RunContext, RunResult, coerce_result
 from counterfact.records.runs import RunRecord
+
+FOREIGN_CANCEL = (
+    "cancelled by code other than counterfact's: a runner that cancels tasks it did not start "
+    "(asyncio.all_tasks()) ends the runs beside it"
+)
+"""The error message of a run cancelled while the engine was not stopping."""
 
 Called = tuple[RunResult, set[str]] | Raised
 """A runner call's outcome: its result and the ablations it claimed, or what it raised."""
@@ -100,6 +106,8 @@ class RunCore:
         self.node = node
         self.is_async = is_async_runner(runner)
         self._rng = random.Random()
+        self.stopping = False
+        """Set by :meth:`stop`: the engine is cancelling its runs."""
         self._calls: dict[asyncio.Future[Called], RunContext] = {}
         """Each runner call in flight (an ``async def`` runner's task), by its run."""
 
@@ -139,10 +147,26 @@ class RunCore:
         error = call.exception()  # an Exception only: what the runner raised is Raised
         return Raised(error) if error is not None else call.result()
 
+    def stop(self) -> None:
+        """From now on a cancelled run is the engine's stop: not recorded (a resume runs it)."""
+        self.stopping = True
+
     async def run(self, ctx: RunContext) -> RunRecord:
         """One run to its record: retries and rate-limit waits included. Whatever the runner
-        raises (any ``BaseException``) or does to the loop is this run's error, never the loop's.
+        raises (any ``BaseException``) or does to the loop is this run's error, never the loop's;
+        so is a cancellation the engine did not send (:meth:`stop` says when it sends one): a
+        runner cancelling tasks it did not start must not leave runs unrecorded.
         """
+        start = time.perf_counter()
+        try:
+            return await self._run(ctx)
+        except asyncio.CancelledError:
+            if self.stopping:
+                raise
+            elapsed = time.perf_counter() - start
+            return failed_record(ctx, "RunCancelled", FOREIGN_CANCEL, elapsed, self.node)
+
+    async def _run(self, ctx: RunContext) -> RunRecord:
         guard_loop(asyncio.get_running_loop())
         tries = Attempts(self.policy, self._rng)
         while True:

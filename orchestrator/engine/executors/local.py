@@ -130,11 +130,13 @@ class LocalExecutor(Executor):
                     continue
                 yield from _records(fut, finished, running)
             feed.close()  # stopping: runs already finished are recorded, the rest cancelled
+            core.stop()
             for fut in list(running):
                 if not fut.done():
                     fut.cancel()
             yield from _drained(finished, running)
         finally:
+            core.stop()
             for fut in running:
                 fut.cancel()
 

@@ -100,6 +100,20 @@ def test_a_runner_that_misuses_its_event_loop_fails_alone(tmp_path: Path, what: 
     assert "event loop" in failed[0][3]
 
 
+def test_a_runner_cancelling_the_engines_tasks_leaves_every_run_recorded(tmp_path: Path) -> None:
+    # seed 0 of 'alt' cancels every other task on the loop, the engine's own among them: the
+    # runs it cancels are recorded as RunCancelled (before, none was recorded and the sweep
+    # said "the sweep stopped before they ran" and exited 0, so a resume did the same again)
+    code, err, records = sweep(tmp_path, "async_hostile", "cancel-others")
+    assert code in (0, 1), err[-3000:]
+    assert "Traceback" not in err
+    assert len(records) == 6
+    failed = {(arm, seed): (kind, message) for arm, seed, kind, message in failures(records)}
+    assert ("alt", 0) in failed
+    assert {kind for kind, _ in failed.values()} == {"RunCancelled"}
+    assert all("cancels tasks it did not start" in message for _, message in failed.values())
+
+
 def test_timeout_s_still_fires_after_runners_stopped_the_loop(tmp_path: Path) -> None:
     # every 'alt' run stops the loop and seed 1 of 'base' sleeps for 600 s: the loop survives
     # the stops, so the timeout that alone can end the sleeping run still fires

@@ -16,7 +16,15 @@ from tests.hostile_runners import OUTPUTS, RAISED
 from .test_loopguard import sweep
 
 SYNC_ACTS = sorted(RAISED) + sorted(OUTPUTS) + ["sleep"]
-ASYNC_ACTS = [*SYNC_ACTS, "stop-loop", "close-loop", "block", "stop-later", "raise-in-callback"]
+ASYNC_ACTS = [
+    *SYNC_ACTS,
+    "stop-loop",
+    "close-loop",
+    "block",
+    "stop-later",
+    "raise-in-callback",
+    "cancel-others",
+]
 EXECUTORS = ["{kind: local}", "{kind: local, concurrency: 4}", "{kind: local, timeout_s: 30}"]
 
 cases = st.one_of(

@@ -44,6 +44,28 @@ def test_a_runners_interrupt_on_ray_keeps_its_type_and_message(
     assert len(result.runs) == 6
 
 
+def test_a_runner_cancelling_its_actors_tasks_leaves_every_run_recorded(tmp_path: Path) -> None:
+    # seed 0 of 'alt' cancels every other task on its actor's loop, the engine's runs and its
+    # collection call among them: the sweep ends with every run recorded, each cancelled run
+    # either recorded as RunCancelled or (its collection lost) run again alone, where the
+    # runner finds nothing to cancel
+    result = compare_arms(
+        [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
+        f"{HOSTILE}:async_hostile",
+        scenarios=[{"id": "s", "inputs": {"what": "cancel-others"}, "reference": "yes"}],
+        comparator="exact",
+        samples=3,
+        executor={"kind": "ray", "concurrency": 4, "timeout_s": 60},
+        out=tmp_path / "o",
+    )
+    assert sorted((r.arm, r.seed) for r in result.runs) == [
+        (arm, seed) for arm in ("alt", "base") for seed in range(3)
+    ]
+    assert {r.error.type for r in result.runs if r.error} <= {"RunCancelled"}
+    culprit = next(r for r in result.runs if (r.arm, r.seed) == ("alt", 0))
+    assert culprit.error is not None or culprit.infra_retries == 1, culprit
+
+
 def test_a_throttle_lost_mid_sweep_leaves_its_last_record() -> None:
     import ray
 

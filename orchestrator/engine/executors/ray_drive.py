@@ -135,7 +135,9 @@ class _Drive:
     def wait(self) -> Iterator[RecordBatch]:
         """Records of what returned within :data:`_POLL_S`."""
         refs = [*self.collects, *self.takes, *self.solos]
-        ready, _ = self.ray.wait(refs, num_returns=1, timeout=_POLL_S)
+        ready = self._ready(refs, timeout=0)  # every reference that is ready, not just one
+        if not ready:
+            ready, _ = self.ray.wait(refs, num_returns=1, timeout=_POLL_S)
         for ref in ready:
             if ref in self.collects:
                 yield from self._collected(ref, self.collects.pop(ref))
@@ -145,6 +147,12 @@ class _Drive:
                 record = self._solo_outcome(ref, self.solos.pop(ref))
                 if record is not None:
                     yield RecordBatch((record,))
+
+    def _ready(self, refs: list[Any], timeout: float) -> list[Any]:
+        if not refs:
+            return []
+        ready: list[Any] = self.ray.wait(refs, num_returns=len(refs), timeout=timeout)[0]
+        return ready
 
     def _collected(self, ref: Any, box: _Box) -> Iterator[RecordBatch]:
         box.collecting = None
@@ -223,10 +231,17 @@ class _Drive:
         if timeout_s is None and not self.watch.given_up:
             return  # no solo task can expire
         now = time.monotonic()
-        for ref, call in list(self.solos.items()):
-            limit = solo_limit(call.reason, timeout_s)
-            if limit is None or now - call.submitted <= limit:
+        late = [
+            ref
+            for ref, call in self.solos.items()
+            if (limit := solo_limit(call.reason, timeout_s)) is not None
+            and now - call.submitted > limit
+        ]
+        done = set(self._ready(late, timeout=0))  # finished in time: the next wait reads it
+        for ref in late:
+            if ref in done:
                 continue
+            call = self.solos[ref]
             self.ray.cancel(ref, force=True)
             del self.solos[ref]
             elapsed = now - call.submitted

@@ -14,11 +14,13 @@ each actor in batches: a handful of actor calls per collection, not one per run.
 
 - the actors must answer before the first run is sent: a runner that cannot be imported on the
   workers is one clear error, not a loop of dead actors;
-- an actor that dies (its process exits, its node is lost) fails every call it held; the actor
-  is replaced while the cluster still has a CPU for it (else the pool shrinks), and each of those
-  runs is resubmitted *alone*, as a plain Ray task (``ray_exec.ray_batch``, reserving no CPU so
-  it is never stuck behind the actors), so only a run that kills its own process is recorded as
-  failed (the first loss is not counted: it may be a neighbour's fault; then ``infra_retries``);
+- an actor that dies (its process exits, its node is lost) loses every run it held, finished
+  and not yet collected ones too; the actor is replaced while the cluster still has a CPU for it
+  (else the pool shrinks), and each of those runs is resubmitted *alone*, as a plain Ray task
+  (``ray_exec.ray_batch``, reserving no CPU so it is never stuck behind the actors), so only a
+  run that kills its own process is recorded as failed (the first loss is not counted: it may be
+  a neighbour's fault; then ``infra_retries``, which the rerun of a run that had finished but
+  was not yet collected also shows as 1);
 - the throttle actor lives on the driver's node, so losing a worker node never loses the limit;
 - ``timeout_s`` is enforced inside the actor (an async run is cancelled; the worker lives on);
   an actor whose loop a runner blocks, so that no timeout can fire, is noticed, killed and
@@ -112,6 +114,8 @@ class PoolWorker:
         self._running: set[asyncio.Task[RunRecord]] = set()
         self._done: list[RunRecord] = []
         self._arrived = asyncio.Event()
+        self._stopped = False
+        """Set by :meth:`stop`: a ``take`` arriving later starts nothing (a resume runs it)."""
 
     async def ready(self) -> str:
         """The node this worker runs on (answers once it is up; the blocked-loop watch's ping)."""
@@ -119,6 +123,8 @@ class PoolWorker:
 
     async def take(self, shipment: Shipment) -> int:
         """Start every run of ``shipment`` on this loop; the runs now held."""
+        if self._stopped:  # Ray may run an async actor's calls out of order
+            return 0
         loop = asyncio.get_running_loop()
         for ctx in shipment.contexts():
             task = loop.create_task(self._one(ctx))
@@ -139,6 +145,8 @@ class PoolWorker:
 
     async def stop(self) -> bytes:
         """Cancel every run in flight (a resume runs them); the records finished meanwhile."""
+        self._stopped = True
+        self.core.stop()
         for task in list(self._running):
             task.cancel()
         self._arrived.set()  # a collection waiting returns what is there
@@ -151,7 +159,9 @@ class PoolWorker:
     async def _one(self, ctx: RunContext) -> RunRecord:
         try:
             return await self.core.run(ctx)
-        except Exception as exc:  # the engine's own error around a run: still its record
+        except asyncio.CancelledError:  # the engine's stop (any other cancel is in the record)
+            raise
+        except BaseException as exc:  # the engine's own error around a run: still its record
             return failed_record(ctx, type(exc).__name__, str(exc)[:500], 0.0, str(self.node))
 
     def _finished(self, task: asyncio.Task[RunRecord]) -> None:

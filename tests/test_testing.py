@@ -178,3 +178,18 @@ def test_the_notes_of_a_sweep_are_warnings(tmp_path: Path) -> None:
     assert result.summary.config["executor"]["kind"] == "local"
     assert any("ignoring executor.num_cpus" in str(w.message) for w in seen)
     assert result.summary.overrides == ["--executor local"]
+
+
+def test_an_arm_id_with_a_colon_still_gets_its_summary_line(tmp_path: Path) -> None:
+    # the matched arms were read back from the 'arm: state' strings by splitting at the first
+    # colon, so the arm 'broken: v2' matched as 'broken' and its summary line was dropped
+    write_gate_sweep(tmp_path)
+    text = (tmp_path / "gate.yaml").read_text(encoding="utf-8")
+    text = text.replace("{id: broken,", "{id: 'broken: v2',")
+    (tmp_path / "gate.yaml").write_text(text, encoding="utf-8")
+    result = run_sweep_file(tmp_path / "gate.yaml", out=tmp_path / "o")
+    with pytest.raises(AssertionError) as caught:
+        assert_no_regression(result)
+    lines = str(caught.value).splitlines()
+    assert lines[1] == "  broken: v2: confirmed"
+    assert lines[2].startswith("  | broken: v2: confirmed (underpowered)")

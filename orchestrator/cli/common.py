@@ -16,7 +16,7 @@ from counterfact.exceptions import (
     RunsFailed,
     SweepInterrupted,
 )
-from counterfact.orchestrator.drivers.gate import GATE_STATES
+from counterfact.orchestrator.drivers.gate import GATE_STATES, Hit
 from counterfact.orchestrator.engine.executors.registry import EXECUTORS
 
 
@@ -48,14 +48,15 @@ GATE_EXIT = 3
 """Exit code when a ``--fail-on`` state was reached (after every record was written)."""
 
 
-def finish(run_dir: Path, report: bool, hits: Sequence[str]) -> None:
+def finish(run_dir: Path, report: bool, hits: Sequence[Hit]) -> None:
     """Write ``report.html`` (a failure to draw it is a warning: the records stand), then apply
     ``--fail-on``: exit 3 naming what matched.
     """
     if report:
         write_report_or_warn(run_dir)
     if hits:
-        shown = "; ".join(hits[:10]) + (f"; and {len(hits) - 10} more" if len(hits) > 10 else "")
+        shown = "; ".join(map(str, hits[:10]))
+        shown += f"; and {len(hits) - 10} more" if len(hits) > 10 else ""
         click.echo(f"fail-on: {len(hits)} match(es): {shown}", err=True)
         sys.exit(GATE_EXIT)
 

@@ -12,6 +12,7 @@ load scipy.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from counterfact.defaults import ALPHA
 from counterfact.records.arms import ArmVerdictRecord
@@ -26,6 +27,21 @@ GATE_STATES = ARM_STATES + tuple(SCENARIO_PREFIX + s for s in ARM_STATES)
 """Every ``--fail-on`` state: arm-level, then per-question (``scenario-significant``)."""
 
 
+@dataclass(frozen=True)
+class Hit:
+    """One match of ``--fail-on``: where (an arm, ``scenario/arm`` or ``bisection``) and the state;
+    ``str()`` is the ``where: state`` line the CLI prints.
+    """
+
+    where: str
+    state: str
+    arm: str | None = None
+    """The challenger an arm-level match names (None for a row's or a bisection's)."""
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.state}"
+
+
 def _split(states: Iterable[str]) -> tuple[set[str], set[str]]:
     wanted = set(states)
     arm = wanted & set(ARM_STATES)
@@ -35,7 +51,7 @@ def _split(states: Iterable[str]) -> tuple[set[str], set[str]]:
 
 def sweep_hits(
     rows: Sequence[VerdictRecord], arms: Sequence[ArmVerdictRecord], states: Iterable[str]
-) -> list[str]:
+) -> list[Hit]:
     """``arm: state`` for every arm-level verdict in a plain state, then ``scenario/arm:
     scenario-state`` for every challenger row in a ``scenario-`` state.
     """
@@ -43,23 +59,24 @@ def sweep_hits(
     hits = []
     for record in arms:
         found = {str(record.verdict), str(record.statistical_verdict)} & arm_states
-        hits += [f"{record.arm}: {state}" for state in sorted(found)]
+        hits += [Hit(record.arm, state, record.arm) for state in sorted(found)]
     for row in rows:
         if row.is_baseline:
             continue
         found = {str(row.verdict), str(row.statistical_verdict)} & row_states
-        hits += [f"{row.scenario}/{row.arm}: {SCENARIO_PREFIX}{state}" for state in sorted(found)]
+        where = f"{row.scenario}/{row.arm}"
+        hits += [Hit(where, SCENARIO_PREFIX + state) for state in sorted(found)]
     return hits
 
 
-def bisect_hits(record: BisectRecord, states: Iterable[str]) -> list[str]:
+def bisect_hits(record: BisectRecord, states: Iterable[str]) -> list[Hit]:
     """``bisection: verdict`` when the bisection's verdict is one of ``states`` (plain or with
     the ``scenario-`` prefix: a bisection has one verdict, over its one scenario).
     """
     arm_states, row_states = _split(states)
     wanted = arm_states | row_states
     found = {str(record.verdict)} | ({"underpowered"} if record.reason == "underpowered" else set())
-    return [f"bisection: {state}" for state in sorted(found & wanted)]
+    return [Hit("bisection", state) for state in sorted(found & wanted)]
 
 
 def cannot_fire(

@@ -108,12 +108,12 @@ def _sweep(
 ) -> GateReading:
     rows = list(rows)
     hits = sweep_hits(rows, summary.arms, states)
-    matched = {hit.split(":", 1)[0] for hit in hits}
+    matched = {hit.arm for hit in hits if hit.arm is not None}
     return GateReading(
         what=f"sweep {summary.name!r}",
         status=summary.status,
         states=states,
-        hits=tuple(hits),
+        hits=tuple(str(hit) for hit in hits),
         details=tuple(_arm_lines(summary.arms, matched)),
         warning=cannot_fire(rows, summary.arms, states, summary.statistics),
         run_dir=run_dir,
@@ -130,7 +130,7 @@ def _bisect(record: BisectRecord, states: tuple[str, ...], run_dir: Path | None)
         what=f"bisection {record.name!r}",
         status=record.status,
         states=states,
-        hits=tuple(hits),
+        hits=tuple(str(hit) for hit in hits),
         details=(record.claim,) if hits else (),
         warning=None,
         run_dir=run_dir,

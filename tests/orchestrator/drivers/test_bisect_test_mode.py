@@ -70,5 +70,9 @@ def test_too_few_samples_end_underpowered_with_the_samples_needed(tmp_path: Path
     assert [r["code"] for r in data["reasons"]][:1] == ["test-underpowered"]
     assert "underpowered" in result.table()
     # The gate matches the verdict, and an underpowered reason: both gates fire.
-    assert bisect_hits(result.record, ["inconclusive"]) == ["bisection: inconclusive"]
-    assert bisect_hits(result.record, ["underpowered"]) == ["bisection: underpowered"]
+    assert [str(h) for h in bisect_hits(result.record, ["inconclusive"])] == [
+        "bisection: inconclusive"
+    ]
+    assert [str(h) for h in bisect_hits(result.record, ["underpowered"])] == [
+        "bisection: underpowered"
+    ]

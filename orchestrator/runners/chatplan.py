@@ -56,7 +56,8 @@ class ChatPlan:
 
     def render(self, inputs: Mapping[str, Any]) -> list[dict[str, str]]:
         """The messages sent, filled from the scenario's ``inputs``."""
-        sent = [{"role": "system", "content": render(self.system, inputs)}] if self.system else []
+        system = self.system  # "" is sent as written, like every template; None sends none
+        sent = [{"role": "system", "content": render(system, inputs)}] if system is not None else []
         sent += [{"role": m.role, "content": render(m.content, inputs)} for m in self.messages]
         if self.prompt is not None:
             sent.append({"role": "user", "content": render(self.prompt, inputs)})

@@ -92,6 +92,22 @@ def test_a_sweep_file_with_no_python_runs_end_to_end(
     assert api.stats.served == 18 and api.stats.refused == 0
 
 
+def test_an_empty_system_template_is_sent_as_written(tmp_path: Path) -> None:
+    # system: "" was a template to check and to report, but the request dropped it as if it
+    # were null: only null (or leaving it out) sends no system message
+    with StandIn(median_s=0.01, p95_s=0.02) as api:
+        compare_arms(
+            [{"id": "base"}, {"id": "empty", "facets": {"system": ""}}],
+            _chat(api, system="Answer with one word.", prompt="{question}"),
+            samples=2,
+            scenarios=[{"id": "c", "inputs": {"question": QUESTION}}],
+            comparator="contains",
+            out=tmp_path / "o",
+        )
+    systems = sorted(b["messages"][0]["content"] for b in api.stats.bodies)
+    assert systems == ["", "", "Answer with one word.", "Answer with one word."]
+
+
 def test_the_request_fills_templates_and_takes_each_arms_facets(tmp_path: Path) -> None:
     with StandIn(median_s=0.01, p95_s=0.02) as api:
         runner = _chat(

@@ -87,10 +87,8 @@ class _Pilot:
 
 
 def wall_record(e: SweepEstimate) -> WallTimeRecord:
-    """The parts of an estimate's wall time, as recorded."""
-    return WallTimeRecord(
-        runs_s=e.runs_s, startup_s=e.startup_s, judging_s=e.judging_s, rate_bound=e.rate_bound
-    )
+    """The parts of an estimate's wall time, as recorded (read off the estimate's attributes)."""
+    return WallTimeRecord.model_validate(e, from_attributes=True)
 
 
 def _design(summary: SweepSummary, rows: list[VerdictRecord]) -> Design:

@@ -91,7 +91,7 @@ def wall_record(e: SweepEstimate) -> WallTimeRecord:
     return WallTimeRecord.model_validate(e, from_attributes=True)
 
 
-def _design(summary: SweepSummary, rows: list[VerdictRecord]) -> Design:
+def _design(summary: SweepSummary, rows: list[VerdictRecord], effect: float | None) -> Design:
     stats = summary.statistics
     if stats is None:
         msg = "summary.json has no statistics settings (a version-1 file); rerun the pilot"
@@ -108,6 +108,7 @@ def _design(summary: SweepSummary, rows: list[VerdictRecord]) -> Design:
         len(challengers),
         stats.pairing,
         _waves(summary, rows),
+        effect,
     )
 
 
@@ -212,7 +213,7 @@ def plan_sweep(
             "interrupted before its verdicts); run or resume the pilot with 'counterfact run'"
         )
         raise RunDirectoryError(msg, run_dir=run_dir)
-    design = _design(summary, rows)
+    design = _design(summary, rows, effect)
     pilot = _Pilot(run_dir, summary)
     arms = len({r.arm for r in rows})
     shape = (len(summary.scenarios), arms)
@@ -222,15 +223,15 @@ def plan_sweep(
     for row in rows:
         if not row.is_baseline:
             by_arm[row.arm].append(row)
-    sets = eval_set_plans(by_arm, design, power, effect) or {}
+    sets = eval_set_plans(by_arm, design, power) or {}
     plans = [
         _challenger(
             arm,
-            plan_challenger(mine, design, power, effect),
+            plan_challenger(mine, design, power),
             pilot,
             shape,
             pace,
-            effect,
+            design.effect,
             None if arm not in sets else _eval_set(sets[arm], pilot, shape, pace),
         )
         for arm, mine in by_arm.items()

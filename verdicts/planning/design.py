@@ -35,6 +35,9 @@ class Design:
     waves: Waves | None = None
     """A sequential pilot's settings: its e-process is planned instead (per scenario, whatever
     the pairing)."""
+    effect: float | None = None
+    """The effect to plan for (``--effect``): the arm's side raised by it; None plans for the
+    pilot's own rates."""
 
 
 @dataclass(frozen=True)
@@ -61,32 +64,36 @@ def excluded(row: VerdictRecord) -> int:
     return row.test.pairs_excluded if row.test is not None else 0
 
 
-def cells_of(row: VerdictRecord, effect: float | None, alternative: Alternative) -> Cells | None:
-    """The pair-cell rates a scenario's row implies (None: it has no test to plan)."""
+def cells_of(row: VerdictRecord, design: Design) -> Cells | None:
+    """The pair-cell rates a scenario's row implies under the design's effect (None: it has no
+    test to plan).
+    """
     t = row.test
     if t is None or t.pairs == 0:
         return None
     p10, p01 = t.n10 / t.pairs, t.n01 / t.pairs
+    effect = design.effect
     if effect is not None:
-        if alternative == "less":
+        if design.alternative == "less":
             p01 = min(p10 + effect, 1.0 - p10)
         else:
             p10 = min(p01 + effect, 1.0 - p01)
     return Cells(p10, p01)
 
 
-def rates_of(
-    row: VerdictRecord, effect: float | None, alternative: Alternative
-) -> tuple[float, float] | None:
-    """The arm's and the baseline's flip rates a scenario's row implies (unpaired plans); None
-    without a test, or on a record too old to hold ``n11`` (the pairs where both flipped).
+def rates_of(row: VerdictRecord, design: Design) -> tuple[float, float] | None:
+    """The arm's and the baseline's flip rates a scenario's row implies under the design's
+    effect (unpaired plans); None without a test, or on a record too old to hold ``n11`` (the
+    pairs where both flipped).
     """
     t = row.test
     if t is None or t.pairs == 0 or t.n11 is None:
         return None
     arm, base = (t.n10 + t.n11) / t.pairs, (t.n01 + t.n11) / t.pairs
+    effect = design.effect
     if effect is not None:
-        arm = max(base - effect, 0.0) if alternative == "less" else min(base + effect, 1.0)
+        less = design.alternative == "less"
+        arm = max(base - effect, 0.0) if less else min(base + effect, 1.0)
     return arm, base
 
 

@@ -208,7 +208,7 @@ def _varies(row: VerdictRecord) -> bool:
     return t.n10 + both not in (0, t.pairs) or t.n01 + both not in (0, t.pairs)
 
 
-def _note(planned: EvalSetPlanned, seeds_vary: bool, one_seed: bool, effect: float | None) -> str:
+def _note(planned: EvalSetPlanned, seeds_vary: bool, one_seed: bool, design: Design) -> str:
     if planned.questions is None and not planned.grid:
         return (
             "the pilot's questions show no effect the test's way: no number of them reaches "
@@ -225,13 +225,14 @@ def _note(planned: EvalSetPlanned, seeds_vary: bool, one_seed: bool, effect: flo
             "the pilot's seeds never varied within a question (each question's seeds are "
             "copies): more seeds add nothing, only more questions help"
         )
-    if effect is not None:
+    if design.effect is not None:
+        effect = design.effect
         return f"--effect {effect:g} raises each question's rate, its added flips drawn per seed"
     return "" if seeds_vary else "no pilot question's seeds varied"
 
 
 def pools_of(
-    by_arm: Mapping[str, Sequence[VerdictRecord]], design: Design, effect: float | None
+    by_arm: Mapping[str, Sequence[VerdictRecord]], design: Design
 ) -> tuple[list[str], list[Pool], dict[str, list[VerdictRecord]]]:
     """The challengers with two or more tested questions, their pools (pair-cell rates per
     question, with ``--effect`` applied as :func:`counterfact.verdicts.planning.design.cells_of`
@@ -242,7 +243,7 @@ def pools_of(
         for arm, rows in by_arm.items()
     }
     cells = {
-        arm: [c for r in rows if (c := cells_of(r, effect, design.alternative)) is not None]
+        arm: [c for r in rows if (c := cells_of(r, design)) is not None]
         for arm, rows in tested.items()
     }
     arms = [a for a in by_arm if len(cells[a]) >= 2]
@@ -254,7 +255,6 @@ def eval_set_plans(
     by_arm: Mapping[str, Sequence[VerdictRecord]],
     design: Design,
     target: float,
-    effect: float | None,
 ) -> dict[str, EvalSetPlanned] | None:
     """Per challenger, its eval-set plan from its rows (one per question); None when the
     arm-level test is not the sign-flip test over questions (fewer than two tested questions)
@@ -262,7 +262,7 @@ def eval_set_plans(
     """
     if design.waves is not None or design.pairing != "seed":
         return None
-    arms, pools, tested = pools_of(by_arm, design, effect)
+    arms, pools, tested = pools_of(by_arm, design)
     if not arms:
         return None
     how = EvalDesign(design.alpha, design.adjust, design.alternative)
@@ -273,6 +273,6 @@ def eval_set_plans(
         planned = plan_eval_set(pools, i, how, target, skip)
         varies = any(_varies(r) for r in rows)
         one_seed = all(r.test is not None and r.test.pairs < 2 for r in rows)
-        note = _note(planned, varies, one_seed, effect) or None
+        note = _note(planned, varies, one_seed, design) or None
         out[arm] = replace(planned, seeds_vary=varies, pilot_questions=len(rows), note=note)
     return out

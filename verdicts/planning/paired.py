@@ -97,17 +97,16 @@ def plan_challenger(
     rows: Sequence[VerdictRecord],
     design: Design,
     target: float,
-    effect: float | None,
     seed: int = 0,
 ) -> Planned:
     """The samples one challenger's rows (one per scenario) need for ``target`` power, under the
     sweep's own test.
     """
     if design.waves is not None:
-        return plan_sequential(rows, design, target, effect, seed)
+        return plan_sequential(rows, design, target, seed)
     if design.pairing == "none":
-        return plan_unpaired(rows, design, target, effect)
-    tested = [(r, c) for r in rows if (c := cells_of(r, effect, design.alternative)) is not None]
+        return plan_unpaired(rows, design, target)
+    tested = [(r, c) for r in rows if (c := cells_of(r, design)) is not None]
     if not tested:
         return nothing_to_plan()
     scenarios = [_scenario(r, c, design, target) for r, c in tested]

@@ -49,11 +49,11 @@ def _found(
 
 
 def plan_sequential(
-    rows: Sequence[VerdictRecord], design: Design, target: float, effect: float | None, seed: int
+    rows: Sequence[VerdictRecord], design: Design, target: float, seed: int
 ) -> Planned:
     """One challenger's rows (one per scenario) planned for ``target`` power."""
     waves = design.waves
-    tested = [(r, c) for r in rows if (c := cells_of(r, effect, design.alternative)) is not None]
+    tested = [(r, c) for r in rows if (c := cells_of(r, design)) is not None]
     if waves is None or not tested:
         return nothing_to_plan()
     found = [_found(r, c, waves, design, target, seed) for r, c in tested]

@@ -49,11 +49,9 @@ def _scenario(
     )
 
 
-def plan_unpaired(
-    rows: Sequence[VerdictRecord], design: Design, target: float, effect: float | None
-) -> Planned:
+def plan_unpaired(rows: Sequence[VerdictRecord], design: Design, target: float) -> Planned:
     """One challenger's rows (one per scenario) planned for ``target`` power."""
-    tested = [(r, x) for r in rows if (x := rates_of(r, effect, design.alternative)) is not None]
+    tested = [(r, x) for r in rows if (x := rates_of(r, design)) is not None]
     if not tested:
         return nothing_to_plan()
     scenarios = [_scenario(r, x, design, target) for r, x in tested]

@@ -269,7 +269,7 @@ def test_an_unpaired_plan_leaves_out_records_too_old_to_hold_n11(tmp_path: Path)
         for r in rows
     ]
     design = Design(0.05, "holm", "greater", 1, 1, "none")
-    planned = plan_challenger(old, design, 0.8, None)
+    planned = plan_challenger(old, design, 0.8)
     assert [s.scenario for s in planned.scenarios] == ["s1"]
     assert planned.note is not None and "1 without a test to plan from" in planned.note
 
@@ -336,7 +336,7 @@ def read_challenger(pilot: Path, arm: str) -> list[VerdictRecord]:
 def _design_of(pilot: Path) -> Design:
     summary = summary_of(pilot)
     assert summary is not None
-    return _design(summary, verdicts_of(pilot))
+    return _design(summary, verdicts_of(pilot), None)
 
 
 QUESTIONS = [{"id": f"q{i}", "reference": "right"} for i in range(40)]
@@ -370,7 +370,7 @@ def test_the_eval_set_plan_reaches_the_power_and_fewer_questions_do_not(tmp_path
     # both estimates, 3 of them either way)
     assert plan.adjust == "holm" and plan.alternative == "greater"
     design = EvalDesign(plan.alpha, "holm", "greater")
-    _, pools, _ = pools_of({"worse": read_challenger(pilot, "worse")}, _design_of(pilot), None)
+    _, pools, _ = pools_of({"worse": read_challenger(pilot, "worse")}, _design_of(pilot))
     (again, se) = power_at(pools, e.questions, e.seeds, design, 3000, seed=99)[0]
     assert e.power_se is not None
     margin = 3 * math.hypot(se, e.power_se)

@@ -60,8 +60,10 @@ class ProbeStats:
     """Per cost key, over runs that reported it; None when no run reported cost."""
 
     @property
-    def samples(self) -> int:
-        """Successful runs the probe rests on."""
+    def scored(self) -> int:
+        """Successful runs the probe rests on, each scored against the reference (a record's
+        ``samples``; the word alone means the seeds a sweep declares).
+        """
         return len(self.seeds)
 
     @property
@@ -76,13 +78,13 @@ class ProbeStats:
 
     @property
     def flipped(self) -> bool:
-        """Rule 2, the majority rule: ``flips * 2 > samples`` (a tie is not a flip)."""
-        return probe_flipped(self.flips, self.samples)
+        """Rule 2, the majority rule: ``flips * 2 > scored`` (a tie is not a flip)."""
+        return probe_flipped(self.flips, self.scored)
 
 
-def probe_flipped(flips: int, samples: int) -> bool:
-    """The majority rule: a probe flipped iff more than half its samples flipped."""
-    return flips * 2 > samples
+def probe_flipped(flips: int, scored: int) -> bool:
+    """The majority rule: a probe flipped iff more than half its scored runs flipped."""
+    return flips * 2 > scored
 
 
 def baseline_stable(flips: int) -> bool:

@@ -411,7 +411,7 @@ def _explained(j: _Judged, base: ArmTally) -> Explained:
     if j.tally is base:
         return Explained()
     changed, others = None, None
-    if j.stats is not None and j.stats.samples:
+    if j.stats is not None and j.stats.scored:
         changed = [
             ChangedToRecord(output=text, count=count, seeds=seeds)
             for text, count, seeds in j.tally.changed_to()
@@ -445,7 +445,7 @@ def _tier(
     interval = None
     if stats is not None:  # rule 13: the baseline's seed 0 is the reference, not evidence
         self_compared = j.decision is None and ctx.reference_is_seed0 and 0 in stats.seeds
-        interval = flip_rate_interval(stats.flips, stats.samples - self_compared)
+        interval = flip_rate_interval(stats.flips, stats.scored - self_compared)
     cost = None
     if stats is not None and stats.cost is not None:
         cost = {k: CostRecord.model_validate(c) for k, c in stats.cost.items()}

@@ -422,7 +422,7 @@ def bisect_doubts(
                 "a suspect in them may be superfluous",
             )
         )
-    short = [p for p in outcome.probes if p.stats.samples < samples]
+    short = [p for p in outcome.probes if p.stats.scored < samples]
     if short:
         out.append(
             Doubt(

@@ -116,8 +116,8 @@ class ArmEvidence:
         """:attr:`gaps`, or every shortfall read as failed runs."""
         if self.gaps is not None:
             return self.gaps
-        short = ctx.samples - ctx.baseline_stats.samples
-        return RunGaps(ctx.samples - self.stats.samples, short, 0)
+        short = ctx.samples - ctx.baseline_stats.scored
+        return RunGaps(ctx.samples - self.stats.scored, short, 0)
 
 
 @dataclass(frozen=True)
@@ -129,10 +129,10 @@ class Decision:
     claim: str
 
 
-def _bounds(ctx: ScenarioContext, samples: int) -> str:
+def _bounds(ctx: ScenarioContext, scored: int) -> str:
     return (
         f"Bounded by scenario '{ctx.scenario}', comparator '{ctx.comparator}' and "
-        f"{samples} seeded reruns."
+        f"{scored} seeded reruns."
     )
 
 
@@ -141,7 +141,7 @@ _LIKE_SUBSTITUTION = ("substitution", "placebo")
 facets, and its band is the baseline's own)."""
 
 
-def _baseline_not_applied(ctx: ScenarioContext, doing: str, samples: int) -> Decision | None:
+def _baseline_not_applied(ctx: ScenarioContext, doing: str, scored: int) -> Decision | None:
     """The baseline's manifests contradict its facets, or do not report them: nothing can be
     judged against it.
     """
@@ -153,7 +153,7 @@ def _baseline_not_applied(ctx: ScenarioContext, doing: str, samples: int) -> Dec
         reason_of(app, "baseline"),
         f"Inconclusive: {what_failed(f'the baseline {ctx.baseline!r}', app)} "
         f"{consequence(app, 'The baseline')}, so {doing} is not compared with what was "
-        "declared. " + _bounds(ctx, samples),
+        "declared. " + _bounds(ctx, scored),
     )
 
 
@@ -162,28 +162,28 @@ def _gates(ev: ArmEvidence, ctx: ScenarioContext, doing: str) -> Decision | None
     baseline, a baseline that did not take effect.
     """
     s, base = ev.stats, ctx.baseline_stats
-    if s.samples < ctx.samples or base.samples < ctx.samples:
+    if s.scored < ctx.samples or base.scored < ctx.samples:
         return _short(ev, ctx)
-    if not ctx.baseline_stable and base.samples and base.flips == base.samples:
+    if not ctx.baseline_stable and base.scored and base.flips == base.scored:
         return Decision(
             "inconclusive",
             "unstable-baseline",
             f"Inconclusive: the baseline '{ctx.baseline}' differs from the reference on every "
-            f"one of its {base.samples} seeds, so the reference may not match what the baseline "
+            f"one of its {base.scored} seeds, so the reference may not match what the baseline "
             "answers (a typo, another format); check the scenario's reference, or leave it out "
             "to use the baseline's seed-0 output. No arm can be judged against it. "
-            + _bounds(ctx, s.samples),
+            + _bounds(ctx, s.scored),
         )
     if not ctx.baseline_stable:
         return Decision(
             "inconclusive",
             "unstable-baseline",
             f"Inconclusive: the baseline '{ctx.baseline}' itself changed its {ctx.noun} on "
-            f"{base.flips} of {base.samples} seeds (seeds {seed_list(base.flipped_seeds)}), so the "
+            f"{base.flips} of {base.scored} seeds (seeds {seed_list(base.flipped_seeds)}), so the "
             f"effect of {doing} cannot be told apart from the scenario's own instability. "
-            + _bounds(ctx, s.samples),
+            + _bounds(ctx, s.scored),
         )
-    return _baseline_not_applied(ctx, doing, s.samples)
+    return _baseline_not_applied(ctx, doing, s.scored)
 
 
 def _short(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
@@ -200,7 +200,7 @@ def _short(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
             f"Inconclusive: on scenario '{ctx.scenario}', {gaps.uncompared} of {n} seeds ran but "
             "their output could not be compared with the reference in time (the comparator's "
             "deadline: see the comparison-timed-out reason, which names them); they are not "
-            "samples, so no verdict is drawn for this arm. " + _bounds(ctx, s.samples),
+            "samples, so no verdict is drawn for this arm. " + _bounds(ctx, s.scored),
         )
     if not (gaps.arm_failed or gaps.baseline_failed or gaps.uncompared):
         return Decision(
@@ -208,17 +208,17 @@ def _short(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
             "runs-missing",
             f"Inconclusive: {unrun}. Until arm '{ev.arm}' and its baseline '{ctx.baseline}' "
             f"have run every seed on scenario '{ctx.scenario}', no verdict is drawn for this "
-            "arm. " + _bounds(ctx, s.samples),
+            "arm. " + _bounds(ctx, s.scored),
         )
     if not gaps.unrun and not gaps.uncompared:  # failed runs only
-        who = f"arm '{ev.arm}'" if s.samples < n else f"baseline '{ctx.baseline}'"
-        got = s.samples if s.samples < n else base.samples
+        who = f"arm '{ev.arm}'" if s.scored < n else f"baseline '{ctx.baseline}'"
+        got = s.scored if s.scored < n else base.scored
         return Decision(
             "inconclusive",
             "runs-failed",
             f"Inconclusive: {who} finished only {got} of {n} seeded runs without error "
             f"on scenario '{ctx.scenario}'; failed runs are not samples, so no verdict is drawn "
-            "for this arm. See the errors in runs.jsonl. " + _bounds(ctx, s.samples),
+            "for this arm. See the errors in runs.jsonl. " + _bounds(ctx, s.scored),
         )
     failed = [
         f"{count} failed of {who}'s runs"
@@ -235,7 +235,7 @@ def _short(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
         "runs-failed",
         f"Inconclusive: on scenario '{ctx.scenario}', {' and '.join(failed)} (see the errors "
         f"in runs.jsonl), and {unrun}. Failed and unrun runs are not samples, so no verdict is "
-        "drawn for this arm. " + _bounds(ctx, s.samples),
+        "drawn for this arm. " + _bounds(ctx, s.scored),
     )
 
 
@@ -253,7 +253,7 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
             "inconclusive",
             reason_of(app, "arm"),
             f"Inconclusive: {what_failed(f'arm {ev.arm!r}', app)} {consequence(app, 'The arm')}, "
-            "so its runs are not evidence about it. " + _bounds(ctx, s.samples),
+            "so its runs are not evidence about it. " + _bounds(ctx, s.scored),
         )
     sim = s.similarity
     mean = f"{sim.mean:.3f} ± {sim.stdev:.3f}" if sim else "n/a"
@@ -262,10 +262,10 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
         return Decision(
             "inconclusive",
             "inside-null-band",
-            f"Inconclusive: {doing} flipped the {ctx.noun} on {s.flips} of {s.samples} seeds, "
+            f"Inconclusive: {doing} flipped the {ctx.noun} on {s.flips} of {s.scored} seeds, "
             f"but its mean similarity to the reference ({mean}) is not below the baseline's own "
             f"floor ({band.floor:.3f}); the change is within the baseline's seed-to-seed noise. "
-            "Raise samples or use a domain comparator. " + _bounds(ctx, s.samples),
+            "Raise samples or use a domain comparator. " + _bounds(ctx, s.scored),
         )
     if s.flipped:
         band_note = (
@@ -279,36 +279,36 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
             "confirmed",
             "majority-flip",
             f"Confirmed: {what} changed the {ctx.noun} on "
-            f"{s.flips} of {s.samples} seeds (seeds {seed_list(s.flipped_seeds)}; mean similarity "
-            f"{mean}{band_note}) while the baseline held on all {base.samples}. "
-            + _bounds(ctx, s.samples),
+            f"{s.flips} of {s.scored} seeds (seeds {seed_list(s.flipped_seeds)}; mean similarity "
+            f"{mean}{band_note}) while the baseline held on all {base.scored}. "
+            + _bounds(ctx, s.scored),
         )
     if s.flips > 0:
         return Decision(
             "inconclusive",
             "minority-flip",
-            f"Inconclusive: {doing} changed the {ctx.noun} on only {s.flips} of {s.samples} "
+            f"Inconclusive: {doing} changed the {ctx.noun} on only {s.flips} of {s.scored} "
             f"seeds (seeds {seed_list(s.flipped_seeds)}), not a majority. Raise samples to "
-            "settle it. " + _bounds(ctx, s.samples),
+            "settle it. " + _bounds(ctx, s.scored),
         )
     return Decision(
         "not-confirmed",
         "no-flip",
-        f"Not confirmed: {doing} left the reference {ctx.noun} in place on all {s.samples} seeds "
+        f"Not confirmed: {doing} left the reference {ctx.noun} in place on all {s.scored} seeds "
         f"(mean similarity {mean}); on this scenario it is not distinguishable from "
         f"'{ctx.baseline}'. "
-        "This says nothing about other scenarios. " + _bounds(ctx, s.samples),
+        "This says nothing about other scenarios. " + _bounds(ctx, s.scored),
     )
 
 
 def baseline_claim(ctx: ScenarioContext) -> str:
     """The claim line of the baseline's own record."""
     base = ctx.baseline_stats
-    failed = ctx.samples - base.samples - ctx.baseline_unrun
+    failed = ctx.samples - base.scored - ctx.baseline_unrun
     if failed > 0:
         unrun = f" ({ctx.baseline_unrun} more were not run)" if ctx.baseline_unrun else ""
         return (
-            f"Baseline '{ctx.baseline}' finished only {base.samples} of {ctx.samples} runs "
+            f"Baseline '{ctx.baseline}' finished only {base.scored} of {ctx.samples} runs "
             f"without error{unrun}; every challenger on this scenario is inconclusive "
             "(runs-failed)."
         )
@@ -326,18 +326,18 @@ def baseline_claim(ctx: ScenarioContext) -> str:
             f"({reason_of(app, 'baseline')})."
         )
     if ctx.baseline_stable:
-        seeds = f"all {base.samples} seeds"
+        seeds = f"all {base.scored} seeds"
         if ctx.reference_is_seed0:
             seeds = (
-                f"all {base.samples} seeds — its stability rests on the other "
-                f"{base.samples - 1}: seed 0's output is the reference, so it compares with itself"
+                f"all {base.scored} seeds — its stability rests on the other "
+                f"{base.scored - 1}: seed 0's output is the reference, so it compares with itself"
             )
         return (
             f"Baseline '{ctx.baseline}' reproduced the reference on {seeds}; it is stable and "
             "the challengers are judged against it."
         )
     return (
-        f"Baseline '{ctx.baseline}' flipped on {base.flips} of {base.samples} seeds "
+        f"Baseline '{ctx.baseline}' flipped on {base.flips} of {base.scored} seeds "
         f"(seeds {seed_list(base.flipped_seeds)}); it is unstable and every challenger is "
         "inconclusive."
     )

@@ -278,7 +278,7 @@ def _probe_records(outcome: BisectOutcome) -> list[BisectProbeRecord]:
     return [
         BisectProbeRecord(
             ablated=list(p.ablated),
-            samples=p.stats.samples,
+            samples=p.stats.scored,
             flips=p.stats.flips,
             flipped=p.flipped,
             similarity=similarity_record(p.stats.similarity),

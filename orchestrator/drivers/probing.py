@@ -138,7 +138,7 @@ class ProbeRunner:
             "bisect.probe",
             ablated=list(key),
             flips=probe.flips,
-            samples=probe.samples,
+            samples=probe.scored,
             executed=self.source.runner_calls,
             comparison_timed_out=[seed for _, seed in timed_out],
         )

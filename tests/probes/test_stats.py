@@ -15,11 +15,11 @@ from counterfact.probes.stats import (
 
 
 @pytest.mark.parametrize(
-    ("flips", "samples", "flipped"),
+    ("flips", "scored", "flipped"),
     [(2, 3, True), (1, 3, False), (2, 4, False), (3, 4, True), (1, 2, False), (2, 2, True)],
 )
-def test_majority_rule_tie_is_not_a_flip(flips: int, samples: int, flipped: bool) -> None:
-    assert probe_flipped(flips, samples) is flipped
+def test_majority_rule_tie_is_not_a_flip(flips: int, scored: int, flipped: bool) -> None:
+    assert probe_flipped(flips, scored) is flipped
 
 
 def test_similarity_stdev_is_population() -> None:
@@ -37,7 +37,7 @@ def test_probe_is_sorted_by_seed_and_counts_flips() -> None:
     assert probe.seeds == (0, 1, 2)
     assert probe.flipped_seeds == (1, 2)
     assert probe.similarities == (0.9, 0.2, 0.1)
-    assert (probe.samples, probe.flips, probe.flipped) == (3, 2, True)
+    assert (probe.scored, probe.flips, probe.flipped) == (3, 2, True)
 
 
 def test_costs_use_runs_that_reported_each_key() -> None:

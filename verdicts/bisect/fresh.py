@@ -71,8 +71,8 @@ def fresh_checks(
     stats = dict(zip(keys, run(keys, first_seed), strict=True)) if keys else {}
     out = []
     for culprit, ks in zip(culprits, wanted, strict=True):
-        ps = tuple(_p(stats[k], base, samples=base.samples) for k in ks)
-        complete = all(stats[k].samples >= base.samples for k in ks)
+        ps = tuple(_p(stats[k], base, scored=base.scored) for k in ks)
+        complete = all(stats[k].scored >= base.scored for k in ks)
         out.append(FreshCheck(tuple(culprit), tuple(ks), ps, alpha, complete))
     return out
 
@@ -82,9 +82,9 @@ def probes_needed(culprits: Sequence[Sequence[str]]) -> int:
     return len({k for c in culprits for k in one_smaller(c)})
 
 
-def _p(probe: ProbeStats, base: ProbeStats, samples: int) -> float:
+def _p(probe: ProbeStats, base: ProbeStats, scored: int) -> float:
     """The paired one-sided McNemar p of ``probe`` against ``base``; 1 when runs failed."""
-    if probe.samples < samples:
+    if probe.scored < scored:
         return 1.0
     common = set(probe.seeds) & set(base.seeds)
     flipped, base_flipped = set(probe.flipped_seeds), set(base.flipped_seeds)

@@ -189,7 +189,7 @@ class _Search:
         if self.decide.mode == "majority":
             return probe_flipped_for_search(stats, baseline=baseline)
         if baseline:  # rule 20: the baseline must reproduce the reference on a majority
-            return (stats.samples - stats.flips) * 2 <= stats.samples
+            return (stats.scored - stats.flips) * 2 <= stats.scored
         return self._p(stats) <= self.decide.alpha
 
     def _p(self, stats: ProbeStats) -> float:
@@ -231,7 +231,7 @@ class _Search:
         return self._check(results[0], baseline)
 
     def _check(self, stats: ProbeStats, baseline: bool) -> bool:
-        if stats.samples < self.samples:
+        if stats.scored < self.samples:
             raise _RunsFailed
         return self._flipped(stats, baseline)
 
@@ -291,7 +291,7 @@ class _Search:
         found = []
         for culprit, stats in zip(culprits, results[1:], strict=True):
             n10, n01, p = paired_p(stats, base, exclude_seed0=False)
-            ok = stats.samples == self.samples and p <= alpha
+            ok = stats.scored == self.samples and p <= alpha
             found.append(Confirmation(tuple(culprit), first, n10, n01, p, alpha, ok))
         return found
 

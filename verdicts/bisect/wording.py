@@ -125,7 +125,7 @@ def bisect_claim(
         base = outcome.probes[0].stats
         return (
             f"Inconclusive: with nothing ablated the {noun} already changed on {base.flips} of "
-            f"{base.samples} seeds (seeds {seed_list(base.flipped_seeds)}); the scenario is "
+            f"{base.scored} seeds (seeds {seed_list(base.flipped_seeds)}); the scenario is "
             "unstable, so no ablation can be blamed. " + bounds
         )
     if outcome.culprits and not outcome.search_complete:
@@ -230,7 +230,7 @@ def _found_unconfirmed(outcome: BisectOutcome, max_probes: int) -> str:
 def _not_reproducible(outcome: BisectOutcome, noun: str) -> str:
     """Removing every suspect did not flip: said as exactly that, never as their acquittal."""
     every = outcome.probes[-1].stats if len(outcome.probes) > 1 else None
-    detail = f" (it changed on {every.flips} of {every.samples} seeds)" if every else ""
+    detail = f" (it changed on {every.flips} of {every.scored} seeds)" if every else ""
     how = (
         "significantly more often than the baseline (paired test)"
         if outcome.decide == "test"

@@ -27,13 +27,13 @@ FlipRateInterval = Interval
 """Two-sided interval for the flip probability (the record's one :class:`Interval`)."""
 
 
-def flip_rate_interval(flips: int, samples: int, level: float = 0.95) -> Interval | None:
-    """Clopper–Pearson exact interval of ``flips`` out of ``samples`` (None when it is 0)."""
-    if samples <= 0:
+def flip_rate_interval(flips: int, scored: int, level: float = 0.95) -> Interval | None:
+    """Clopper–Pearson exact interval of ``flips`` out of ``scored`` runs (None when it is 0)."""
+    if scored <= 0:
         return None
     alpha = (1 - level) / 2
-    low = 0.0 if flips == 0 else float(betaincinv(flips, samples - flips + 1, alpha))
-    high = 1.0 if flips == samples else float(betaincinv(flips + 1, samples - flips, 1 - alpha))
+    low = 0.0 if flips == 0 else float(betaincinv(flips, scored - flips + 1, alpha))
+    high = 1.0 if flips == scored else float(betaincinv(flips + 1, scored - flips, 1 - alpha))
     return Interval(low=low, high=high, level=level, method="clopper-pearson")
 
 

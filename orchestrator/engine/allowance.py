@@ -1,16 +1,16 @@
 """A worker's door to the sweep's throttle: how many of its runs may be in flight now, and when
 the next request may start.
 
-Each worker process has one :class:`Gate` on its event loop. A run holds a slot from the moment
-it calls the runner until the call returns (a run waiting out a ``Retry-After`` gives its slot
-back). The gate reports what its runs met to the sweep's :class:`~.throttle.Throttle` — at once
+Each worker process has one :class:`WorkerSlots` on its event loop. A run holds a slot from the
+moment it calls the runner until the call returns (a run waiting out a ``Retry-After`` gives its
+slot back). The slots report what its runs met to the sweep's :class:`~.throttle.Throttle` — at once
 after a refusal, else at most every :data:`SYNC_S` — and sizes itself to its part of the limit
 that comes back: worker ``index`` of ``workers`` gets ``limit // workers``, plus one of the
 remainder (so a limit below the number of workers leaves some workers at zero, and the sweep's
 total never exceeds the limit). A requests-per-minute cap becomes a token bucket refilled at
 the worker's share of the rate.
 
-Before its first run the gate asks the throttle for the allowance (the one it was built with
+Before its first run the worker asks the throttle for the allowance (the one it was built with
 may be the configured concurrency; the throttle starts lower). A call served after a cut it
 started before is not reported as served: growth and clean rounds count calls started at the
 current limit only (during an outage, the calls the API held before it are no sign that it is
@@ -35,7 +35,7 @@ Link = Callable[[int, int, int], Awaitable[Allowance]]
 get the sweep's allowance back."""
 
 
-class Gate:
+class WorkerSlots:
     """Slots and request tokens for one worker's runs (use from one event loop only)."""
 
     def __init__(self, link: Link, start: Allowance, index: int = 0, workers: int = 1) -> None:
@@ -64,7 +64,7 @@ class Gate:
 
     @property
     def epoch(self) -> int:
-        """The throttle's epoch as this gate last heard it."""
+        """The throttle's epoch as these slots last heard it."""
         return self._allowance.epoch
 
     def _rate(self) -> float | None:

@@ -2,12 +2,13 @@
 
 An ``async def`` runner is awaited on the loop; a sync runner is called on a thread of its own
 (a daemon thread per call: its waits on I/O overlap, the loop never blocks, a hung call never
-keeps the process alive, and no call waits in a pool's queue). Each call goes through the
-worker's :class:`~.allowance.Gate`, so the sweep's throttle bounds what is in flight. A rate-limited
-call gives its slot back while it waits; a ``timeout_s``, counted from the moment the call
-starts, cancels an async call (the worker lives on) and abandons a sync one (its thread cannot
-be stopped; its result is dropped). A run the engine cancels — a stop, Ctrl-C — is not
-recorded: a resume runs it; a run cancelled by anything else is recorded as ``RunCancelled``.
+keeps the process alive, and no call waits in a pool's queue). Each call takes one of the
+worker's :class:`~.allowance.WorkerSlots`, so the sweep's throttle bounds what is in flight. A
+rate-limited call gives its slot back while it waits; a ``timeout_s``, counted from the moment
+the call starts, cancels an async call (the worker lives on) and abandons a sync one (its
+thread cannot be stopped; its result is dropped). A run the engine cancels — a stop, Ctrl-C —
+is not recorded: a resume runs it; a run cancelled by anything else is recorded as
+``RunCancelled``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from counterfact.exceptions import RunCancelled
-from counterfact.orchestrator.engine.allowance import Gate
+from counterfact.orchestrator.engine.allowance import WorkerSlots
 from counterfact.orchestrator.engine.loopguard import Raised, guard_loop, guarded
 from counterfact.orchestrator.engine.ratelimits import refusal_of
 from counterfact.orchestrator.engine.worker import (
@@ -88,19 +89,19 @@ async def _call_async(runner: Callable[..., Any], ctx: RunContext) -> Called:
 
 
 class RunCore:
-    """Runs contexts on the running event loop, through ``gate``."""
+    """Runs contexts on the running event loop, through ``slots``."""
 
     def __init__(
         self,
         runner: Callable[..., Any],
-        gate: Gate,
+        slots: WorkerSlots,
         policy: RetryPolicy,
         *,
         timeout_s: float | None = None,
         node: str | None = None,
     ) -> None:
         self.runner = runner
-        self.gate = gate
+        self.slots = slots
         self.policy = policy
         self.timeout_s = timeout_s
         self.node = node
@@ -170,13 +171,13 @@ class RunCore:
         guard_loop(asyncio.get_running_loop())
         tries = Attempts(self.policy, self._rng)
         while True:
-            epoch = await self.gate.acquire()
+            epoch = await self.slots.acquire()
             tries.calls += 1
             start = time.perf_counter()
             try:
                 called = await self._call(ctx)
             except asyncio.CancelledError:
-                self.gate.release()
+                self.slots.release()
                 raise
             except Exception as exc:  # RunCancelled, or the engine's own: still this run's
                 called = Raised(exc)
@@ -185,12 +186,12 @@ class RunCore:
                 raised = called.exc
                 refused = refusal_of(raised) is not None
                 wait = tries.after(raised)
-                self.gate.release(refused=refused, served=not refused, epoch=epoch)
+                self.slots.release(refused=refused, served=not refused, epoch=epoch)
                 if wait is None:
                     return tries.stamp(error_record(ctx, raised, elapsed, self.node))
                 await asyncio.sleep(wait)
                 continue
-            self.gate.release(served=True, epoch=epoch)
+            self.slots.release(served=True, epoch=epoch)
             if called is None:
                 return tries.stamp(self._timed_out(ctx, elapsed))
             result, claimed = called

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from typing import NamedTuple
 
-from counterfact.orchestrator.engine.allowance import Gate
+from counterfact.orchestrator.engine.allowance import WorkerSlots
 from counterfact.orchestrator.engine.arun import RunCore
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.executors.pooling import PoolSettings
@@ -84,7 +84,7 @@ class LocalExecutor(Executor):
         return None if self.throttle is None else self.throttle.now()
 
     def _core(self, runner: RunnerRef, throttle: Throttle) -> RunCore:
-        """A core for one event loop (its gate's waits belong to that loop)."""
+        """A core for one event loop (its slots' waits belong to that loop)."""
 
         async def link(refused: int, served: int, stale: int) -> Allowance:
             return throttle.report(refused, served, stale)
@@ -92,7 +92,7 @@ class LocalExecutor(Executor):
         start = Allowance(throttle.limit, throttle.per_minute, throttle.epoch)
         return RunCore(
             resolve_runner(runner),
-            Gate(link, start),
+            WorkerSlots(link, start),
             self.policy,
             timeout_s=self.timeout_s,
             node=LOCAL_NODE,

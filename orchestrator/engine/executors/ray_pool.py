@@ -4,7 +4,7 @@ Ray starts a worker process in 0.5-1 s and ~90 MB, so one process per run in fli
 scale to API-bound runners. Instead the executor starts one async actor per CPU of the cluster
 (half a CPU each, spread over the nodes), and each actor runs its share of the sweep's
 ``concurrency`` on its event loop (``async def`` runners) or its thread pool (sync runners)
-through a :class:`~counterfact.orchestrator.engine.allowance.Gate`. One more actor, the
+through a :class:`~counterfact.orchestrator.engine.allowance.WorkerSlots`. One more actor, the
 :class:`ThrottleHost`, holds the sweep's single
 :class:`~counterfact.orchestrator.engine.throttle.Throttle` for every worker on every node.
 
@@ -39,7 +39,7 @@ import uuid
 from typing import Any
 
 from counterfact.exceptions import ExecutorError
-from counterfact.orchestrator.engine.allowance import Gate
+from counterfact.orchestrator.engine.allowance import WorkerSlots
 from counterfact.orchestrator.engine.arun import RunCore
 from counterfact.orchestrator.engine.executors.handover import Shipment, encode
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
@@ -103,10 +103,10 @@ class PoolWorker:
             allowance: Allowance = await throttle.report.remote(refused, served, stale)
             return allowance
 
-        gate = Gate(link, start, index, workers)
+        slots = WorkerSlots(link, start, index, workers)
         self.core = RunCore(
             resolve_runner(runner),
-            gate,
+            slots,
             policy,
             timeout_s=timeout_s,
             node=self.node,

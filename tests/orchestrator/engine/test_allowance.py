@@ -1,11 +1,11 @@
-"""A worker's gate: its share of the sweep's limit, its reports, and the per-minute bucket."""
+"""A worker's slots: its share of the sweep's limit, its reports, and the per-minute bucket."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 
-from counterfact.orchestrator.engine.allowance import Gate
+from counterfact.orchestrator.engine.allowance import WorkerSlots
 from counterfact.orchestrator.engine.throttle import BURST, Allowance, Throttle
 
 
@@ -14,15 +14,15 @@ def test_the_gate_holds_its_share_of_the_limit() -> None:
         async def link(refused: int, served: int, stale: int) -> Allowance:
             return Allowance(10, None)
 
-        gate = Gate(link, Allowance(10, None), 0, 2)  # worker 0 of 2: 5 slots
+        slots = WorkerSlots(link, Allowance(10, None), 0, 2)  # worker 0 of 2: 5 slots
         peak = 0
 
         async def one() -> None:
             nonlocal peak
-            await gate.acquire()
-            peak = max(peak, gate.in_use)
+            await slots.acquire()
+            peak = max(peak, slots.in_use)
             await asyncio.sleep(0.01)
-            gate.release(served=True)
+            slots.release(served=True)
 
         await asyncio.gather(*(one() for _ in range(30)))
         return peak
@@ -37,12 +37,12 @@ def test_refusals_are_reported_at_once_and_the_cut_shrinks_the_gate() -> None:
         async def link(refused: int, served: int, stale: int) -> Allowance:
             return throttle.report(refused, served, stale)
 
-        gate = Gate(link, Allowance(10, None))
+        slots = WorkerSlots(link, Allowance(10, None))
         for _ in range(BURST):  # back to back, nothing served between: the API is full
-            epoch = await gate.acquire()
-            gate.release(refused=True, epoch=epoch)
+            epoch = await slots.acquire()
+            slots.release(refused=True, epoch=epoch)
             await asyncio.sleep(0.01)  # the report runs as a task on this loop
-        return gate.capacity, throttle.refused
+        return slots.capacity, throttle.refused
 
     assert asyncio.run(scenario()) == (8, BURST)
 
@@ -54,9 +54,9 @@ def test_the_first_run_waits_for_the_throttles_limit_not_the_configured_one() ->
         async def link(refused: int, served: int, stale: int) -> Allowance:
             return throttle.report(refused, served, stale)
 
-        gate = Gate(link, Allowance(100, None))  # what the Ray pool hands every worker
-        await gate.acquire()
-        return gate.capacity
+        slots = WorkerSlots(link, Allowance(100, None))  # what the Ray pool hands every worker
+        await slots.acquire()
+        return slots.capacity
 
     assert asyncio.run(scenario()) == 50
 
@@ -69,16 +69,16 @@ def test_a_call_served_after_a_cut_it_started_before_is_not_reported_as_served()
             reported.append(served)
             return Allowance(10, None, 1 if refused else 0)  # a refusal is met by a cut
 
-        gate = Gate(link, Allowance(10, None))
-        early, cut_by = await gate.acquire(), await gate.acquire()
-        gate.release(refused=True, epoch=cut_by)
+        slots = WorkerSlots(link, Allowance(10, None))
+        early, cut_by = await slots.acquire(), await slots.acquire()
+        slots.release(refused=True, epoch=cut_by)
         await asyncio.sleep(0.01)  # the report comes back: epoch 1
-        gate.release(served=True, epoch=early)  # started before the cut: not a sign of room
-        fresh = await gate.acquire()
-        gate.release(served=True, epoch=fresh)
+        slots.release(served=True, epoch=early)  # started before the cut: not a sign of room
+        fresh = await slots.acquire()
+        slots.release(served=True, epoch=fresh)
         await asyncio.sleep(0.01)
-        last = await gate.acquire()
-        gate.release(refused=True, epoch=last)  # reports what is pending
+        last = await slots.acquire()
+        slots.release(refused=True, epoch=last)  # reports what is pending
         await asyncio.sleep(0.01)
 
     asyncio.run(scenario())
@@ -90,11 +90,11 @@ def test_requests_per_minute_spaces_the_starts() -> None:
         async def link(refused: int, served: int, stale: int) -> Allowance:
             return Allowance(100, 600.0)
 
-        gate = Gate(link, Allowance(100, 600.0))  # 10 per second
+        slots = WorkerSlots(link, Allowance(100, 600.0))  # 10 per second
         started = time.monotonic()
         for _ in range(21):
-            await gate.acquire()
-            gate.release(served=True)
+            await slots.acquire()
+            slots.release(served=True)
         return time.monotonic() - started
 
     # the bucket starts with 1 token and refills at 10 per second: the 20 starts after the

@@ -26,10 +26,10 @@ class Clock:
 
 def one_round(throttle: Throttle, clock: Clock, *, cap: int | None, outage: bool = False) -> None:
     """One round of calls at the current limit against an API that holds ``cap`` in flight
-    (None: all) and refuses the rest at once, as a worker's gate reports them. A refused run
-    waits; the slot it frees goes to the next run, refused too, until a cut shrinks the gate
+    (None: all) and refuses the rest at once, as a worker's slots report them. A refused run
+    waits; the slot it frees goes to the next run, refused too, until a cut shrinks the slots
     (then the calls still out come back stale). A call served after a cut it started before is
-    not reported (the gate drops it).
+    not reported (the slots drop it).
     """
     clock.now += 1.0
     limit, epoch = throttle.limit, throttle.epoch

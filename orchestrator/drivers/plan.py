@@ -13,6 +13,7 @@ summary's ``finished_at``) scaled by questions x arms.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
@@ -35,7 +36,7 @@ from counterfact.records.plan import (
 from counterfact.records.summary import SweepSummary
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.planning.design import Design, Planned
-from counterfact.verdicts.planning.estimate import SweepEstimate, estimate_sweep, per_run
+from counterfact.verdicts.planning.estimate import RunTotals, SweepEstimate, estimate_sweep
 from counterfact.verdicts.planning.evalset import SEED, SWEEPS, EvalSetPlanned, eval_set_plans
 from counterfact.verdicts.planning.paired import plan_challenger
 from counterfact.verdicts.stats.settings import Waves
@@ -45,23 +46,21 @@ class _Pilot:
     """What the pilot's run records and summary say about time and spend."""
 
     def __init__(self, run_dir: Path, summary: SweepSummary) -> None:
-        records = list(runs_of(run_dir))
-        self.unit = per_run(records)
-        starts, ends, durations = [], [], 0.0
-        for record in records:
+        totals, first, last = RunTotals(), math.inf, -math.inf
+        for record in runs_of(run_dir):  # streamed: a pilot's runs are never all in memory
+            totals.add(record)
             finished = datetime.fromisoformat(record.finished_at).timestamp()
-            starts.append(finished - record.duration_s)
-            ends.append(finished)
-            durations += record.duration_s
-        self.count = len(ends)
+            first, last = min(first, finished - record.duration_s), max(last, finished)
+        self.unit = totals.per_run()
+        self.count, durations = totals.count, totals.duration_s
         self.run_s = durations / self.count if self.count else None
-        wall = max(ends) - min(starts) if ends else 0.0
+        wall = last - first if self.count else 0.0
         self.concurrency = max(1.0, durations / wall) if wall > 0 else 1.0
         self.cost_per_run = self.unit.cost
         began = datetime.fromisoformat(summary.started_at).timestamp()
         done = datetime.fromisoformat(summary.finished_at).timestamp()
-        self.startup_s = max(0.0, min(starts) - began) if starts else None
-        self.judging_s = max(0.0, done - max(ends)) if ends else None
+        self.startup_s = max(0.0, first - began) if self.count else None
+        self.judging_s = max(0.0, done - last) if self.count else None
         executor = summary.config.get("executor")
         executor = executor if isinstance(executor, dict) else {}
         configured = executor.get("concurrency")

@@ -17,7 +17,7 @@ one), tokens as whole numbers with thousands separators.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from counterfact.records.runs import RunRecord
@@ -42,14 +42,43 @@ class PerRun:
     """Mean cost per successful run, per cost key."""
 
 
-def per_run(records: Sequence[RunRecord]) -> PerRun:
+class RunTotals:
+    """Sums over run records, one at a time (a pilot of 50,000 runs is never held at once)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.duration_s = 0.0
+        self._ok = 0
+        self._cost_ok: dict[str, float] = {}
+        self._cost_all: dict[str, float] = {}
+
+    def add(self, record: RunRecord) -> None:
+        """Count ``record`` in."""
+        self.count += 1
+        self.duration_s += record.duration_s
+        self._ok += record.ok
+        for key, value in (record.cost or {}).items():
+            self._cost_all[key] = self._cost_all.get(key, 0.0) + value
+            if record.ok:
+                self._cost_ok[key] = self._cost_ok.get(key, 0.0) + value
+
+    def per_run(self) -> PerRun:
+        """The mean run time over every run and the mean cost per successful run (per run,
+        when none succeeded).
+        """
+        if not self.count:
+            return PerRun(0, 0.0, {})
+        sums, n = (self._cost_ok, self._ok) if self._ok else (self._cost_all, self.count)
+        cost = {k: sums[k] / n for k in sorted(sums)}
+        return PerRun(self.count, self.duration_s / self.count, cost)
+
+
+def per_run(records: Iterable[RunRecord]) -> PerRun:
     """The mean run time of ``records`` and their mean cost per successful run."""
-    if not records:
-        return PerRun(0, 0.0, {})
-    ok = [r for r in records if r.ok] or list(records)
-    keys = sorted({k for r in ok for k in (r.cost or {})})
-    cost = {k: sum((r.cost or {}).get(k, 0.0) for r in ok) / len(ok) for k in keys}
-    return PerRun(len(records), sum(r.duration_s for r in records) / len(records), cost)
+    totals = RunTotals()
+    for record in records:
+        totals.add(record)
+    return totals.per_run()
 
 
 @dataclass(frozen=True)

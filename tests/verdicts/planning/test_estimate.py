@@ -4,13 +4,48 @@ from __future__ import annotations
 
 import pytest
 
+from counterfact.records.runs import RunError, RunRecord
 from counterfact.verdicts.planning.estimate import (
     PerRun,
     amount,
     estimate_sweep,
     estimate_text,
+    per_run,
     spend_text,
 )
+
+
+def _run(seed: int, duration: float, cost: dict[str, float] | None, ok: bool) -> RunRecord:
+    return RunRecord(
+        scenario="q",
+        arm="a",
+        seed=seed,
+        output="yes" if ok else None,
+        manifest=None,
+        error=None if ok else RunError(type="ValueError", message="no"),
+        cost=cost,
+        duration_s=duration,
+        finished_at="2026-01-01T00:00:00+00:00",
+    )
+
+
+def test_per_run_streams_the_means_over_every_run_and_the_cost_over_successful_ones() -> None:
+    runs = [
+        _run(0, 1.0, {"usd": 0.02, "tokens": 10.0}, True),
+        _run(1, 3.0, {"usd": 0.04}, True),
+        _run(2, 5.0, {"usd": 9.0, "retries": 2.0}, False),  # a failed run's cost is left out
+        _run(3, 7.0, None, True),
+    ]
+    # by hand: time over all four (1+3+5+7)/4 = 4; cost over the three successful runs, a key
+    # a run did not report counting 0: usd (0.02+0.04)/3, tokens 10/3; 'retries' only failed
+    got = per_run(iter(runs))  # one pass over an iterator: the plan streams runs.jsonl
+    assert got.count == 4 and got.run_s == pytest.approx(4.0)
+    assert got.cost == pytest.approx({"tokens": 10 / 3, "usd": 0.02})
+    assert list(got.cost) == ["tokens", "usd"]
+    # none succeeded: the cost per run over every run
+    failed = per_run([_run(0, 2.0, {"usd": 1.0}, False), _run(1, 4.0, None, False)])
+    assert failed.cost == pytest.approx({"usd": 0.5}) and failed.run_s == pytest.approx(3.0)
+    assert per_run([]) == PerRun(0, 0.0, {})
 
 
 def test_money_prints_to_the_cent_and_tokens_as_whole_numbers() -> None:

@@ -59,9 +59,9 @@ class LiveTicker:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._last_view: ThrottleNow | None = None
-        self._before = throttle()
-        """The executor's limiter before this sweep (a reused executor's refusals are not ours)."""
         self._warned: set[str] = set()
+        self._before = self._read_throttle()
+        """The executor's limiter before this sweep (a reused executor's refusals are not ours)."""
 
     def start(self) -> None:
         """Write the first snapshot now, then keep refreshing it from a daemon thread."""
@@ -98,13 +98,17 @@ class LiveTicker:
         """The executor's limiter; the last one seen once the executor closed (Ray's pool is gone
         by the time the sweep judges: its last reading is the sweep's).
         """
-        try:
-            view = self._throttle()
-        except Exception:  # an executor that cannot say: keep the last reading
-            view = None
+        view = self._read_throttle()
         if view is not None:
             self._last_view = view
         return self._last_view
+
+    def _read_throttle(self) -> ThrottleNow | None:
+        try:
+            return self._throttle()
+        except Exception as exc:  # an executor that cannot say: keep the last reading, say so once
+            self._warn("live.throttle_unread", exc, note="the live limit and 429s are not updated")
+            return None
 
     def tick(self, wait_s: float = -1) -> LiveState | None:
         """Build a snapshot, write it and show it (``wait_s``: how long to wait for a write in
@@ -135,9 +139,14 @@ class LiveTicker:
         except OSError as exc:
             self._warn("live.write_failed", exc, path=str(self.path))
 
-    def _warn(self, event: str, exc: Exception, **fields: object) -> None:
+    def _warn(
+        self,
+        event: str,
+        exc: Exception,
+        note: str = "live progress is not refreshed; the sweep goes on",
+        **fields: object,
+    ) -> None:
         if event in self._warned:
             return
         self._warned.add(event)
-        note = "live progress is not refreshed; the sweep goes on"
         self._log.warning(event, error=f"{type(exc).__name__}: {exc}", note=note, **fields)

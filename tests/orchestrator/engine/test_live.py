@@ -169,3 +169,24 @@ def test_a_snapshot_that_cannot_be_written_is_logged_once_and_the_sweep_goes_on(
         ticker.close("finished")
     failed = [e for e in logs if e["event"] == "live.write_failed"]
     assert len(failed) == 1 and "FileNotFoundError" in failed[0]["error"]
+
+
+def test_a_limiter_that_cannot_be_read_is_logged_once_and_the_snapshots_go_on(
+    tmp_path: Path,
+) -> None:
+    # reading the executor's limiter failed silently (its figures just froze); now it is said
+    # once, and live.json keeps being written
+    store = Store()
+    live = LiveTracker("s", counts=store.counts, spend=store.totals)
+
+    def unreadable() -> None:
+        raise ConnectionError("the throttle actor is gone")
+
+    with capture_logs() as logs:
+        ticker = LiveTicker(live, unreadable, tmp_path / LIVE_FILE, None, every_s=0.02)
+        ticker.start()
+        time.sleep(0.2)
+        ticker.close("finished")
+    unread = [e for e in logs if e["event"] == "live.throttle_unread"]
+    assert len(unread) == 1 and "ConnectionError: the throttle actor is gone" in unread[0]["error"]
+    assert read_live(tmp_path).status == "finished"

@@ -263,6 +263,17 @@ class SweepConfig(_Model):
         )
         raise ValueError(msg)
 
+    @field_validator("scenarios", mode="before")
+    @classmethod
+    def _scenarios_form(cls, value: Any) -> Any:
+        if isinstance(value, str):  # a file named bare: say how to read it, not the union's misses
+            msg = (
+                f"scenarios is the text {value!r}: write a list of scenarios, or "
+                f"{{file: {value}}} to read them from a file (JSONL, CSV, Parquet or YAML)"
+            )
+            raise ValueError(msg)
+        return value
+
     @field_validator("budget")
     @classmethod
     def _positive_limits(cls, value: dict[str, float]) -> dict[str, float]:

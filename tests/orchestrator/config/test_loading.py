@@ -93,6 +93,11 @@ def test_top_level_reference_is_single_scenario_shorthand(tmp_path: Path) -> Non
         ),
         ("scenarios: [{id: a}]\nreference: x\n", "give each scenario its own 'reference'"),
         ("scenarios: []\n", "scenarios: scenarios is empty"),
+        (  # a file named bare listed the union's two misses; now the fix in one line
+            "scenarios: qs.jsonl\n",
+            r"scenarios: scenarios is the text 'qs.jsonl': write a list of scenarios, or "
+            r"\{file: qs.jsonl\} to read them",
+        ),
         ("scenarios: [{id: a}, {id: a}]\n", r"scenarios\[1\]\.id: scenario id 'a' is already used"),
         ("baseline: nope\n", "baseline: baseline 'nope' is not an arm id"),
         ("statistics: {alpha: 1.5}\n", r"statistics\.alpha: Input should be less than 1"),

@@ -158,22 +158,24 @@ class RunCore:
         so is a cancellation the engine did not send (:meth:`stop` says when it sends one): a
         runner cancelling tasks it did not start must not leave runs unrecorded.
         """
-        start = time.perf_counter()
+        tries = Attempts(self.policy, self._rng)
         try:
-            return await self._run(ctx)
+            return await self._run(ctx, tries)
         except asyncio.CancelledError:
             if self.stopping:
                 raise
-            elapsed = time.perf_counter() - start
-            return failed_record(ctx, "RunCancelled", FOREIGN_CANCEL, elapsed, self.node)
+            # timed like every record, from its latest call (not its slot waits), with its tries
+            began = tries.began
+            elapsed = 0.0 if began is None else time.perf_counter() - began
+            record = failed_record(ctx, "RunCancelled", FOREIGN_CANCEL, elapsed, self.node)
+            return tries.stamp(record)
 
-    async def _run(self, ctx: RunContext) -> RunRecord:
+    async def _run(self, ctx: RunContext, tries: Attempts) -> RunRecord:
         guard_loop(asyncio.get_running_loop())
-        tries = Attempts(self.policy, self._rng)
         while True:
             epoch = await self.slots.acquire()
             tries.calls += 1
-            start = time.perf_counter()
+            tries.began = start = time.perf_counter()
             try:
                 called = await self._call(ctx)
             except asyncio.CancelledError:

@@ -103,6 +103,8 @@ class Attempts:
     calls: int = 0
     refused: int = 0
     waited_s: float = 0.0
+    began: float | None = None
+    """When the latest call began (``time.perf_counter``); None before the first."""
 
     def _random(self) -> random.Random:
         if self.rng is None:

@@ -148,10 +148,13 @@ class _Drive:
                 if record is not None:
                     yield RecordBatch((record,))
 
-    def _ready(self, refs: list[Any], timeout: float) -> list[Any]:
+    def _ready(self, refs: list[Any], timeout: float, *, fetch_local: bool = True) -> list[Any]:
         if not refs:
             return []
-        ready: list[Any] = self.ray.wait(refs, num_returns=len(refs), timeout=timeout)[0]
+        n = len(refs)
+        ready: list[Any] = self.ray.wait(
+            refs, num_returns=n, timeout=timeout, fetch_local=fetch_local
+        )[0]
         return ready
 
     def _collected(self, ref: Any, box: _Box) -> Iterator[RecordBatch]:
@@ -237,7 +240,8 @@ class _Drive:
             if (limit := solo_limit(call.reason, timeout_s)) is not None
             and now - call.submitted > limit
         ]
-        done = set(self._ready(late, timeout=0))  # finished in time: the next wait reads it
+        # finished in time, its result perhaps still on another node: the next wait reads it
+        done = set(self._ready(late, timeout=0, fetch_local=False))
         for ref in late:
             if ref in done:
                 continue

@@ -61,7 +61,8 @@ class ProbeStats:
 
     @property
     def scored(self) -> int:
-        """Successful runs the probe rests on, each scored against the reference (a record's
+        """Successful runs the probe rests on: scored against the reference when the stats were
+        built with ``scored=True``, merely successful without a reference (a record's
         ``samples``; the word alone means the seeds a sweep declares).
         """
         return len(self.seeds)

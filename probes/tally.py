@@ -67,7 +67,7 @@ class ArmTally:
         self.arm = arm
         self.admitted = samples
         """Seeds admitted: ``0..admitted-1`` (a sequential sweep widens it wave by wave). Not
-        the successful runs (``ProbeStats.samples``): a seed is admitted before it has run."""
+        the successful runs (``ProbeStats.scored``): a seed is admitted before it has run."""
         self.capacity = max(capacity or samples, samples)
         """Seeds the arrays hold; records of seeds between ``samples`` and this wait parked."""
         self.parked: dict[int, RunRecord] = {}

@@ -64,8 +64,8 @@ async def async_hostile(ctx: RunContext) -> str:
     misuse: ``stop-loop`` (``loop.stop()``), ``close-loop`` (``loop.close()``), ``block``
     (``time.sleep`` on the loop), ``stop-later`` (``loop.stop`` scheduled as a callback),
     ``raise-in-callback`` (a callback that raises ``KeyboardInterrupt``), ``block-forever``
-    (``time.sleep`` for 11 days on the loop), ``spin`` (a busy loop that never ends), ``cancel-others`` (cancels every
-    other task on the loop, the engine's included). Seed
+    (``time.sleep`` for 11 days on the loop), ``spin`` (a busy loop that never ends),
+    ``cancel-others`` (cancels every other task on the loop, the engine's included). Seed
     ``inputs.hang_seed`` of arm 'base', when set, sleeps 600 s first.
     """
     await asyncio.sleep(0.01)

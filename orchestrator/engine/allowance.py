@@ -3,11 +3,11 @@ the next request may start.
 
 Each worker process has one :class:`WorkerSlots` on its event loop. A run holds a slot from the
 moment it calls the runner until the call returns (a run waiting out a ``Retry-After`` gives its
-slot back). The slots report what its runs met to the sweep's :class:`~.throttle.Throttle` — at once
-after a refusal, else at most every :data:`SYNC_S` — and sizes itself to its part of the limit
-that comes back: worker ``index`` of ``workers`` gets ``limit // workers``, plus one of the
-remainder (so a limit below the number of workers leaves some workers at zero, and the sweep's
-total never exceeds the limit). A requests-per-minute cap becomes a token bucket refilled at
+slot back). The slots report what their runs met to the sweep's :class:`~.throttle.Throttle` —
+at once after a refusal, else at most every :data:`SYNC_S` — and size themselves to their part of
+the limit that comes back: worker ``index`` of ``workers`` gets ``limit // workers``, plus one
+of the remainder (so a limit below the number of workers leaves some workers at zero, and the
+sweep's total never exceeds the limit). A requests-per-minute cap becomes a token bucket refilled at
 the worker's share of the rate.
 
 Before its first run the worker asks the throttle for the allowance (the one it was built with

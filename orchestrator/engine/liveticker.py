@@ -107,7 +107,8 @@ class LiveTicker:
         try:
             return self._throttle()
         except Exception as exc:  # an executor that cannot say: keep the last reading, say so once
-            self._warn("live.throttle_unread", exc, note="the live limit and 429s are not updated")
+            note = "the live limit and 429s keep their last reading until a read succeeds"
+            self._warn("live.throttle_unread", exc, note=note)
             return None
 
     def tick(self, wait_s: float = -1) -> LiveState | None:

@@ -9,7 +9,7 @@ from counterfact.orchestrator.engine.allowance import WorkerSlots
 from counterfact.orchestrator.engine.throttle import BURST, Allowance, Throttle
 
 
-def test_the_gate_holds_its_share_of_the_limit() -> None:
+def test_the_slots_hold_their_share_of_the_limit() -> None:
     async def scenario() -> int:
         async def link(refused: int, served: int, stale: int) -> Allowance:
             return Allowance(10, None)
@@ -30,7 +30,7 @@ def test_the_gate_holds_its_share_of_the_limit() -> None:
     assert asyncio.run(scenario()) == 5
 
 
-def test_refusals_are_reported_at_once_and_the_cut_shrinks_the_gate() -> None:
+def test_refusals_are_reported_at_once_and_the_cut_shrinks_the_slots() -> None:
     throttle = Throttle(10)
 
     async def scenario() -> tuple[int, int]:

@@ -40,6 +40,16 @@ class LoopAbandoned(SystemExit):
     """
 
 
+def _quiet_when_abandoned(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """An abandoned loop's runs are given up on purpose (each is recorded as failed): asyncio's
+    "Task was destroyed but it is pending!" when one is collected is not news. Anything else
+    goes to the default handler.
+    """
+    if str(context.get("message", "")).startswith("Task was destroyed but it is pending"):
+        return
+    loop.default_exception_handler(context)
+
+
 class LoopThread:
     """An asyncio event loop running on a daemon thread, fed from other threads."""
 
@@ -94,6 +104,7 @@ class LoopThread:
         daemon thread that does not keep the process alive).
         """
         self.abandoned = True
+        self.loop.set_exception_handler(_quiet_when_abandoned)
         self._closing.set()
         with contextlib.suppress(RuntimeError):
             self.loop.call_soon_threadsafe(self.loop.stop)

@@ -29,6 +29,10 @@ before that loop and its runs are given up, when ``executor.timeout_s`` is not s
 ``timeout_s``)."""
 INFRA_RETRIES = 2
 """Ray executor: resubmissions of work lost to a dead worker or node."""
+JOIN_TIMEOUT_S = 20.0
+"""Ray executor, joining a cluster: seconds ``ray.init`` may take once the cluster's port
+answered (a port that accepts TCP but is not a Ray cluster, or one that refuses joins without a
+token, made it retry for many minutes)."""
 COST_KEY = "loops"
 """The cost key rule 11 judges."""
 OUTPUT_DIR = "runs"

@@ -145,6 +145,7 @@ class ResolvedSweep:
             num_cpus=cfg.num_cpus,
             timeout_s=None if cfg.timeout_s is None else float(cfg.timeout_s),
             infra_retries=cfg.infra_retries,
+            join_timeout_s=float(cfg.join_timeout_s),
             ship_dir=None if ship is None else str(Path(ship).parent),
             pool=PoolSettings(
                 concurrency=cfg.concurrency,

@@ -18,13 +18,10 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from counterfact.defaults import JOIN_TIMEOUT_S
 from counterfact.exceptions import ExecutorError
 
 CONNECT_TIMEOUT_S = 10.0
-
-JOIN_TIMEOUT_S = 20.0
-"""How long joining may take once the port answered: a port that accepts TCP but is not a Ray
-cluster made ``ray.init`` retry for many minutes."""
 
 
 def join_bounded(

@@ -36,7 +36,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from counterfact.defaults import INFRA_RETRIES, MAX_IN_FLIGHT
+from counterfact.defaults import INFRA_RETRIES, JOIN_TIMEOUT_S, MAX_IN_FLIGHT
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.engine.aborting import reinstall
 from counterfact.orchestrator.engine.executors.base import Executor, RecordBatch
@@ -195,6 +195,7 @@ class RayExecutor(Executor):
         infra_retries: int = INFRA_RETRIES,
         stop_grace_s: float = 10.0,
         connect_timeout_s: float = CONNECT_TIMEOUT_S,
+        join_timeout_s: float = JOIN_TIMEOUT_S,
         ship_dir: str | None = None,
         target_task_s: float = TARGET_TASK_S,
         max_batch: int = MAX_BATCH,
@@ -209,6 +210,7 @@ class RayExecutor(Executor):
         self.infra_retries = infra_retries
         self.stop_grace_s = stop_grace_s
         self.connect_timeout_s = connect_timeout_s
+        self.join_timeout_s = join_timeout_s
         self.ship_dir = ship_dir
         self._start_dir = os.getcwd()
         """Joining a cluster: the file runner's folder, shipped to every node (ray_ship)."""
@@ -261,6 +263,7 @@ class RayExecutor(Executor):
                     log_to_driver=False,
                 ),
                 resolved,
+                self.join_timeout_s,
             )
         self._owned = True
         reinstall()  # ray.init put its own SIGTERM handler in place of the graceful stop's

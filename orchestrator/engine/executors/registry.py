@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from counterfact.defaults import INFRA_RETRIES, MAX_IN_FLIGHT
+from counterfact.defaults import INFRA_RETRIES, JOIN_TIMEOUT_S, MAX_IN_FLIGHT
 from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.executors.local import LocalExecutor
@@ -28,6 +28,7 @@ class ExecutorOptions:
     num_cpus: int | None = None
     timeout_s: float | None = None
     infra_retries: int = INFRA_RETRIES
+    join_timeout_s: float = JOIN_TIMEOUT_S
     ship_dir: str | None = None
     """A file runner's folder: shipped to every node when joining a cluster."""
     pool: PoolSettings = field(default_factory=PoolSettings)
@@ -42,6 +43,7 @@ OPTIONS = (
     "timeout_s",
     "infra_retries",
     "num_cpus",
+    "join_timeout_s",
     "concurrency",
     "rate_limit",
 )
@@ -76,6 +78,7 @@ def _ray(options: ExecutorOptions) -> Executor:
         policy=options.policy,
         timeout_s=options.timeout_s,
         infra_retries=options.infra_retries,
+        join_timeout_s=options.join_timeout_s,
         ship_dir=options.ship_dir,
         pool=options.pool,
     )

@@ -16,6 +16,7 @@ import pytest
 from counterfact import compare_arms
 from counterfact.orchestrator.config.components import ExecutorConfig
 from counterfact.orchestrator.config.executor_choice import ExecutorChoice, choose_executor
+from counterfact.orchestrator.config.loading import load_sweep
 from counterfact.probes.runner import RunContext
 
 from ...conftest import TESTS, write_config
@@ -134,3 +135,18 @@ def test_older_summaries_load_without_an_executor_record() -> None:
 
     fields = SweepSummary.model_fields
     assert fields["executor"].default is None and fields["timings"].default is None
+
+
+def test_join_timeout_s_reaches_the_ray_executor(tmp_path: Path) -> None:
+    from counterfact.orchestrator.engine.executors.registry import make_executor
+
+    sweep = load_sweep(
+        write_config(
+            tmp_path,
+            f"name: j\nrunner: {TESTS / 'runners.py'}:echo_arm\narms: [{{id: base}}, {{id: b, facets: {{x: 1}}}}]\n"
+            "executor: {kind: ray, address: auto, join_timeout_s: 7.5}\n",
+        )
+    )
+    executor = make_executor("ray", sweep.executor_options)
+    assert executor.join_timeout_s == 7.5  # type: ignore[attr-defined]
+    assert make_executor("ray").join_timeout_s == 20.0  # type: ignore[attr-defined]

@@ -84,6 +84,11 @@ def test_top_level_reference_is_single_scenario_shorthand(tmp_path: Path) -> Non
         ),
         ("executor: {kind: local, address: auto}\n", "'address' applies only to kind 'ray'"),
         (
+            "executor: {kind: local, join_timeout_s: 5}\n",
+            "'join_timeout_s' applies only to kind 'ray'",
+        ),
+        ("executor: {join_timeout_s: 0}\n", r"executor\.join_timeout_s: .*greater than 0"),
+        (
             "executor: {max_in_flight: 0}\n",
             r"executor\.max_in_flight: Input should be greater than or equal to 1",
         ),

@@ -47,11 +47,21 @@ def ray_instance() -> Iterator[None]:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Ray tests first (each pytest-xdist worker, ``-n 2``, starts its own Ray instance for its
-    share of them): the slowest tests start early instead of making the run's tail. The order
-    is the same on every worker, as xdist requires.
+    """The multi-node tests first, then the other Ray tests and the packaging test (it builds a
+    wheel and a venv), then the rest. The README's command (``-n 3 --dist worksteal``) hands each
+    worker a contiguous share of this order and lets an idle worker take tests from the end of a
+    busy one's share: the slowest start early instead of making the run's tail, and the cluster
+    tests (one cluster per worker that runs any) stay together at the head of one share. The
+    order is the same on every worker, as xdist requires.
     """
-    items.sort(key=lambda i: i.get_closest_marker("ray") is None)
+
+    def rank(item: pytest.Item) -> int:
+        if item.path.name == "test_cluster.py":
+            return 0
+        slow = item.get_closest_marker("ray") is not None or item.path.name == "test_packaging.py"
+        return 1 if slow else 2
+
+    items.sort(key=rank)
 
 
 def write_config(folder: Path, text: str, name: str = "sweep.yaml") -> Path:

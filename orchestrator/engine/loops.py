@@ -42,10 +42,14 @@ class LoopAbandoned(SystemExit):
 
 def _quiet_when_abandoned(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
     """An abandoned loop's runs are given up on purpose (each is recorded as failed): asyncio's
-    "Task was destroyed but it is pending!" when one is collected is not news. Anything else
-    goes to the default handler.
+    "Task was destroyed but it is pending!" when one is collected, and "Task exception was never
+    retrieved" for the run :class:`LoopAbandoned` stopped, are not news. Anything else goes to
+    the default handler.
     """
-    if str(context.get("message", "")).startswith("Task was destroyed but it is pending"):
+    message = str(context.get("message", ""))
+    if message.startswith("Task was destroyed but it is pending"):
+        return
+    if isinstance(context.get("exception"), LoopAbandoned):
         return
     loop.default_exception_handler(context)
 

@@ -51,3 +51,18 @@ def test_intervention_kinds_against_the_baseline() -> None:
     # Undoing one of the baseline's ablations is not a plain ablation either.
     undo = intervention(ArmSpec("u", {"model": "m"}, ()), base)
     assert undo.kind == "substitution"
+
+
+def test_a_claim_closed_from_another_context_ends_quietly() -> None:
+    # A run given up with its event loop is a coroutine closed when it is collected, in whatever
+    # context the collector runs: resetting its claim there raised ValueError ("created in a
+    # different Context"), printed as "Exception ignored in" with a traceback on a sweep's stderr.
+    import contextvars
+
+    from counterfact.probes.ablation import _CLAIMS, claiming
+
+    held = claiming()
+    claimed = contextvars.copy_context().run(held.__enter__)
+    claimed.add("tools")
+    assert held.__exit__(None, None, None) is False  # here, not in the context it was entered in
+    assert _CLAIMS.get() is None  # and this context's claims are untouched

@@ -105,7 +105,7 @@ def test_an_abandoned_loops_pending_runs_are_collected_without_a_stderr_note(
     import asyncio
     import gc
 
-    from counterfact.orchestrator.engine.loops import LoopThread
+    from counterfact.orchestrator.engine.loops import LoopAbandoned, LoopThread
 
     loop = LoopThread(name="test-abandoned")
     started = loop.submit(asyncio.sleep(3600))
@@ -118,4 +118,9 @@ def test_an_abandoned_loops_pending_runs_are_collected_without_a_stderr_note(
         for task in asyncio.all_tasks(loop.loop):
             task.__del__()  # what collecting it does (the loop itself keeps it referenced)
         gc.collect()
-    assert not [r for r in caplog.records if "destroyed" in r.getMessage()]
+        # the run a LoopAbandoned stopped: its task's exception is never read either
+        stopped = {"message": "Task exception was never retrieved", "exception": LoopAbandoned()}
+        loop.loop.call_exception_handler(stopped)
+        loop.loop.call_exception_handler({"message": "something else"})  # still said
+    assert [r.getMessage() for r in caplog.records] == ["something else"]
+    loop.loop.close()

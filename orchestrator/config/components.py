@@ -248,10 +248,12 @@ class ExecutorConfig(_Model):
     worker is killed) and recorded as a ``RunTimeout`` error."""
     infra_retries: StrictInt = Field(default=INFRA_RETRIES, ge=0)
     """ray only: how often Ray resubmits work lost to a dead worker or node."""
-    join_timeout_s: StrictFloat | StrictInt = Field(default=JOIN_TIMEOUT_S, gt=0)
-    """ray only, when joining a cluster (``address``, ``--address`` or ``RAY_ADDRESS``): seconds
-    joining may take once the cluster's port answered, before the sweep stops with an error
-    naming the address (a busy head on a slow network may need more)."""
+    join_timeout_s: StrictFloat | StrictInt = Field(
+        default=JOIN_TIMEOUT_S, gt=0, le=3600, allow_inf_nan=False
+    )
+    """ray only, when joining a cluster (``address`` or ``--address``; ``auto`` reads
+    ``RAY_ADDRESS``): seconds joining may take once the cluster's port answered, before the sweep
+    stops with an error naming the address (a busy head on a slow network may need more)."""
     num_cpus: StrictInt | None = Field(default=None, ge=1)
     """ray only, without ``address``: logical CPUs of the local Ray instance (default: the
     machine's). For I/O-bound runners (API calls) set ``concurrency`` instead."""

@@ -86,6 +86,7 @@ def choose_executor(
         why = "a sync runner without executor.concurrency; set it for API calls"
         return ExecutorChoice(_RAY, "cpu default", why)
     section = {name: getattr(config, name) for name in OPTIONS if name in config.model_fields_set}
+    section.pop("join_timeout_s", None)  # it bounds joining a cluster: no reason to start Ray
     ray_only = unhonoured(_IN_PROCESS, section) + [k for k in RAY_ONLY_SET if k in section]
     if ray_only:
         keys = ", ".join(f"executor.{k}" for k in ray_only)

@@ -50,7 +50,8 @@ def join_bounded(
             f"could not join the Ray cluster at {address!r} within {timeout_s:g} s: the port "
             "accepts connections but no Ray cluster answered there (another service, or a "
             "cluster still starting). Check the address ('ray status' on the head prints it; "
-            "the GCS port is 6379 by default), or drop --address to run on a local instance"
+            "the GCS port is 6379 by default), or drop --address to run on a local instance; "
+            f"for a busy head on a slow network, raise executor.join_timeout_s (now {timeout_s:g})"
         )
         if os.environ.get("RAY_AUTH_MODE", "").lower() != "token":
             msg += f". If it is a Ray cluster, it may refuse joins without a token{TOKEN_HINT}"

@@ -75,6 +75,12 @@ def test_an_option_the_local_executor_ignores_keeps_ray(option: dict[str, int]) 
     assert (found.kind, found.chosen) == ("ray", "ray options")
 
 
+def test_join_timeout_s_alone_starts_no_ray() -> None:
+    # it bounds joining a cluster; without an address there is none to join
+    assert _choice({"join_timeout_s": 60}, _async_runner).kind == "local"
+    assert _choice({"join_timeout_s": 60, "address": "auto"}, _async_runner).kind == "ray"
+
+
 def test_an_option_only_ray_honours_keeps_ray() -> None:
     found = _choice({"num_cpus": 2}, _async_runner)
     assert (found.kind, found.chosen) == ("ray", "ray options")

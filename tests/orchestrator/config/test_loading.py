@@ -89,6 +89,10 @@ def test_top_level_reference_is_single_scenario_shorthand(tmp_path: Path) -> Non
         ),
         ("executor: {join_timeout_s: 0}\n", r"executor\.join_timeout_s: .*greater than 0"),
         (
+            "executor: {join_timeout_s: .inf}\n",
+            r"executor\.join_timeout_s: .*less than or equal to 3600",
+        ),
+        (
             "executor: {max_in_flight: 0}\n",
             r"executor\.max_in_flight: Input should be greater than or equal to 1",
         ),

@@ -13,7 +13,7 @@ from .error_cases import CASES, Case, run_case
 ROOT = Path(__file__).resolve().parent.parent
 
 # every case runs once: its test keeps what it got, and the docs check renders from that (a case
-# the docs check finds missing, e.g. under -k, it runs itself); one xdist worker holds them all
+# the docs check finds missing, e.g. under -k or on another xdist worker, it runs itself)
 _GOT: dict[str, tuple[int, str]] = {}
 
 

@@ -132,14 +132,19 @@ def test_killing_the_worker_node_loses_no_run(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    raylet = two_nodes.worker_raylet()
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if (out / "runs.jsonl").exists() and len(Counter(r["node"] for r in records(out))) == 2:
-            break
-        time.sleep(0.1)
-    os.kill(raylet, signal.SIGKILL)  # the worker node dies mid-sweep
-    _, err = driver.communicate(timeout=300)
+    try:
+        raylet = two_nodes.worker_raylet()
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if (out / "runs.jsonl").exists() and len(Counter(r["node"] for r in records(out))) == 2:
+                break
+            time.sleep(0.1)
+        os.kill(raylet, signal.SIGKILL)  # the worker node dies mid-sweep
+        _, err = driver.communicate(timeout=300)
+    finally:  # a driver left running would hold the shared cluster's CPU for the next test
+        if driver.poll() is None:
+            driver.kill()
+            driver.communicate()
     assert driver.returncode == 0, err.decode()[-3000:]
     runs = records(out)
     keys = [(r["arm"], r["seed"]) for r in runs]

@@ -24,9 +24,10 @@ HOSTILE = TESTS / "hostile_runners.py"
 def test_a_runner_blocking_its_actors_loop_fails_its_run_and_the_sweep_ends(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, what: str
 ) -> None:
-    # the test's patience, not the rules: 3 s for the ping, 10 s for a solo task's process
+    # the test's patience for the ping only (3 s, not 10): a solo task keeps the engine's own
+    # START_S (30 s) to start its process. A shorter one (10 s) failed innocent neighbours with a
+    # second copy of the suite running.
     monkeypatch.setattr(ray_watch.ActorWatch, "confirm_s", 3.0)
-    monkeypatch.setattr(ray_watch, "START_S", 10.0)
     start = time.monotonic()
     result = compare_arms(
         [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
@@ -37,12 +38,13 @@ def test_a_runner_blocking_its_actors_loop_fails_its_run_and_the_sweep_ends(
         executor={"kind": "ray", "concurrency": 4, "timeout_s": 2},
         out=tmp_path / "o",
     )
-    assert time.monotonic() - start < 90
+    assert time.monotonic() - start < 150
     assert sorted((r.arm, r.seed) for r in result.runs) == [
         (arm, seed) for arm in ("alt", "base") for seed in range(3)
     ]
     failed = [r for r in result.runs if r.error is not None]
-    assert [(r.arm, r.seed) for r in failed] == [("alt", 0)]
+    said = [(r.arm, r.seed, r.error.type, r.error.message[:300]) for r in failed if r.error]
+    assert [(r.arm, r.seed) for r in failed] == [("alt", 0)], said
     error = failed[0].error
     assert error is not None and error.type == "EventLoopBlocked"
     assert error.message.startswith("this run blocked the event loop the sweep's runs share")

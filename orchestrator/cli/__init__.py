@@ -25,6 +25,7 @@ from counterfact.orchestrator.cli.schema import schema
 from counterfact.orchestrator.cli.validate import validate
 from counterfact.orchestrator.cli.view import view
 from counterfact.orchestrator.drivers.provenance import package_version
+from counterfact.orchestrator.engine.executors.ray_address import JOIN_THREAD
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -40,7 +41,9 @@ def main(verbose: bool) -> None:
 
 def entry() -> None:
     """The console script: :func:`main`, then exit with its code even when a runner left threads
-    running that are not daemons (they would keep the process alive after the last record).
+    running that are not daemons (they would keep the process alive after the last record), or
+    a cluster join given up is still retrying inside Ray (its C++ core aborted the process,
+    ``std::bad_alloc``, when the interpreter finalized under it, after the error line).
     """
     try:
         main()
@@ -49,7 +52,11 @@ def entry() -> None:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if isinstance(exc.code, str):
             click.echo(exc.code, err=True)
-    others = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+    others = [
+        t
+        for t in threading.enumerate()
+        if t is not threading.main_thread() and (not t.daemon or t.name == JOIN_THREAD)
+    ]
     if others:  # everything is written and flushed: do not wait for them
         sys.stdout.flush()
         sys.stderr.flush()

@@ -22,6 +22,9 @@ from counterfact.defaults import JOIN_TIMEOUT_S
 from counterfact.exceptions import ExecutorError
 
 CONNECT_TIMEOUT_S = 10.0
+JOIN_THREAD = "counterfact-ray-join"
+"""The name of the thread a bounded join runs on (the CLI does not finalize under one left
+retrying)."""
 
 
 def join_bounded(
@@ -44,7 +47,7 @@ def join_bounded(
         finally:
             done.set()
 
-    threading.Thread(target=attempt, name="counterfact-ray-join", daemon=True).start()
+    threading.Thread(target=attempt, name=JOIN_THREAD, daemon=True).start()
     if not done.wait(timeout_s):
         msg = (
             f"could not join the Ray cluster at {address!r} within {timeout_s:g} s: the port "

@@ -64,7 +64,10 @@ def runner_scope() -> Iterator[Scope]:
     try:
         yield scope
     finally:
-        _SCOPE.reset(token)
+        # ValueError: closed from another context, a run given up with its event loop (its
+        # coroutine is closed when collected); the context the scope belonged to went with it
+        with contextlib.suppress(ValueError):
+            _SCOPE.reset(token)
 
 
 async def guarded(call: Callable[[], Any]) -> Any:

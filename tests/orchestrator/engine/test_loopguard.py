@@ -134,3 +134,17 @@ def test_timeout_s_still_fires_after_runners_stopped_the_loop(tmp_path: Path) ->
         ("alt", 2): "EventLoopMisuse",
         ("base", 1): "RunTimeout",
     }
+
+
+def test_a_runner_scope_closed_from_another_context_ends_quietly() -> None:
+    # the runner's scope wraps the same coroutine as its ablation claim
+    # (tests/probes/test_ablation.py): a run given up with its loop is closed when collected, in
+    # another context, and resetting the scope there raised ValueError
+    import contextvars
+
+    from counterfact.orchestrator.engine.loopguard import _SCOPE, runner_scope
+
+    held = runner_scope()
+    contextvars.copy_context().run(held.__enter__)
+    assert held.__exit__(None, None, None) is False
+    assert _SCOPE.get() is None

@@ -5,7 +5,9 @@ Hierarchy::
     CounterfactError                 base of everything raised on purpose
     ├── ConfigError                  a sweep declaration is wrong (field path + fix); exit code 2
     │   ├── RefusalError             rule 8: refused before any run is spent
-    │   └── RunnerImportError        a ``module:attr`` / ``file.py:attr`` target cannot be loaded
+    │   ├── RunnerImportError        a ``module:attr`` / ``file.py:attr`` target cannot be loaded
+    │   └── CodeInDataError          a data file (questions, a recorded call) names code: refused,
+    │                                nothing imported or called
     ├── RunDirectoryError            the run directory cannot be used as asked; exit code 2
     │   └── ResumeConflictError      resuming would change what recorded runs mean
     ├── RecordWriteError             a record could not be written (disk full, read-only);
@@ -69,6 +71,15 @@ class RefusalError(ConfigError):
 
 class RunnerImportError(ConfigError):
     """A ``module:attr`` / ``path/to/file.py:attr`` target cannot be imported or is not callable."""
+
+
+class CodeInDataError(ConfigError):
+    """A data file (a question file, an imported log, a recorded call) names code: a callable
+    target, or a check the sweep file does not declare.
+
+    Data is untrusted: only the sweep file (or the Python caller) may name code. Refused while
+    the file is read, before anything is imported or called; see docs/explanation/what-runs-code.md.
+    """
 
 
 class RunDirectoryError(CounterfactError):

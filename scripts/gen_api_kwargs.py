@@ -8,6 +8,7 @@ schema (``SweepConfig``) so that the two cannot drift.
 
 from __future__ import annotations
 
+import collections.abc
 import inspect
 import sys
 import textwrap
@@ -29,7 +30,8 @@ Generated from :class:`~counterfact.orchestrator.config.schema.SweepConfig` by
 
 from __future__ import annotations
 
-from typing import TypedDict
+from collections.abc import Callable
+from typing import Any, TypedDict
 
 
 class SweepKeys(TypedDict, total=False):
@@ -48,6 +50,8 @@ def render(tp: Any) -> str:
         return f"{origin.__name__}[{', '.join(render(a) for a in args)}]"
     if tp is type(None):
         return "None"
+    if origin is collections.abc.Callable:  # a target (Python API): any callable
+        return "Callable[..., Any]"
     if isinstance(tp, type) and tp.__module__ == "builtins":
         return tp.__name__
     msg = f"gen_api_kwargs: no rendering for {tp!r}; extend render()"

@@ -102,6 +102,21 @@ def _non_decimal_scenarios(folder: Path) -> None:
     (folder / "set.yaml").write_text("- {id: a, inputs: {port: 010}}\n")
 
 
+def _code_in_questions(folder: Path) -> None:
+    (folder / "set.jsonl").write_text(
+        '{"id": "q0", "reference": "touch PWNED", "expect": {"kind": "custom", "target": '
+        '"os:popen"}}\n'
+    )
+
+
+def _code_in_a_csv_cell(folder: Path) -> None:
+    (folder / "set.csv").write_text("id,reference,expect\nq0,yes,tools.py:check\n")
+
+
+def _undeclared_check(folder: Path) -> None:
+    (folder / "set.jsonl").write_text('{"id": "q0", "reference": "yes", "expect": "lenient"}\n')
+
+
 def _finished_run(folder: Path) -> Path:
     """Run the base sweep to its end in ``folder/out``; the run directory."""
     (folder / "sweep.yaml").write_text(BASE, encoding="utf-8")
@@ -475,6 +490,26 @@ CASES: list[Case] = [
         BASE + "scenarios: {file: set.yaml}\n",
         setup=_yaml_word_scenarios,
     ),
+    Case(
+        "a question file that names code as a check",
+        BASE + "scenarios: {file: set.jsonl}\n",
+        setup=_code_in_questions,
+        planted="set.jsonl: expect {kind: custom, target: os:popen}",
+    ),
+    Case(
+        "a CSV expect cell that names code",
+        BASE + "scenarios: {file: set.csv}\n",
+        setup=_code_in_a_csv_cell,
+        planted="set.csv: expect cell tools.py:check",
+    ),
+    Case(
+        "a question file's check name the sweep file does not declare",
+        BASE + "checks: {strict: agent.py:run}\nscenarios: {file: set.jsonl}\n",
+        setup=_undeclared_check,
+        planted='set.jsonl: expect "lenient"',
+    ),
+    Case("a check name that is a comparator kind", BASE + "checks: {exact: agent.py:run}\n"),
+    Case("a check that is not a target", BASE + "checks: {strict: agent}\n"),
     Case("a number YAML reads as text (no dot)", BASE + "statistics: {alpha: 1e-300}\n"),
     Case("a control character in the sweep file", raw=(BASE + 'x: "a\x01b"\n').encode()),
     Case(

@@ -17,9 +17,11 @@ from typing import Any, Literal, TypeVar
 
 from counterfact.exceptions import RefusalError
 from counterfact.orchestrator.config.components import ComparatorConfig
+from counterfact.orchestrator.config.model import Target
 from counterfact.orchestrator.config.regexcheck import REGEX_CHECK_S, extracts_in_time
 from counterfact.orchestrator.config.schema import ScenarioFileConfig
 from counterfact.orchestrator.config.targets import parse_target
+from counterfact.orchestrator.config.trust import custom_target
 from counterfact.orchestrator.engine.embedders import sentence_transformer
 from counterfact.orchestrator.engine.loader import load_target
 from counterfact.probes.comparators import (
@@ -46,16 +48,24 @@ def _callable(target: object, base_dir: Path, field: str) -> Any:
 
 
 def build_component(
-    registry: Mapping[str, Kind[T]], config: Any, section: str, base_dir: Path
+    registry: Mapping[str, Kind[T]],
+    config: Any,
+    section: str,
+    base_dir: Path,
+    *,
+    target: Target | None = None,
 ) -> T:
     """The component a ``comparator:`` / ``similarity:`` / ``expect:`` section names, its target
-    loaded (``section`` names the field in errors: ``scenarios[3].expect``).
+    loaded (``section`` names the field in errors: ``scenarios[3].expect``); ``target``, when
+    given, stands for the section's own (a declared check's, looked up by name).
     """
     options = {
         name: getattr(config, name)
         for name in registry[config.kind].takes
         if getattr(config, name) is not None
     }
+    if target is not None:
+        options["target"] = target
     for name in ("target", "embedder"):
         if name in options:
             options[name] = _callable(options[name], base_dir, f"{section}.{name}")
@@ -76,21 +86,53 @@ def _frozen(value: Any) -> Any:
 
 
 class CheckBuilder:
-    """Builds each distinct check once (by its spec) for every question that declares it."""
+    """Builds each distinct check once (by its spec) for every question that declares it.
 
-    def __init__(self, base_dir: Path) -> None:
+    A custom check's ``target`` that names an entry of ``checks`` (the sweep file's ``checks:``)
+    means that entry's callable; any other target is imported only when the check is
+    ``trusted`` (it comes from the sweep file or the caller, not from a data file).
+    """
+
+    def __init__(self, base_dir: Path, checks: Mapping[str, Target] | None = None) -> None:
         self.base_dir = base_dir
+        self.checks: Mapping[str, Target] = checks or {}
+        self.used: set[str] = set()
+        """The declared checks some question or the sweep's comparator asked for."""
         self._built: dict[tuple[Any, ...], Comparator] = {}
 
-    def build(self, config: ComparatorConfig, section: str) -> Comparator:
+    def build(self, config: ComparatorConfig, section: str, *, trusted: bool) -> Comparator:
         """The comparator ``config`` describes; the one already built when an identical spec
         was (``section`` names the field in errors, for the first question that declares it).
+        ``trusted``: ``config`` comes from the sweep file or the caller, not from data.
+
+        Raises:
+            CodeInDataError: an untrusted custom target that names no declared check.
         """
+        target = None
+        if config.kind == "custom" and config.target is not None:
+            field = f"{section}.target"
+            target = custom_target(config.target, self.checks, trusted=trusted, field=field)
+            if isinstance(config.target, str) and config.target in self.checks:
+                self.used.add(config.target)
         key = tuple((name, _frozen(getattr(config, name))) for name in type(config).model_fields)
         found = self._built.get(key)
         if found is None:
-            found = self._built[key] = build_component(COMPARATORS, config, section, self.base_dir)
+            found = build_component(COMPARATORS, config, section, self.base_dir, target=target)
+            self._built[key] = found
         return found
+
+    def load_declared(self) -> None:
+        """Import every declared check now (a typo in ``checks:`` fails before any run), each
+        built once: the questions that name one get the same object.
+        """
+        for name in self.checks:
+            config = ComparatorConfig(kind="custom", target=name)
+            self.build(config, f"checks.{name}", trusted=True)
+        self.used.clear()
+
+    def unused(self) -> list[str]:
+        """Declared checks no question and not the sweep's comparator asked for."""
+        return sorted(set(self.checks) - self.used)
 
     @property
     def distinct(self) -> int:

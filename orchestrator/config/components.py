@@ -60,6 +60,22 @@ def _shorthand(data: Any) -> Any:
     return data
 
 
+CHECK_NAME = regex.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+"""What a ``checks:`` name may be: questions refer to it by name, so no ``:`` (a target's mark)."""
+
+
+def check_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a declared check (``checks:``), or None."""
+    if not CHECK_NAME.fullmatch(name):
+        return (
+            f"the check name {name!r} must be letters, digits, '_' and '-', starting with a "
+            "letter or '_' (questions refer to a check by this name)"
+        )
+    if name in COMPARATORS:
+        return f"the check name {name!r} is a built-in comparator kind; pick another name"
+    return None
+
+
 def _known(registry: Mapping[str, Any], kind: str, what: str) -> str:
     if kind not in registry:
         msg = f"unknown {what} {kind!r}; known: {', '.join(sorted(registry))}"

@@ -44,7 +44,7 @@ from counterfact.orchestrator.engine.worker import RetryPolicy
 from counterfact.orchestrator.runners.chat import ChatRunner
 from counterfact.orchestrator.runners.chatconfig import ChatRunnerConfig
 from counterfact.probes.arms import ArmSpec, check_arms, check_baseline, check_not_ablated
-from counterfact.probes.comparators import COMPARATORS, Comparator
+from counterfact.probes.comparators import Comparator
 from counterfact.probes.ids import check_ids
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import SIMILARITIES, Similarity
@@ -173,6 +173,7 @@ class ResolvedSweep:
         data["baseline"] = self.baseline
         data["scenarios"] = [_scenario_data(s) for s in self.scenarios]
         data.pop("reference", None)
+        data["checks"] = {name: describe_target(t) for name, t in self.config.checks.items()}
         for section in ("comparator", "similarity"):
             if data[section].get("target") is not None:
                 data[section]["target"] = describe_target(data[section]["target"])
@@ -187,25 +188,31 @@ def _scenario_data(scenario: ScenarioSpec) -> dict[str, Any]:
     return found
 
 
-def _scenarios(config: SweepConfig, base_dir: Path) -> tuple[ScenarioSpec, ...]:
+def _scenarios(
+    config: SweepConfig, base_dir: Path, checks: CheckBuilder
+) -> tuple[ScenarioSpec, ...]:
     with judging_heap():  # 10^6 rows are millions of objects: the collector kept re-walking them
-        return _scenarios_of(config, base_dir)
+        return _scenarios_of(config, base_dir, checks)
 
 
-def _scenarios_of(config: SweepConfig, base_dir: Path) -> tuple[ScenarioSpec, ...]:
-    if isinstance(config.scenarios, ScenarioFileConfig):
-        declared = load_scenario_file(config.scenarios, base_dir)
+def _scenarios_of(
+    config: SweepConfig, base_dir: Path, checks: CheckBuilder
+) -> tuple[ScenarioSpec, ...]:
+    if isinstance(config.scenarios, ScenarioFileConfig):  # data: it may name declared checks only
+        declared = load_scenario_file(config.scenarios, base_dir, checks=config.checks)
         fields = [f"scenarios.file item {i + 1} (id)" for i in range(len(declared))]
     else:
         declared = config.resolved_scenarios()
         fields = [f"scenarios[{i}].id" for i in range(len(declared))]
     check_ids([sc.id for sc in declared], fields, "scenario id")
-    checks, how = CheckBuilder(base_dir), declared_as(config.scenarios)
+    how = declared_as(config.scenarios)
+    checks.load_declared()
 
     def expect(i: int, sc: ScenarioConfig) -> Comparator | None:
         if sc.expect is None:
             return None
-        return checks.build(sc.expect, f"{owner_of(i, sc.id, how)}.expect")
+        section = f"{owner_of(i, sc.id, how)}.expect"
+        return checks.build(sc.expect, section, trusted=how != "file")
 
     specs = [
         ScenarioSpec(sc.id, dict(sc.inputs), sc.reference, expect(i, sc))
@@ -252,9 +259,10 @@ def _resolve(
     expanded = expand_arms(config)
     baseline = config.baseline_id()
     check(expanded.arms, baseline, expanded.origins)
-    scenarios = _scenarios(config, base_dir)
+    checks = CheckBuilder(base_dir, config.checks)
+    scenarios = _scenarios(config, base_dir, checks)
     _bounded_plan(config, len(expanded.arms), len(scenarios))
-    comparator = build_component(COMPARATORS, config.comparator, "comparator", base_dir)
+    comparator = checks.build(config.comparator, "comparator", trusted=True)
     check_references(scenarios, comparator, declared_as(config.scenarios))
     runner, runner_notes = _runner(config, base_dir, expanded, scenarios)
     executor = choose_executor(config.executor, runner)
@@ -272,19 +280,21 @@ def _resolve(
         overrides=overrides,
         skipped=expanded.skipped,
         notes=_unknown_facets(expanded.arms, baseline, expanded.origins)
-        + _unused(config)
+        + _unused(config, checks)
         + runner_notes,
     )
     _ = sweep.runner_files  # a pattern that matches nothing is refused now, before any run
     return sweep
 
 
-def _unused(config: SweepConfig) -> tuple[str, ...]:
+def _unused(config: SweepConfig, checks: CheckBuilder) -> tuple[str, ...]:
     """Settings that do nothing as written (said as notes, not refused)."""
+    notes: list[str] = []
     stats = config.statistics
     if stats.min_effect is not None and stats.decide == "tiers":
-        return ("statistics.min_effect is used by 'decide: test' only; the tiers ignore it",)
-    return ()
+        notes.append("statistics.min_effect is used by 'decide: test' only; the tiers ignore it")
+    notes += [f"checks.{name} is declared but no question asks for it" for name in checks.unused()]
+    return tuple(notes)
 
 
 def _bounded_plan(config: SweepConfig, arms: int, scenarios: int) -> None:

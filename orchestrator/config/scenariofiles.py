@@ -12,7 +12,9 @@ Each format gives a list of scenario objects (``id``, ``inputs``, ``reference``,
 
 Errors name the file and the line (JSONL, YAML: the item) or row (CSV, Parquet, counted from 1
 after the header). ``limit`` keeps the first N; ``sample: {n, seed}`` a seeded random subset in
-file order. Nothing here runs anything: the file is read when the sweep is resolved.
+file order. Nothing here runs anything: the file is read when the sweep is resolved. The file is
+data: an ``expect`` may pick a check the sweep file declares (``checks:``) by name, and one that
+names a callable is refused (:mod:`counterfact.orchestrator.config.trust`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import csv
 import json
 import math
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ from counterfact.defaults import MAX_CONFIG_DEPTH
 from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.config.errors import clean_loc, field_path
 from counterfact.orchestrator.config.schema import ScenarioConfig, ScenarioFileConfig
+from counterfact.orchestrator.config.trust import data_check
 from counterfact.orchestrator.config.yamlload import load_yaml, yaml_problem
 
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet"}
@@ -160,7 +163,7 @@ def _items(path: Path, kind: str) -> Iterator[tuple[str, Any]]:
     yield from {"jsonl": _jsonl, "csv": _csv, "yaml": _yaml}[kind](path, text)
 
 
-def _scenario(path: Path, where: str, item: Any) -> ScenarioConfig:
+def _scenario(path: Path, where: str, item: Any, checks: Mapping[str, object]) -> ScenarioConfig:
     if not isinstance(item, dict):
         raise _fail(path, where, f"must be an object with 'id', got {type(item).__name__}")
     if _too_deep(item):
@@ -181,6 +184,9 @@ def _scenario(path: Path, where: str, item: Any) -> ScenarioConfig:
         msg = f'reference: {reference} is a number; write the reference as text ("{reference}")'
         raise _fail(path, where, msg)
     item = _expect_cell(path, where, item)
+    if item.get("expect") is not None:
+        found = data_check(item["expect"], checks, where=f"{path}: {where}: ", field=FIELD)
+        item = item | {"expect": found}
     try:
         return ScenarioConfig.model_validate(item)
     except ValidationError as exc:
@@ -190,12 +196,18 @@ def _scenario(path: Path, where: str, item: Any) -> ScenarioConfig:
         raise _fail(path, where, f"{loc}: {msg}") from exc
 
 
-def load_scenario_file(spec: ScenarioFileConfig, base_dir: Path) -> list[ScenarioConfig]:
+def load_scenario_file(
+    spec: ScenarioFileConfig, base_dir: Path, *, checks: Mapping[str, object] | None = None
+) -> list[ScenarioConfig]:
     """The scenarios of ``spec.file`` (relative to the sweep file's folder), subset as asked.
+    The file is data: a question's ``expect`` may pick a check of ``checks`` (the sweep
+    file's ``checks:``) by name, never name a callable.
 
     Raises:
         ConfigError: the file is missing, of an unknown kind, or a line or row is not a
             scenario (the message names it).
+        CodeInDataError: a question's ``expect`` names code (checked on every row, before the
+            subset is taken: a file that names code is refused whole).
     """
     path = (
         (base_dir / spec.file).resolve() if not Path(spec.file).is_absolute() else Path(spec.file)
@@ -210,7 +222,8 @@ def load_scenario_file(spec: ScenarioFileConfig, base_dir: Path) -> list[Scenari
             "sweep file"
         )
         raise ConfigError(msg, field=FIELD)
-    found = [_scenario(path, where, item) for where, item in _items(path, kind)]
+    names = checks or {}
+    found = [_scenario(path, where, item, names) for where, item in _items(path, kind)]
     if not found:
         raise _fail(path, "file", "holds no scenario")
     if spec.sample is not None:

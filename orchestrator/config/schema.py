@@ -37,6 +37,7 @@ from counterfact.orchestrator.config.components import (
     ComparatorConfig,
     ExecutorConfig,
     SimilarityConfig,
+    check_name_problem,
 )
 from counterfact.orchestrator.config.model import Target, _Model
 from counterfact.orchestrator.runners.chatconfig import ChatRunnerConfig
@@ -243,6 +244,12 @@ class SweepConfig(_Model):
     """Shorthand for the single default scenario's reference."""
     comparator: ComparatorConfig = Field(default_factory=ComparatorConfig)
     """How a flip is decided: the check of every question without its own ``expect``."""
+    checks: dict[StrictStr, Target] = Field(default_factory=dict)
+    """Named custom checks, ``{name: module:callable or file.py:callable}``: the only code a
+    question may ask for. A question file is data and never names a callable itself; its
+    ``expect: {kind: custom, target: NAME}`` (or just ``expect: NAME``) picks one of these by
+    name. Each is ``callable(reference, output) -> bool`` (True means flipped), imported once
+    when the sweep is resolved. See docs/explanation/what-runs-code.md."""
     similarity: SimilarityConfig = Field(default_factory=SimilarityConfig)
     executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
     budget: dict[StrictStr, StrictFloat | StrictInt] = Field(default_factory=dict)
@@ -251,6 +258,23 @@ class SweepConfig(_Model):
     again to continue. Not part of what a run directory means: a resume may change it."""
     output_dir: StrictStr = OUTPUT_DIR
     """Runs are written to ``<output_dir>/<name>/`` (``--out`` overrides)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _named_checks(cls, data: Any) -> Any:
+        """An inline question's ``expect: NAME`` naming a declared check means that check."""
+        if not isinstance(data, dict) or not isinstance(data.get("checks"), dict):
+            return data
+        names, scenarios = data["checks"], data.get("scenarios")
+        if not isinstance(scenarios, list):
+            return data
+        named = [
+            sc | {"expect": {"kind": "custom", "target": sc["expect"]}}
+            if isinstance(sc, dict) and isinstance(sc.get("expect"), str) and sc["expect"] in names
+            else sc
+            for sc in scenarios
+        ]
+        return data | {"scenarios": named}
 
     @field_validator("runner", mode="before")
     @classmethod
@@ -272,6 +296,21 @@ class SweepConfig(_Model):
                 f"{{file: {value}}} to read them from a file (JSONL, CSV, Parquet or YAML)"
             )
             raise ValueError(msg)
+        return value
+
+    @field_validator("checks")
+    @classmethod
+    def _check_names(cls, value: dict[str, Any]) -> dict[str, Any]:
+        for name, target in value.items():
+            problem = check_name_problem(name)
+            if problem is not None:
+                raise ValueError(problem)
+            if isinstance(target, str) and ":" not in target:
+                msg = (
+                    f"the check {name!r} is {target!r}, not a target; write "
+                    "'package.module:callable' or 'path/to/file.py:callable'"
+                )
+                raise ValueError(msg)
         return value
 
     @field_validator("budget")

@@ -7,7 +7,8 @@ Generated from :class:`~counterfact.orchestrator.config.schema.SweepConfig` by
 
 from __future__ import annotations
 
-from typing import TypedDict
+from collections.abc import Callable
+from typing import Any, TypedDict
 
 
 class SweepKeys(TypedDict, total=False):
@@ -24,6 +25,13 @@ class SweepKeys(TypedDict, total=False):
     """``{facet.path: [values]}``: one arm per combination, ids like ``model=large,k=3``."""
     cost_key: str
     """The cost key rule 11 judges (consistency, placebo band, cost cause)."""
+    checks: dict[str, str | Callable[..., Any]]
+    """Named custom checks, ``{name: module:callable or file.py:callable}``: the only code a
+    question may ask for. A question file is data and never names a callable itself; its
+    ``expect: {kind: custom, target: NAME}`` (or just ``expect: NAME``) picks one of these by
+    name. Each is ``callable(reference, output) -> bool`` (True means flipped), imported once
+    when the sweep is resolved. See docs/explanation/what-runs-code.md.
+    """
     budget: dict[str, float | int]
     """Spend limits over the ``cost`` runners report, e.g. ``{usd: 20}``: scheduling stops before
     recorded spend plus the runs in flight would pass a limit (exit 4); raise it and run again

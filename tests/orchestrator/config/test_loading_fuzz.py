@@ -80,6 +80,7 @@ SCENARIO_SNIPPETS = {
         '["not", "an", "object"]\n',
         "{not json\n",
         '{"id": "e", "inputs": 7}\n',
+        '{"id": "p", "reference": "x", "expect": {"kind": "custom", "target": "evil.py:boom"}}\n',
     ],
     "yaml": [
         "- {id: a, inputs: {x: " + "[" * 5000 + "]" * 5000 + "}}\n",
@@ -90,8 +91,18 @@ SCENARIO_SNIPPETS = {
         "- &a [*a]\n",
         "- {id: e, inputs: {q: " + "y" * 200_000 + "}}\n",
         "x: 1\n",
+        "- {id: p, reference: x, expect: evil.py:boom}\n",
     ],
 }
+
+EVIL = """\
+import pathlib
+pathlib.Path(__file__).with_name("PWNED").write_text("imported")
+
+def boom(reference, output):
+    return True
+"""
+"""A check a hostile question names: it leaves a marker file if it is ever imported."""
 
 HARD_TIMEOUT_S = 60.0
 """A scenario-file case runs in its own interpreter, killed after this: a hang fails the test."""
@@ -100,7 +111,7 @@ HARD_TIMEOUT_S = 60.0
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     kind=st.sampled_from(sorted(SCENARIO_SNIPPETS)),
-    picks=st.lists(st.integers(min_value=0, max_value=7), min_size=1, max_size=3),
+    picks=st.lists(st.integers(min_value=0, max_value=8), min_size=1, max_size=3),
     damage=st.binary(max_size=3),
 )
 def test_a_hostile_scenario_file_is_a_sweep_or_one_error_line(
@@ -108,6 +119,7 @@ def test_a_hostile_scenario_file_is_a_sweep_or_one_error_line(
 ) -> None:
     folder = Path(tmp_path_factory.mktemp("fuzzsc"))  # type: ignore[attr-defined]
     (folder / "agent.py").write_text(AGENT.replace("RETURN", "None"), encoding="utf-8")
+    (folder / "evil.py").write_text(EVIL, encoding="utf-8")  # a question may never import it
     body = "".join(SCENARIO_SNIPPETS[kind][i] for i in picks)
     (folder / f"set.{kind}").write_bytes(body.encode("utf-8", "surrogateescape") + damage)
     cfg = folder / "sweep.yaml"
@@ -121,6 +133,7 @@ def test_a_hostile_scenario_file_is_a_sweep_or_one_error_line(
     )
     assert done.returncode in (0, 2), (done.returncode, done.stderr[-2000:])
     assert "Traceback" not in done.stdout + done.stderr
+    assert not (folder / "PWNED").exists(), "a question file ran code"
     if done.returncode == 2:
         errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
         assert len(errors) == 1, done.stderr[-2000:]

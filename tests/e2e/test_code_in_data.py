@@ -243,3 +243,23 @@ def test_plan_reads_a_run_directory_without_importing_what_its_records_name(
     assert code == 0, err
     assert "alt" in out  # the plan was made from the records
     assert not (tmp_path / "PWNED").exists(), "plan imported code a run directory named"
+
+
+def test_only_the_sweep_resolver_imports_targets() -> None:
+    """Everything that reads data (the viewer, report, export, plan, the importers, resume's
+    record reading) is kept from importing code by construction: the two functions that turn a
+    target's text into a callable are called from the resolver and the check builder only."""
+    root = Path(__file__).resolve().parents[2]
+    allowed = {
+        Path("orchestrator/config/resolve.py"),  # runner: the sweep file's
+        Path("orchestrator/config/checks.py"),  # comparator, similarity, declared checks
+        Path("orchestrator/config/targets.py"),  # defines parse_target
+        Path("orchestrator/engine/loader.py"),  # defines load_target; loads a shipped runner
+    }
+    callers = set()
+    for folder in ("orchestrator", "probes", "verdicts", "records", "counterfact"):
+        for path in (root / folder).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            if "load_target(" in text or "parse_target(" in text:
+                callers.add(path.relative_to(root))
+    assert callers <= allowed, sorted(map(str, callers - allowed))

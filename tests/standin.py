@@ -25,6 +25,7 @@ import json
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,6 +82,7 @@ class StandIn:
         refuse_rate: float = 0.0,
         outage: tuple[float, float] | None = None,
         serve_as: dict[str, str] | None = None,
+        answer: Callable[[dict[str, Any]], str] | None = None,
     ) -> None:
         self.median_s = median_s
         self.p95_s = p95_s
@@ -89,11 +91,15 @@ class StandIn:
         self.refuse_rate = refuse_rate
         self.outage = outage
         self.serve_as = dict(serve_as or {})
+        self.answer = answer
+        """When given, the reply's text from the request body (a model whose answer depends
+        on its context); else Paris or Lyon as above."""
         self.stats = StandInStats()
         app = Starlette(
             routes=[
                 Route("/v1/chat/completions", self._chat, methods=["POST"]),
                 Route("/stats", self._stats, methods=["GET", "DELETE"]),
+                Route("/v1/models", self._models, methods=["GET"]),
             ]
         )
         config = uvicorn.Config(
@@ -128,6 +134,12 @@ class StandIn:
     def __exit__(self, *exc: object) -> None:
         self._server.should_exit = True
         self._thread.join(timeout=10)
+
+    async def _models(self, request: Request) -> JSONResponse:
+        del request
+        names = ["stand-in", "steady-model", "flaky-model", *self.serve_as]
+        data = [{"id": n, "object": "model", "created": 0, "owned_by": "me"} for n in names]
+        return JSONResponse({"object": "list", "data": data})
 
     async def _stats(self, request: Request) -> JSONResponse:
         if request.method == "DELETE":
@@ -169,7 +181,10 @@ class StandIn:
         stats.served_latency_s += wait
         if len(stats.bodies) < KEPT_BODIES:
             stats.bodies.append(body)
-        return JSONResponse(_completion(body, self.serve_as))
+        reply = _completion(body, self.serve_as)
+        if self.answer is not None:
+            reply["choices"][0]["message"]["content"] = self.answer(body)
+        return JSONResponse(reply)
 
     def _since_outage(self, elapsed: float) -> float | None:
         """Seconds since the outage ended (negative: in it), None before it or without one."""

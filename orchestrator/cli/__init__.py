@@ -15,6 +15,7 @@ import click
 
 from counterfact.exceptions import CounterfactWarning
 from counterfact.orchestrator.cli.bisect import bisect_command
+from counterfact.orchestrator.cli.blame import blame
 from counterfact.orchestrator.cli.export import export
 from counterfact.orchestrator.cli.imports import import_group
 from counterfact.orchestrator.cli.logs import configure_logging
@@ -67,6 +68,7 @@ def entry() -> None:
 
 main.add_command(run)
 main.add_command(bisect_command)
+main.add_command(blame)
 main.add_command(validate)
 main.add_command(report)
 main.add_command(schema)

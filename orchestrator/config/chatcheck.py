@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from counterfact.exceptions import ConfigError
+from counterfact.orchestrator.config.chatparts_check import check_parts
 from counterfact.orchestrator.runners.chat import ChatRunner
 from counterfact.orchestrator.runners.chatconfig import RUNNER_ONLY, ChatRunnerConfig
 from counterfact.orchestrator.runners.chatplan import ChatPlan, plan_for
@@ -62,8 +63,9 @@ def check_chat(
 
     Raises:
         ConfigError: the ``openai`` package is missing, the key's variable is not set, an arm
-            ablates, sets a runner-only key or a malformed template facet, has no model, or a
-            template names an input some scenario lacks (or cannot be filled from it).
+            restores, ablates a part the request does not have, sets a runner-only key or a
+            malformed template facet, has no model, or a template names an input some
+            scenario lacks (or cannot be filled from it).
     """
     env = os.environ if environ is None else environ
     if importlib.util.find_spec("openai") is None:
@@ -81,14 +83,15 @@ def check_chat(
         raise ConfigError(msg, field="runner.api_key_env")
     templates: dict[str, str] = {}
     fields = {f"runner.request.{key}": key for key in config.request}
-    for arm, origin in zip(arms, origins, strict=True):
-        plan = _arm_plan(config, arm, origin)
+    plans = [_arm_plan(config, arm, origin) for arm, origin in zip(arms, origins, strict=True)]
+    for arm, origin, plan in zip(arms, origins, plans, strict=True):
         for key in nest_facets(arm.facets):
             fields.setdefault(f"{origin} (arm {arm.id!r}) facet {key!r}", key)
         for key, text in plan.templates():
             declared = key.split("[", 1)[0] in plan.declared
             templates.setdefault(text, f"{origin}.facets.{key}" if declared else f"runner.{key}")
     _fit(templates, scenarios)
+    check_parts(plans, arms, origins, scenarios)
     base_url = config.base_url or env.get("OPENAI_BASE_URL") or None
     notes = _unknown_fields(fields)
     if paired and not config.send_seed:
@@ -125,12 +128,11 @@ def _unknown_fields(fields: Mapping[str, str]) -> tuple[str, ...]:
 
 def _arm_plan(config: ChatRunnerConfig, arm: ArmSpec, origin: str) -> ChatPlan:
     """The arm's request, refused when the chat runner could not send it as declared."""
-    if arm.ablations or arm.restorations:
-        ids = [*arm.ablations, *arm.restorations]
+    if arm.restorations:
         msg = (
-            f"arm {arm.id!r} ablates or restores {ids}, but the chat runner has nothing to "
-            "ablate; vary what it sends through facets instead (system: null sends no system "
-            "message, messages: [...] replaces the few-shot examples)"
+            f"arm {arm.id!r} restores {list(arm.restorations)}, but the chat runner has no "
+            "optional parts to add back; ablate parts of what it sends instead (m1.p2: the "
+            "third paragraph of the second message; see runner.parts)"
         )
         raise ConfigError(msg, field=origin)
     facets = nest_facets(arm.facets)
@@ -145,6 +147,8 @@ def _arm_plan(config: ChatRunnerConfig, arm: ArmSpec, origin: str) -> ChatPlan:
         plan = plan_for(config, facets)
     except ValueError as exc:
         raise ConfigError(f"arm {arm.id!r}: {exc}", field=f"{origin}.facets") from exc
+    if plan.call is not None:
+        return plan  # the recorded request's model and messages: checked per scenario
     if plan.model is None:
         msg = (
             f"arm {arm.id!r} asks for no model; set runner.model (e.g. gpt-4o-mini, or the name "

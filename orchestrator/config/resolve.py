@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from counterfact.defaults import MAX_PLAN_RUNS
 from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.config.chatcheck import check_chat
+from counterfact.orchestrator.config.chatparts_check import suspect_parts
 from counterfact.orchestrator.config.checks import (
     CheckBuilder,
     build_component,
@@ -43,7 +44,14 @@ from counterfact.orchestrator.engine.loader import (
 from counterfact.orchestrator.engine.worker import RetryPolicy
 from counterfact.orchestrator.runners.chat import ChatRunner
 from counterfact.orchestrator.runners.chatconfig import ChatRunnerConfig
-from counterfact.probes.arms import ArmSpec, check_arms, check_baseline, check_not_ablated
+from counterfact.orchestrator.runners.chatplan import plan_for
+from counterfact.probes.arms import (
+    ArmSpec,
+    check_arms,
+    check_baseline,
+    check_not_ablated,
+    nest_facets,
+)
 from counterfact.probes.comparators import Comparator
 from counterfact.probes.ids import check_ids
 from counterfact.probes.scenarios import ScenarioSpec
@@ -413,12 +421,6 @@ def resolve_bisect(
             "'counterfact run'"
         )
         raise ConfigError(msg, field="statistics.alternative")
-    if isinstance(config.runner, ChatRunnerConfig):
-        msg = (
-            "'counterfact bisect' searches ablations, and the chat runner has none to apply; "
-            "compare prompts as arms with 'counterfact run'"
-        )
-        raise ConfigError(msg, field="runner")
     if settings is None:
         msg = (
             "'counterfact bisect' needs a 'bisect:' section with 'suspects' (ranked ablation "
@@ -436,7 +438,27 @@ def resolve_bisect(
         msg = "suspects is empty; list the ablation ids to search, likeliest first"
         raise ConfigError(msg, field="bisect.suspects")
     base = sweep.baseline_arm()
-    fields = [f"bisect.suspects[{i}]" for i in range(len(settings.suspects))]
-    check_not_ablated(settings.suspects, base, fields)
     scenario = _bisect_scenario(settings, sweep.scenarios)
+    settings = _chat_suspects(sweep, settings, scenario, base)
+    fields = [f"bisect.suspects[{i}]" for i in range(len(settings.suspects))]
+    check_not_ablated(list(settings.suspects), base, fields)
     return ResolvedBisect(sweep=sweep, settings=settings, scenario=scenario, base=base)
+
+
+def _chat_suspects(
+    sweep: ResolvedSweep, settings: BisectConfig, scenario: ScenarioSpec, base: ArmSpec
+) -> BisectConfig:
+    """``settings`` with ``suspects: all`` expanded to the chat request's parts (and named
+    parts checked); refused for a runner with no parts to list.
+    """
+    if not isinstance(sweep.runner, ChatRunner):
+        if settings.suspects == "all":
+            msg = (
+                "suspects: all lists the parts of a chat request, and this runner is not the "
+                "chat runner; list the ablation ids your runner applies, likeliest first"
+            )
+            raise ConfigError(msg, field="bisect.suspects")
+        return settings
+    plan = plan_for(sweep.runner.config, nest_facets(base.facets))
+    found = suspect_parts(plan, scenario, settings.suspects, settings.keep)
+    return BisectConfig.model_validate(settings.model_dump() | {"suspects": found})

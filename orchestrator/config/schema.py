@@ -166,8 +166,12 @@ class SequentialConfig(_Model):
 class BisectConfig(_Model):
     """The ``bisect:`` section: culprit search over ranked ablation ids (rule 10)."""
 
-    suspects: list[StrictStr]
-    """Ablation ids, likeliest first; the order only decides the search order."""
+    suspects: list[StrictStr] | Literal["all"]
+    """Ablation ids, likeliest first; the order only decides the search order. With the chat
+    runner, ``all``: every part of what the scenario sends (``runner.parts``) but the question
+    (the last paragraph of the last user message) and ``keep``, in the order sent."""
+    keep: list[StrictStr] = Field(default_factory=list)
+    """With ``suspects: all``: parts never to suspect (beside the question)."""
     max_probes: StrictInt = Field(default=MAX_PROBES, ge=1)
     """Probe budget, the baseline probe included; running out gives ``inconclusive``."""
     max_culprits: StrictInt = Field(default=MAX_CULPRITS, ge=1)

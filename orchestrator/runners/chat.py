@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from counterfact.exceptions import ConfigError, RunnerReturnError
 from counterfact.orchestrator.runners.chatconfig import ChatRunnerConfig
+from counterfact.orchestrator.runners.chatparts import without
 from counterfact.orchestrator.runners.chatplan import plan_for, run_cost
 from counterfact.probes.runner import RunContext, RunResult
 
@@ -71,19 +72,21 @@ class ChatRunner:
 
     async def __call__(self, ctx: RunContext) -> RunResult:
         """One chat completion for this scenario, arm and seed."""
-        if ctx.arm.ablations or ctx.arm.restorations:
-            msg = "the chat runner has nothing to ablate; vary what it sends through facets"
-            raise ConfigError(msg, field="ablations")
+        if ctx.arm.restorations:
+            msg = "the chat runner has no optional parts to restore; remove 'restorations'"
+            raise ConfigError(msg, field="restorations")
         plan = plan_for(self.config, ctx.arm.facets)
-        body = dict(plan.fields)
+        messages, body = plan.request(ctx.scenario.inputs)
+        sent, parts = without(messages, ctx.arm.ablations, plan.level)
+        model = str(body.pop("model"))
         if self.config.send_seed:
             body["seed"] = ctx.seed
-        messages = cast("list[ChatCompletionMessageParam]", plan.render(ctx.scenario.inputs))
         client = client_for(self.base_url, self.config.api_key_env)
         reply = await client.chat.completions.create(
-            model=str(plan.model), messages=messages, extra_body=body
+            model=model, messages=cast("list[ChatCompletionMessageParam]", sent), extra_body=body
         )
-        return self._result(reply, plan.manifest(reply.model or None))
+        manifest = plan.manifest(reply.model or None) | {"parts": parts}
+        return self._result(reply, manifest)
 
     def _result(self, reply: ChatCompletion, manifest: dict[str, Any]) -> RunResult:
         if not reply.choices:
@@ -109,10 +112,10 @@ class ChatRunner:
         """
         if version is not None:
             return f"chat@version:{version}"
-        payload = {
-            "protocol": PROTOCOL,
-            "config": self.config.model_dump(mode="json"),
-            "base_url": self.base_url,
-        }
+        settings = self.config.model_dump(mode="json")
+        for key, default in (("call", None), ("parts", "paragraphs")):
+            if settings[key] == default:  # new settings at their defaults: the same identity
+                del settings[key]
+        payload = {"protocol": PROTOCOL, "config": settings, "base_url": self.base_url}
         text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
         return f"chat@sha256:{hashlib.sha256(text.encode()).hexdigest()[:16]}"

@@ -22,6 +22,7 @@ from pydantic import (
     model_validator,
 )
 
+from counterfact.orchestrator.runners.chatparts import Level
 from counterfact.orchestrator.runners.templates import template_fields
 
 
@@ -35,9 +36,21 @@ class _Model(BaseModel):
 
 TEMPLATES = ("system", "messages", "prompt")
 """Facets that are message templates; every other facet is a request field."""
-RUNNER_ONLY = ("kind", "base_url", "api_key_env", "price", "send_seed", "request")
+RUNNER_ONLY = (
+    "kind",
+    "base_url",
+    "api_key_env",
+    "price",
+    "send_seed",
+    "request",
+    "call",
+    "parts",
+)
 """Settings of the runner itself: an arm cannot vary them (a facet of that name is refused)."""
 SENT_BY_COUNTERFACT = ("messages", "seed", "stream", "model")
+CALL_FIELDS_DROPPED = ("messages", "seed", "stream", "stream_options", "n", "model")
+"""Fields of a recorded request (``call``) not sent as they are: counterfact sends the messages
+(with parts removed), the model, each run's seed, and one whole reply."""
 """Request fields ``runner.request`` may not set: counterfact builds them (``model`` has its own
 key)."""
 
@@ -104,6 +117,15 @@ class ChatRunnerConfig(_Model):
     api_key_env: StrictStr = Field(default="OPENAI_API_KEY", min_length=1)
     """The environment variable holding the API key; it must be set before a run (any text,
     such as ``none``, for a server that takes no key)."""
+    call: StrictStr | None = None
+    """The scenario input that holds a whole recorded request body (``{"model", "messages",
+    ...}``, as ``counterfact record`` saves it): its messages are sent as they are, with no
+    templates, and its model and request fields are used unless the runner or an arm sets
+    them. Instead of ``prompt``, ``system`` and ``messages``. ``counterfact blame`` uses it."""
+    parts: Level = "paragraphs"
+    """How the messages sent are cut into the parts an arm's ``ablations`` may remove:
+    ``messages`` (``m0``, ``m1`` ...), ``paragraphs`` (``m1.p0`` ..., split on blank lines) or
+    ``sentences`` (``m1.s0`` ...); each run's manifest lists the parts it sent under ``parts``."""
     send_seed: StrictBool = True
     """Send each run's seed as the request's ``seed``; false for an API that refuses the field.
     Without a seed the reruns are not paired by seed: declare ``statistics.pairing: none``."""
@@ -132,6 +154,14 @@ class ChatRunnerConfig(_Model):
 
     @model_validator(mode="after")
     def _something_to_send(self) -> ChatRunnerConfig:
+        if self.call is not None:
+            if self.prompt is not None or self.system is not None or self.messages:
+                msg = (
+                    "a chat runner with 'call' sends the recorded request's own messages; "
+                    "remove prompt, system and messages"
+                )
+                raise ValueError(msg)
+            return self
         if self.prompt is None and not self.messages:
             msg = (
                 "a chat runner needs a 'prompt' (the user's message, e.g. "

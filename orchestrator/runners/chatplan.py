@@ -16,11 +16,13 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from counterfact.orchestrator.runners.chatconfig import (
+    CALL_FIELDS_DROPPED,
     TEMPLATES,
     ChatMessage,
     ChatPrice,
     ChatRunnerConfig,
 )
+from counterfact.orchestrator.runners.chatparts import Level
 from counterfact.orchestrator.runners.templates import render, template_fields
 
 _MESSAGES: TypeAdapter[list[ChatMessage]] = TypeAdapter(list[ChatMessage])
@@ -44,6 +46,10 @@ class ChatPlan:
     """Every other request field (``temperature``, ``max_tokens``, ``top_p`` ...)."""
     declared: Mapping[str, Any]
     """The template facets the arm declares, as declared (reported in the manifest)."""
+    call: str | None = None
+    """The scenario input holding a recorded request to send instead of the templates."""
+    level: Level = "paragraphs"
+    """How the messages are cut into removable parts."""
 
     def templates(self) -> list[tuple[str, str]]:
         """``(key, template)`` for each template the request fills: ``system``,
@@ -62,6 +68,26 @@ class ChatPlan:
         if self.prompt is not None:
             sent.append({"role": "user", "content": render(self.prompt, inputs)})
         return sent
+
+    def request(self, inputs: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The messages and the request fields (``model`` among them) for a scenario: the
+        templates filled, or the recorded request ``call`` names, under this plan's fields.
+
+        Raises:
+            ValueError: the recorded request is not a request with messages and a model.
+        """
+        if self.call is None:
+            return self.render(inputs), {"model": self.model, **self.fields}
+        body = inputs.get(self.call)
+        if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
+            msg = f"input {self.call!r} must hold a recorded request with a 'messages' list"
+            raise ValueError(msg)
+        fields = {k: v for k, v in body.items() if k not in CALL_FIELDS_DROPPED}
+        model = self.model if self.model is not None else body.get("model")
+        if not isinstance(model, str):
+            msg = f"the recorded request in input {self.call!r} names no model; set runner.model"
+            raise ValueError(msg)
+        return [dict(m) for m in body["messages"]], {"model": model, **fields, **self.fields}
 
     def manifest(self, served: str | None) -> dict[str, Any]:
         """What the run reports: the model the API says it served (under ``model`` the name
@@ -145,6 +171,8 @@ def plan_for(config: ChatRunnerConfig, facets: Mapping[str, Any]) -> ChatPlan:
         prompt=_template(facets, "prompt", config.prompt),
         fields=fields,
         declared={k: facets[k] for k in TEMPLATES if k in facets},
+        call=config.call,
+        level=config.parts,
     )
 
 

@@ -174,6 +174,7 @@ def test_the_manifest_reports_what_the_api_served_and_what_was_sent(tmp_path: Pa
         "model": "steady-model",
         "served_model": "steady-model",
         "temperature": 0.5,
+        "parts": ["m0.p0"],  # the one user message, one paragraph: what it sent
     }
     # a dated snapshot of the model asked for is that model; served_model keeps the API's words
     assert by_arm["alias"]["model"] == "alias-model"
@@ -377,7 +378,9 @@ def test_an_arm_without_a_model_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("arm", "words"),
     [
-        ({"id": "alt", "ablations": ["system"]}, "nothing to ablate"),
+        ({"id": "alt", "ablations": ["system"]}, "'system', which is no part of what"),
+        ({"id": "alt", "ablations": ["m0.p1"]}, "did you mean 'm0.p0'?"),
+        ({"id": "alt", "restorations": ["m0"]}, "no optional parts to add back"),
         ({"id": "alt", "facets": {"base_url": "http://x"}}, "arms[1].facets.base_url"),
         ({"id": "alt", "facets": {"seed": 3}}, "each run's seed is sent"),
         ({"id": "alt", "facets": {"system": 3}}, "must be text"),
@@ -420,7 +423,7 @@ def test_a_misspelt_request_field_is_a_note(tmp_path: Path) -> None:
     assert any("'temprature'" in n and "did you mean 'temperature'" in n for n in sweep.notes)
 
 
-def test_bisect_is_refused_for_the_chat_runner(tmp_path: Path) -> None:
+def test_bisect_over_the_chat_runner_refuses_a_suspect_that_is_no_part(tmp_path: Path) -> None:
     raw = {
         "name": "b",
         "runner": {"kind": "chat", "model": "m", "prompt": "{question}"},
@@ -429,7 +432,8 @@ def test_bisect_is_refused_for_the_chat_runner(tmp_path: Path) -> None:
     }
     path = write_config(tmp_path, json.dumps(raw))
     code, _, err = invoke("bisect", str(path), "--out", str(tmp_path / "o"))
-    assert code == 2 and "the chat runner has none to apply" in err
+    assert code == 2 and "'system' is no part of what scenario 'capital' sends" in err
+    assert "its parts are m0.p0" in err
 
 
 def test_10000_scenarios_are_checked_and_the_odd_one_named(tmp_path: Path) -> None:

@@ -1,0 +1,131 @@
+"""``counterfact blame CALL``: replay a recorded chat call with parts of its context removed and
+name the parts that made it answer as it did.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+import click
+
+from counterfact.exceptions import CounterfactError
+from counterfact.orchestrator.cli.common import (
+    aborted,
+    ended,
+    executor_opt,
+    fail_on_opt,
+    finish,
+    fresh_opt,
+    report_opt,
+)
+
+
+@click.command(name="blame")
+@click.argument("call", type=click.Path(exists=False, path_type=Path))
+@click.option("--base-url", default=None, help="The endpoint (default OPENAI_BASE_URL).")
+@click.option(
+    "--api-key-env",
+    default="OPENAI_API_KEY",
+    show_default=True,
+    help="The environment variable holding the API key (any text for a server without keys).",
+)
+@click.option("--span", default=None, help="The call to blame when CALL holds several.")
+@click.option("--expect", default=None, help="The answer it should have given.")
+@click.option(
+    "--comparator",
+    default="contains",
+    show_default=True,
+    help="How an answer is judged the same: a comparator kind (contains, exact, normalized, "
+    "similarity, ...).",
+)
+@click.option("--keep", multiple=True, help="A part never to suspect (repeat for more).")
+@click.option("--suspects", multiple=True, help="Search these parts only (repeat for more).")
+@click.option(
+    "--parts",
+    type=click.Choice(["messages", "paragraphs", "sentences"]),
+    default="paragraphs",
+    show_default=True,
+    help="How finely the messages are cut into parts.",
+)
+@click.option(
+    "--samples",
+    type=click.IntRange(2, 1000),
+    default=5,
+    show_default=True,
+    help="Seeds per probe for a sampled call (one at temperature 0 uses 2).",
+)
+@click.option(
+    "--rank",
+    type=click.Choice(["lexical", "given"]),
+    default="lexical",
+    show_default=True,
+    help="Order of the search: parts sharing words with the answer first, or as sent.",
+)
+@click.option("--max-probes", type=click.IntRange(1), default=200, show_default=True)
+@click.option("--max-culprits", type=click.IntRange(1), default=1, show_default=True)
+@click.option("--model", default=None, help="Replay at this model instead of the call's own.")
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Run directory.")
+@executor_opt
+@fresh_opt
+@report_opt
+@fail_on_opt
+def blame(
+    call: Path,
+    base_url: str | None,
+    api_key_env: str,
+    span: str | None,
+    expect: str | None,
+    comparator: str,
+    keep: tuple[str, ...],
+    suspects: tuple[str, ...],
+    parts: Literal["messages", "paragraphs", "sentences"],
+    samples: int,
+    rank: Literal["lexical", "given"],
+    max_probes: int,
+    max_culprits: int,
+    model: str | None,
+    out: str | None,
+    executor: str | None,
+    fresh: bool,
+    no_report: bool,
+    fail_on: tuple[str, ...],
+) -> None:
+    """Replay the recorded chat call CALL (a request or record file, an OTLP JSON export, or a
+    folder of calls) with parts of its messages removed, and find the minimal sets of parts
+    that made it answer as it did, by seeded reruns.
+    """
+    from counterfact.orchestrator.cli.blame_text import render_blame
+    from counterfact.orchestrator.drivers.gate import bisect_hits
+    from counterfact.orchestrator.importers.blame import BlameOptions, blame_call, one_call
+    from counterfact.orchestrator.importers.calls import read_calls
+
+    options = BlameOptions(
+        base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
+        api_key_env=api_key_env,
+        parts=parts,
+        comparator=comparator,
+        expect=expect,
+        keep=keep,
+        suspects=suspects,
+        samples=samples,
+        rank=rank,
+        max_probes=max_probes,
+        max_culprits=max_culprits,
+        executor=executor,
+        model=model,
+    )
+    run_dir: Path | None = None
+    try:
+        found = one_call(read_calls(call, span))
+        run_dir = Path(out) if out else Path("runs") / f"blame-{found.id}"
+        result = blame_call(found, options, run_dir=run_dir, fresh=fresh)
+    except CounterfactError as exc:
+        ended(exc, run_dir, not no_report)
+        return
+    except KeyboardInterrupt:
+        aborted(run_dir)
+    click.echo(render_blame(result.record, result.bisect.runs))
+    click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, bisect.json, blame.json)")
+    finish(run_dir, not no_report, bisect_hits(result.record, fail_on))

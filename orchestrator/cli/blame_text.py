@@ -1,0 +1,71 @@
+"""What ``counterfact blame`` prints for one call: each culprit set with its parts' text, the
+effect, the standing, what the search spent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from counterfact.records.blame import BlameRecord
+from counterfact.records.runs import RunRecord
+
+CLIP = 120
+"""Characters of a part's text shown."""
+
+
+def clip(text: str, width: int = CLIP) -> str:
+    """``text`` on one line, cut to ``width`` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _effect(record: BlameRecord, culprit: Sequence[str]) -> str:
+    probe = next((p for p in record.probes if sorted(p.ablated) == sorted(culprit)), None)
+    if probe is None:
+        return ""
+    moved = "made the answer right" if record.expect is not None else "changed the answer"
+    p = f", p {probe.p_value:.3g}" if probe.p_value is not None else ""
+    return f"removing it {moved} on {probe.flips} of {probe.samples} seeds{p}"
+
+
+def _spend(runs: Sequence[RunRecord]) -> str:
+    tokens = sum((r.cost or {}).get("tokens", 0.0) for r in runs if not r.from_cache)
+    usd = [r.cost["usd"] for r in runs if r.cost and "usd" in r.cost and not r.from_cache]
+    found = f"tokens {tokens:,.0f}" if tokens else "no tokens reported"
+    return found + (f", usd {sum(usd):.4f}" if usd else "")
+
+
+def _replay(record: BlameRecord) -> str:
+    r = record.replay
+    if record.reason == "unstable-baseline":
+        return (
+            f"  replay: the replay gives the recorded answer on {r.reproduced} of {r.seeds} seeds: "
+            "the server, the model or its sampling differ from the recorded call, so nothing "
+            "was searched (another --comparator, such as similarity, may judge a reworded "
+            "answer the same)"
+        )
+    what = "the expected answer was missed" if record.expect else "the recorded answer held"
+    return f"  replay: {what} on {r.reproduced} of {r.seeds} seeds before anything was removed"
+
+
+def render_blame(record: BlameRecord, runs: Sequence[RunRecord]) -> str:
+    """The console text for one blamed call."""
+    texts = {p.id: p.text for p in record.parts}
+    suspects = sum(p.suspect for p in record.parts)
+    seeds = "seeds vary" if record.seeds_vary else "seeds agree"
+    lines = [
+        f"blame {record.call!r} (model {record.model}; {len(record.parts)} parts, {suspects} "
+        f"suspects ranked {record.rank.method}; {record.probes[0].samples if record.probes else 0} "
+        f"seeds a probe, {record.decide}; {seeds}): {record.verdict} ({record.reason})",
+        _replay(record),
+    ]
+    for i, culprit in enumerate(record.culprits, 1):
+        lines.append(f"  culprit set {i}: {{{', '.join(culprit)}}} — {_effect(record, culprit)}")
+        lines += [f"    {part}: {clip(texts.get(part, ''))!r}" for part in culprit]
+    lines.append(f"  {record.claim}")
+    reused = f", {record.runs_reused} read back" if record.runs_reused else ""
+    lines.append(
+        f"  spent: {record.probes_executed} probes, {record.runs_used} model calls now{reused} "
+        f"(the search's runs: {_spend(runs)})"
+    )
+    return "\n".join(lines)

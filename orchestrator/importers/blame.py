@@ -1,0 +1,269 @@
+"""``counterfact blame``: replay one recorded chat call with parts of its context removed, and
+find the minimal sets of parts that made it answer as it did (rule 10, by reruns).
+
+The call becomes a one-scenario culprit search over the built-in chat runner
+(``runner: {kind: chat, call: call}``): its request is the scenario's input, sent as recorded
+with each probe's parts taken out; its recorded answer is the reference (``--expect``: the
+answer it should have given, and a part is to blame when removing it makes the answer right);
+the suspects are every part but the question and ``--keep``, ordered by a free lexical prior.
+A call sampled at temperature 0 is replayed on 2 seeds under the majority rule; any other on
+``samples`` seeds under ``decide: test`` (a paired test per probe and fresh-seed confirmation),
+so a sampled model's noise is never claimed as a culprit.
+
+The search is :func:`~counterfact.orchestrator.drivers.bisect.run_bisect` itself, so its run
+directory resumes, its runs are cached and its record is ``bisect.json``; ``blame.json`` adds the
+call, its parts and the replay's check.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from counterfact.defaults import ALPHA
+from counterfact.exceptions import ConfigError
+from counterfact.orchestrator.config.loading import validate_config
+from counterfact.orchestrator.config.resolve import ResolvedBisect, resolve_bisect
+from counterfact.orchestrator.drivers.bisect import BisectResult, run_bisect
+from counterfact.orchestrator.importers.recorded import RecordedCall
+from counterfact.orchestrator.runners.chatparts import Level, split
+from counterfact.orchestrator.storage.atomic import write_json
+from counterfact.probes.expected import ExpectedAnswer
+from counterfact.records.bisect import BisectRecord
+from counterfact.records.blame import (
+    BlameRecord,
+    PartRecord,
+    RankRecord,
+    ReplayRecord,
+)
+from counterfact.verdicts.bisect.rank import lexical
+
+BLAME_FILE = "blame.json"
+CALL_INPUT = "call"
+"""The scenario input that holds the recorded request."""
+
+
+@dataclass(frozen=True)
+class BlameOptions:
+    """How to replay and search (the ``blame`` command's flags)."""
+
+    base_url: str | None = None
+    """The endpoint; None: ``OPENAI_BASE_URL``, else OpenAI's."""
+    api_key_env: str = "OPENAI_API_KEY"
+    parts: Level = "paragraphs"
+    comparator: str | Mapping[str, Any] = "contains"
+    expect: str | None = None
+    keep: tuple[str, ...] = ()
+    suspects: tuple[str, ...] = ()
+    """Named suspects instead of every part (empty: every part)."""
+    samples: int = 5
+    """Seeds per probe for a sampled call (a call at temperature 0 uses 2)."""
+    rank: Literal["lexical", "given"] = "lexical"
+    max_probes: int = 200
+    max_culprits: int = 1
+    alpha: float = ALPHA
+    executor: str | Mapping[str, Any] | None = None
+    model: str | None = None
+    """Replay at this model instead of the call's own."""
+
+
+@dataclass(frozen=True)
+class BlameResult:
+    """One call blamed: ``blame.json``'s record and the search it came from."""
+
+    record: BlameRecord
+    bisect: BisectResult
+
+
+def _slug(text: str) -> str:
+    found = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
+    return found[:80] or "call"
+
+
+def _sampled(request: Mapping[str, Any]) -> bool:
+    """The call samples: any temperature but 0 (the API's default, 1, when none is given)."""
+    temperature = request.get("temperature")
+    return not (isinstance(temperature, int | float) and temperature == 0)
+
+
+def blame_plan(call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
+    """The culprit search that explains ``call``, checked and ordered; nothing sent yet.
+
+    Raises:
+        ConfigError: the call cannot be replayed (no model, fewer than two suspects, an
+            unknown part id in ``keep`` or ``suspects``).
+    """
+    sampled = _sampled(call.request)
+    reference = options.expect if options.expect is not None else call.answer
+    runner: dict[str, Any] = {
+        "kind": "chat",
+        "call": CALL_INPUT,
+        "parts": options.parts,
+        "api_key_env": options.api_key_env,
+    }
+    runner |= {"base_url": options.base_url} if options.base_url else {}
+    runner |= {"model": options.model} if options.model else {}
+    raw: dict[str, Any] = {
+        "name": f"blame-{_slug(call.id)}",
+        "runner": runner,
+        "samples": options.samples if sampled else 2,
+        "scenarios": [
+            {
+                "id": _slug(call.id),
+                "inputs": {CALL_INPUT: dict(call.request)},
+                "reference": reference,
+            }
+        ],
+        "comparator": options.comparator,
+        "bisect": {
+            "suspects": list(options.suspects) or "all",
+            "keep": list(options.keep),
+            "max_probes": options.max_probes,
+            "max_culprits": options.max_culprits,
+            "decide": "test" if sampled else "majority",
+        },
+        "statistics": {"alpha": options.alpha},
+    }
+    if options.executor is not None:
+        raw["executor"] = options.executor
+    if reference is None:
+        raw["scenarios"][0].pop("reference")
+    plan = resolve_bisect(validate_config(raw), base_dir=Path.cwd())
+    return _ordered(_expected(plan, options), call, options)
+
+
+def _expected(plan: ResolvedBisect, options: BlameOptions) -> ResolvedBisect:
+    """With ``--expect``: the check turned round (flipped = the answer became the expected)."""
+    if options.expect is None:
+        return plan
+    sweep = replace(plan.sweep, comparator=ExpectedAnswer(plan.sweep.comparator))
+    return replace(plan, sweep=sweep)
+
+
+def _ordered(plan: ResolvedBisect, call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
+    if options.rank == "given" or options.suspects:
+        return plan
+    target = options.expect if options.expect is not None else (call.answer or "")
+    texts = {p.id: p.text for p in split(call.request["messages"], options.parts)}
+    order = lexical(texts, list(plan.settings.suspects), target)
+    settings = type(plan.settings).model_validate(plan.settings.model_dump() | {"suspects": order})
+    return replace(plan, settings=settings)
+
+
+def part_records(call: RecordedCall, level: Level, suspects: Sequence[str]) -> list[PartRecord]:
+    """The call's parts as ``blame.json`` lists them."""
+    searched = set(suspects)
+    return [
+        PartRecord(
+            id=p.id,
+            message=p.message,
+            role=p.role,
+            text=p.text,
+            chars=len(p.text),
+            suspect=p.id in searched,
+        )
+        for p in split(call.request["messages"], level)
+    ]
+
+
+def _replay(record: BisectRecord, answer: str | None) -> ReplayRecord:
+    base = next((p for p in record.probes if not p.ablated), None)
+    if base is None:
+        return ReplayRecord(reproduced=0, seeds=0, recorded_answer=answer)
+    return ReplayRecord(
+        reproduced=base.samples - base.flips, seeds=base.samples, recorded_answer=answer
+    )
+
+
+def _seeds_vary(result: BisectResult, base: str) -> bool | None:
+    """Whether the baseline's replies differed across its seeds (None: none answered)."""
+    outputs = {r.output for r in result.runs if r.arm == base and r.output is not None}
+    return len(outputs) > 1 if outputs else None
+
+
+def check_server(options: BlameOptions, model: str) -> None:
+    """The endpoint answers and serves ``model``, asked once before anything is spent (a
+    server without a model list is taken at its word).
+
+    Raises:
+        ConfigError: the server does not answer, refuses the key, or lists other models only.
+    """
+    import openai
+
+    key = os.environ.get(options.api_key_env, "")
+    if not key:
+        msg = (
+            f"environment variable {options.api_key_env} is not set; export it (any text, e.g. "
+            "none, for a server without keys) or name another with --api-key-env"
+        )
+        raise ConfigError(msg, field="--api-key-env")
+    client = openai.OpenAI(base_url=options.base_url, api_key=key, max_retries=0, timeout=10.0)
+    where = options.base_url or "OpenAI's API"
+    try:
+        served = [m.id for m in client.models.list()]
+    except openai.NotFoundError:
+        return
+    except openai.APIConnectionError as exc:
+        msg = f"the server at {where} does not answer ({exc}); start it, or pass --base-url"
+        raise ConfigError(msg, field="--base-url") from exc
+    except openai.APIStatusError as exc:
+        msg = f"the server at {where} refused the model list (HTTP {exc.status_code})"
+        raise ConfigError(msg, field="--base-url") from exc
+    if served and model not in served:
+        msg = (
+            f"the server at {where} does not serve model {model!r}; it serves "
+            f"{', '.join(served[:10])}; pass --model to replay at one of them"
+        )
+        raise ConfigError(msg, field="--model")
+
+
+def blame_call(
+    call: RecordedCall,
+    options: BlameOptions,
+    *,
+    run_dir: Path | None,
+    fresh: bool = False,
+) -> BlameResult:
+    """Blame ``call``: the search's records in ``run_dir`` (``runs.jsonl``, ``bisect.json``,
+    ``blame.json``), resumed when it already holds some.
+
+    Raises:
+        ConfigError: the call cannot be replayed; nothing was sent.
+    """
+    plan = blame_plan(call, options)
+    check_server(options, str(options.model or call.request.get("model")))
+    result = run_bisect(plan, run_dir=run_dir, fresh=fresh)
+    record = BlameRecord(
+        **result.record.model_dump(),
+        call=call.id,
+        source=call.source,
+        model=str(options.model or call.request.get("model")),
+        parts=part_records(call, options.parts, plan.settings.suspects),
+        expect=options.expect,
+        seeds_vary=_seeds_vary(result, plan.base.id),
+        replay=_replay(result.record, call.answer),
+        rank=RankRecord(
+            method="given" if options.rank == "given" or options.suspects else "lexical",
+            order=list(plan.settings.suspects),
+        ),
+    )
+    if run_dir is not None:
+        write_json(run_dir / BLAME_FILE, record.model_dump(mode="json", by_alias=True))
+    return BlameResult(record=record, bisect=result)
+
+
+def one_call(calls: Sequence[RecordedCall]) -> RecordedCall:
+    """The one call to blame.
+
+    Raises:
+        ConfigError: several calls (name one with ``--span``).
+    """
+    if len(calls) != 1:
+        names = ", ".join(c.id for c in calls[:8])
+        msg = f"holds {len(calls)} calls ({names} ...); name one with --span ID"
+        raise ConfigError(msg, field="CALL")
+    return calls[0]

@@ -1,0 +1,83 @@
+"""What ``counterfact blame`` writes: ``blame.json`` per call, ``blame.jsonl`` over many."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from counterfact.records.bisect import BisectRecord
+from counterfact.records.parts import _Record
+from counterfact.records.vocabulary import BisectReason, BisectVerdict
+
+BLAME_SCHEMA_VERSION: Literal[1] = 1
+
+
+class PartRecord(_Record):
+    """One part of the recorded call's messages."""
+
+    id: str
+    """``m<i>``, ``m<i>.p<j>`` or ``m<i>.s<j>``."""
+    message: int
+    """The index of its message, in the order sent."""
+    role: str
+    text: str
+    chars: int
+    """Its length in characters."""
+    suspect: bool
+    """Searched by the bisection (the question and ``--keep`` parts are not)."""
+
+
+class ReplayRecord(_Record):
+    """Whether the replay reproduces the recorded answer, before anything is removed."""
+
+    reproduced: int
+    """Baseline seeds whose answer held (judged as the search judges)."""
+    seeds: int
+    """Baseline seeds that ran."""
+    recorded_answer: str | None
+    """The recorded reply's text; None when only the request was recorded."""
+
+
+class RankRecord(_Record):
+    """How the suspects were ordered before the search (a prior, not evidence)."""
+
+    method: Literal["lexical", "given"]
+    order: list[str]
+
+
+class BlameRecord(BisectRecord):
+    """``blame.json``: the culprit search's record (every ``bisect.json`` field) with the call
+    it explains.
+    """
+
+    blame_schema_version: Literal[1] = BLAME_SCHEMA_VERSION
+    call: str
+    """The call's name (its file's stem, its line, or its span id)."""
+    source: str
+    """Where the call was read from."""
+    model: str
+    """The model the call asked for (and the replay asked for again)."""
+    parts: list[PartRecord]
+    """Every part of the call's messages, in the order sent."""
+    expect: str | None = None
+    """``--expect``: the answer it should have given (a part is to blame when removing it makes
+    the answer right); None: a part is to blame when removing it changes the recorded answer."""
+    seeds_vary: bool | None = None
+    """Whether the baseline's replies differed across seeds (None: not known)."""
+    replay: ReplayRecord
+    rank: RankRecord
+
+
+class BlameLine(_Record):
+    """One line of ``blame.jsonl``: one call's outcome, when many calls are blamed."""
+
+    call: str
+    verdict: BisectVerdict
+    reason: BisectReason
+    culprits: list[list[str]] = Field(default_factory=list)
+    culprit_text: list[list[str]] = Field(default_factory=list)
+    """Each culprit part's text, clipped, set by set."""
+    probes_executed: int
+    runs_used: int
+    seeds_vary: bool | None = None

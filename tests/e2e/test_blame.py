@@ -1,0 +1,225 @@
+"""``counterfact blame``: a recorded call in, the context parts that made its answer out, against
+a loopback stand-in model through the real ``openai`` client (issue 38)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.context_model import RIGHT, WRONG, context_model, passages, recorded_call
+from tests.helpers import invoke
+from tests.standin import StandIn
+
+PLANTED = "Passage 5: the capital moved to Sydney in 2021."
+TWIN_A = "Passage 2: the seat of government is now Sydney."
+TWIN_B = "Passage 6: Sydney hosts parliament since the move."
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "none")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
+@pytest.fixture
+def api_one() -> Iterator[StandIn]:
+    with StandIn(median_s=0.001, p95_s=0.003, answer=context_model(["moved to Sydney"])) as api:
+        yield api
+
+
+def _write(tmp_path: Path, call: dict[str, Any], name: str = "call.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(call), encoding="utf-8")
+    return path
+
+
+def _blame(api: StandIn, call: Path, out: Path, *more: str) -> tuple[int, str, str]:
+    return invoke("blame", str(call), "--base-url", api.base_url, "--out", str(out), *more)
+
+
+def test_one_planted_passage_is_found_and_shown_with_its_text(
+    tmp_path: Path, api_one: StandIn
+) -> None:
+    call = _write(tmp_path, recorded_call(passages(12, {5: PLANTED})))
+    code, out, err = _blame(api_one, call, tmp_path / "out", "--no-report")
+    assert code == 0, err
+    assert "confirmed (culprits-found)" in out
+    assert "culprit set 1: {m1.p5}" in out
+    assert "the capital moved to Sydney in 2021" in out  # the part's text, not only its id
+    record = json.loads((tmp_path / "out" / "blame.json").read_text())
+    assert record["culprits"] == [["m1.p5"]]
+    parts = {p["id"]: p for p in record["parts"]}
+    assert parts["m1.p5"]["text"] == PLANTED and parts["m1.p5"]["suspect"]
+    assert not parts["m1.p12"]["suspect"]  # the question is never a suspect
+    assert record["replay"] == {"reproduced": 2, "seeds": 2, "recorded_answer": WRONG}
+    assert record["decide"] == "majority" and record["seeds_vary"] is False
+    # the lexical prior put the passage that names Sydney first: found in few probes
+    assert record["rank"]["order"][0] == "m1.p5"
+    assert record["probes_executed"] < 12  # leave-one-out would need 13 with its baseline
+
+
+def test_the_manifest_lists_the_parts_sent_so_a_removal_is_proven(
+    tmp_path: Path, api_one: StandIn
+) -> None:
+    call = _write(tmp_path, recorded_call(passages(6, {5: PLANTED})))
+    code, _, err = _blame(api_one, call, tmp_path / "out", "--no-report")
+    assert code == 0, err
+    runs = [json.loads(x) for x in (tmp_path / "out" / "runs.jsonl").read_text().splitlines()]
+    probe = next(r for r in runs if r["arm"] == 'ablate:["m1.p5"]')
+    assert "m1.p5" not in probe["manifest"]["parts"]
+    assert "m1.p4" in probe["manifest"]["parts"]
+    sent = [b for b in api_one.stats.bodies if PLANTED not in json.dumps(b)]
+    assert sent, "no request went out without the planted passage"
+
+
+def test_two_passages_that_only_together_cause_it_are_one_minimal_set(tmp_path: Path) -> None:
+    """Either passage alone makes the answer wrong: only removing both changes it."""
+    model = context_model(["seat of government is now Sydney", "parliament since"])
+    with StandIn(median_s=0.001, p95_s=0.003, answer=model) as api:
+        call = _write(tmp_path, recorded_call(passages(10, {2: TWIN_A, 6: TWIN_B})))
+        code, out, err = _blame(api, call, tmp_path / "out", "--no-report")
+    assert code == 0, err
+    record = json.loads((tmp_path / "out" / "blame.json").read_text())
+    assert record["culprits"] == [["m1.p2", "m1.p6"]], out
+
+
+def test_a_sampled_model_is_blamed_by_a_paired_test_not_its_noise(tmp_path: Path) -> None:
+    """Temperature 0.7 with 10% of answers flipped by sampling: decide: test on 12 seeds (a
+    paired test per probe, the set confirmed on fresh seeds); the planted passage is claimed and
+    nothing else."""
+    model = context_model(["moved to Sydney"], noise=0.1)
+    with StandIn(median_s=0.001, p95_s=0.003, answer=model) as api:
+        call = _write(tmp_path, recorded_call(passages(8, {3: PLANTED}), temperature=0.7))
+        code, out, err = _blame(api, call, tmp_path / "out", "--no-report", "--samples", "12")
+    assert code == 0, err
+    record = json.loads((tmp_path / "out" / "blame.json").read_text())
+    assert record["decide"] == "test"
+    assert record["culprits"] == [["m1.p3"]], out
+    assert "p " in out  # the effect carries its test
+
+
+def test_a_wrong_answer_that_comes_from_the_model_blames_no_part(tmp_path: Path) -> None:
+    """No planted passage: the model answers Sydney whatever the context holds."""
+    with StandIn(median_s=0.001, p95_s=0.003, answer=context_model([])) as api:
+        call = _write(tmp_path, recorded_call(passages(8, {})))
+        code, out, err = _blame(api, call, tmp_path / "out", "--no-report")
+    assert code == 0, err
+    record = json.loads((tmp_path / "out" / "blame.json").read_text())
+    assert record["culprits"] == [] and record["verdict"] == "not-reproducible", out
+
+
+def test_expect_blames_the_part_whose_removal_makes_the_answer_right(
+    tmp_path: Path, api_one: StandIn
+) -> None:
+    call = _write(tmp_path, recorded_call(passages(8, {4: PLANTED})))
+    code, out, err = _blame(api_one, call, tmp_path / "out", "--no-report", "--expect", "Canberra")
+    assert code == 0, err
+    assert "made the answer right" in out
+    record = json.loads((tmp_path / "out" / "blame.json").read_text())
+    assert record["culprits"] == [["m1.p4"]] and record["expect"] == "Canberra"
+
+
+def test_a_replay_that_does_not_give_the_recorded_answer_stops_before_the_search(
+    tmp_path: Path, api_one: StandIn
+) -> None:
+    """The recorded answer was Sydney, but the server's model answers Canberra here."""
+    call = _write(tmp_path, recorded_call(passages(6, {})))  # nothing planted: it says Canberra
+    code, out, err = _blame(api_one, call, tmp_path / "out", "--no-report")
+    assert code == 0, err
+    assert "the replay gives the recorded answer on 0 of 2 seeds" in out
+    record = json.loads((tmp_path / "out" / "blame.json").read_text())
+    assert record["reason"] == "unstable-baseline" and record["probes_executed"] == 1
+
+
+def test_a_resumed_blame_reads_its_runs_back_and_calls_nothing(
+    tmp_path: Path, api_one: StandIn
+) -> None:
+    call = _write(tmp_path, recorded_call(passages(8, {5: PLANTED})))
+    assert _blame(api_one, call, tmp_path / "out", "--no-report")[0] == 0
+    served = api_one.stats.served
+    code, out, err = _blame(api_one, call, tmp_path / "out", "--no-report")
+    assert code == 0, err
+    assert api_one.stats.served == served + 0  # the model list is not a chat call
+    assert "0 model calls now" in out
+
+
+def test_an_otlp_span_is_a_call(tmp_path: Path, api_one: StandIn) -> None:
+    recorded = recorded_call(passages(6, {1: PLANTED}))
+    user = recorded["request"]["messages"][1]["content"]
+    attrs = {
+        "gen_ai.request.model": {"stringValue": "stand-in"},
+        "gen_ai.request.temperature": {"doubleValue": 0.0},
+        "gen_ai.system_instructions": {
+            "stringValue": json.dumps([{"type": "text", "content": "You answer."}])
+        },
+        "gen_ai.input.messages": {
+            "stringValue": json.dumps(
+                [{"role": "user", "parts": [{"type": "text", "content": user}]}]
+            )
+        },
+        "gen_ai.output.messages": {
+            "stringValue": json.dumps(
+                [{"role": "assistant", "parts": [{"type": "text", "content": WRONG}]}]
+            )
+        },
+    }
+    span = {
+        "spanId": "a1b2c3",
+        "name": "chat stand-in",
+        "attributes": [{"key": k, "value": v} for k, v in attrs.items()],
+    }
+    other = {"spanId": "ffff", "name": "http", "attributes": []}
+    export = {"resourceSpans": [{"scopeSpans": [{"spans": [other, span]}]}]}
+    path = _write(tmp_path, export, "trace.json")
+    code, out, err = _blame(api_one, path, tmp_path / "out", "--no-report")
+    assert code == 0, err
+    assert "blame 'a1b2c3'" in out and "{m1.p1}" in out
+
+
+@pytest.mark.parametrize(
+    ("call", "flags", "words"),
+    [
+        ({"model": "stand-in", "messages": [{"role": "system", "content": "x"}]}, (), "no user"),
+        ({"request": {"model": "m", "messages": []}, "status": 500}, (), "status 500"),
+        ({"resourceSpans": []}, (), "no span carries gen_ai.input.messages"),
+        (recorded_call(passages(4, {})), ("--keep", "m1.p9"), "'m1.p9'"),
+        (recorded_call(passages(4, {})), ("--suspects", "m7"), "'m7' is no part"),
+        (
+            {"model": "stand-in", "messages": [{"role": "user", "content": "A fact.\n\nWhy?"}]},
+            (),
+            "nothing to search between",
+        ),
+        (recorded_call(passages(4, {})), ("--model", "absent-model"), "does not serve model"),
+    ],
+)
+def test_bad_input_is_one_line_before_anything_is_sent(
+    tmp_path: Path, api_one: StandIn, call: dict[str, Any], flags: tuple[str, ...], words: str
+) -> None:
+    path = _write(tmp_path, call)
+    code, _, err = _blame(api_one, path, tmp_path / "out", *flags)
+    assert code == 2, err
+    lines = [x for x in err.splitlines() if x.startswith("error:")]
+    assert len(lines) == 1 and words in lines[0], err
+    assert api_one.stats.served == 0
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_server_that_is_down_is_one_line(tmp_path: Path) -> None:
+    path = _write(tmp_path, recorded_call(passages(4, {})))
+    code, _, err = invoke(
+        "blame", str(path), "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "o")
+    )
+    assert code == 2 and "does not answer" in err, err
+    assert not (tmp_path / "o").exists()
+
+
+def test_right_answers_are_not_blamed_either(tmp_path: Path, api_one: StandIn) -> None:
+    """A call whose recorded answer was right: removing the filler changes nothing."""
+    call = _write(tmp_path, recorded_call(passages(6, {}), answer=RIGHT))
+    code, out, err = _blame(api_one, call, tmp_path / "out", "--no-report")
+    assert code == 0, err
+    assert json.loads((tmp_path / "out" / "blame.json").read_text())["culprits"] == [], out

@@ -73,11 +73,16 @@ class BlameLine(_Record):
     """One line of ``blame.jsonl``: one call's outcome, when many calls are blamed."""
 
     call: str
-    verdict: BisectVerdict
-    reason: BisectReason
+    verdict: BisectVerdict | None
+    """None when the call could not be blamed (``error`` says why)."""
+    reason: BisectReason | None
+    error: str | None = None
+    """Why the call could not be replayed (a refused call, a failed search); None otherwise."""
+    record: str | None = None
+    """Its ``blame.json``, relative to the run directory."""
     culprits: list[list[str]] = Field(default_factory=list)
     culprit_text: list[list[str]] = Field(default_factory=list)
     """Each culprit part's text, clipped, set by set."""
-    probes_executed: int
-    runs_used: int
+    probes_executed: int = 0
+    runs_used: int = 0
     seeds_vary: bool | None = None

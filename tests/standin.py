@@ -25,7 +25,7 @@ import json
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +33,7 @@ import numpy as np
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
 KEPT_BODIES = 10_000
@@ -184,6 +184,8 @@ class StandIn:
         reply = _completion(body, self.serve_as)
         if self.answer is not None:
             reply["choices"][0]["message"]["content"] = self.answer(body)
+        if body.get("stream"):
+            return StreamingResponse(_chunks(reply), media_type="text/event-stream")
         return JSONResponse(reply)
 
     def _since_outage(self, elapsed: float) -> float | None:
@@ -201,6 +203,22 @@ class StandIn:
         sent = self.stats.sent[key] = self.stats.sent.get(key, 0) + 1
         digest = hashlib.sha256(f"{key}#{sent}".encode()).digest()
         return int.from_bytes(digest[:8], "little") / 2**64 < self.refuse_rate
+
+
+def _chunks(reply: dict[str, Any]) -> Iterator[str]:
+    """The reply as server-sent events, a word a chunk, as a streaming API sends it."""
+    words = reply["choices"][0]["message"]["content"].split(" ")
+    head = {k: reply[k] for k in ("id", "created", "model")}
+    for i, word in enumerate(words):
+        delta = {"content": word if i == 0 else " " + word}
+        if i == 0:
+            delta["role"] = "assistant"
+        chunk = {**head, "object": "chat.completion.chunk"}
+        chunk["choices"] = [{"index": 0, "delta": delta, "finish_reason": None}]
+        yield f"data: {json.dumps(chunk)}\n\n"
+    last = {**head, "object": "chat.completion.chunk"}
+    last["choices"] = [{"index": 0, "delta": {}, "finish_reason": "stop"}]
+    yield f"data: {json.dumps(last)}\n\ndata: [DONE]\n\n"
 
 
 def _contrary(messages: list[dict[str, Any]]) -> bool:

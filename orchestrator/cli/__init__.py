@@ -20,6 +20,7 @@ from counterfact.orchestrator.cli.export import export
 from counterfact.orchestrator.cli.imports import import_group
 from counterfact.orchestrator.cli.logs import configure_logging
 from counterfact.orchestrator.cli.plan import plan
+from counterfact.orchestrator.cli.record import record
 from counterfact.orchestrator.cli.report import report
 from counterfact.orchestrator.cli.run import run
 from counterfact.orchestrator.cli.schema import schema
@@ -69,6 +70,7 @@ def entry() -> None:
 main.add_command(run)
 main.add_command(bisect_command)
 main.add_command(blame)
+main.add_command(record)
 main.add_command(validate)
 main.add_command(report)
 main.add_command(schema)

@@ -5,13 +5,15 @@ name the parts that made it answer as it did.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import click
 
 from counterfact.exceptions import CounterfactError
 from counterfact.orchestrator.cli.common import (
+    GATE_EXIT,
     aborted,
     ended,
     executor_opt,
@@ -20,6 +22,11 @@ from counterfact.orchestrator.cli.common import (
     fresh_opt,
     report_opt,
 )
+
+if TYPE_CHECKING:
+    from counterfact.orchestrator.importers.blame import BlameOptions
+    from counterfact.orchestrator.importers.blame_many import Blamed
+    from counterfact.orchestrator.importers.recorded import RecordedCall
 
 
 @click.command(name="blame")
@@ -67,6 +74,13 @@ from counterfact.orchestrator.cli.common import (
 @click.option("--max-culprits", type=click.IntRange(1), default=1, show_default=True)
 @click.option("--model", default=None, help="Replay at this model instead of the call's own.")
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Run directory.")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 256),
+    default=16,
+    show_default=True,
+    help="Calls blamed at once when CALL holds several.",
+)
 @executor_opt
 @fresh_opt
 @report_opt
@@ -87,6 +101,7 @@ def blame(
     max_culprits: int,
     model: str | None,
     out: str | None,
+    concurrency: int,
     executor: str | None,
     fresh: bool,
     no_report: bool,
@@ -98,7 +113,7 @@ def blame(
     """
     from counterfact.orchestrator.cli.blame_text import render_blame
     from counterfact.orchestrator.drivers.gate import bisect_hits
-    from counterfact.orchestrator.importers.blame import BlameOptions, blame_call, one_call
+    from counterfact.orchestrator.importers.blame import BlameOptions, blame_call
     from counterfact.orchestrator.importers.calls import read_calls
 
     options = BlameOptions(
@@ -118,7 +133,12 @@ def blame(
     )
     run_dir: Path | None = None
     try:
-        found = one_call(read_calls(call, span))
+        calls = read_calls(call, span)
+        if len(calls) > 1:
+            run_dir = Path(out) if out else Path("runs") / f"blame-{call.stem}"
+            _many(calls, options, run_dir, fresh, concurrency, fail_on)
+            return
+        found = calls[0]
         run_dir = Path(out) if out else Path("runs") / f"blame-{found.id}"
         result = blame_call(found, options, run_dir=run_dir, fresh=fresh)
     except CounterfactError as exc:
@@ -129,3 +149,37 @@ def blame(
     click.echo(render_blame(result.record, result.bisect.runs))
     click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, bisect.json, blame.json)")
     finish(run_dir, not no_report, bisect_hits(result.record, fail_on))
+
+
+def _many(
+    calls: Sequence[RecordedCall],
+    options: BlameOptions,
+    run_dir: Path,
+    fresh: bool,
+    concurrency: int,
+    fail_on: tuple[str, ...],
+) -> None:
+    """Blame every call; print the first few as they end, then the summary."""
+    from counterfact.orchestrator.cli.blame_text import SHOWN_CALLS, call_line, render_summary
+    from counterfact.orchestrator.importers.blame_many import blame_calls, most_blamed
+
+    shown = [0]
+
+    def done(blamed: Blamed) -> None:
+        shown[0] += 1
+        if shown[0] <= SHOWN_CALLS:
+            click.echo(call_line(blamed.line))
+        elif shown[0] == SHOWN_CALLS + 1:
+            click.echo(f"  ... ({len(calls) - SHOWN_CALLS} more in blame.jsonl)")
+
+    click.echo(f"blaming {len(calls)} calls, {min(concurrency, len(calls))} at once")
+    found = blame_calls(
+        calls, options, run_dir=run_dir, fresh=fresh, concurrency=concurrency, on_done=done
+    )
+    click.echo(render_summary([b.line for b in found], most_blamed(found)))
+    click.echo(f"\nrecords: {run_dir}/ (blame.jsonl, calls/<call>/blame.json)")
+    wanted = set(fail_on)
+    hits = [b.line.call for b in found if b.line.verdict in wanted]
+    if hits:
+        click.echo(f"fail-on: {len(hits)} call(s) {', '.join(hits[:10])}", err=True)
+        raise SystemExit(GATE_EXIT)

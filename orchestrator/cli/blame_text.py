@@ -4,9 +4,10 @@ effect, the standing, what the search spent.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
-from counterfact.records.blame import BlameRecord
+from counterfact.records.blame import BlameLine, BlameRecord
 from counterfact.records.runs import RunRecord
 
 CLIP = 120
@@ -69,3 +70,31 @@ def render_blame(record: BlameRecord, runs: Sequence[RunRecord]) -> str:
         f"(the search's runs: {_spend(runs)})"
     )
     return "\n".join(lines)
+
+
+SHOWN_CALLS = 10
+"""Calls printed one line each before the rest are only counted."""
+
+
+def call_line(line: BlameLine) -> str:
+    """One call's outcome on one line."""
+    if line.error is not None:
+        return f"  {line.call}: not blamed — {clip(line.error, 160)}"
+    sets = "; ".join("{" + ", ".join(c) + "}" for c in line.culprits) or "no part"
+    first = line.culprit_text[0][0] if line.culprit_text and line.culprit_text[0] else ""
+    shown = f" — {clip(first, 70)!r}" if first else ""
+    return f"  {line.call}: {line.verdict} ({line.reason}): {sets}{shown}"
+
+
+def render_summary(lines: Sequence[BlameLine], top: Sequence[tuple[int, str, list[str]]]) -> str:
+    """How many calls were blamed on which parts, and the parts blamed most often."""
+    verdicts = Counter(line.verdict or "not blamed" for line in lines)
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items()))
+    out = [f"{len(lines)} call(s): {counts}"]
+    if top:
+        out.append("blamed most often:")
+        out += [f"  {n} call(s): {clip(text, 90)!r} (as {', '.join(ids)})" for n, text, ids in top]
+    calls = sum(line.runs_used for line in lines)
+    probes = sum(line.probes_executed for line in lines)
+    out.append(f"model calls now: {calls:,} over {probes:,} probes")
+    return "\n".join(out)

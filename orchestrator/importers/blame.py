@@ -185,6 +185,11 @@ def _seeds_vary(result: BisectResult, base: str) -> bool | None:
     return len(outputs) > 1 if outputs else None
 
 
+def model_of(call: RecordedCall, options: BlameOptions) -> str:
+    """The model the replay asks for."""
+    return str(options.model or call.request.get("model"))
+
+
 def check_server(options: BlameOptions, model: str) -> None:
     """The endpoint answers and serves ``model``, asked once before anything is spent (a
     server without a model list is taken at its word).
@@ -227,6 +232,7 @@ def blame_call(
     *,
     run_dir: Path | None,
     fresh: bool = False,
+    check: bool = True,
 ) -> BlameResult:
     """Blame ``call``: the search's records in ``run_dir`` (``runs.jsonl``, ``bisect.json``,
     ``blame.json``), resumed when it already holds some.
@@ -235,13 +241,14 @@ def blame_call(
         ConfigError: the call cannot be replayed; nothing was sent.
     """
     plan = blame_plan(call, options)
-    check_server(options, str(options.model or call.request.get("model")))
+    if check:
+        check_server(options, model_of(call, options))
     result = run_bisect(plan, run_dir=run_dir, fresh=fresh)
     record = BlameRecord(
         **result.record.model_dump(),
         call=call.id,
         source=call.source,
-        model=str(options.model or call.request.get("model")),
+        model=model_of(call, options),
         parts=part_records(call, options.parts, plan.settings.suspects),
         expect=options.expect,
         seeds_vary=_seeds_vary(result, plan.base.id),
@@ -254,16 +261,3 @@ def blame_call(
     if run_dir is not None:
         write_json(run_dir / BLAME_FILE, record.model_dump(mode="json", by_alias=True))
     return BlameResult(record=record, bisect=result)
-
-
-def one_call(calls: Sequence[RecordedCall]) -> RecordedCall:
-    """The one call to blame.
-
-    Raises:
-        ConfigError: several calls (name one with ``--span``).
-    """
-    if len(calls) != 1:
-        names = ", ".join(c.id for c in calls[:8])
-        msg = f"holds {len(calls)} calls ({names} ...); name one with --span ID"
-        raise ConfigError(msg, field="CALL")
-    return calls[0]

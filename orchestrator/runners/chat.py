@@ -33,7 +33,7 @@ PROTOCOL = 1
 """The request format's version, part of the runner's identity: bump it when the same config
 would send a different request (cached and recorded runs then no longer stand for it)."""
 
-_CLIENTS: dict[tuple[str | None, str], tuple[asyncio.AbstractEventLoop, AsyncOpenAI]] = {}
+_CLIENTS: dict[tuple[str | None, str, int], tuple[asyncio.AbstractEventLoop, AsyncOpenAI]] = {}
 
 
 def client_for(base_url: str | None, key_env: str) -> AsyncOpenAI:
@@ -53,8 +53,11 @@ def client_for(base_url: str | None, key_env: str) -> AsyncOpenAI:
         )
         raise ConfigError(msg, field="runner.api_key_env")
     loop = asyncio.get_running_loop()
-    key = (base_url, api_key)
+    key = (base_url, api_key, id(loop))  # loops in several threads (blame's calls) each own one
     held = _CLIENTS.get(key)
+    if held is None:
+        for gone in [k for k, (other, _) in _CLIENTS.items() if other.is_closed()]:
+            del _CLIENTS[gone]  # a finished loop's client is never used again
     if held is None or held[0] is not loop:
         client = AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0)
         held = _CLIENTS[key] = (loop, client)

@@ -1,0 +1,121 @@
+"""``counterfact blame DIR``: many recorded calls, one culprit search each, several at once.
+
+Each call is blamed as :func:`~counterfact.orchestrator.importers.blame.blame_call` blames one,
+in its own run directory ``<out>/calls/<call>/`` (so each resumes on its own after a crash:
+finished probes are read back), on the in-process executor; up to ``concurrency`` calls run at
+once, each on its own event loop in a thread, so a thousand calls that wait on an API take
+about the time of their slowest searches, not their sum. ``blame.jsonl`` holds one line per
+call, in the calls' order, written when the last call ends; a call that cannot be replayed is
+a line with its ``error``, and the others go on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from counterfact.exceptions import ConfigError, CounterfactError
+from counterfact.orchestrator.importers.blame import (
+    BlameOptions,
+    blame_call,
+    check_server,
+    model_of,
+)
+from counterfact.orchestrator.importers.recorded import RecordedCall
+from counterfact.orchestrator.storage.atomic import write_atomic
+from counterfact.records.blame import BlameLine, BlameRecord
+
+LINES_FILE = "blame.jsonl"
+CALLS_DIR = "calls"
+CLIP = 100
+
+
+@dataclass(frozen=True)
+class Blamed:
+    """One call's outcome: its line, and its record when the search ran."""
+
+    line: BlameLine
+    record: BlameRecord | None
+
+
+def _folder(call: RecordedCall) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", call.id).strip("-.")[:80] or "call"
+
+
+def _line(call: RecordedCall, record: BlameRecord, where: str) -> BlameLine:
+    texts = {p.id: " ".join(p.text.split())[:CLIP] for p in record.parts}
+    return BlameLine(
+        call=call.id,
+        verdict=record.verdict,
+        reason=record.reason,
+        record=where,
+        culprits=record.culprits,
+        culprit_text=[[texts.get(i, "") for i in c] for c in record.culprits],
+        probes_executed=record.probes_executed,
+        runs_used=record.runs_used,
+        seeds_vary=record.seeds_vary,
+    )
+
+
+def _one(call: RecordedCall, options: BlameOptions, run_dir: Path, fresh: bool) -> Blamed:
+    where = f"{CALLS_DIR}/{_folder(call)}"
+    try:
+        result = blame_call(call, options, run_dir=run_dir / where, fresh=fresh, check=False)
+    except CounterfactError as exc:  # this call cannot be blamed; the others go on
+        line = BlameLine(call=call.id, verdict=None, reason=None, error=str(exc))
+        return Blamed(line, None)
+    return Blamed(_line(call, result.record, f"{where}/blame.json"), result.record)
+
+
+def blame_calls(
+    calls: Sequence[RecordedCall],
+    options: BlameOptions,
+    *,
+    run_dir: Path,
+    fresh: bool = False,
+    concurrency: int = 16,
+    on_done: Callable[[Blamed], None] | None = None,
+) -> list[Blamed]:
+    """Blame every call, ``concurrency`` at once; ``blame.jsonl`` in ``run_dir``.
+
+    Raises:
+        ConfigError: two calls would share a folder, or the server does not serve a model the
+            calls ask for (checked once per model, before anything is sent).
+    """
+    folders = Counter(_folder(c) for c in calls)
+    twice = [f for f, k in folders.items() if k > 1]
+    if twice:
+        msg = f"two calls share the folder name {twice[0]!r}; rename one call's file"
+        raise ConfigError(msg, field="CALL")
+    for model in sorted({model_of(c, options) for c in calls}):
+        check_server(options, model)
+    local = replace(options, executor="local")  # each call's probes on its own thread's loop
+    done: list[Blamed] = []
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="blame") as pool:
+        futures = [pool.submit(_one, c, local, run_dir, fresh) for c in calls]
+        for future in futures:
+            blamed = future.result()
+            done.append(blamed)
+            if on_done is not None:
+                on_done(blamed)
+    text = "".join(b.line.model_dump_json() + "\n" for b in done)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_atomic(run_dir / LINES_FILE, text)
+    return done
+
+
+def most_blamed(done: Sequence[Blamed], top: int = 5) -> list[tuple[int, str, list[str]]]:
+    """The culprit texts blamed in most calls: (calls, text, the part ids it had), most first."""
+    seen: dict[str, tuple[set[str], set[str]]] = {}
+    for b in done:
+        for ids, texts in zip(b.line.culprits, b.line.culprit_text, strict=True):
+            for part, text in zip(ids, texts, strict=True):
+                calls, parts = seen.setdefault(text, (set(), set()))
+                calls.add(b.line.call)
+                parts.add(part)
+    ranked = sorted(seen.items(), key=lambda kv: (-len(kv[1][0]), kv[0]))
+    return [(len(c), text, sorted(p)) for text, (c, p) in ranked[:top]]

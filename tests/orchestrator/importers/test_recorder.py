@@ -1,0 +1,118 @@
+"""``counterfact record``'s proxy: real HTTP on loopback, the real ``openai`` client through it
+to the stand-in API, then ``counterfact blame`` over the folder it wrote (issue 38 item 5)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import openai
+import pytest
+import uvicorn
+
+from counterfact.orchestrator.importers.recorder import Recorder, build_app
+from counterfact.orchestrator.view.server import bind, url_of
+from tests.context_model import WRONG, context_model, passages, recorded_call
+from tests.helpers import invoke
+from tests.standin import StandIn
+
+SECRET = "sk-test-never-written-0123456789"
+
+
+@pytest.fixture
+def api() -> Iterator[StandIn]:
+    with StandIn(median_s=0.001, p95_s=0.002, answer=context_model(["moved to Sydney"])) as api:
+        yield api
+
+
+@pytest.fixture
+def proxy(api: StandIn, tmp_path: Path) -> Iterator[str]:
+    sock = bind("127.0.0.1", 0)
+    app = build_app(Recorder(out=tmp_path / "calls", upstream=api.base_url))
+    (tmp_path / "calls").mkdir()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="error", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    yield url_of(sock) + "v1"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def _messages(planted: bool) -> list[dict[str, str]]:
+    found = recorded_call(passages(6, {2: "Passage 2: it moved to Sydney."} if planted else {}))
+    return found["request"]["messages"]
+
+
+def _calls(tmp_path: Path) -> list[dict[str, object]]:
+    return [json.loads(p.read_text()) for p in sorted((tmp_path / "calls").glob("*.json"))]
+
+
+def test_each_call_is_one_file_in_order_and_keys_are_never_written(
+    proxy: str, tmp_path: Path
+) -> None:
+    client = openai.OpenAI(base_url=proxy, api_key=SECRET, max_retries=0)
+    first = client.chat.completions.create(model="stand-in", messages=_messages(True), seed=1)
+    client.chat.completions.create(model="stand-in", messages=_messages(False), temperature=0)
+    assert first.choices[0].message.content == WRONG
+    assert [p.name for p in sorted((tmp_path / "calls").glob("*.json"))] == [
+        "000001.json",
+        "000002.json",
+    ]
+    one, two = _calls(tmp_path)
+    assert one["status"] == 200 and one["request"]["seed"] == 1  # type: ignore[index]
+    assert one["response"]["choices"][0]["message"]["content"] == WRONG  # type: ignore[index]
+    assert two["request"]["temperature"] == 0  # type: ignore[index]
+    written = "".join(p.read_text() for p in (tmp_path / "calls").iterdir())
+    assert SECRET not in written
+
+
+def test_a_streamed_reply_is_relayed_and_saved_assembled(proxy: str, tmp_path: Path) -> None:
+    client = openai.OpenAI(base_url=proxy, api_key=SECRET, max_retries=0)
+    chunks = client.chat.completions.create(model="stand-in", messages=_messages(True), stream=True)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == WRONG
+    deadline = time.monotonic() + 10
+    while not list((tmp_path / "calls").glob("*.json")) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the record is written once the stream has ended
+    (saved,) = _calls(tmp_path)
+    assert saved["response"]["choices"][0]["message"]["content"] == WRONG  # type: ignore[index]
+    assert saved["response"]["object"] == "chat.completion"  # type: ignore[index]
+
+
+def test_other_requests_are_forwarded_not_recorded(proxy: str, tmp_path: Path) -> None:
+    client = openai.OpenAI(base_url=proxy, api_key=SECRET, max_retries=0)
+    assert "stand-in" in [m.id for m in client.models.list()]
+    assert _calls(tmp_path) == []
+
+
+def test_record_then_blame_the_folder(
+    proxy: str, api: StandIn, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent's two calls, recorded, then blamed in one command: the planted passage is found
+    in the call that had it; the other call's replay gives its own (right) answer, nothing to
+    blame."""
+    monkeypatch.setenv("OPENAI_API_KEY", "none")
+    client = openai.OpenAI(base_url=proxy, api_key="none", max_retries=0)
+    for planted in (True, True, False):
+        client.chat.completions.create(model="stand-in", messages=_messages(planted), temperature=0)
+    code, out, err = invoke(
+        "blame",
+        str(tmp_path / "calls"),
+        "--base-url",
+        api.base_url,
+        "--out",
+        str(tmp_path / "out"),
+        "--no-report",
+    )
+    assert code == 0, err
+    lines = [json.loads(x) for x in (tmp_path / "out" / "blame.jsonl").read_text().splitlines()]
+    assert [x["call"] for x in lines] == ["000001", "000002", "000003"]
+    assert lines[0]["culprits"] == [["m1.p2"]] and lines[1]["culprits"] == [["m1.p2"]]
+    assert lines[2]["culprits"] == []
+    assert "2 call(s): 'Passage 2: it moved to Sydney.' (as m1.p2)" in out

@@ -117,6 +117,24 @@ def _undeclared_check(folder: Path) -> None:
     (folder / "set.jsonl").write_text('{"id": "q0", "reference": "yes", "expect": "lenient"}\n')
 
 
+def _call_without_question(folder: Path) -> None:
+    body = {"model": "m", "messages": [{"role": "system", "content": "You answer."}]}
+    (folder / "call.json").write_text(json.dumps(body))
+
+
+def _trace_without_genai(folder: Path) -> None:
+    span = {"spanId": "ab12", "name": "GET /health", "attributes": []}
+    (folder / "trace.json").write_text(
+        json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})
+    )
+
+
+def _failed_call(folder: Path) -> None:
+    body = {"model": "m", "messages": [{"role": "user", "content": "Q?"}]}
+    record = {"request": body, "response": {"error": {"message": "overloaded"}}, "status": 503}
+    (folder / "call.json").write_text(json.dumps(record))
+
+
 def _finished_run(folder: Path) -> Path:
     """Run the base sweep to its end in ``folder/out``; the run directory."""
     (folder / "sweep.yaml").write_text(BASE, encoding="utf-8")
@@ -507,6 +525,27 @@ CASES: list[Case] = [
         BASE + "checks: {strict: agent.py:run}\nscenarios: {file: set.jsonl}\n",
         setup=_undeclared_check,
         planted='set.jsonl: expect "lenient"',
+    ),
+    Case(
+        "a recorded call with no user message",
+        args=("blame", "{dir}/call.json", "--out", "{dir}/out"),
+        group="cli",
+        setup=_call_without_question,
+        planted="call.json: a request whose only message is the system's",
+    ),
+    Case(
+        "an OTLP export with no GenAI span",
+        args=("blame", "{dir}/trace.json", "--out", "{dir}/out"),
+        group="cli",
+        setup=_trace_without_genai,
+        planted="trace.json: one HTTP span, no gen_ai attributes",
+    ),
+    Case(
+        "a recorded call that failed",
+        args=("blame", "{dir}/call.json", "--out", "{dir}/out"),
+        group="cli",
+        setup=_failed_call,
+        planted="call.json: a record with status 503",
     ),
     Case("a check name that is a comparator kind", BASE + "checks: {exact: agent.py:run}\n"),
     Case("a check that is not a target", BASE + "checks: {strict: agent}\n"),

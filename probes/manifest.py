@@ -141,8 +141,12 @@ class ManifestLog:
     distinct ones are kept; further ones are counted.
     """
 
-    def __init__(self, declared: Mapping[str, Any]) -> None:
+    def __init__(self, declared: Mapping[str, Any], removed: Sequence[str] = ()) -> None:
         self.declared = declared
+        self.removed = tuple(removed)
+        """The arm's ablations: a manifest that lists the ``parts`` it sent (the chat runner's)
+        must list none of them, nor any part inside one (``m1`` covers ``m1.p0``)."""
+        self.parts_seen = 0
         self.seen = 0
         self.omitted = 0
         self.mismatched = 0
@@ -158,9 +162,10 @@ class ManifestLog:
         if manifest is None:
             return []
         self.seen += 1
-        if not self.declared:
+        found = check_manifest(self.declared, manifest) if self.declared else []
+        found += self._parts(manifest)
+        if not found:
             return []
-        found = check_manifest(self.declared, manifest)
         self.mismatched += bool(found)
         self.contradicted += any(m.observed_present for m in found)
         for mismatch in found:
@@ -175,9 +180,20 @@ class ManifestLog:
                 self.omitted += 1
         return found
 
+    def _parts(self, manifest: Mapping[str, Any]) -> list[Mismatch]:
+        """A removed part the manifest says was sent (checked when it lists ``parts``)."""
+        parts = manifest.get("parts")
+        if not self.removed or not isinstance(parts, list):
+            return []
+        self.parts_seen += 1
+        sent = [p for p in parts if any(p == r or str(p).startswith(r + ".") for r in self.removed)]
+        return [Mismatch("parts", {"without": list(self.removed)}, sent)] if sent else []
+
     def application(self) -> Application:
-        """The result: unchecked when nothing was declared or no run reported a manifest."""
-        if not self.declared or not self.seen:
+        """The result: unchecked when nothing was declared (no facet, no removed part a
+        manifest lists) or no run reported a manifest.
+        """
+        if not (self.declared or self.parts_seen) or not self.seen:
             return Application(False, None, self.seen, ())
         ordered = sorted(self._found.items(), key=lambda kv: (kv[1][0], kv[0]))
         mismatches = tuple(m for _, (_, m) in ordered)

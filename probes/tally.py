@@ -97,7 +97,7 @@ class ArmTally:
         """The seed's successful run reported a manifest."""
         self.unreported_at = np.zeros(samples, dtype=bool)
         """The seed's manifest left a declared facet out (it did not report it)."""
-        self.manifests = ManifestLog(arm.facets)
+        self.manifests = ManifestLog(arm.facets, arm.ablations)
         self.flipped_outputs: dict[str, list[int]] = {}
         """Normalized flipped output -> ``[count, seed, seed, ...]`` (the lowest seeds, capped)."""
         self.flipped_text: dict[str, str] = {}

@@ -248,7 +248,8 @@ def decide_arm(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
     if gate is not None:
         return gate
     app = ev.application
-    if substitution and check_failed(app):
+    removal_failed = app is not None and any(m.facet == "parts" for m in app.mismatches)
+    if (substitution or removal_failed) and check_failed(app):
         return Decision(
             "inconclusive",
             reason_of(app, "arm"),

@@ -223,3 +223,54 @@ def test_right_answers_are_not_blamed_either(tmp_path: Path, api_one: StandIn) -
     code, out, err = _blame(api_one, call, tmp_path / "out", "--no-report")
     assert code == 0, err
     assert json.loads((tmp_path / "out" / "blame.json").read_text())["culprits"] == [], out
+
+
+PARTS_IGNORED = """
+from counterfact import RunResult
+
+def run(ctx):
+    return RunResult(output="Sydney", manifest={"parts": ["m0.p0", "m0.p1", "m0.p2"]})
+"""
+
+
+def test_an_arm_whose_manifest_still_lists_a_removed_part_is_not_judged(tmp_path: Path) -> None:
+    """A runner that reports the parts it sent but ignores the ablation: the manifest check
+    refutes the removal, so the arm is inconclusive (arm-not-applied), not 'no effect'."""
+    from counterfact import compare_arms
+
+    (tmp_path / "agent.py").write_text(PARTS_IGNORED)
+    result = compare_arms(
+        [{"id": "base"}, {"id": "cut", "ablations": ["m0.p1"]}],
+        str(tmp_path / "agent.py") + ":run",
+        samples=2,
+        reference="Sydney",
+        comparator="contains",
+        executor="local",
+    )
+    row = result.row("cut")
+    assert (row.verdict, row.reason) == ("inconclusive", "arm-not-applied")
+
+
+def test_a_chat_arm_that_removes_a_part_is_proven_by_its_manifest(
+    tmp_path: Path, api_one: StandIn
+) -> None:
+    from counterfact import compare_arms
+
+    text = "\n\n".join(passages(4, {2: PLANTED}))
+    result = compare_arms(
+        [{"id": "all"}, {"id": "cut", "ablations": ["m1.p2"]}],
+        {
+            "kind": "chat",
+            "model": "stand-in",
+            "base_url": api_one.base_url,
+            "temperature": 0,
+            "system": "Answer.",
+            "prompt": "{passages}\n\nWhat is the capital?",
+        },
+        samples=2,
+        scenarios=[{"id": "q", "inputs": {"passages": text}, "reference": "Sydney"}],
+        comparator="contains",
+    )
+    row = result.row("cut")
+    assert row.application.checked and row.application.applied
+    assert (row.verdict, row.reason) == ("confirmed", "majority-flip")

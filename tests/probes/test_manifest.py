@@ -91,3 +91,23 @@ def test_one_reported_other_value_makes_the_check_contradicted() -> None:
     app = check_application({"temperature": 0.2}, [{}, {"temperature": 0.7}])
     assert app.applied is False and not app.unreported and app.manifests_contradicted == 1
     assert [m.facet for m in app.unreported_facets] == ["temperature"]
+
+
+def test_a_manifest_that_lists_parts_proves_a_removal_or_refutes_it() -> None:
+    from counterfact.probes.manifest import ManifestLog
+
+    log = ManifestLog({}, removed=("m1.p2", "m0"))
+    assert log.add(0, {"parts": ["m1.p0", "m1.p1", "m1.p3"]}) == []
+    found = log.add(1, {"parts": ["m0.p0", "m1.p2"]})  # m0.p0 sits inside the removed m0
+    assert [(m.facet, m.observed) for m in found] == [("parts", ["m0.p0", "m1.p2"])]
+    app = log.application()
+    assert app.checked and app.applied is False and app.manifests_mismatched == 1
+
+
+def test_without_a_parts_list_or_a_removal_nothing_is_checked() -> None:
+    from counterfact.probes.manifest import ManifestLog
+
+    log = ManifestLog({}, removed=("tool:search",))
+    log.add(0, {"tools": ["calculator"]})  # a runner that lists no parts: rule 9 as before
+    assert not log.application().checked
+    assert not ManifestLog({}).application().checked

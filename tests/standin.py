@@ -33,7 +33,7 @@ import numpy as np
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, StreamingResponse
+from starlette.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from starlette.routing import Route
 
 KEPT_BODIES = 10_000
@@ -83,6 +83,7 @@ class StandIn:
         outage: tuple[float, float] | None = None,
         serve_as: dict[str, str] | None = None,
         answer: Callable[[dict[str, Any]], str] | None = None,
+        raw: str | None = None,
     ) -> None:
         self.median_s = median_s
         self.p95_s = p95_s
@@ -92,6 +93,7 @@ class StandIn:
         self.outage = outage
         self.serve_as = dict(serve_as or {})
         self.answer = answer
+        self.raw = raw
         """When given, the reply's text from the request body (a model whose answer depends
         on its context); else Paris or Lyon as above."""
         self.stats = StandInStats()
@@ -186,6 +188,8 @@ class StandIn:
             reply["choices"][0]["message"]["content"] = self.answer(body)
         if body.get("stream"):
             return StreamingResponse(_chunks(reply), media_type="text/event-stream")
+        if self.raw is not None:  # a broken server: 200 with a body that is not JSON
+            return PlainTextResponse(self.raw)
         return JSONResponse(reply)
 
     def _since_outage(self, elapsed: float) -> float | None:

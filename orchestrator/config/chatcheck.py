@@ -10,6 +10,7 @@ import inspect
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.config.chatparts_check import check_parts
@@ -93,6 +94,11 @@ def check_chat(
     _fit(templates, scenarios)
     check_parts(plans, arms, origins, scenarios)
     base_url = config.base_url or env.get("OPENAI_BASE_URL") or None
+    if base_url is not None:
+        where = "runner.base_url" if config.base_url else "OPENAI_BASE_URL"
+        problem = url_problem(base_url)
+        if problem is not None:
+            raise ConfigError(problem, field=where)
     notes = _unknown_fields(fields)
     if paired and not config.send_seed:
         notes += (
@@ -100,6 +106,17 @@ def check_chat(
             "pairs share only a seed index; declare statistics.pairing: none",
         )
     return ChatChecked(ChatRunner(config, base_url), notes)
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be an API endpoint (an http or https URL with a host), or None."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return (
+            f"{url!r} is not an http(s) URL with a host; write e.g. http://127.0.0.1:8000/v1 "
+            "(vLLM) or https://api.openai.com/v1"
+        )
+    return None
 
 
 def _unknown_fields(fields: Mapping[str, str]) -> tuple[str, ...]:

@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from counterfact.defaults import ALPHA
 from counterfact.exceptions import ConfigError
+from counterfact.orchestrator.config.chatcheck import url_problem
 from counterfact.orchestrator.config.loading import validate_config
 from counterfact.orchestrator.config.resolve import ResolvedBisect, resolve_bisect
 from counterfact.orchestrator.drivers.bisect import BisectResult, run_bisect
@@ -240,6 +241,8 @@ def blame_call(
     Raises:
         ConfigError: the call cannot be replayed; nothing was sent.
     """
+    if options.base_url is not None and (problem := url_problem(options.base_url)) is not None:
+        raise ConfigError(problem, field="--base-url")
     plan = blame_plan(call, options)
     if check:
         check_server(options, model_of(call, options))

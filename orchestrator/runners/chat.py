@@ -33,6 +33,9 @@ PROTOCOL = 1
 """The request format's version, part of the runner's identity: bump it when the same config
 would send a different request (cached and recorded runs then no longer stand for it)."""
 
+MIN_SECRET = 8
+"""Shorter key values (``none``, ``x``) are placeholders, not secrets: not redacted."""
+
 _CLIENTS: dict[tuple[str | None, str, int], tuple[asyncio.AbstractEventLoop, AsyncOpenAI]] = {}
 
 
@@ -88,6 +91,10 @@ class ChatRunner:
         reply = await client.chat.completions.create(
             model=model, messages=cast("list[ChatCompletionMessageParam]", sent), extra_body=body
         )
+        if not hasattr(reply, "choices"):  # a 200 whose body is not JSON: the client's text
+            shown = " ".join(str(reply).split())[:200]
+            msg = f"the API's reply is not a chat completion (not JSON?): {shown!r}"
+            raise RunnerReturnError(msg)
         manifest = plan.manifest(reply.model or None) | {"parts": parts}
         return self._result(reply, manifest)
 
@@ -104,9 +111,15 @@ class ChatRunner:
                 usage.total_tokens,
                 self.config.price,
             )
-        return RunResult(
-            output=reply.choices[0].message.content or "", manifest=manifest, cost=cost
-        )
+        output = reply.choices[0].message.content or ""
+        return RunResult(output=self._redacted(output), manifest=manifest, cost=cost)
+
+    def _redacted(self, text: str) -> str:
+        """``text`` with the API key's value (a server may echo it) replaced: it is stored."""
+        key = os.environ.get(self.config.api_key_env, "")
+        if len(key) >= MIN_SECRET and key in text:
+            return text.replace(key, "[redacted API key]")
+        return text
 
     def identity(self, version: str | None = None) -> str:
         """``chat@version:<v>`` with ``runner_version``, else ``chat@sha256:<16 hex>`` of the

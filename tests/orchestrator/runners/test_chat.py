@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from counterfact import ConfigError, compare_arms, load_sweep
+from counterfact import ConfigError, RunsFailed, compare_arms, load_sweep
 
 from ...conftest import TESTS, write_config
 from ...helpers import invoke
@@ -468,3 +468,49 @@ def test_the_example_runs_against_an_openai_compatible_server(
     # baseline and aa: system + few-shot pair + question; no-few-shot: 2; hot: temperature 1.5
     assert shapes == {(4, 0.7, 20), (2, 0.7, 20), (4, 1.5, 20)}
     assert _verdicts(tmp_path / "o")["terse-system"]["application"]["applied"] is True
+
+
+@pytest.mark.parametrize("url", ["ftp://example.com/v1", "file:///etc/passwd", "localhost:8000"])
+def test_a_base_url_that_is_no_http_url_is_refused_before_any_run(tmp_path: Path, url: str) -> None:
+    err = _refused(tmp_path, {"prompt": "{question}", "base_url": url})
+    assert "runner.base_url" in err and "is not an http(s) URL with a host" in err
+
+
+def test_a_reply_that_is_not_json_is_a_failed_run_that_says_so(tmp_path: Path) -> None:
+    with (
+        StandIn(median_s=0.001, p95_s=0.002, raw="<html>gateway error</html>") as api,
+        pytest.raises(RunsFailed) as caught,
+    ):
+        compare_arms(
+            [{"id": "base"}, {"id": "hot", "facets": {"temperature": 1.0}}],
+            _chat(api, prompt="{question}"),
+            samples=2,
+            scenarios=SCENARIOS,
+            comparator="contains",
+            out=tmp_path / "o",
+        )
+    errors = {r["error"]["type"]: r["error"]["message"] for r in _runs(tmp_path / "o")}
+    assert "AttributeError" not in errors, caught.value
+    assert (
+        "not a chat completion (not JSON?): '<html>gateway error</html>'"
+        in errors["RunnerReturnError"]
+    )
+
+
+def test_a_server_that_echoes_the_key_does_not_get_it_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "sk-live-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    with StandIn(median_s=0.001, p95_s=0.002, answer=lambda body: f"Paris (key {secret})") as api:
+        compare_arms(
+            [{"id": "base"}, {"id": "hot", "facets": {"temperature": 1.0}}],
+            _chat(api, prompt="{question}"),
+            samples=2,
+            scenarios=SCENARIOS,
+            comparator="contains",
+            out=tmp_path / "o",
+        )
+    written = "".join(p.read_text() for p in (tmp_path / "o").iterdir() if p.is_file())
+    assert secret not in written
+    assert "[redacted API key]" in written

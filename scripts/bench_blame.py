@@ -248,10 +248,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--part", action="append", choices=["accuracy", "wall"])
+    parser.add_argument("--concurrency", type=int, action="append")
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "none")  # the stand-in takes no key
     parts = args.part or ["accuracy", "wall"]
-    lines = [f"command: python scripts/bench_blame.py --reps {args.reps}", ""]
+    lines: list[str] = []
     if "accuracy" in parts:
         lines += accuracy(args.reps)
     if "wall" in parts:
@@ -260,7 +261,7 @@ def main() -> None:
             "| latency | --concurrency | 1 call | 100 calls | ratio |",
             "|---|---|---|---|---|",
         ]
-        for concurrency in (16, 100):
+        for concurrency in args.concurrency or (16, 64, 100):
             lines += wall(0.5, concurrency)
     record("bench_blame", lines)
 

@@ -77,7 +77,7 @@ if TYPE_CHECKING:
 @click.option(
     "--concurrency",
     type=click.IntRange(1, 256),
-    default=16,
+    default=64,
     show_default=True,
     help="Calls blamed at once when CALL holds several.",
 )

@@ -77,7 +77,7 @@ def blame_calls(
     *,
     run_dir: Path,
     fresh: bool = False,
-    concurrency: int = 16,
+    concurrency: int = 64,
     on_done: Callable[[Blamed], None] | None = None,
 ) -> list[Blamed]:
     """Blame every call, ``concurrency`` at once; ``blame.jsonl`` in ``run_dir``.

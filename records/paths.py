@@ -19,6 +19,7 @@ ARMS_FILE = "arms.jsonl"
 SUMMARY_FILE = "summary.json"
 """The sweep's :class:`~counterfact.records.summary.SweepSummary`."""
 BISECT_FILE = "bisect.json"
+BLAME_FILE = "blame.json"
 """A bisection's :class:`~counterfact.records.bisect.BisectRecord`."""
 FINGERPRINT_FILE = "sweep.json"
 """What a resume must match: the sweep's fingerprint and its runs' identity."""
@@ -83,6 +84,11 @@ class RunPaths:
     def bisect(self) -> Path:
         """``bisect.json``."""
         return self.path / BISECT_FILE
+
+    @property
+    def blame(self) -> Path:
+        """``blame.json`` (``counterfact blame``: the call and its parts beside the search)."""
+        return self.path / BLAME_FILE
 
     @property
     def fingerprint(self) -> Path:

@@ -15,6 +15,7 @@ from typing import Any
 from counterfact.orchestrator.storage.atomic import write_atomic, write_json, writing
 from counterfact.orchestrator.storage.recordfiles import (
     bisect_of,
+    blame_of,
     require_records,
     runs_of,
     summary_of,
@@ -182,6 +183,7 @@ def report_data(run_dir: Path) -> ReportData:
         failed_total=total,
         runs_recorded=recorded,
         bisect=bisect,
+        blame=blame_of(run_dir) if bisect is not None else None,
         floors=floors,
         inputs=_inputs(run_dir),
         outputs=outputs.top(),

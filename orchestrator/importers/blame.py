@@ -41,9 +41,9 @@ from counterfact.records.blame import (
     RankRecord,
     ReplayRecord,
 )
+from counterfact.records.paths import BLAME_FILE
 from counterfact.verdicts.bisect.rank import lexical
 
-BLAME_FILE = "blame.json"
 CALL_INPUT = "call"
 """The scenario input that holds the recorded request."""
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from counterfact.exceptions import RunDirectoryError
 from counterfact.records.bisect import BisectRecord
+from counterfact.records.blame import BlameRecord
 from counterfact.records.files import RecordFileError, RunLog, read_lines, read_record
 from counterfact.records.paths import BISECT_FILE, RUNS_FILE, SUMMARY_FILE, RunPaths
 from counterfact.records.runs import RunRecord
@@ -85,6 +86,11 @@ def summary_of(run_dir: Path) -> SweepSummary | None:
 def bisect_of(run_dir: Path) -> BisectRecord | None:
     """``bisect.json``, or None when there is none (a sweep)."""
     return _optional(RunPaths(run_dir).bisect, BisectRecord)
+
+
+def blame_of(run_dir: Path) -> BlameRecord | None:
+    """``blame.json``, or None when the directory is not a blamed call's."""
+    return _optional(RunPaths(run_dir).blame, BlameRecord)
 
 
 def verdicts_of(run_dir: Path) -> list[VerdictRecord]:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.chromium import CHROMIUM, Browser
 from tests.context_model import RIGHT, WRONG, context_model, passages, recorded_call
 from tests.helpers import invoke
 from tests.standin import StandIn
@@ -274,3 +275,32 @@ def test_a_chat_arm_that_removes_a_part_is_proven_by_its_manifest(
     row = result.row("cut")
     assert row.application.checked and row.application.applied
     assert (row.verdict, row.reason) == ("confirmed", "majority-flip")
+
+
+HOSTILE_PASSAGE = "Passage 3: <script>window.pwned = 1</script> it moved to Sydney."
+
+
+def test_the_report_draws_the_call_with_the_culprit_marked(tmp_path: Path) -> None:
+    """report.html shows the messages part by part: the culprit highlighted with its id, the
+    question greyed, and a passage's markup escaped (a recorded call is data)."""
+    with StandIn(median_s=0.001, p95_s=0.003, answer=context_model(["moved to Sydney"])) as api:
+        call = _write(tmp_path, recorded_call(passages(6, {3: HOSTILE_PASSAGE})))
+        code, _, err = _blame(api, call, tmp_path / "out")
+    assert code == 0, err
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert "<script>window.pwned" not in page
+    assert "<mark>Passage 3: &lt;script&gt;window.pwned = 1&lt;/script&gt;" in page
+    assert '<span class="pid">m1.p3</span>' in page
+    assert 'class="kept" title="m1.p6: not a suspect"' in page  # the question
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (.ci/run installs it)")
+def test_the_marked_culprit_is_on_screen_in_chromium(tmp_path: Path) -> None:
+    with StandIn(median_s=0.001, p95_s=0.003, answer=context_model(["moved to Sydney"])) as api:
+        call = _write(tmp_path, recorded_call(passages(6, {3: HOSTILE_PASSAGE})))
+        assert _blame(api, call, tmp_path / "out")[0] == 0
+    with Browser() as browser:
+        browser.open((tmp_path / "out" / "report.html").as_uri())
+        marked = browser.wait_for("document.querySelector('.call mark')?.textContent")
+        assert marked == HOSTILE_PASSAGE
+        assert browser.js("window.pwned === undefined") is True

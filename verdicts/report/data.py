@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from counterfact.records.bisect import BisectRecord
+from counterfact.records.blame import BlameRecord
 from counterfact.records.summary import SweepSummary
 from counterfact.records.verdicts import VerdictRecord
 
@@ -45,6 +46,8 @@ class ReportData:
     runs_recorded: int | None = None
     """Runs in ``runs.jsonl`` (read back ones included); None when not counted."""
     bisect: BisectRecord | None = None
+    blame: BlameRecord | None = None
+    """``blame.json``: the blamed call's parts, drawn with the culprits marked."""
     floors: dict[str, float] = field(default_factory=dict)
     """Null-band floor per scenario."""
     inputs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)

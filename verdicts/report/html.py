@@ -23,6 +23,7 @@ from counterfact.records.bisect import BisectProbeRecord, BisectRecord
 from counterfact.records.summary import SweepSummary
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.report.arms import arms_section, spend_text
+from counterfact.verdicts.report.call import call_section
 from counterfact.verdicts.report.data import Output, ReportData
 from counterfact.verdicts.report.detail import detail_table, is_compact, sectioned
 from counterfact.verdicts.report.glance import GLANCE_STYLE, forest, matrix, pooled_table
@@ -54,6 +55,8 @@ def render(data: ReportData) -> str:
     parts.append(arms_section(arms))
     if data.rows:
         parts += _small(data, arms) if not is_compact(data.rows) else _large(data, arms)
+    if data.blame is not None:
+        parts.append(call_section(data.blame))
     if data.bisect is not None:
         parts.append(_bisection(data.bisect, data.outputs))
     parts.append(_failures(data))

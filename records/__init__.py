@@ -2,7 +2,8 @@
 
 ``runs.jsonl`` lines are :class:`RunRecord`; ``verdicts.jsonl`` lines are :class:`VerdictRecord`;
 ``arms.jsonl`` lines are :class:`ArmVerdictRecord` (one verdict per challenger over the question
-set); ``summary.json`` is :class:`SweepSummary`; ``bisect.json`` is :class:`BisectRecord`. Their
+set); ``summary.json`` is :class:`SweepSummary`; ``bisect.json`` is :class:`BisectRecord`;
+``blame.json`` is :class:`BlameRecord` and a ``blame.jsonl`` line :class:`BlameLine`. Their
 closed vocabularies live in :mod:`counterfact.records.vocabulary`, the seed-set encoding in
 :mod:`counterfact.records.seedsets`, the files' names in :mod:`counterfact.records.paths`
 (:class:`RunPaths`), and their readers in :mod:`counterfact.records.files`.
@@ -23,6 +24,7 @@ if __name__ != "counterfact.records":  # one import name per module: see docs/ar
 
 from counterfact.records.arms import ARM_SCHEMA_VERSION, ArmVerdictRecord
 from counterfact.records.bisect import BISECT_SCHEMA_VERSION, BisectRecord
+from counterfact.records.blame import BLAME_SCHEMA_VERSION, BlameLine, BlameRecord
 from counterfact.records.files import (
     RecordFileError,
     read_arms,
@@ -48,6 +50,7 @@ from counterfact.records.verdicts import VERDICT_SCHEMA_VERSION, VerdictRecord
 __all__ = [
     "ARM_SCHEMA_VERSION",
     "BISECT_SCHEMA_VERSION",
+    "BLAME_SCHEMA_VERSION",
     "LIVE_FILE",
     "LIVE_SCHEMA_VERSION",
     "PLAN_SCHEMA_VERSION",
@@ -56,6 +59,8 @@ __all__ = [
     "VERDICT_SCHEMA_VERSION",
     "ArmVerdictRecord",
     "BisectRecord",
+    "BlameLine",
+    "BlameRecord",
     "BudgetRecord",
     "ConcurrencyRecord",
     "Interval",

@@ -333,6 +333,8 @@ def render_records() -> str:
         (records.VerdictRecord, "verdicts.jsonl"),
         (records.SweepSummary, "summary.json"),
         (records.BisectRecord, "bisect.json"),
+        (records.BlameRecord, "blame.json"),
+        (records.BlameLine, "blame.jsonl"),
         (records.LiveState, "live.json"),
         (PlanRecord, "counterfact plan --json"),
     ]

@@ -31,10 +31,13 @@ NEEDS = {
     "counterfact.testing_plugin": "pytest",
     "counterfact.orchestrator.view.app": "starlette",
     "counterfact.orchestrator.view.server": "uvicorn",
+    "counterfact.orchestrator.importers.recorder": "httpx",
+    "counterfact.orchestrator.importers.recording": "uvicorn",
 }
 """Modules that import a package the wheel does not depend on (the pytest plugin needs pytest,
 which is there wherever pytest loads it; the viewer's web modules need the ``view`` extra, and
-``counterfact view`` says so in one line without it): without it, only that import may fail."""
+``counterfact view`` says so in one line without it; the recording proxy needs the ``record``
+extra, and ``counterfact record`` says so): without it, only that import may fail."""
 
 IMPORT_ALL = """
 import importlib, json, sys

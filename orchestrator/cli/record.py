@@ -32,7 +32,7 @@ def record(upstream: str, out: str, port: int) -> None:
         fail(
             ConfigError(
                 f"the proxy needs starlette and uvicorn ({exc.name} is missing): "
-                "pip install 'counterfact[view]'",
+                "pip install 'counterfact[record]'",
                 field="record",
             )
         )

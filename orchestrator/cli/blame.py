@@ -114,6 +114,7 @@ def blame(
     from counterfact.orchestrator.cli.blame_text import render_blame
     from counterfact.orchestrator.drivers.gate import bisect_hits
     from counterfact.orchestrator.importers.blame import BlameOptions, blame_call
+    from counterfact.orchestrator.importers.blame_many import folder_name, safe_name
     from counterfact.orchestrator.importers.calls import read_calls
 
     options = BlameOptions(
@@ -135,11 +136,11 @@ def blame(
     try:
         calls = read_calls(call, span)
         if len(calls) > 1:
-            run_dir = Path(out) if out else Path("runs") / f"blame-{call.stem}"
+            run_dir = Path(out) if out else Path("runs") / f"blame-{safe_name(call.stem)}"
             _many(calls, options, run_dir, fresh, concurrency, fail_on)
             return
         found = calls[0]
-        run_dir = Path(out) if out else Path("runs") / f"blame-{found.id}"
+        run_dir = Path(out) if out else Path("runs") / f"blame-{folder_name(found)}"
         result = blame_call(found, options, run_dir=run_dir, fresh=fresh)
     except CounterfactError as exc:
         ended(exc, run_dir, not no_report)
@@ -178,8 +179,12 @@ def _many(
     )
     click.echo(render_summary([b.line for b in found], most_blamed(found)))
     click.echo(f"\nrecords: {run_dir}/ (blame.jsonl, calls/<call>/blame.json)")
-    wanted = set(fail_on)
-    hits = [b.line.call for b in found if b.line.verdict in wanted]
+    from counterfact.orchestrator.drivers.gate import bisect_hits
+
+    if all(b.record is None for b in found):
+        click.echo("error: no call could be blamed (blame.jsonl says why, call by call)", err=True)
+        raise SystemExit(1)
+    hits = [b.line.call for b in found if b.record and bisect_hits(b.record, fail_on)]
     if hits:
         click.echo(f"fail-on: {len(hits)} call(s) {', '.join(hits[:10])}", err=True)
         raise SystemExit(GATE_EXIT)

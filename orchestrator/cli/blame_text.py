@@ -38,14 +38,26 @@ def _spend(runs: Sequence[RunRecord]) -> str:
 
 def _replay(record: BlameRecord) -> str:
     r = record.replay
-    if record.reason == "unstable-baseline":
+    if record.reason == "unstable-baseline" and record.expect is not None:
         return (
-            f"  replay: the replay gives the recorded answer on {r.reproduced} of {r.seeds} seeds: "
+            f"  replay: the replay already gives the expected answer on {r.seeds - r.reproduced} "
+            f"of {r.seeds} seeds before anything was removed: there is no wrong answer to blame "
+            "here (or the server, the model or its sampling differ from the recorded call)"
+        )
+    if record.reason == "unstable-baseline":
+        said = "the recorded answer" if r.recorded_answer is not None else "its seed-0 answer"
+        return (
+            f"  replay: the replay gives {said} on {r.reproduced} of {r.seeds} seeds: "
             "the server, the model or its sampling differ from the recorded call, so nothing "
             "was searched (another --comparator, such as similarity, may judge a reworded "
             "answer the same)"
         )
-    what = "the expected answer was missed" if record.expect else "the recorded answer held"
+    if record.expect is not None:
+        what = "the expected answer was missed"
+    elif r.recorded_answer is None:
+        what = "no answer was recorded: the replay's seed-0 answer is the one explained; it held"
+    else:
+        what = "the recorded answer held"
     return f"  replay: {what} on {r.reproduced} of {r.seeds} seeds before anything was removed"
 
 

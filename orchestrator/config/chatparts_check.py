@@ -42,7 +42,7 @@ def check_parts(
             if not arm.ablations:
                 continue
             parts = split(messages, plan.level)
-            missing = unknown(arm.ablations, parts, len(messages))
+            missing = unknown(arm.ablations, parts)
             if missing:
                 known = [p.id for p in parts]
                 close = difflib.get_close_matches(missing[0], known, n=1)
@@ -70,7 +70,7 @@ def suspect_parts(
         ("bisect.keep", keep),
         ("bisect.suspects", [] if suspects == "all" else suspects),
     ):
-        missing = unknown(ids, parts, len(messages))
+        missing = unknown(ids, parts)
         if missing:
             close = difflib.get_close_matches(missing[0], [p.id for p in parts], n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""

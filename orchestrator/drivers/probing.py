@@ -71,6 +71,9 @@ class ProbeRunner:
         sample of its probe, as a failed run is not."""
         self.timeout_reason = ""
         """The first comparison timeout's message (the doubt says it)."""
+        self.removal: Application | None = None
+        """The check of a probe whose manifests still listed a part it removed (it stopped the
+        search); None when every removal took effect."""
 
     def __call__(self, keys: Sequence[tuple[str, ...]], first_seed: int = 0) -> list[ProbeStats]:
         """Run each key's probe (all their seeds at once) and return their statistics; seeds
@@ -85,7 +88,23 @@ class ProbeRunner:
             self._check(records)
         if check_failed(app := self._manifests.application()):
             raise ManifestCheckFailed(app)
+        for arm in arms:
+            self._removed(arm, by_arm[arm.id])
         return stats
+
+    def _removed(self, arm: ArmSpec, records: list[RunRecord]) -> None:
+        """A probe whose manifests list the ``parts`` they sent must not list one it removed
+        (the chat runner's do): a removal that did not happen stops the search (rule 9).
+        """
+        if not arm.ablations:
+            return
+        log = ManifestLog({}, arm.ablations)
+        for r in records:
+            if r.ok:
+                log.add(r.seed, r.manifest)
+        if check_failed(app := log.application()):
+            self.removal = app
+            raise ManifestCheckFailed(app)
 
     def _check(self, records: list[RunRecord]) -> None:
         """Check each successful run's manifest against the baseline's facets (rule 6)."""
@@ -102,7 +121,7 @@ class ProbeRunner:
     def manifests(self) -> SearchManifests:
         """The manifest check over every probe run so far, with its witnesses."""
         return SearchManifests(
-            application=self._manifests.application(),
+            application=self.removal or self._manifests.application(),
             declared=bool(self.bisect.base.facets),
             runs=self._runs,
             lacking=tuple(self._lacking),

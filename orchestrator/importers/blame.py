@@ -100,6 +100,8 @@ def blame_plan(call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
     """
     sampled = _sampled(call.request)
     reference = options.expect if options.expect is not None else call.answer
+    # without a recorded answer, seed 0's reply becomes the reference and is not a sample of
+    # the paired test: one more seed keeps --samples seeds testable
     runner: dict[str, Any] = {
         "kind": "chat",
         "call": CALL_INPUT,
@@ -111,7 +113,7 @@ def blame_plan(call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
     raw: dict[str, Any] = {
         "name": f"blame-{_slug(call.id)}",
         "runner": runner,
-        "samples": options.samples if sampled else 2,
+        "samples": (options.samples + (reference is None)) if sampled else 2,
         "scenarios": [
             {
                 "id": _slug(call.id),

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from threading import Event
 
 from counterfact.exceptions import ConfigError, CounterfactError
 from counterfact.orchestrator.importers.blame import (
@@ -42,8 +43,16 @@ class Blamed:
     record: BlameRecord | None
 
 
-def _folder(call: RecordedCall) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", call.id).strip("-.")[:80] or "call"
+def safe_name(text: str) -> str:
+    """``text`` as one folder name: no separator, no ``..``, at most 80 characters (a call's
+    name comes from data: a span id may say ``../../x``).
+    """
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")[:80] or "call"
+
+
+def folder_name(call: RecordedCall) -> str:
+    """The folder a call's records go in."""
+    return safe_name(call.id)
 
 
 def _line(call: RecordedCall, record: BlameRecord, where: str) -> BlameLine:
@@ -61,12 +70,18 @@ def _line(call: RecordedCall, record: BlameRecord, where: str) -> BlameLine:
     )
 
 
-def _one(call: RecordedCall, options: BlameOptions, run_dir: Path, fresh: bool) -> Blamed:
-    where = f"{CALLS_DIR}/{_folder(call)}"
+def _one(
+    call: RecordedCall, options: BlameOptions, run_dir: Path, fresh: bool, stop: Event
+) -> Blamed:
+    where = f"{CALLS_DIR}/{folder_name(call)}"
+    if stop.is_set():  # interrupted before this call began: left for the resume
+        line = BlameLine(call=call.id, verdict=None, reason=None, error="not run (interrupted)")
+        return Blamed(line, None)
     try:
         result = blame_call(call, options, run_dir=run_dir / where, fresh=fresh, check=False)
-    except CounterfactError as exc:  # this call cannot be blamed; the others go on
-        line = BlameLine(call=call.id, verdict=None, reason=None, error=str(exc))
+    except Exception as exc:  # this call cannot be blamed (or its search broke); others go on
+        words = str(exc) if isinstance(exc, CounterfactError) else f"{type(exc).__name__}: {exc}"
+        line = BlameLine(call=call.id, verdict=None, reason=None, error=words)
         return Blamed(line, None)
     return Blamed(_line(call, result.record, f"{where}/blame.json"), result.record)
 
@@ -86,26 +101,38 @@ def blame_calls(
         ConfigError: two calls would share a folder, or the server does not serve a model the
             calls ask for (checked once per model, before anything is sent).
     """
-    folders = Counter(_folder(c) for c in calls)
+    folders = Counter(folder_name(c) for c in calls)
     twice = [f for f, k in folders.items() if k > 1]
     if twice:
         msg = f"two calls share the folder name {twice[0]!r}; rename one call's file"
         raise ConfigError(msg, field="CALL")
-    for model in sorted({model_of(c, options) for c in calls}):
+    models = {model_of(c, options) for c in calls if options.model or c.request.get("model")}
+    for model in sorted(models):  # a call without a model gets its own error line
         check_server(options, model)
     local = replace(options, executor="local")  # each call's probes on its own thread's loop
     done: list[Blamed] = []
-    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="blame") as pool:
-        futures = [pool.submit(_one, c, local, run_dir, fresh) for c in calls]
+    stop = Event()
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="blame")
+    try:
+        futures = [pool.submit(_one, c, local, run_dir, fresh, stop) for c in calls]
         for future in futures:
-            blamed = future.result()
-            done.append(blamed)
+            done.append(future.result())
             if on_done is not None:
-                on_done(blamed)
-    text = "".join(b.line.model_dump_json() + "\n" for b in done)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(run_dir / LINES_FILE, text)
+                on_done(done[-1])
+    except KeyboardInterrupt:
+        stop.set()  # no call begins now; the calls in flight finish (each resumes on its own)
+        pool.shutdown(wait=False, cancel_futures=True)
+        _write_lines(run_dir, done)
+        raise
+    pool.shutdown()
+    _write_lines(run_dir, done)
     return done
+
+
+def _write_lines(run_dir: Path, done: Sequence[Blamed]) -> None:
+    """``blame.jsonl``: the calls that ended, in order (an interrupted run writes its first)."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_atomic(run_dir / LINES_FILE, "".join(b.line.model_dump_json() + "\n" for b in done))
 
 
 def most_blamed(done: Sequence[Blamed], top: int = 5) -> list[tuple[int, str, list[str]]]:

@@ -68,6 +68,16 @@ def _write(path: Path, request: Any, response: Any, started: str, took: float, s
     write_atomic(path, json.dumps(record, ensure_ascii=False, indent=1) + "\n")
 
 
+def _reply_body(upstream: httpx.Response) -> Any:
+    """The reply as JSON data; an error page that is not JSON is kept as its text."""
+    if not upstream.content:
+        return None
+    try:
+        return upstream.json()
+    except ValueError:
+        return {"text": upstream.text[:100_000]}
+
+
 def _headers(request: Request) -> dict[str, str]:
     return {k: v for k, v in request.headers.items() if k.lower() in FORWARDED}
 
@@ -86,13 +96,19 @@ class _Stream:
     finish: str | None = None
 
     def feed(self, line: str) -> None:
-        """One SSE line (``data: {...}``)."""
+        """One SSE line (``data: {...}``); a line that is not a chunk is skipped (the client
+        still gets it: the relay never stops for the record's sake).
+        """
         if not line.startswith("data:") or line[5:].strip() == "[DONE]":
             return
         try:
             chunk = json.loads(line[5:])
-        except json.JSONDecodeError:
+            self._take(chunk)
+        except (ValueError, TypeError, AttributeError, KeyError):
             return
+
+    def _take(self, chunk: dict[str, Any]) -> None:
+        """One parsed chunk: its text, tool-call pieces, finish reason and usage."""
         self.head = {k: chunk[k] for k in ("id", "model", "created") if k in chunk} or self.head
         for choice in chunk.get("choices") or []:
             delta = choice.get("delta") or {}
@@ -130,7 +146,7 @@ async def _relay(
 ) -> AsyncIterator[bytes]:
     buffer = b""
     try:
-        async for chunk in upstream.aiter_raw():
+        async for chunk in upstream.aiter_bytes():  # decoded: the client gets no encoding header
             yield chunk
             buffer += chunk
             *lines, buffer = buffer.split(b"\n")
@@ -150,9 +166,11 @@ def build_app(recorder: Recorder) -> Starlette:
         url = recorder.upstream.rstrip("/") + "/chat/completions"
         sent = client.build_request("POST", url, json=body, headers=_headers(request))
         upstream = await client.send(sent, stream=bool(body.get("stream")))
-        if not body.get("stream"):
-            reply = upstream.json() if upstream.content else None
+        if not body.get("stream") or upstream.status_code >= 400:
+            await upstream.aread()
+            reply = _reply_body(upstream)
             _write(path, body, reply, started, time.monotonic() - began, upstream.status_code)
+            await upstream.aclose()
             return Response(upstream.content, upstream.status_code, _reply_headers(upstream))
         stream, done = _Stream(), asyncio.Event()
 

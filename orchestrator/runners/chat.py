@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import json
 import os
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -36,6 +37,8 @@ would send a different request (cached and recorded runs then no longer stand fo
 MIN_SECRET = 8
 """Shorter key values (``none``, ``x``) are placeholders, not secrets: not redacted."""
 
+_CLIENTS_LOCK = threading.Lock()
+"""Guards :data:`_CLIENTS`: blame's calls run on event loops in several threads."""
 _CLIENTS: dict[tuple[str | None, str, int], tuple[asyncio.AbstractEventLoop, AsyncOpenAI]] = {}
 
 
@@ -57,14 +60,15 @@ def client_for(base_url: str | None, key_env: str) -> AsyncOpenAI:
         raise ConfigError(msg, field="runner.api_key_env")
     loop = asyncio.get_running_loop()
     key = (base_url, api_key, id(loop))  # loops in several threads (blame's calls) each own one
-    held = _CLIENTS.get(key)
-    if held is None:
-        for gone in [k for k, (other, _) in _CLIENTS.items() if other.is_closed()]:
-            del _CLIENTS[gone]  # a finished loop's client is never used again
-    if held is None or held[0] is not loop:
-        client = AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0)
-        held = _CLIENTS[key] = (loop, client)
-    return held[1]
+    with _CLIENTS_LOCK:
+        held = _CLIENTS.get(key)
+        if held is None:
+            for gone in [k for k, (other, _) in _CLIENTS.items() if other.is_closed()]:
+                del _CLIENTS[gone]  # a finished loop's client is never used again
+        if held is None or held[0] is not loop:
+            client = AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0)
+            held = _CLIENTS[key] = (loop, client)
+        return held[1]
 
 
 @dataclass(frozen=True)

@@ -48,11 +48,11 @@ RUNNER_ONLY = (
 )
 """Settings of the runner itself: an arm cannot vary them (a facet of that name is refused)."""
 SENT_BY_COUNTERFACT = ("messages", "seed", "stream", "model")
+"""Request fields ``runner.request`` may not set: counterfact builds them (``model`` has its own
+key)."""
 CALL_FIELDS_DROPPED = ("messages", "seed", "stream", "stream_options", "n", "model")
 """Fields of a recorded request (``call``) not sent as they are: counterfact sends the messages
 (with parts removed), the model, each run's seed, and one whole reply."""
-"""Request fields ``runner.request`` may not set: counterfact builds them (``model`` has its own
-key)."""
 
 
 class ChatPrice(_Model):

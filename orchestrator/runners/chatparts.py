@@ -27,7 +27,7 @@ Level = Literal["messages", "paragraphs", "sentences"]
 
 LEVELS: tuple[Level, ...] = ("messages", "paragraphs", "sentences")
 
-_PARAGRAPH_GAP = re.compile(r"(\n[ \t]*\n\s*)")
+_PARAGRAPH_GAP = re.compile(r"(\r?\n[ \t]*\r?\n\s*)")
 _SENTENCE_GAP = re.compile(r"(?<=[.!?])(\s+)(?=\S)")
 
 
@@ -77,52 +77,52 @@ def _pieces(index: int, text: str, level: Level) -> list[_Piece]:
 
 
 def _content(message: Mapping[str, Any]) -> str | None:
-    """A message's text when it is plain text (other content is never a part)."""
+    """A message's text when it is plain text (other content, such as images, is never a
+    part).
+    """
     content = message.get("content")
     return content if isinstance(content, str) else None
 
 
-def _splittable(message: Mapping[str, Any]) -> bool:
-    """Messages whose removal keeps the request valid: not a tool call or its reply."""
-    return (
-        _content(message) is not None
-        and not message.get("tool_calls")
-        and (message.get("role") != "tool")
-    )
+def _kept_whole(message: Mapping[str, Any]) -> bool:
+    """A message the request needs even with all its text removed: a tool's reply (each tool
+    call needs one) or an assistant message that makes tool calls.
+    """
+    return message.get("role") == "tool" or bool(message.get("tool_calls"))
 
 
 def split(messages: Sequence[Mapping[str, Any]], level: Level) -> tuple[Part, ...]:
-    """Every part of ``messages`` at ``level``, in the order sent."""
+    """Every part of ``messages`` at ``level``, in the order sent (a tool's reply has parts
+    too: removing them empties its content, the message stays).
+    """
     found: list[Part] = []
     for i, message in enumerate(messages):
         text = _content(message)
-        if text is None or not _splittable(message):
+        if text is None or not text.strip():
             continue
         role = str(message.get("role", ""))
-        if level == "messages":
-            found.append(Part(f"m{i}", i, role, text))
-            continue
         found += [Part(p.id, i, role, p.text) for p in _pieces(i, text, level) if p.id is not None]
     return tuple(found)
 
 
 def query_ids(messages: Sequence[Mapping[str, Any]], level: Level) -> tuple[str, ...]:
-    """The ids of the question asked: the last paragraph of the last user message (all of it
-    at the ``messages`` level); empty when no user message holds text.
+    """The ids of the question asked: the last paragraph of the last user message that holds
+    text (all of it at the ``messages`` level); empty when no user message does.
     """
-    users = [i for i, m in enumerate(messages) if m.get("role") == "user" and _content(m)]
+    users = [
+        i for i, m in enumerate(messages) if m.get("role") == "user" and (_content(m) or "").strip()
+    ]
     if not users:
         return ()
     i = users[-1]
+    text = _content(messages[i]) or ""
     if level == "messages":
         return (f"m{i}",)
-    pieces = _pieces(i, _content(messages[i]) or "", level)
+    ids = [p.id for p in _pieces(i, text, level) if p.id is not None]
     if level == "paragraphs":
-        return tuple(p.id for p in pieces if p.id is not None)[-1:]
-    chunks = _paragraphs(_content(messages[i]) or "")
-    last = [c for k, c in enumerate(chunks) if k % 2 == 0 and c.strip()][-1]
-    sentences = [s for n, s in enumerate(_SENTENCE_GAP.split(last)) if n % 2 == 0]
-    ids = [p.id for p in pieces if p.id is not None]
+        return tuple(ids[-1:])
+    chunks = [c for k, c in enumerate(_paragraphs(text)) if k % 2 == 0 and c.strip()]
+    sentences = [s for n, s in enumerate(_SENTENCE_GAP.split(chunks[-1])) if n % 2 == 0]
     return tuple(ids[-len(sentences) :])
 
 
@@ -131,19 +131,25 @@ def covers(removed: str, part_id: str) -> bool:
     return part_id == removed or part_id.startswith(removed + ".")
 
 
-def unknown(ids: Iterable[str], parts: Sequence[Part], messages: int) -> list[str]:
-    """The ids in ``ids`` that name no part and no message of the request."""
-    known = {p.id for p in parts} | {f"m{i}" for i in range(messages)}
+def unknown(ids: Iterable[str], parts: Sequence[Part]) -> list[str]:
+    """The ids in ``ids`` that name no part and no message holding parts (a message of images
+    only, or an empty one, has nothing to remove).
+    """
+    known = {p.id for p in parts} | {f"m{p.message}" for p in parts}
     return [i for i in ids if i not in known]
 
 
 def _joined(pieces: list[_Piece], removed: Sequence[str]) -> str | None:
-    """The text with the removed parts dropped, each kept part after the gap that preceded it
-    (the first kept one after none); None when no part is left.
+    """The text with the removed parts dropped; None when no part is left.
+
+    A kept part follows the gap before it, or, when parts were removed just before it, the
+    wider of that gap and the one before the removed run (the one with more line breaks), so a
+    removed sentence never merges two paragraphs. The first kept part follows none.
     """
-    lead = trail = gap = ""
+    lead = gap = ""
     out: list[str] = []
     seen = False
+    dropped: str | None = None  # the gap before the run of removed parts just passed
     for piece in pieces:
         if piece.id is None:
             if seen:
@@ -151,13 +157,16 @@ def _joined(pieces: list[_Piece], removed: Sequence[str]) -> str | None:
             else:
                 lead += piece.text
             continue
-        if not any(covers(r, piece.id) for r in removed):
-            out += [gap, piece.text] if out else [piece.text]
+        if any(covers(r, piece.id) for r in removed):
+            dropped = gap if dropped is None else dropped
+        else:
+            wide = gap if dropped is None else max(dropped, gap, key=lambda g: g.count("\n"))
+            out += [wide, piece.text] if out else [piece.text]
+            dropped = None
         seen, gap = True, ""
-    trail = gap
     if not out:
         return None
-    return lead + "".join(out) + trail
+    return lead + "".join(out) + gap
 
 
 def without(
@@ -165,23 +174,24 @@ def without(
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """``messages`` with the parts ``removed`` names taken out, and the ids of the parts sent.
 
-    Messages that are not plain text (tool calls, tool replies, images) pass through untouched.
+    A message none of whose parts is removed passes through as it was. One emptied is dropped,
+    unless the request needs it (a tool's reply, an assistant's tool calls): that one stays with
+    empty content. Content that is not text (images) is never touched.
     """
     sent: list[dict[str, Any]] = []
     ids: list[str] = []
     for i, message in enumerate(messages):
         text = _content(message)
-        if text is None or not _splittable(message):
+        pieces = _pieces(i, text, level) if text is not None and text.strip() else []
+        mine = [p.id for p in pieces if p.id is not None]
+        gone = [p for p in mine if any(covers(r, p) for r in removed)]
+        if not gone:
             sent.append(dict(message))
+            ids += mine
             continue
-        pieces = _pieces(i, text, level)
-        if f"m{i}" in removed:
+        left = _joined(pieces, removed)
+        if left is None and not _kept_whole(message):
             continue
-        left = text if not removed else _joined(pieces, removed)
-        if left is None:
-            continue
-        sent.append(dict(message) | {"content": left})
-        ids += [
-            p.id for p in pieces if p.id is not None and not any(covers(r, p.id) for r in removed)
-        ]
+        sent.append(dict(message) | {"content": left or ""})
+        ids += [p for p in mine if p not in gone]
     return sent, ids

@@ -304,3 +304,22 @@ def test_the_marked_culprit_is_on_screen_in_chromium(tmp_path: Path) -> None:
         marked = browser.wait_for("document.querySelector('.call mark')?.textContent")
         assert marked == HOSTILE_PASSAGE
         assert browser.js("window.pwned === undefined") is True
+
+
+def test_a_bisection_stops_when_a_probe_still_sent_the_part_it_removed(tmp_path: Path) -> None:
+    """find_culprits over a runner that lists the parts it sent but ignores the removal: the
+    search stops inconclusive and says why, instead of 'not-reproducible'."""
+    from counterfact import find_culprits
+
+    (tmp_path / "agent.py").write_text(PARTS_IGNORED)
+    result = find_culprits(
+        ["m0.p0", "m0.p1", "m0.p2"],
+        str(tmp_path / "agent.py") + ":run",
+        reference="Sydney",
+        comparator="contains",
+        executor="local",
+    )
+    assert result.verdict == "inconclusive" and result.record.culprits == []
+    assert (
+        "still sent" in result.record.claim and "did not apply the removal" in result.record.claim
+    )

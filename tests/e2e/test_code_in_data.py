@@ -22,7 +22,7 @@ from tests.helpers import invoke
 
 AGENT = """\
 def run(ctx):
-    return "A"
+    return "r"  # os.popen(reference, "r") would run the reference as a shell command
 """
 
 EVIL = """\
@@ -45,8 +45,8 @@ HOSTILE = [
     ("touch PWNED", "subprocess:run"),
     ("open('PWNED', 'w')", "builtins:eval"),
     ("evilmod", "importlib:import_module"),
-    ("A", "evil.py:boom"),
-    ("A", "evilmod:boom"),
+    ("r", "evil.py:boom"),
+    ("r", "evilmod:boom"),
 ]
 """(reference, target): what a hostile question file pairs."""
 
@@ -182,14 +182,14 @@ def test_a_data_file_with_code_is_refused_even_outside_the_sampled_subset(
 def test_a_question_picks_a_check_the_sweep_file_declares_by_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
-    """The sweep file's ``checks:`` table is the way in: q0's reference 'a' matches output 'A'
+    """The sweep file's ``checks:`` table is the way in: q0's reference 'R' matches output 'r'
     only under the declared case-blind check, so its baseline holds on every seed."""
     monkeypatch.chdir(tmp_path)
     cfg = _folder(
         tmp_path,
         kind,
         {"kind": "custom", "target": "same_text"},
-        "a",
+        "R",
         extra="checks: {same_text: mychecks.py:same}\n",
     )
     code, _out, err = invoke("run", str(cfg), "--out", str(tmp_path / "out"))
@@ -197,7 +197,7 @@ def test_a_question_picks_a_check_the_sweep_file_declares_by_name(
     lines = (tmp_path / "out" / "verdicts.jsonl").read_text().splitlines()
     q0 = [v for v in map(json.loads, lines) if v["scenario"] == "q0"]
     assert all(v["check"].startswith("custom(") and v["check"].endswith(":same)") for v in q0)
-    assert all(v["flips"] == 0 for v in q0), q0  # 'a' against 'A': the same text to this check
+    assert all(v["flips"] == 0 for v in q0), q0  # 'R' against 'r': the same text to this check
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["config"]["checks"] == {"same_text": "mychecks.py:same"}
 

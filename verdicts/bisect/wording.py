@@ -172,6 +172,14 @@ _NOT_APPLIED = ("baseline-not-applied", "baseline-facet-not-reported")
 
 def _not_applied(outcome: BisectOutcome, baseline: str, app: Application) -> str:
     """A search stopped by its manifest check, worded as a sweep's row is (rule 6)."""
+    removal = next((m for m in app.mismatches if m.facet == "parts"), None)
+    if removal is not None:
+        return (
+            f"Inconclusive: a probe told to remove {removal.declared['without']} still sent "
+            f"{removal.observed} (its manifests list the parts sent), so the runner did not "
+            "apply the removal and no flip can be blamed on it: the search stopped after "
+            f"{outcome.probes_executed} probe(s) and no culprit is claimed."
+        )
     return (
         f"Inconclusive: {what_failed(f'the baseline {baseline!r}', app)} "
         f"{consequence(app, 'The baseline')} in the probes' runs, so no flip can be blamed on an "

@@ -116,3 +116,24 @@ def test_record_then_blame_the_folder(
     assert lines[0]["culprits"] == [["m1.p2"]] and lines[1]["culprits"] == [["m1.p2"]]
     assert lines[2]["culprits"] == []
     assert "2 call(s): 'Passage 2: it moved to Sydney.' (as m1.p2)" in out
+
+
+def test_an_upstream_error_page_is_relayed_and_recorded_as_text(tmp_path: Path) -> None:
+    """A 200 proxy in front of an upstream whose gateway answers 502 in HTML: the client gets
+    the 502, and the call is recorded with its status and the page's text."""
+    with StandIn(median_s=0.001, p95_s=0.002, raw="<html>bad gateway</html>") as api:
+        sock = bind("127.0.0.1", 0)
+        (tmp_path / "calls").mkdir()
+        app = build_app(Recorder(out=tmp_path / "calls", upstream=api.base_url + "/nowhere"))
+        server = uvicorn.Server(uvicorn.Config(app, log_level="error", lifespan="off"))
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        while not server.started:
+            time.sleep(0.01)
+        client = openai.OpenAI(base_url=url_of(sock) + "v1", api_key="none", max_retries=0)
+        with pytest.raises(openai.NotFoundError):
+            client.chat.completions.create(model="stand-in", messages=_messages(True))
+        server.should_exit = True
+        thread.join(timeout=10)
+    (saved,) = _calls(tmp_path)
+    assert saved["status"] == 404 and "text" in saved["response"]  # type: ignore[operator]

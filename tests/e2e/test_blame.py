@@ -323,3 +323,63 @@ def test_a_bisection_stops_when_a_probe_still_sent_the_part_it_removed(tmp_path:
     assert (
         "still sent" in result.record.claim and "did not apply the removal" in result.record.claim
     )
+
+
+def _otlp(span_id: str, user: str) -> dict[str, Any]:
+    attrs = {
+        "gen_ai.request.model": {"stringValue": "stand-in"},
+        "gen_ai.request.temperature": {"doubleValue": 0.0},
+        "gen_ai.input.messages": {
+            "stringValue": json.dumps(
+                [{"role": "user", "parts": [{"type": "text", "content": user}]}]
+            )
+        },
+    }
+    span = {"spanId": span_id, "attributes": [{"key": k, "value": v} for k, v in attrs.items()]}
+    return {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}
+
+
+def test_a_span_id_cannot_lead_records_out_of_runs(
+    tmp_path: Path, api_one: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default run directory is named after the call; a hostile span id is cleaned."""
+    work = tmp_path / "a" / "b"
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    user = "\n\n".join([*passages(4, {1: PLANTED}), "What is the capital?"])
+    path = _write(tmp_path, _otlp("../../escaped", user), "trace.json")
+    code, _, err = invoke("blame", str(path), "--base-url", api_one.base_url, "--no-report")
+    assert code == 0, err
+    assert (work / "runs" / "blame-escaped" / "blame.json").is_file()
+    assert not (tmp_path / "escaped").exists() and not (tmp_path / "a" / "escaped").exists()
+
+
+def test_many_calls_one_broken_is_its_own_line_and_all_broken_exits_1(
+    tmp_path: Path, api_one: StandIn
+) -> None:
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    _write(calls, recorded_call(passages(6, {2: PLANTED})), "000001.json")
+    lonely = {"model": "stand-in", "messages": [{"role": "user", "content": "One.\n\nWhy?"}]}
+    _write(calls, lonely, "000002.json")  # one suspect only: this call cannot be blamed
+    code, out, err = _blame(api_one, calls, tmp_path / "out", "--no-report")
+    assert code == 0, err
+    lines = [json.loads(x) for x in (tmp_path / "out" / "blame.jsonl").read_text().splitlines()]
+    assert lines[0]["culprits"] == [["m1.p2"]]
+    assert lines[1]["verdict"] is None and "nothing to search between" in lines[1]["error"]
+    assert "000002: not blamed" in out
+    only_broken = tmp_path / "broken"
+    only_broken.mkdir()
+    _write(only_broken, lonely, "a.json")
+    _write(only_broken, lonely, "b.json")
+    code, _, err = _blame(api_one, only_broken, tmp_path / "out2", "--no-report")
+    assert code == 1 and "no call could be blamed" in err
+
+
+def test_expect_says_when_the_replay_already_gives_the_expected_answer(
+    tmp_path: Path, api_one: StandIn
+) -> None:
+    call = _write(tmp_path, recorded_call(passages(6, {})))  # the stand-in says Canberra here
+    code, out, err = _blame(api_one, call, tmp_path / "out", "--no-report", "--expect", "Canberra")
+    assert code == 0, err
+    assert "already gives the expected answer on 2 of 2 seeds" in out

@@ -49,6 +49,9 @@ def _value(value: Any) -> Any:
         return bool(value["boolValue"])
     if "arrayValue" in value:
         return [_value(v) for v in value["arrayValue"].get("values", [])]
+    if "kvlistValue" in value:  # a structured attribute: messages as OTLP maps, not JSON text
+        pairs = value["kvlistValue"].get("values", [])
+        return {str(kv["key"]): _value(kv.get("value")) for kv in pairs}
     return None
 
 
@@ -134,6 +137,19 @@ def _span_call(span: Mapping[str, Any], attrs: Mapping[str, Any], where: str) ->
     return call_of({"request": request, "response": response}, name, here)
 
 
+def _read_span(span: Any, where: str) -> RecordedCall | None:
+    """One span's call (None: not a GenAI span); a malformed one is one line, not a crash."""
+    try:
+        attrs = _attributes(span) if isinstance(span, dict) else {}
+        if "gen_ai.input.messages" not in attrs:
+            return None
+        return _span_call(span, attrs, where)
+    except (ValueError, TypeError, AttributeError, KeyError) as exc:
+        name = span.get("spanId", "?") if isinstance(span, dict) else "?"
+        msg = f"{where} span {name}: malformed GenAI attributes ({type(exc).__name__}: {exc})"
+        raise ConfigError(msg, field="CALL") from exc
+
+
 def otlp_calls(data: Mapping[str, Any], where: str) -> list[RecordedCall]:
     """One call per GenAI span of an OTLP export.
 
@@ -145,9 +161,9 @@ def otlp_calls(data: Mapping[str, Any], where: str) -> list[RecordedCall]:
     for resource in data.get("resourceSpans") or []:
         for scope in (resource or {}).get("scopeSpans") or []:
             for span in (scope or {}).get("spans") or []:
-                attrs = _attributes(span) if isinstance(span, dict) else {}
-                if "gen_ai.input.messages" in attrs:
-                    calls.append(_span_call(span, attrs, where))
+                found = _read_span(span, where)
+                if found is not None:
+                    calls.append(found)
     if not calls:
         msg = (
             f"{where}: no span carries gen_ai.input.messages (OpenTelemetry's GenAI attributes); "

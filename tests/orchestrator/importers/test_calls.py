@@ -92,3 +92,32 @@ def test_otlp_messages_become_chat_messages_with_tools_intact(tmp_path: Path) ->
     assert call.id == "s1" and call.request["max_tokens"] == 50 and call.answer is None
     assert messages[1]["tool_calls"][0]["function"] == {"name": "w", "arguments": '{"c": "P"}'}
     assert messages[2] == {"role": "tool", "tool_call_id": "c1", "content": "rain"}
+
+
+def test_a_malformed_span_is_one_line(tmp_path: Path) -> None:
+    attrs = [
+        {"key": "gen_ai.request.max_tokens", "value": {"intValue": "many"}},
+        {"key": "gen_ai.input.messages", "value": {"stringValue": "[]"}},
+    ]
+    export = {
+        "resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "s9", "attributes": attrs}]}]}]
+    }
+    with pytest.raises(ConfigError, match=r"span s9: malformed GenAI attributes \(ValueError"):
+        read_calls(_write(tmp_path / "t.json", export))
+
+
+def test_structured_otlp_messages_are_read_too(tmp_path: Path) -> None:
+    def kv(**items: object) -> dict[str, object]:
+        return {"kvlistValue": {"values": [{"key": k, "value": v} for k, v in items.items()]}}
+
+    part = kv(type={"stringValue": "text"}, content={"stringValue": "Q?"})
+    message = kv(role={"stringValue": "user"}, parts={"arrayValue": {"values": [part]}})
+    attrs = [
+        {"key": "gen_ai.request.model", "value": {"stringValue": "m"}},
+        {"key": "gen_ai.input.messages", "value": {"arrayValue": {"values": [message]}}},
+    ]
+    export = {
+        "resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "s1", "attributes": attrs}]}]}]
+    }
+    (call,) = read_calls(_write(tmp_path / "t.json", export))
+    assert call.request["messages"] == [{"role": "user", "content": "Q?"}]

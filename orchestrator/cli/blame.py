@@ -70,6 +70,14 @@ if TYPE_CHECKING:
     show_default=True,
     help="Order of the search: parts sharing words with the answer first, or as sent.",
 )
+@click.option(
+    "--decide",
+    type=click.Choice(["auto", "majority", "test"]),
+    default="auto",
+    show_default=True,
+    help="auto: the majority rule on 2 seeds at temperature 0, a paired test on --samples "
+    "seeds otherwise; test: always the paired test (for an API that varies at temperature 0).",
+)
 @click.option("--max-probes", type=click.IntRange(1), default=200, show_default=True)
 @click.option("--max-culprits", type=click.IntRange(1), default=1, show_default=True)
 @click.option("--model", default=None, help="Replay at this model instead of the call's own.")
@@ -97,6 +105,7 @@ def blame(
     parts: Literal["messages", "paragraphs", "sentences"],
     samples: int,
     rank: Literal["lexical", "given"],
+    decide: Literal["auto", "majority", "test"],
     max_probes: int,
     max_culprits: int,
     model: str | None,
@@ -127,6 +136,7 @@ def blame(
         suspects=suspects,
         samples=samples,
         rank=rank,
+        decide=decide,
         max_probes=max_probes,
         max_culprits=max_culprits,
         executor=executor,

@@ -76,6 +76,12 @@ def render_blame(record: BlameRecord, runs: Sequence[RunRecord]) -> str:
         lines.append(f"  culprit set {i}: {{{', '.join(culprit)}}} — {_effect(record, culprit)}")
         lines += [f"    {part}: {clip(texts.get(part, ''))!r}" for part in culprit]
     lines.append(f"  {record.claim}")
+    if record.decide == "majority" and record.seeds_vary:
+        lines.append(
+            "  warning: the replies differed across seeds under the majority rule: the model "
+            "samples even here, so run again with --decide test (and --samples 8 or more) "
+            "before trusting this"
+        )
     reused = f", {record.runs_reused} read back" if record.runs_reused else ""
     lines.append(
         f"  spent: {record.probes_executed} probes, {record.runs_used} model calls now{reused} "

@@ -64,6 +64,9 @@ class BlameOptions:
     samples: int = 5
     """Seeds per probe for a sampled call (a call at temperature 0 uses 2)."""
     rank: Literal["lexical", "given"] = "lexical"
+    decide: Literal["auto", "majority", "test"] = "auto"
+    """``auto``: the majority rule on 2 seeds for a call at temperature 0, ``decide: test`` on
+    ``samples`` seeds otherwise."""
     max_probes: int = 200
     max_culprits: int = 1
     alpha: float = ALPHA
@@ -98,7 +101,7 @@ def blame_plan(call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
         ConfigError: the call cannot be replayed (no model, fewer than two suspects, an
             unknown part id in ``keep`` or ``suspects``).
     """
-    sampled = _sampled(call.request)
+    sampled = options.decide == "test" or (options.decide == "auto" and _sampled(call.request))
     reference = options.expect if options.expect is not None else call.answer
     # without a recorded answer, seed 0's reply becomes the reference and is not a sample of
     # the paired test: one more seed keeps --samples seeds testable

@@ -383,3 +383,28 @@ def test_expect_says_when_the_replay_already_gives_the_expected_answer(
     code, out, err = _blame(api_one, call, tmp_path / "out", "--no-report", "--expect", "Canberra")
     assert code == 0, err
     assert "already gives the expected answer on 2 of 2 seeds" in out
+
+
+def test_replies_that_vary_at_temperature_0_are_flagged_and_decide_test_is_at_hand(
+    tmp_path: Path,
+) -> None:
+    """An API that words its reply differently per seed at temperature 0: the majority rule
+    still finds the passage, and the output warns to rerun under --decide test, which then
+    uses the paired test on --samples seeds."""
+    inner = context_model(["moved to Sydney"])
+
+    def wordy(body: dict[str, Any]) -> str:
+        return inner(body) + (" Indeed." if int(body.get("seed") or 0) % 2 else "")
+
+    with StandIn(median_s=0.001, p95_s=0.003, answer=wordy) as api:
+        call = _write(tmp_path, recorded_call(passages(6, {2: PLANTED})))
+        code, out, err = _blame(api, call, tmp_path / "out", "--no-report")
+        assert code == 0, err
+        assert "warning: the replies differed across seeds" in out
+        code, out, err = _blame(
+            api, call, tmp_path / "tested", "--no-report", "--decide", "test", "--samples", "6"
+        )
+    assert code == 0, err
+    record = json.loads((tmp_path / "tested" / "blame.json").read_text())
+    assert record["decide"] == "test" and record["culprits"] == [["m1.p2"]]
+    assert "warning" not in out

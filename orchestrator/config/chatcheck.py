@@ -145,13 +145,6 @@ def _unknown_fields(fields: Mapping[str, str]) -> tuple[str, ...]:
 
 def _arm_plan(config: ChatRunnerConfig, arm: ArmSpec, origin: str) -> ChatPlan:
     """The arm's request, refused when the chat runner could not send it as declared."""
-    if arm.restorations:
-        msg = (
-            f"arm {arm.id!r} restores {list(arm.restorations)}, but the chat runner has no "
-            "optional parts to add back; ablate parts of what it sends instead (m1.p2: the "
-            "third paragraph of the second message; see runner.parts)"
-        )
-        raise ConfigError(msg, field=origin)
     facets = nest_facets(arm.facets)
     for key in facets:
         if key in RUNNER_ONLY or key == "seed" or key == "stream":

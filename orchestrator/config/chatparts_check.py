@@ -1,26 +1,53 @@
 """A chat sweep's parts checked before any run: every recorded request (``runner.call``) is a
-request, and every id an arm ablates names a part of what each scenario sends.
+request, every scenario's passages (``inputs.context``) are passages, every id an arm ablates
+names a part of what each scenario sends, and every id it restores an optional passage.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from counterfact.exceptions import ConfigError
-from counterfact.orchestrator.runners.chatparts import covers, query_ids, split, unknown
+from counterfact.orchestrator.runners.chatcontext import Passage, passages_of
+from counterfact.orchestrator.runners.chatparts import covers, query_ids, suspects_in
 from counterfact.orchestrator.runners.chatplan import ChatPlan
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.scenarios import ScenarioSpec
 
 
-def _request(plan: ChatPlan, sc: ScenarioSpec, origin: str) -> list[dict[str, object]]:
+@dataclass(frozen=True)
+class _Sent:
+    """What one scenario sends under one plan."""
+
+    parts: list[str]
+    """Its part ids in the order sent, its passages (not the optional ones) among them."""
+    known: list[str]
+    """Every id an arm may name: the parts, whole messages, optional passages."""
+    question: tuple[str, ...]
+    passages: tuple[Passage, ...]
+
+
+def _sent(plan: ChatPlan, sc: ScenarioSpec, origin: str) -> _Sent:
     try:
         messages, _ = plan.request(sc.inputs)
+        passages = None if plan.call else passages_of(sc.inputs)
     except ValueError as exc:
         field = f"scenario {sc.id!r} input {plan.call!r}" if plan.call else origin
         raise ConfigError(str(exc), field=field) from exc
-    return messages
+    parts = suspects_in(messages, plan.level, passages)
+    optional = [p.part for p in passages or () if p.optional]
+    whole = sorted({i.split(".")[0] for i in parts if "." in i and not i.startswith("context:")})
+    known = parts + optional + whole
+    return _Sent(parts, known, query_ids(messages, plan.level), tuple(passages or ()))
+
+
+def _unknown(what: str, ids: Sequence[str], sent: _Sent, where: str) -> str:
+    close = difflib.get_close_matches(ids[0], sent.known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    subject = f"{what} {ids[0]!r}{hint}, which is" if what else f"{ids[0]!r}{hint} is"
+    return f"{subject} no part of what {where}; its parts are {_listed(sent.parts)}"
 
 
 def check_parts(
@@ -29,65 +56,58 @@ def check_parts(
     origins: Sequence[str],
     scenarios: Sequence[ScenarioSpec],
 ) -> None:
-    """Refuse a recorded request that cannot be sent, or an ablation id that names no part.
+    """Refuse a request that cannot be sent, an ablation id that names no part, or a
+    restoration that names no optional passage.
 
     Raises:
         ConfigError: names the scenario, the arm and the closest known part id.
     """
     for plan, arm, origin in zip(plans, arms, origins, strict=True):
-        if plan.call is None and not arm.ablations:
-            continue
         for sc in scenarios:
-            messages = _request(plan, sc, origin)
-            if not arm.ablations:
-                continue
-            parts = split(messages, plan.level)
-            missing = unknown(arm.ablations, parts)
+            sent = _sent(plan, sc, origin)
+            where = f"scenario {sc.id!r} sends at runner.parts {plan.level!r}"
+            missing = [a for a in arm.ablations if a not in sent.known]
             if missing:
-                known = [p.id for p in parts]
-                close = difflib.get_close_matches(missing[0], known, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                msg = (
-                    f"arm {arm.id!r} ablates {missing[0]!r}{hint}, which is no part of what "
-                    f"scenario {sc.id!r} sends at runner.parts {plan.level!r}; its parts are "
-                    f"{_listed(known)}"
-                )
+                msg = _unknown(f"arm {arm.id!r} ablates", missing, sent, where)
                 raise ConfigError(msg, field=f"{origin}.ablations")
+            optional = {p.part for p in sent.passages if p.optional}
+            extra = [r for r in arm.restorations if r not in optional]
+            if extra:
+                msg = (
+                    f"arm {arm.id!r} restores {extra[0]!r}, which is no optional passage of "
+                    f"scenario {sc.id!r} (restorations add back passages of inputs.context "
+                    f"marked optional: {sorted(optional) or 'none'})"
+                )
+                raise ConfigError(msg, field=f"{origin}.restorations")
 
 
 def suspect_parts(
     plan: ChatPlan, sc: ScenarioSpec, suspects: Sequence[str] | str, keep: Sequence[str]
 ) -> list[str]:
     """The bisection's suspects over a chat request: ``all`` expanded to every part but the
-    question and ``keep``, in the order sent; named ids checked against the parts.
+    question and ``keep``, in the order sent (a scenario's passages as ``context:<id>``);
+    named ids checked against the parts.
 
     Raises:
         ConfigError: an id that names no part, or fewer than two suspects.
     """
-    messages = _request(plan, sc, "runner")
-    parts = split(messages, plan.level)
-    for field, ids in (
-        ("bisect.keep", keep),
-        ("bisect.suspects", [] if suspects == "all" else suspects),
-    ):
-        missing = unknown(ids, parts)
+    sent = _sent(plan, sc, "runner")
+    where = f"scenario {sc.id!r} sends at runner.parts {plan.level!r}"
+    named = [] if suspects == "all" else list(suspects)
+    for field, ids in (("bisect.keep", keep), ("bisect.suspects", named)):
+        missing = [i for i in ids if i not in sent.known]
         if missing:
-            close = difflib.get_close_matches(missing[0], [p.id for p in parts], n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            msg = (
-                f"{missing[0]!r}{hint} is no part of what scenario {sc.id!r} sends at "
-                f"runner.parts {plan.level!r}; its parts are {_listed([p.id for p in parts])}"
-            )
-            raise ConfigError(msg, field=field)
+            raise ConfigError(_unknown("", missing, sent, where), field=field)
     if suspects != "all":
-        return list(suspects)
-    held = set(query_ids(messages, plan.level))
-    found = [p.id for p in parts if p.id not in held and not any(covers(k, p.id) for k in keep)]
+        return named
+    found = [
+        i for i in sent.parts if i not in sent.question and not any(covers(k, i) for k in keep)
+    ]
     if len(found) < 2:
         msg = (
-            f"scenario {sc.id!r} sends {len(parts)} part(s) at runner.parts {plan.level!r}, "
-            f"{len(found)} of them suspects once the question and bisect.keep are set aside; "
-            "there is nothing to search between. Cut finer (runner.parts: sentences) or keep less"
+            f"scenario {sc.id!r} sends {len(found)} suspect part(s) at runner.parts "
+            f"{plan.level!r} once the question and bisect.keep are set aside; there is nothing "
+            "to search between. Cut finer (runner.parts: sentences) or keep less"
         )
         raise ConfigError(msg, field="bisect.suspects")
     return found

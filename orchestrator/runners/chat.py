@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from counterfact.exceptions import ConfigError, RunnerReturnError
 from counterfact.orchestrator.runners.chatconfig import ChatRunnerConfig
-from counterfact.orchestrator.runners.chatparts import without
+from counterfact.orchestrator.runners.chatcontext import passages_of
+from counterfact.orchestrator.runners.chatparts import sent_parts
 from counterfact.orchestrator.runners.chatplan import plan_for, run_cost
 from counterfact.probes.runner import RunContext, RunResult
 
@@ -82,12 +83,11 @@ class ChatRunner:
 
     async def __call__(self, ctx: RunContext) -> RunResult:
         """One chat completion for this scenario, arm and seed."""
-        if ctx.arm.restorations:
-            msg = "the chat runner has no optional parts to restore; remove 'restorations'"
-            raise ConfigError(msg, field="restorations")
         plan = plan_for(self.config, ctx.arm.facets)
         messages, body = plan.request(ctx.scenario.inputs)
-        sent, parts = without(messages, ctx.arm.ablations, plan.level)
+        passages = None if plan.call is not None else passages_of(ctx.scenario.inputs)
+        arm = ctx.arm
+        sent, parts = sent_parts(messages, plan.level, arm.ablations, arm.restorations, passages)
         model = str(body.pop("model"))
         if self.config.send_seed:
             body["seed"] = ctx.seed

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from counterfact.orchestrator.runners.chatcontext import PREFIX, Passage, chosen, filled, held
+
 Level = Literal["messages", "paragraphs", "sentences"]
 """How finely a message is cut into parts."""
 
@@ -195,3 +197,38 @@ def without(
         sent.append(dict(message) | {"content": left or ""})
         ids += [p for p in mine if p not in gone]
     return sent, ids
+
+
+def sent_parts(
+    messages: Sequence[Mapping[str, Any]],
+    level: Level,
+    ablations: Sequence[str],
+    restorations: Sequence[str],
+    passages: Sequence[Passage] | None,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The messages an arm sends and the ids of the parts in them: its ablations taken out,
+    and a scenario's passages (``inputs.context``) filled in, those it keeps each a part.
+    """
+    placeholders = {p.id for p in split(messages, level) if held(p.text)}
+    removed = [a for a in ablations if not a.startswith(PREFIX)]
+    sent, ids = without(messages, removed, level)
+    if passages is None:
+        return sent, ids
+    kept = chosen(passages, ablations, restorations)
+    ids = [i for i in ids if i not in placeholders]
+    return filled(sent, kept), ids + [p.part for p in kept]
+
+
+def suspects_in(
+    messages: Sequence[Mapping[str, Any]], level: Level, passages: Sequence[Passage] | None
+) -> list[str]:
+    """Every part id in the order sent, the passages (not the optional ones) in the place of
+    ``{context}``.
+    """
+    found: list[str] = []
+    for part in split(messages, level):
+        if held(part.text) and passages is not None:
+            found += [p.part for p in passages if not p.optional]
+        else:
+            found.append(part.id)
+    return found

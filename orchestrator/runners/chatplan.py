@@ -22,6 +22,7 @@ from counterfact.orchestrator.runners.chatconfig import (
     ChatPrice,
     ChatRunnerConfig,
 )
+from counterfact.orchestrator.runners.chatcontext import INPUT, PLACEHOLDER, passages_of
 from counterfact.orchestrator.runners.chatparts import Level
 from counterfact.orchestrator.runners.templates import render, template_fields
 
@@ -77,6 +78,8 @@ class ChatPlan:
             ValueError: the recorded request is not a request with messages and a model.
         """
         if self.call is None:
+            if passages_of(inputs) is not None:  # the passages go in once the parts are cut
+                inputs = {**inputs, INPUT: PLACEHOLDER}
             return self.render(inputs), {"model": self.model, **self.fields}
         body = inputs.get(self.call)
         if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):

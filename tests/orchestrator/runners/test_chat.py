@@ -380,7 +380,7 @@ def test_an_arm_without_a_model_is_refused(tmp_path: Path) -> None:
     [
         ({"id": "alt", "ablations": ["system"]}, "'system', which is no part of what"),
         ({"id": "alt", "ablations": ["m0.p1"]}, "did you mean 'm0.p0'?"),
-        ({"id": "alt", "restorations": ["m0"]}, "no optional parts to add back"),
+        ({"id": "alt", "restorations": ["m0"]}, "which is no optional passage"),
         ({"id": "alt", "facets": {"base_url": "http://x"}}, "arms[1].facets.base_url"),
         ({"id": "alt", "facets": {"seed": 3}}, "each run's seed is sent"),
         ({"id": "alt", "facets": {"system": 3}}, "must be text"),

@@ -42,7 +42,7 @@ class ReplayRecord(_Record):
 class RankRecord(_Record):
     """How the suspects were ordered before the search (a prior, not evidence)."""
 
-    method: Literal["lexical", "given"]
+    method: Literal["lexical", "given", "loo", "surrogate"]
     order: list[str]
 
 

@@ -65,10 +65,12 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--rank",
-    type=click.Choice(["lexical", "given"]),
+    type=click.Choice(["lexical", "given", "loo", "surrogate"]),
     default="lexical",
     show_default=True,
-    help="Order of the search: parts sharing words with the answer first, or as sent.",
+    help="Order of the search: parts sharing words with the answer first (free), as sent, by "
+    "each part's effect removed alone (loo), or by a linear fit over 32 random ablations "
+    "(surrogate); the order changes the probes spent, never the claim.",
 )
 @click.option(
     "--decide",
@@ -104,7 +106,7 @@ def blame(
     suspects: tuple[str, ...],
     parts: Literal["messages", "paragraphs", "sentences"],
     samples: int,
-    rank: Literal["lexical", "given"],
+    rank: Literal["lexical", "given", "loo", "surrogate"],
     decide: Literal["auto", "majority", "test"],
     max_probes: int,
     max_culprits: int,

@@ -172,6 +172,14 @@ class BisectConfig(_Model):
     (the last paragraph of the last user message) and ``keep``, in the order sent."""
     keep: list[StrictStr] = Field(default_factory=list)
     """With ``suspects: all``: parts never to suspect (beside the question)."""
+    rank: Literal["given", "loo", "surrogate"] = "given"
+    """How the suspects are ordered before the search (the order decides only how many probes
+    it spends, never what it claims): ``given`` as listed; ``loo`` by each one's flip rate
+    removed alone (one probe each, all at once); ``surrogate`` by a non-negative linear fit over
+    ``rank_probes`` random ablations. Their probes are read back by the search, not rerun."""
+    rank_probes: StrictInt = Field(default=32, ge=4, le=1024)
+    """``rank: surrogate``: random ablations fitted (each removes every suspect with
+    probability 1/2)."""
     max_probes: StrictInt = Field(default=MAX_PROBES, ge=1)
     """Probe budget, the baseline probe included; running out gives ``inconclusive``."""
     max_culprits: StrictInt = Field(default=MAX_CULPRITS, ge=1)

@@ -8,8 +8,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
+
 from counterfact.exceptions import RunsFailed, SweepInterrupted
 from counterfact.orchestrator.config.resolve import ResolvedBisect
+from counterfact.orchestrator.config.schema import BisectConfig
 from counterfact.orchestrator.drivers.probing import ManifestCheckFailed, ProbeRunner
 from counterfact.orchestrator.drivers.provenance import (
     fingerprint_of,
@@ -31,6 +34,7 @@ from counterfact.records.paths import BISECT_FILE, RunPaths
 from counterfact.records.runs import RunRecord
 from counterfact.records.summary import ReferenceRecord
 from counterfact.records.vocabulary import BisectReason, DoubtCode
+from counterfact.verdicts.bisect.rank import by_rate, random_ablations, surrogate
 from counterfact.verdicts.bisect.search import BisectOutcome, Decide, bisect, interrupted_outcome
 from counterfact.verdicts.bisect.wording import bisect_claim
 from counterfact.verdicts.row_parts import similarity_record
@@ -187,6 +191,22 @@ def run_bisect(
     return BisectResult(record=record, runs=tuple(session.store.records), run_dir=run_dir)
 
 
+def ranked(settings: BisectConfig, probes: ProbeRunner) -> list[str]:
+    """The suspects in the order the search takes them (``bisect.rank``): as given, or after
+    the ranking pass's probes (all submitted at once; the search reads them back).
+    """
+    order = list(settings.suspects)
+    if settings.rank == "loo":
+        stats = probes([(s,) for s in order])
+        return by_rate(order, [st.flips / max(st.scored, 1) for st in stats])
+    if settings.rank == "surrogate":
+        masks = random_ablations(len(order), settings.rank_probes, np.random.default_rng(0))
+        keys = [tuple(s for s, gone in zip(order, row, strict=True) if gone) for row in masks]
+        stats = probes(keys)
+        return surrogate(order, masks, [st.flips / max(st.scored, 1) for st in stats])
+    return order
+
+
 def _require_bisect_plan(value: object) -> None:
     """Callers without a type checker may pass a ResolvedSweep (the pre-0.2 API): say what to do."""
     if not isinstance(value, ResolvedBisect):
@@ -209,8 +229,9 @@ def _search(
     )
     t0 = time.perf_counter()  # the executor starts on its first run (none on a finished resume)
     try:  # under the session's graceful stop
+        probes.order = ranked(settings, probes)
         outcome = bisect(
-            settings.suspects,
+            probes.order,
             probes,
             samples=plan.sweep.samples,
             max_probes=settings.max_probes,
@@ -354,7 +375,7 @@ def _record(
         search_complete=outcome.search_complete,
         culprit_checks=_check_records(outcome),
         unconfirmed_found=[list(c) for c in outcome.unconfirmed_found],
-        suspects=list(settings.suspects),
+        suspects=list(probes.order or settings.suspects),
         probes=_probe_records(outcome),
         decide=settings.decide,
         confirmations=[

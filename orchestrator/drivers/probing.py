@@ -71,6 +71,8 @@ class ProbeRunner:
         sample of its probe, as a failed run is not."""
         self.timeout_reason = ""
         """The first comparison timeout's message (the doubt says it)."""
+        self.order: list[str] = []
+        """The suspects in the order the search took them (set once ranked)."""
         self.removal: Application | None = None
         """The check of a probe whose manifests still listed a part it removed (it stopped the
         search); None when every removal took effect."""

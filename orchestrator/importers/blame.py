@@ -63,7 +63,7 @@ class BlameOptions:
     """Named suspects instead of every part (empty: every part)."""
     samples: int = 5
     """Seeds per probe for a sampled call (a call at temperature 0 uses 2)."""
-    rank: Literal["lexical", "given"] = "lexical"
+    rank: Literal["lexical", "given", "loo", "surrogate"] = "lexical"
     decide: Literal["auto", "majority", "test"] = "auto"
     """``auto``: the majority rule on 2 seeds for a call at temperature 0, ``decide: test`` on
     ``samples`` seeds otherwise."""
@@ -131,6 +131,7 @@ def blame_plan(call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
             "max_probes": options.max_probes,
             "max_culprits": options.max_culprits,
             "decide": "test" if sampled else "majority",
+            "rank": options.rank if options.rank in ("loo", "surrogate") else "given",
         },
         "statistics": {"alpha": options.alpha},
     }
@@ -151,7 +152,7 @@ def _expected(plan: ResolvedBisect, options: BlameOptions) -> ResolvedBisect:
 
 
 def _ordered(plan: ResolvedBisect, call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
-    if options.rank == "given" or options.suspects:
+    if options.rank != "lexical" or options.suspects:
         return plan
     target = options.expect if options.expect is not None else (call.answer or "")
     texts = {p.id: p.text for p in split(call.request["messages"], options.parts)}
@@ -262,8 +263,8 @@ def blame_call(
         seeds_vary=_seeds_vary(result, plan.base.id),
         replay=_replay(result.record, call.answer),
         rank=RankRecord(
-            method="given" if options.rank == "given" or options.suspects else "lexical",
-            order=list(plan.settings.suspects),
+            method="given" if options.suspects else options.rank,
+            order=list(result.record.suspects),
         ),
     )
     if run_dir is not None:

@@ -408,3 +408,25 @@ def test_replies_that_vary_at_temperature_0_are_flagged_and_decide_test_is_at_ha
     record = json.loads((tmp_path / "tested" / "blame.json").read_text())
     assert record["decide"] == "test" and record["culprits"] == [["m1.p2"]]
     assert "warning" not in out
+
+
+@pytest.mark.parametrize("rank", ["loo", "surrogate"])
+def test_a_ranking_pass_orders_the_search_and_its_probes_are_not_rerun(
+    tmp_path: Path, rank: str
+) -> None:
+    """The culprit shares no word with the answer, so the free lexical prior puts it late;
+    leave-one-out and the surrogate put it first, and the search then reads their probes back."""
+    noword = "Passage 6: the legislature relocated to the harbour city."
+    with StandIn(
+        median_s=0.001, p95_s=0.003, answer=context_model(["relocated to the harbour city"])
+    ) as api:
+        call = _write(tmp_path, recorded_call(passages(10, {6: noword})))
+        code, _, err = _blame(api, call, tmp_path / "out", "--no-report", "--rank", rank)
+        served = api.stats.served
+    assert code == 0, err
+    record = json.loads((tmp_path / "out" / "blame.json").read_text())
+    assert record["culprits"] == [["m1.p6"]]
+    assert record["rank"] == {"method": rank, "order": record["suspects"]}
+    assert record["suspects"][0] == "m1.p6"
+    runs = (tmp_path / "out" / "runs.jsonl").read_text().splitlines()
+    assert served == len(runs)  # every call was recorded once: nothing ran twice

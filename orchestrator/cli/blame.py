@@ -83,6 +83,13 @@ if TYPE_CHECKING:
 @click.option("--max-probes", type=click.IntRange(1), default=200, show_default=True)
 @click.option("--max-culprits", type=click.IntRange(1), default=1, show_default=True)
 @click.option("--model", default=None, help="Replay at this model instead of the call's own.")
+@click.option(
+    "--price",
+    type=(click.FloatRange(0), click.FloatRange(0)),
+    default=None,
+    metavar="IN OUT",
+    help="USD per 1,000 input and output tokens: the spend line adds usd.",
+)
 @click.option("--out", type=click.Path(file_okay=False), default=None, help="Run directory.")
 @click.option(
     "--concurrency",
@@ -111,6 +118,7 @@ def blame(
     max_probes: int,
     max_culprits: int,
     model: str | None,
+    price: tuple[float, float] | None,
     out: str | None,
     concurrency: int,
     executor: str | None,
@@ -143,6 +151,7 @@ def blame(
         max_culprits=max_culprits,
         executor=executor,
         model=model,
+        price=price,
     )
     run_dir: Path | None = None
     try:

@@ -73,6 +73,8 @@ class BlameOptions:
     executor: str | Mapping[str, Any] | None = None
     model: str | None = None
     """Replay at this model instead of the call's own."""
+    price: tuple[float, float] | None = None
+    """USD per 1,000 input and output tokens: each replay's cost gets ``usd``."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,8 @@ def blame_plan(call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
     }
     runner |= {"base_url": options.base_url} if options.base_url else {}
     runner |= {"model": options.model} if options.model else {}
+    if options.price is not None:
+        runner["price"] = {"input_per_1k": options.price[0], "output_per_1k": options.price[1]}
     raw: dict[str, Any] = {
         "name": f"blame-{_slug(call.id)}",
         "runner": runner,

@@ -430,3 +430,12 @@ def test_a_ranking_pass_orders_the_search_and_its_probes_are_not_rerun(
     assert record["suspects"][0] == "m1.p6"
     runs = (tmp_path / "out" / "runs.jsonl").read_text().splitlines()
     assert served == len(runs)  # every call was recorded once: nothing ran twice
+
+
+def test_a_priced_blame_says_what_it_spent_in_usd(tmp_path: Path, api_one: StandIn) -> None:
+    call = _write(tmp_path, recorded_call(passages(6, {2: PLANTED})))
+    code, out, err = _blame(api_one, call, tmp_path / "out", "--no-report", "--price", "1", "2")
+    assert code == 0, err
+    runs = [json.loads(x) for x in (tmp_path / "out" / "runs.jsonl").read_text().splitlines()]
+    usd = sum(r["cost"]["usd"] for r in runs)
+    assert usd > 0 and f"usd {usd:.4f}" in out

@@ -14,14 +14,14 @@ from counterfact.records.vocabulary import (
     Standing,
 )
 
-BISECT_SCHEMA_VERSION: Literal[6] = 6
+BISECT_SCHEMA_VERSION: Literal[7] = 7
 """2 added ``decide``, ``confirmations`` and each probe's ``p_value``; 3 added ``status`` and
 ``failure``; 4 added ``search_complete``, ``culprit_checks``, ``unconfirmed_found``,
 ``standing`` and ``reasons``; 5 added ``runs_rate_limited`` and the reasons
 ``baseline-not-applied`` and ``baseline-facet-not-reported``; 6 added ``samples_needed`` and the
 reason ``underpowered`` (``decide: test`` at too few samples to reach alpha), and each culprit
 check's ``minimal_on_fresh``, ``fresh_probes`` and ``fresh_p_values`` (its 1-minimality
-re-tested on fresh seeds)."""
+re-tested on fresh seeds); 7 added ``ranking_probes`` (``bisect.rank``'s pass)."""
 
 
 class BisectProbeRecord(_Record):
@@ -86,7 +86,7 @@ class CulpritCheckRecord(_Record):
 class BisectRecord(_Provenance):
     """``bisect.json``: the culprit search and its evidence."""
 
-    schema_version: Literal[1, 2, 3, 4, 5, 6] = BISECT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6, 7] = BISECT_SCHEMA_VERSION
     status: Literal["complete", "interrupted", "failed"] = "complete"
     """``failed`` when every run failed or the runner evidently cannot work (``failure``)."""
     failure: str | None = None
@@ -129,6 +129,10 @@ class BisectRecord(_Provenance):
     runs_reused: int = 0
     """Runs read back from the run directory (a resumed search) or taken from the run cache
     are not in ``runs_used``; this counts the ones read back."""
+    ranking_probes: int = 0
+    """Probes ``bisect.rank`` (``loo``, ``surrogate``) spent ordering the suspects before the
+    search; they count against ``max_probes`` but not in ``probes_executed``. 0 in older
+    files."""
     runs_rate_limited: int = 0
     """Runs of the search (read back ones included) that an API refused at least once and that
     waited and ran again; not a reason for doubt (see ``SweepSummary.runs_rate_limited``). 0 in

@@ -44,6 +44,10 @@ class RankRecord(_Record):
 
     method: Literal["lexical", "given", "loo", "surrogate"]
     order: list[str]
+    probes: int = 0
+    """Probes the ranking spent before the search (``loo``, ``surrogate``), beside the
+    search's own ``probes_executed``; 0 when it ran none (the baseline did not hold, or the pass
+    would have taken more than half of ``--max-probes``)."""
 
 
 class BlameRecord(BisectRecord):

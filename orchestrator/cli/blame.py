@@ -158,7 +158,15 @@ def blame(
         calls = read_calls(call, span)
         if len(calls) > 1:
             run_dir = Path(out) if out else Path("runs") / f"blame-{safe_name(call.stem)}"
-            _many(calls, options, run_dir, fresh, concurrency, fail_on)
+            try:
+                _many(calls, options, run_dir, fresh, concurrency, fail_on)
+            except KeyboardInterrupt:
+                click.echo(
+                    f"interrupted: the calls that ended are in {run_dir}/blame.jsonl and those "
+                    "in flight finish; run the same command again to resume",
+                    err=True,
+                )
+                raise SystemExit(130) from None
             return
         found = calls[0]
         run_dir = Path(out) if out else Path("runs") / f"blame-{folder_name(found)}"

@@ -83,8 +83,10 @@ def render_blame(record: BlameRecord, runs: Sequence[RunRecord]) -> str:
             "before trusting this"
         )
     reused = f", {record.runs_reused} read back" if record.runs_reused else ""
+    ranking = f" (+{record.ranking_probes} ranking)" if record.ranking_probes else ""
     lines.append(
-        f"  spent: {record.probes_executed} probes, {record.runs_used} model calls now{reused} "
+        f"  spent: {record.probes_executed} probes{ranking}, {record.runs_used} model calls "
+        f"now{reused} "
         f"(the search's runs: {_spend(runs)})"
     )
     return "\n".join(lines)

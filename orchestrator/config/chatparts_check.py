@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from counterfact.exceptions import ConfigError
-from counterfact.orchestrator.runners.chatcontext import Passage, passages_of
+from counterfact.orchestrator.runners.chatcontext import Passage
 from counterfact.orchestrator.runners.chatparts import covers, query_ids, suspects_in
 from counterfact.orchestrator.runners.chatplan import ChatPlan
 from counterfact.probes.arms import ArmSpec
@@ -32,7 +32,7 @@ class _Sent:
 def _sent(plan: ChatPlan, sc: ScenarioSpec, origin: str) -> _Sent:
     try:
         messages, _ = plan.request(sc.inputs)
-        passages = None if plan.call else passages_of(sc.inputs)
+        passages = plan.passages(sc.inputs)
     except ValueError as exc:
         field = f"scenario {sc.id!r} input {plan.call!r}" if plan.call else origin
         raise ConfigError(str(exc), field=field) from exc

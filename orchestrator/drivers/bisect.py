@@ -191,20 +191,29 @@ def run_bisect(
     return BisectResult(record=record, runs=tuple(session.store.records), run_dir=run_dir)
 
 
-def ranked(settings: BisectConfig, probes: ProbeRunner) -> list[str]:
+def ranked(settings: BisectConfig, probes: ProbeRunner, decide: Decide) -> list[str]:
     """The suspects in the order the search takes them (``bisect.rank``): as given, or after
-    the ranking pass's probes (all submitted at once; the search reads them back).
+    the ranking pass's probes (all submitted at once; the search reads them back). The pass
+    runs only once the baseline probe holds, and only when it takes at most half of
+    ``max_probes`` (its probes count against it: :attr:`ProbeRunner.ranking` says how many).
     """
     order = list(settings.suspects)
+    if settings.rank == "given":
+        return order
+    (base,) = probes([()])  # first: its seed 0 may be the reference the pass is scored against
+    holds = base.flips == 0 if decide.mode == "majority" else base.flips * 2 < base.scored
+    keys: list[tuple[str, ...]]
     if settings.rank == "loo":
-        stats = probes([(s,) for s in order])
-        return by_rate(order, [st.flips / max(st.scored, 1) for st in stats])
-    if settings.rank == "surrogate":
+        keys = [(s,) for s in order]
+    else:
         masks = random_ablations(len(order), settings.rank_probes, np.random.default_rng(0))
         keys = [tuple(s for s, gone in zip(order, row, strict=True) if gone) for row in masks]
-        stats = probes(keys)
-        return surrogate(order, masks, [st.flips / max(st.scored, 1) for st in stats])
-    return order
+    if not holds or 2 * len(keys) > settings.max_probes:
+        return order  # the search stops at its baseline, or the pass would eat its budget
+    stats = probes(keys)
+    probes.ranking = len(keys)
+    rates = [st.flips / max(st.scored, 1) for st in stats]
+    return by_rate(order, rates) if settings.rank == "loo" else surrogate(order, masks, rates)
 
 
 def _require_bisect_plan(value: object) -> None:
@@ -229,12 +238,12 @@ def _search(
     )
     t0 = time.perf_counter()  # the executor starts on its first run (none on a finished resume)
     try:  # under the session's graceful stop
-        probes.order = ranked(settings, probes)
+        probes.order = ranked(settings, probes, decide)
         outcome = bisect(
             probes.order,
             probes,
             samples=plan.sweep.samples,
-            max_probes=settings.max_probes,
+            max_probes=settings.max_probes - probes.ranking,
             max_culprits=settings.max_culprits,
             speculative=settings.speculative,
             decide=decide,
@@ -385,6 +394,7 @@ def _record(
         runs_used=session.source.runner_calls,
         runs_reused=session.store.reused,
         runs_rate_limited=session.store.rate_limited,
+        ranking_probes=probes.ranking,
         probes_executed=outcome.probes_executed,
         speculative=settings.speculative,
         speculative_unused=outcome.speculative_unused,

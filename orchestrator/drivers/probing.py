@@ -73,6 +73,8 @@ class ProbeRunner:
         """The first comparison timeout's message (the doubt says it)."""
         self.order: list[str] = []
         """The suspects in the order the search took them (set once ranked)."""
+        self.ranking = 0
+        """Probes the ranking pass spent before the search (``bisect.rank``)."""
         self.removal: Application | None = None
         """The check of a probe whose manifests still listed a part it removed (it stopped the
         search); None when every removal took effect."""

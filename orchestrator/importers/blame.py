@@ -269,6 +269,7 @@ def blame_call(
         rank=RankRecord(
             method="given" if options.suspects else options.rank,
             order=list(result.record.suspects),
+            probes=result.record.ranking_probes,
         ),
     )
     if run_dir is not None:

@@ -122,9 +122,11 @@ def blame_calls(
     except KeyboardInterrupt:
         stop.set()  # no call begins now; the calls in flight finish (each resumes on its own)
         pool.shutdown(wait=False, cancel_futures=True)
-        _write_lines(run_dir, done)
+        ended = [f.result() for f in futures if f.done() and not f.cancelled()]
+        _write_lines(run_dir, ended)  # every call that ended, in order, whichever ended first
         raise
-    pool.shutdown()
+    finally:
+        pool.shutdown(wait=False)
     _write_lines(run_dir, done)
     return done
 

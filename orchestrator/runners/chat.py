@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 from counterfact.exceptions import ConfigError, RunnerReturnError
 from counterfact.orchestrator.runners.chatconfig import ChatRunnerConfig
-from counterfact.orchestrator.runners.chatcontext import passages_of
 from counterfact.orchestrator.runners.chatparts import sent_parts
 from counterfact.orchestrator.runners.chatplan import plan_for, run_cost
 from counterfact.probes.runner import RunContext, RunResult
@@ -85,7 +84,7 @@ class ChatRunner:
         """One chat completion for this scenario, arm and seed."""
         plan = plan_for(self.config, ctx.arm.facets)
         messages, body = plan.request(ctx.scenario.inputs)
-        passages = None if plan.call is not None else passages_of(ctx.scenario.inputs)
+        passages = plan.passages(ctx.scenario.inputs)
         arm = ctx.arm
         sent, parts = sent_parts(messages, plan.level, arm.ablations, arm.restorations, passages)
         model = str(body.pop("model"))

@@ -53,7 +53,11 @@ def passages_of(inputs: Mapping[str, Any]) -> tuple[Passage, ...] | None:
         if not ok or not isinstance(item.get("text"), str):
             msg = f"input 'context' item {i} must be {{id: text, text: text}}, got {item!r:.80}"
             raise ValueError(msg)
-        passages.append(Passage(item["id"], item["text"], bool(item.get("optional", False))))
+        optional = item.get("optional", False)
+        if not isinstance(optional, bool):
+            msg = f"input 'context' item {i}: optional must be true or false, got {optional!r}"
+            raise ValueError(msg)
+        passages.append(Passage(item["id"], item["text"], optional))
     ids = [p.id for p in passages]
     if len(set(ids)) < len(ids):
         twice = next(i for i in ids if ids.count(i) > 1)
@@ -81,6 +85,13 @@ def filled(messages: Sequence[Mapping[str, Any]], sent: Sequence[Passage]) -> li
         else dict(m)
         for m in messages
     ]
+
+
+def names_passages(templates: Sequence[str]) -> bool:
+    """Some template sends the passages: it names ``{context}`` itself (``{context[0]}`` and
+    the like read the input as it is).
+    """
+    return any("{" + INPUT + "}" in t for t in templates)
 
 
 def held(text: str) -> bool:

@@ -22,7 +22,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from counterfact.orchestrator.runners.chatcontext import PREFIX, Passage, chosen, filled, held
+from counterfact.orchestrator.runners.chatcontext import (
+    PLACEHOLDER,
+    PREFIX,
+    Passage,
+    chosen,
+    filled,
+    held,
+)
 
 Level = Literal["messages", "paragraphs", "sentences"]
 """How finely a message is cut into parts."""
@@ -120,17 +127,26 @@ def query_ids(messages: Sequence[Mapping[str, Any]], level: Level) -> tuple[str,
     text = _content(messages[i]) or ""
     if level == "messages":
         return (f"m{i}",)
-    ids = [p.id for p in _pieces(i, text, level) if p.id is not None]
+    # {context} standing alone is what is given, not what is asked
+    ids = [p.id for p in _pieces(i, text, level) if p.id is not None and not held(p.text)]
     if level == "paragraphs":
         return tuple(ids[-1:])
-    chunks = [c for k, c in enumerate(_paragraphs(text)) if k % 2 == 0 and c.strip()]
+    chunks = [
+        c for k, c in enumerate(_paragraphs(text)) if k % 2 == 0 and c.strip() and not held(c)
+    ]
+    if not chunks:
+        return ()
     sentences = [s for n, s in enumerate(_SENTENCE_GAP.split(chunks[-1])) if n % 2 == 0]
     return tuple(ids[-len(sentences) :])
 
 
 def covers(removed: str, part_id: str) -> bool:
-    """``removed`` names ``part_id`` or the whole message it belongs to."""
-    return part_id == removed or part_id.startswith(removed + ".")
+    """``removed`` names ``part_id`` or the whole message it belongs to (a passage's id only
+    itself: ``context:sec3`` does not cover ``context:sec3.1``).
+    """
+    if part_id == removed:
+        return True
+    return not removed.startswith(PREFIX) and part_id.startswith(removed + ".")
 
 
 def unknown(ids: Iterable[str], parts: Sequence[Part]) -> list[str]:
@@ -207,7 +223,8 @@ def sent_parts(
     passages: Sequence[Passage] | None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The messages an arm sends and the ids of the parts in them: its ablations taken out,
-    and a scenario's passages (``inputs.context``) filled in, those it keeps each a part.
+    and a scenario's passages (``inputs.context``) filled in where ``{context}`` still stands,
+    those it keeps each a part (none listed when ``{context}`` went with its part).
     """
     placeholders = {p.id for p in split(messages, level) if held(p.text)}
     removed = [a for a in ablations if not a.startswith(PREFIX)]
@@ -216,19 +233,24 @@ def sent_parts(
         return sent, ids
     kept = chosen(passages, ablations, restorations)
     ids = [i for i in ids if i not in placeholders]
-    return filled(sent, kept), ids + [p.part for p in kept]
+    standing = any(PLACEHOLDER in str(m.get("content") or "") for m in sent)
+    return filled(sent, kept), ids + ([p.part for p in kept] if standing else [])
 
 
 def suspects_in(
     messages: Sequence[Mapping[str, Any]], level: Level, passages: Sequence[Passage] | None
 ) -> list[str]:
-    """Every part id in the order sent, the passages (not the optional ones) in the place of
-    ``{context}``.
+    """Every part id in the order sent, a scenario's passages (not the optional ones) where
+    ``{context}`` first stands: in place of its part when it stands alone, after it when the
+    part holds other text too.
     """
     found: list[str] = []
+    listed = passages is None
     for part in split(messages, level):
-        if held(part.text) and passages is not None:
-            found += [p.part for p in passages if not p.optional]
-        else:
+        here = PLACEHOLDER in part.text
+        if not (here and held(part.text) and passages is not None):
             found.append(part.id)
+        if here and not listed and passages is not None:
+            found += [p.part for p in passages if not p.optional]
+            listed = True
     return found

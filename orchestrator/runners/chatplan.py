@@ -22,7 +22,13 @@ from counterfact.orchestrator.runners.chatconfig import (
     ChatPrice,
     ChatRunnerConfig,
 )
-from counterfact.orchestrator.runners.chatcontext import INPUT, PLACEHOLDER, passages_of
+from counterfact.orchestrator.runners.chatcontext import (
+    INPUT,
+    PLACEHOLDER,
+    Passage,
+    names_passages,
+    passages_of,
+)
 from counterfact.orchestrator.runners.chatparts import Level
 from counterfact.orchestrator.runners.templates import render, template_fields
 
@@ -78,7 +84,7 @@ class ChatPlan:
             ValueError: the recorded request is not a request with messages and a model.
         """
         if self.call is None:
-            if passages_of(inputs) is not None:  # the passages go in once the parts are cut
+            if self.passages(inputs) is not None:  # the passages go in once the parts are cut
                 inputs = {**inputs, INPUT: PLACEHOLDER}
             return self.render(inputs), {"model": self.model, **self.fields}
         body = inputs.get(self.call)
@@ -91,6 +97,19 @@ class ChatPlan:
             msg = f"the recorded request in input {self.call!r} names no model; set runner.model"
             raise ValueError(msg)
         return [dict(m) for m in body["messages"]], {"model": model, **fields, **self.fields}
+
+    def passages(self, inputs: Mapping[str, Any]) -> tuple[Passage, ...] | None:
+        """The scenario's passages when a template sends them as ``{context}``; else None
+        (the ``context`` input, if any, is an ordinary input).
+
+        Raises:
+            ValueError: the ``context`` input is not a list of passages.
+        """
+        if self.call is not None or not names_passages([t for _, t in self.templates()]):
+            return None
+        if not isinstance(inputs.get(INPUT), list):
+            return None
+        return passages_of(inputs)
 
     def manifest(self, served: str | None) -> dict[str, Any]:
         """What the run reports: the model the API says it served (under ``model`` the name

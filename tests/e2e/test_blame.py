@@ -426,7 +426,8 @@ def test_a_ranking_pass_orders_the_search_and_its_probes_are_not_rerun(
     assert code == 0, err
     record = json.loads((tmp_path / "out" / "blame.json").read_text())
     assert record["culprits"] == [["m1.p6"]]
-    assert record["rank"] == {"method": rank, "order": record["suspects"]}
+    assert record["rank"]["method"] == rank and record["rank"]["order"] == record["suspects"]
+    assert record["rank"]["probes"] == record["ranking_probes"] > 0
     assert record["suspects"][0] == "m1.p6"
     runs = (tmp_path / "out" / "runs.jsonl").read_text().splitlines()
     assert served == len(runs)  # every call was recorded once: nothing ran twice
@@ -439,3 +440,23 @@ def test_a_priced_blame_says_what_it_spent_in_usd(tmp_path: Path, api_one: Stand
     runs = [json.loads(x) for x in (tmp_path / "out" / "runs.jsonl").read_text().splitlines()]
     usd = sum(r["cost"]["usd"] for r in runs)
     assert usd > 0 and f"usd {usd:.4f}" in out
+
+
+def test_a_ranking_pass_waits_for_the_baseline_and_keeps_to_the_budget(
+    tmp_path: Path, api_one: StandIn
+) -> None:
+    """An unreproducible replay spends no ranking probe; a pass that would take more than half
+    of --max-probes is skipped, the search keeps its whole budget."""
+    call = _write(tmp_path, recorded_call(passages(10, {})))  # the replay says Canberra
+    code, _, err = _blame(api_one, call, tmp_path / "a", "--no-report", "--rank", "loo")
+    assert code == 0, err
+    record = json.loads((tmp_path / "a" / "blame.json").read_text())
+    assert record["reason"] == "unstable-baseline" and record["ranking_probes"] == 0
+    assert record["runs_used"] == 2  # the baseline probe alone
+    call = _write(tmp_path, recorded_call(passages(10, {4: PLANTED})), "c2.json")
+    code, _, err = _blame(
+        api_one, call, tmp_path / "b", "--no-report", "--rank", "loo", "--max-probes", "12"
+    )
+    assert code == 0, err
+    record = json.loads((tmp_path / "b" / "blame.json").read_text())
+    assert record["ranking_probes"] == 0 and record["culprits"] == [["m1.p4"]]

@@ -136,3 +136,36 @@ def test_malformed_passages_are_refused() -> None:
         passages_of({"context": [{"id": "a", "text": "x"}, {"text": "no id"}]})
     with pytest.raises(ValueError, match="names passage 'a' twice"):
         passages_of({"context": [{"id": "a", "text": "x"}, {"id": "a", "text": "y"}]})
+
+
+def test_a_context_input_no_template_sends_bare_is_an_ordinary_input(api: StandIn) -> None:
+    """Loaded as before: a list of strings, or a template reading it by index."""
+    for prompt, context in (
+        ("{question}", ["one", "two"]),
+        ("{context[0][text]} {question}", PASSAGES),
+    ):
+        runner = {**_runner(api), "prompt": prompt}
+        raw = {
+            "name": "p",
+            "runner": runner,
+            "scenarios": [{"id": "q", "inputs": {"context": context, "question": "Q?"}}],
+            "arms": [{"id": "base"}, {"id": "alt", "facets": {"temperature": 1}}],
+        }
+        load_sweep(raw)
+
+
+def test_passages_are_listed_only_while_context_is_sent(api: StandIn, tmp_path: Path) -> None:
+    """Removing the message that holds {context} removes the passages: the manifest does not
+    claim them, so a restoration there is not 'sent'."""
+    runner = {**_runner(api), "system": "Passages:\n\n{context}", "prompt": "{question}"}
+    compare_arms(
+        [{"id": "all"}, {"id": "no-system", "ablations": ["m0"], "restorations": ["context:memo"]}],
+        runner,
+        samples=2,
+        scenarios=[{**SCENARIO, "reference": "Sydney"}],
+        comparator="contains",
+        out=tmp_path / "o",
+    )
+    by_arm = {r["arm"]: r for r in _runs(tmp_path / "o") if r["seed"] == 0}
+    assert "context:atlas" in by_arm["all"]["manifest"]["parts"]
+    assert by_arm["no-system"]["manifest"]["parts"] == ["m1.p0"]

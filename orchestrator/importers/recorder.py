@@ -152,6 +152,7 @@ async def _relay(
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
                 stream.feed(line.decode("utf-8", "replace").strip())
+        stream.feed(buffer.decode("utf-8", "replace").strip())  # a last line with no newline
     finally:
         done.set()
 
@@ -188,7 +189,8 @@ def build_app(recorder: Recorder) -> Starlette:
 
     async def other(request: Request) -> Response:
         tail = request.url.path.removeprefix("/v1")
-        url = recorder.upstream.rstrip("/") + tail
+        query = f"?{request.url.query}" if request.url.query else ""
+        url = recorder.upstream.rstrip("/") + tail + query
         reply = await client.request(
             request.method, url, content=await request.body(), headers=_headers(request)
         )

@@ -137,3 +137,20 @@ def test_an_upstream_error_page_is_relayed_and_recorded_as_text(tmp_path: Path) 
         thread.join(timeout=10)
     (saved,) = _calls(tmp_path)
     assert saved["status"] == 404 and "text" in saved["response"]  # type: ignore[operator]
+
+
+def test_a_last_stream_line_without_a_newline_is_kept() -> None:
+    """The assembled record keeps a final chunk the upstream did not end with a newline."""
+    from counterfact.orchestrator.importers.recorder import _Stream
+
+    stream = _Stream()
+    for line in [
+        'data: {"id": "c", "choices": [{"delta": {"content": "Can"}}]}',
+        'data: {"choices": [{"delta": {"content": "berra"}, "finish_reason": "stop"}]}',
+    ]:
+        stream.feed(line)
+    done = stream.completion()
+    assert done["choices"][0]["message"]["content"] == "Canberra"
+    assert done["choices"][0]["finish_reason"] == "stop" and done["id"] == "c"
+    stream.feed("data: [1, 2]")  # not a chunk: skipped, never raised
+    stream.feed("data: {not json")

@@ -72,6 +72,14 @@ class BlameRecord(BisectRecord):
     replay: ReplayRecord
     rank: RankRecord
 
+    def text_of(self, part: str) -> str:
+        """A part's text; a whole message's (``m2``) is its parts' joined by blank lines."""
+        if part.startswith("context:"):  # a passage's id names only itself
+            found = [p.text for p in self.parts if p.id == part]
+        else:
+            found = [p.text for p in self.parts if p.id == part or p.id.startswith(part + ".")]
+        return "\n\n".join(found)
+
 
 class BlameLine(_Record):
     """One line of ``blame.jsonl``: one call's outcome, when many calls are blamed."""

@@ -63,7 +63,6 @@ def _replay(record: BlameRecord) -> str:
 
 def render_blame(record: BlameRecord, runs: Sequence[RunRecord]) -> str:
     """The console text for one blamed call."""
-    texts = {p.id: p.text for p in record.parts}
     suspects = sum(p.suspect for p in record.parts)
     seeds = "seeds vary" if record.seeds_vary else "seeds agree"
     lines = [
@@ -74,7 +73,7 @@ def render_blame(record: BlameRecord, runs: Sequence[RunRecord]) -> str:
     ]
     for i, culprit in enumerate(record.culprits, 1):
         lines.append(f"  culprit set {i}: {{{', '.join(culprit)}}} — {_effect(record, culprit)}")
-        lines += [f"    {part}: {clip(texts.get(part, ''))!r}" for part in culprit]
+        lines += [f"    {part}: {clip(record.text_of(part))!r}" for part in culprit]
     lines.append(f"  {record.claim}")
     if record.decide == "majority" and record.seeds_vary:
         lines.append(

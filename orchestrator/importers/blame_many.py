@@ -56,14 +56,15 @@ def folder_name(call: RecordedCall) -> str:
 
 
 def _line(call: RecordedCall, record: BlameRecord, where: str) -> BlameLine:
-    texts = {p.id: " ".join(p.text.split())[:CLIP] for p in record.parts}
     return BlameLine(
         call=call.id,
         verdict=record.verdict,
         reason=record.reason,
         record=where,
         culprits=record.culprits,
-        culprit_text=[[texts.get(i, "") for i in c] for c in record.culprits],
+        culprit_text=[
+            [" ".join(record.text_of(i).split())[:CLIP] for i in c] for c in record.culprits
+        ],
         probes_executed=record.probes_executed,
         runs_used=record.runs_used,
         seeds_vary=record.seeds_vary,

@@ -460,3 +460,13 @@ def test_a_ranking_pass_waits_for_the_baseline_and_keeps_to_the_budget(
     assert code == 0, err
     record = json.loads((tmp_path / "b" / "blame.json").read_text())
     assert record["ranking_probes"] == 0 and record["culprits"] == [["m1.p4"]]
+
+
+def test_a_whole_message_culprit_is_shown_with_its_text(tmp_path: Path, api_one: StandIn) -> None:
+    """With --parts messages the culprit is a whole message: its text is printed, not blank."""
+    data = recorded_call(passages(3, {}))
+    data["request"]["messages"].insert(1, {"role": "user", "content": PLANTED})
+    call = _write(tmp_path, data)
+    code, out, err = _blame(api_one, call, tmp_path / "out", "--no-report", "--parts", "messages")
+    assert code == 0, err
+    assert f"m1: {PLANTED!r}" in out

@@ -143,8 +143,33 @@ def blame_plan(call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
         raw["executor"] = options.executor
     if reference is None:
         raw["scenarios"][0].pop("reference")
-    plan = resolve_bisect(validate_config(raw), base_dir=Path.cwd())
+    try:
+        plan = resolve_bisect(validate_config(raw), base_dir=Path.cwd())
+    except ConfigError as exc:  # name blame's own flags, not the sweep-file keys it built
+        raise _as_flags(exc) from exc
     return _ordered(_expected(plan, options), call, options)
+
+
+FLAGS = {
+    "runner.model": "--model",
+    "runner.base_url": "--base-url",
+    "runner.api_key_env": "--api-key-env",
+    "bisect.keep": "--keep",
+    "bisect.suspects": "--suspects",
+    "comparator": "--comparator",
+    "samples": "--samples",
+}
+"""The sweep-file keys ``blame`` builds, and the flag each comes from."""
+
+
+def _as_flags(exc: ConfigError) -> ConfigError:
+    """``exc`` naming the flag that set its field (the call, for a scenario's input)."""
+    field = exc.field or ""
+    words = str(exc).removeprefix(f"{field}: ")
+    if field.startswith("scenario "):
+        return ConfigError(words, field="CALL")
+    head = next((k for k in FLAGS if field == k or field.startswith(k + ".")), None)
+    return type(exc)(words, field=FLAGS[head]) if head is not None else exc
 
 
 def _expected(plan: ResolvedBisect, options: BlameOptions) -> ResolvedBisect:

@@ -94,7 +94,10 @@ class ChatPlan:
         fields = {k: v for k, v in body.items() if k not in CALL_FIELDS_DROPPED}
         model = self.model if self.model is not None else body.get("model")
         if not isinstance(model, str):
-            msg = f"the recorded request in input {self.call!r} names no model; set runner.model"
+            msg = (
+                f"the recorded request in input {self.call!r} names no model; set runner.model "
+                "(blame: --model)"
+            )
             raise ValueError(msg)
         return [dict(m) for m in body["messages"]], {"model": model, **fields, **self.fields}
 

@@ -195,6 +195,8 @@ def test_an_otlp_span_is_a_call(tmp_path: Path, api_one: StandIn) -> None:
             "nothing to search between",
         ),
         (recorded_call(passages(4, {})), ("--model", "absent-model"), "does not serve model"),
+        ({"messages": [{"role": "user", "content": "A.\n\nB.\n\nQ?"}]}, (), "CALL: "),
+        (recorded_call(passages(4, {})), ("--keep", "m1.p9"), "error: --keep: 'm1.p9'"),
     ],
 )
 def test_bad_input_is_one_line_before_anything_is_sent(

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from counterfact.exceptions import ConfigError
-from counterfact.orchestrator.runners.chatcontext import Passage
+from counterfact.orchestrator.runners.chatcontext import Passage, names_passages
 from counterfact.orchestrator.runners.chatparts import covers, query_ids, suspects_in
 from counterfact.orchestrator.runners.chatplan import ChatPlan
 from counterfact.probes.arms import ArmSpec
@@ -62,7 +62,13 @@ def check_parts(
     Raises:
         ConfigError: names the scenario, the arm and the closest known part id.
     """
+    checked: set[tuple[str, ...]] = set()
     for plan, arm, origin in zip(plans, arms, origins, strict=True):
+        templates = tuple(t for _, t in plan.templates())
+        named = plan.call is not None or arm.ablations or arm.restorations
+        if not named and (not names_passages(templates) or templates in checked):
+            continue  # nothing this arm names; each set of templates' passages checked once
+        checked.add(templates)
         for sc in scenarios:
             sent = _sent(plan, sc, origin)
             where = f"scenario {sc.id!r} sends at runner.parts {plan.level!r}"

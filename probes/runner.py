@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeAlias
 
+from counterfact.defaults import MAX_RUN_COST
 from counterfact.exceptions import RunnerReturnError
 
 
@@ -215,6 +216,12 @@ def _check_cost(cost: object) -> dict[str, float] | None:
             raise RunnerReturnError(msg)
         if not math.isfinite(number):
             msg = f"runner cost {key!r} must be finite, got {number!r}"
+            raise RunnerReturnError(msg)
+        if number > MAX_RUN_COST:  # a sum of such numbers overflows every total it joins
+            msg = (
+                f"runner cost {key!r} is {number!r}, more than {MAX_RUN_COST:.0e} for one run: "
+                "not a spend (a server's usage that lies?); report what the run spent"
+            )
             raise RunnerReturnError(msg)
         if number < 0:  # a refund would lower the spend a budget limits
             msg = (

@@ -45,3 +45,12 @@ def test_run_result_passes_through_checks() -> None:
 def test_broken_returns_are_named(value: object, match: str) -> None:
     with pytest.raises(RunnerReturnError, match=match):
         coerce_result(value)
+
+
+def test_a_cost_too_large_for_any_total_fails_the_run() -> None:
+    # a server's usage of 1e308 tokens: two such runs summed to inf and poisoned every total
+    with pytest.raises(
+        RunnerReturnError, match=r"runner cost 'tokens' is 1e\+308, more than 1e\+15"
+    ):
+        coerce_result({"output": "x", "cost": {"tokens": 1e308}})
+    assert coerce_result({"output": "x", "cost": {"tokens": 1e15}}).cost == {"tokens": 1e15}

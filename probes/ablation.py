@@ -114,6 +114,20 @@ def unclaimed(arm: ArmView, claimed: set[str]) -> str | None:
     )
 
 
+PASSAGE = "context:"
+"""The namespace of a scenario's passages (``context:<id>``, the chat runner's)."""
+
+
+def covers(removed: str, part: str) -> bool:
+    """Removing ``removed`` removes ``part``: it names it, or the message it is in (``m1``
+    covers ``m1.p0``); a passage's id names only itself (``context:sec3`` does not cover
+    ``context:sec3.1``).
+    """
+    if part == removed:
+        return True
+    return not removed.startswith(PASSAGE) and part.startswith(removed + ".")
+
+
 def namespace(item_id: str) -> str:
     """The text before the first ``:`` (``tool`` for ``tool:search``); empty without one."""
     return item_id.split(":", 1)[0] if ":" in item_id else ""

@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from counterfact.probes.ablation import covers
+
 _ABSENT: Any = object()
 
 
@@ -129,15 +131,6 @@ def _key(m: Mismatch) -> tuple[str, str]:
     return (m.facet, ("=" + observed) if m.observed_present else "absent")
 
 
-def _covers(removed: str, part: str) -> bool:
-    """``removed`` names ``part``, or the message it is in (``m1`` covers ``m1.p0``; a passage
-    ``context:<id>`` covers only itself).
-    """
-    return part == removed or (
-        not removed.startswith("context:") and part.startswith(removed + ".")
-    )
-
-
 MAX_MISMATCHES = 50
 """Distinct mismatches kept per arm (the rest are counted), so records stay small."""
 
@@ -195,7 +188,7 @@ class ManifestLog:
         if not self.removed or not isinstance(parts, list):
             return []
         self.parts_seen += 1
-        sent = [p for p in parts if any(_covers(r, str(p)) for r in self.removed)]
+        sent = [p for p in parts if any(covers(r, str(p)) for r in self.removed)]
         return [Mismatch("parts", {"without": list(self.removed)}, sent)] if sent else []
 
     def application(self) -> Application:

@@ -133,8 +133,8 @@ def blame(
     from counterfact.orchestrator.cli.blame_text import render_blame
     from counterfact.orchestrator.drivers.gate import bisect_hits
     from counterfact.orchestrator.importers.blame import BlameOptions, blame_call
-    from counterfact.orchestrator.importers.blame_many import folder_name, safe_name
     from counterfact.orchestrator.importers.calls import read_calls
+    from counterfact.orchestrator.importers.recorded import safe_name
 
     options = BlameOptions(
         base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
@@ -169,7 +169,7 @@ def blame(
                 raise SystemExit(130) from None
             return
         found = calls[0]
-        run_dir = Path(out) if out else Path("runs") / f"blame-{folder_name(found)}"
+        run_dir = Path(out) if out else Path("runs") / f"blame-{safe_name(found.id)}"
         result = blame_call(found, options, run_dir=run_dir, fresh=fresh)
     except CounterfactError as exc:
         ended(exc, run_dir, not no_report)
@@ -191,6 +191,7 @@ def _many(
 ) -> None:
     """Blame every call; print the first few as they end, then the summary."""
     from counterfact.orchestrator.cli.blame_text import SHOWN_CALLS, call_line, render_summary
+    from counterfact.orchestrator.drivers.gate import bisect_hits
     from counterfact.orchestrator.importers.blame_many import blame_calls, most_blamed
 
     shown = [0]
@@ -208,8 +209,6 @@ def _many(
     )
     click.echo(render_summary([b.line for b in found], most_blamed(found)))
     click.echo(f"\nrecords: {run_dir}/ (blame.jsonl, calls/<call>/blame.json)")
-    from counterfact.orchestrator.drivers.gate import bisect_hits
-
     if all(b.record is None for b in found):
         click.echo("error: no call could be blamed (blame.jsonl says why, call by call)", err=True)
         raise SystemExit(1)

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.runners.chatcontext import Passage, names_passages
-from counterfact.orchestrator.runners.chatparts import covers, query_ids, suspects_in
+from counterfact.orchestrator.runners.chatparts import messages_of, query_ids, split, suspects_in
 from counterfact.orchestrator.runners.chatplan import ChatPlan
+from counterfact.probes.ablation import covers
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.scenarios import ScenarioSpec
 
@@ -38,8 +39,7 @@ def _sent(plan: ChatPlan, sc: ScenarioSpec, origin: str) -> _Sent:
         raise ConfigError(str(exc), field=field) from exc
     parts = suspects_in(messages, plan.level, passages)
     optional = [p.part for p in passages or () if p.optional]
-    whole = sorted({i.split(".")[0] for i in parts if "." in i and not i.startswith("context:")})
-    known = parts + optional + whole
+    known = parts + optional + messages_of(split(messages, plan.level))
     return _Sent(parts, known, query_ids(messages, plan.level), tuple(passages or ()))
 
 

@@ -18,7 +18,6 @@ call, its parts and the replay's check.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -30,7 +29,7 @@ from counterfact.orchestrator.config.chatcheck import url_problem
 from counterfact.orchestrator.config.loading import validate_config
 from counterfact.orchestrator.config.resolve import ResolvedBisect, resolve_bisect
 from counterfact.orchestrator.drivers.bisect import BisectResult, run_bisect
-from counterfact.orchestrator.importers.recorded import RecordedCall
+from counterfact.orchestrator.importers.recorded import RecordedCall, safe_name
 from counterfact.orchestrator.runners.chatparts import Level, split
 from counterfact.orchestrator.storage.atomic import write_json
 from counterfact.probes.expected import ExpectedAnswer
@@ -85,11 +84,6 @@ class BlameResult:
     bisect: BisectResult
 
 
-def _slug(text: str) -> str:
-    found = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
-    return found[:80] or "call"
-
-
 def _sampled(request: Mapping[str, Any]) -> bool:
     """The call samples: any temperature but 0 (the API's default, 1, when none is given)."""
     temperature = request.get("temperature")
@@ -118,12 +112,12 @@ def blame_plan(call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
     if options.price is not None:
         runner["price"] = {"input_per_1k": options.price[0], "output_per_1k": options.price[1]}
     raw: dict[str, Any] = {
-        "name": f"blame-{_slug(call.id)}",
+        "name": f"blame-{safe_name(call.id)}",
         "runner": runner,
         "samples": (options.samples + (reference is None)) if sampled else 2,
         "scenarios": [
             {
-                "id": _slug(call.id),
+                "id": safe_name(call.id),
                 "inputs": {CALL_INPUT: dict(call.request)},
                 "reference": reference,
             }

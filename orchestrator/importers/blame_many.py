@@ -11,7 +11,6 @@ a line with its ``error``, and the others go on.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -26,11 +25,11 @@ from counterfact.orchestrator.importers.blame import (
     check_server,
     model_of,
 )
-from counterfact.orchestrator.importers.recorded import RecordedCall
+from counterfact.orchestrator.importers.recorded import RecordedCall, safe_name
 from counterfact.orchestrator.storage.atomic import write_atomic
 from counterfact.records.blame import BlameLine, BlameRecord
+from counterfact.records.paths import BLAME_LINES_FILE
 
-LINES_FILE = "blame.jsonl"
 CALLS_DIR = "calls"
 CLIP = 100
 
@@ -41,18 +40,6 @@ class Blamed:
 
     line: BlameLine
     record: BlameRecord | None
-
-
-def safe_name(text: str) -> str:
-    """``text`` as one folder name: no separator, no ``..``, at most 80 characters (a call's
-    name comes from data: a span id may say ``../../x``).
-    """
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")[:80] or "call"
-
-
-def folder_name(call: RecordedCall) -> str:
-    """The folder a call's records go in."""
-    return safe_name(call.id)
 
 
 def _line(call: RecordedCall, record: BlameRecord, where: str) -> BlameLine:
@@ -74,7 +61,7 @@ def _line(call: RecordedCall, record: BlameRecord, where: str) -> BlameLine:
 def _one(
     call: RecordedCall, options: BlameOptions, run_dir: Path, fresh: bool, stop: Event
 ) -> Blamed:
-    where = f"{CALLS_DIR}/{folder_name(call)}"
+    where = f"{CALLS_DIR}/{safe_name(call.id)}"
     if stop.is_set():  # interrupted before this call began: left for the resume
         line = BlameLine(call=call.id, verdict=None, reason=None, error="not run (interrupted)")
         return Blamed(line, None)
@@ -102,7 +89,7 @@ def blame_calls(
         ConfigError: two calls would share a folder, or the server does not serve a model the
             calls ask for (checked once per model, before anything is sent).
     """
-    folders = Counter(folder_name(c) for c in calls)
+    folders = Counter(safe_name(c.id) for c in calls)
     twice = [f for f, k in folders.items() if k > 1]
     if twice:
         msg = f"two calls share the folder name {twice[0]!r}; rename one call's file"
@@ -135,7 +122,7 @@ def blame_calls(
 def _write_lines(run_dir: Path, done: Sequence[Blamed]) -> None:
     """``blame.jsonl``: the calls that ended, in order (an interrupted run writes its first)."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(run_dir / LINES_FILE, "".join(b.line.model_dump_json() + "\n" for b in done))
+    write_atomic(run_dir / BLAME_LINES_FILE, "".join(b.line.model_dump_json() + "\n" for b in done))
 
 
 def most_blamed(done: Sequence[Blamed], top: int = 5) -> list[tuple[int, str, list[str]]]:

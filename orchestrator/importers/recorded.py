@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -9,6 +10,13 @@ from typing import Any
 from counterfact.exceptions import ConfigError
 
 FIELD = "CALL"
+
+
+def safe_name(text: str) -> str:
+    """``text`` as one folder or sweep name: no separator, no ``..``, at most 80 characters (a
+    call's name comes from data: a span id may say ``../../x``).
+    """
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")[:80] or "call"
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from counterfact.probes.ablation import PASSAGE
+
 INPUT = "context"
 """The scenario input that holds the passages."""
-PREFIX = "context:"
 PLACEHOLDER = "\u2063context\u2063"
 """What ``{context}`` is rendered as until the passages are filled in (invisible separators:
 text no template or passage holds)."""
@@ -35,7 +36,7 @@ class Passage:
     @property
     def part(self) -> str:
         """Its part id, ``context:<id>``."""
-        return PREFIX + self.id
+        return PASSAGE + self.id
 
 
 def passages_of(inputs: Mapping[str, Any]) -> tuple[Passage, ...] | None:

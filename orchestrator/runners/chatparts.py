@@ -5,9 +5,10 @@ paragraphs ``m<i>.p<j>`` (split on blank lines) or its sentences ``m<i>.s<j>`` (
 ``.``, ``!`` or ``?``), counted from 0 through the whole message. Ids are given on the request
 as it stands (nothing removed), so ``m2.p1`` names the same text in every probe.
 
-Removing a part drops its text and the separator before it (after it, for a message's first
-part); a message with every part removed is dropped whole. With nothing removed the messages
-come back byte for byte: the baseline sends exactly the recorded request.
+Removing a part drops its text and one separator beside it (never merging two paragraphs); a
+message with every part removed is dropped whole, unless the request needs it (a tool's reply
+stays, emptied). With nothing removed the messages come back byte for byte: the baseline sends
+exactly the recorded request.
 
 The **query** — the last paragraph of the last user message (its sentences, at the sentence
 level) — is what is asked; ``counterfact blame`` never makes it a suspect.
@@ -24,12 +25,12 @@ from typing import Any, Literal
 
 from counterfact.orchestrator.runners.chatcontext import (
     PLACEHOLDER,
-    PREFIX,
     Passage,
     chosen,
     filled,
     held,
 )
+from counterfact.probes.ablation import PASSAGE, covers
 
 Level = Literal["messages", "paragraphs", "sentences"]
 """How finely a message is cut into parts."""
@@ -58,6 +59,8 @@ class _Piece:
 
     id: str | None
     text: str
+    block: int = 0
+    """The paragraph it is in (a sentence's paragraph; a paragraph's own index)."""
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -80,7 +83,7 @@ def _pieces(index: int, text: str, level: Level) -> list[_Piece]:
                 pieces.append(_Piece(None, bit))
             else:
                 mark = "s" if level == "sentences" else "p"
-                pieces.append(_Piece(f"m{index}.{mark}{count}", bit))
+                pieces.append(_Piece(f"m{index}.{mark}{count}", bit, k))
                 count += 1
     return pieces
 
@@ -128,33 +131,22 @@ def query_ids(messages: Sequence[Mapping[str, Any]], level: Level) -> tuple[str,
     if level == "messages":
         return (f"m{i}",)
     # {context} standing alone is what is given, not what is asked
-    ids = [p.id for p in _pieces(i, text, level) if p.id is not None and not held(p.text)]
-    if level == "paragraphs":
-        return tuple(ids[-1:])
-    chunks = [
-        c for k, c in enumerate(_paragraphs(text)) if k % 2 == 0 and c.strip() and not held(c)
-    ]
-    if not chunks:
-        return ()
-    sentences = [s for n, s in enumerate(_SENTENCE_GAP.split(chunks[-1])) if n % 2 == 0]
-    return tuple(ids[-len(sentences) :])
-
-
-def covers(removed: str, part_id: str) -> bool:
-    """``removed`` names ``part_id`` or the whole message it belongs to (a passage's id only
-    itself: ``context:sec3`` does not cover ``context:sec3.1``).
-    """
-    if part_id == removed:
-        return True
-    return not removed.startswith(PREFIX) and part_id.startswith(removed + ".")
+    asked = [p for p in _pieces(i, text, level) if p.id is not None and not held(p.text)]
+    last = asked[-1].block if asked else None
+    return tuple(p.id for p in asked if p.block == last and p.id is not None)
 
 
 def unknown(ids: Iterable[str], parts: Sequence[Part]) -> list[str]:
     """The ids in ``ids`` that name no part and no message holding parts (a message of images
     only, or an empty one, has nothing to remove).
     """
-    known = {p.id for p in parts} | {f"m{p.message}" for p in parts}
+    known = {p.id for p in parts} | set(messages_of(parts))
     return [i for i in ids if i not in known]
+
+
+def messages_of(parts: Sequence[Part]) -> list[str]:
+    """The ids of the messages ``parts`` are in (``m1``: all of its parts at once), in order."""
+    return list(dict.fromkeys(f"m{p.message}" for p in parts))
 
 
 def _joined(pieces: list[_Piece], removed: Sequence[str]) -> str | None:
@@ -227,7 +219,7 @@ def sent_parts(
     those it keeps each a part (none listed when ``{context}`` went with its part).
     """
     placeholders = {p.id for p in split(messages, level) if held(p.text)}
-    removed = [a for a in ablations if not a.startswith(PREFIX)]
+    removed = [a for a in ablations if not a.startswith(PASSAGE)]
     sent, ids = without(messages, removed, level)
     if passages is None:
         return sent, ids

@@ -84,7 +84,7 @@ class ChatPlan:
             ValueError: the recorded request is not a request with messages and a model.
         """
         if self.call is None:
-            if self.passages(inputs) is not None:  # the passages go in once the parts are cut
+            if self._sends_passages(inputs):  # the passages go in once the parts are cut
                 inputs = {**inputs, INPUT: PLACEHOLDER}
             return self.render(inputs), {"model": self.model, **self.fields}
         body = inputs.get(self.call)
@@ -108,11 +108,13 @@ class ChatPlan:
         Raises:
             ValueError: the ``context`` input is not a list of passages.
         """
-        if self.call is not None or not names_passages([t for _, t in self.templates()]):
-            return None
-        if not isinstance(inputs.get(INPUT), list):
-            return None
-        return passages_of(inputs)
+        return passages_of(inputs) if self._sends_passages(inputs) else None
+
+    def _sends_passages(self, inputs: Mapping[str, Any]) -> bool:
+        """A template names ``{context}`` and the scenario's ``context`` is a list."""
+        if self.call is not None or not isinstance(inputs.get(INPUT), list):
+            return False
+        return names_passages([t for _, t in self.templates()])
 
     def manifest(self, served: str | None) -> dict[str, Any]:
         """What the run reports: the model the API says it served (under ``model`` the name

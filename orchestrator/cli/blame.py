@@ -25,8 +25,8 @@ from counterfact.orchestrator.cli.common import (
 
 if TYPE_CHECKING:
     from counterfact.orchestrator.importers.blame import BlameOptions
-    from counterfact.orchestrator.importers.blame_many import Blamed
     from counterfact.orchestrator.importers.recorded import RecordedCall
+    from counterfact.records.blame import BlameLine
 
 
 @click.command(name="blame")
@@ -196,10 +196,10 @@ def _many(
 
     shown = [0]
 
-    def done(blamed: Blamed) -> None:
+    def done(line: BlameLine) -> None:
         shown[0] += 1
         if shown[0] <= SHOWN_CALLS:
-            click.echo(call_line(blamed.line))
+            click.echo(call_line(line))
         elif shown[0] == SHOWN_CALLS + 1:
             click.echo(f"  ... ({len(calls) - SHOWN_CALLS} more in blame.jsonl)")
 
@@ -207,12 +207,12 @@ def _many(
     found = blame_calls(
         calls, options, run_dir=run_dir, fresh=fresh, concurrency=concurrency, on_done=done
     )
-    click.echo(render_summary([b.line for b in found], most_blamed(found)))
+    click.echo(render_summary(found, most_blamed(found)))
     click.echo(f"\nrecords: {run_dir}/ (blame.jsonl, calls/<call>/blame.json)")
-    if all(b.record is None for b in found):
+    if all(line.verdict is None for line in found):
         click.echo("error: no call could be blamed (blame.jsonl says why, call by call)", err=True)
         raise SystemExit(1)
-    hits = [b.line.call for b in found if b.record and bisect_hits(b.record, fail_on)]
+    hits = [line.call for line in found if line.verdict and bisect_hits(line, fail_on)]
     if hits:
         click.echo(f"fail-on: {len(hits)} call(s) {', '.join(hits[:10])}", err=True)
         raise SystemExit(GATE_EXIT)

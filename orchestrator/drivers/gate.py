@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from counterfact.defaults import ALPHA
 from counterfact.records.arms import ArmVerdictRecord
-from counterfact.records.bisect import BisectRecord
 from counterfact.records.summary import StatisticsRecord
 from counterfact.records.verdicts import VerdictRecord
 
@@ -69,7 +69,21 @@ def sweep_hits(
     return hits
 
 
-def bisect_hits(record: BisectRecord, states: Iterable[str]) -> list[Hit]:
+class Concluded(Protocol):
+    """What a bisection's gate reads: its verdict and reason (``bisect.json``, a
+    ``blame.jsonl`` line).
+    """
+
+    @property
+    def verdict(self) -> str | None:
+        """The verdict."""
+
+    @property
+    def reason(self) -> str | None:
+        """Why."""
+
+
+def bisect_hits(record: Concluded, states: Iterable[str]) -> list[Hit]:
     """``bisection: verdict`` when the bisection's verdict is one of ``states`` (plain or with
     the ``scenario-`` prefix: a bisection has one verdict, over its one scenario).
     """

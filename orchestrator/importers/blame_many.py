@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from threading import Event
 
@@ -32,14 +32,6 @@ from counterfact.records.paths import BLAME_LINES_FILE
 
 CALLS_DIR = "calls"
 CLIP = 100
-
-
-@dataclass(frozen=True)
-class Blamed:
-    """One call's outcome: its line, and its record when the search ran."""
-
-    line: BlameLine
-    record: BlameRecord | None
 
 
 def _line(call: RecordedCall, record: BlameRecord, where: str) -> BlameLine:
@@ -60,18 +52,16 @@ def _line(call: RecordedCall, record: BlameRecord, where: str) -> BlameLine:
 
 def _one(
     call: RecordedCall, options: BlameOptions, run_dir: Path, fresh: bool, stop: Event
-) -> Blamed:
+) -> BlameLine:
     where = f"{CALLS_DIR}/{safe_name(call.id)}"
     if stop.is_set():  # interrupted before this call began: left for the resume
-        line = BlameLine(call=call.id, verdict=None, reason=None, error="not run (interrupted)")
-        return Blamed(line, None)
+        return BlameLine(call=call.id, verdict=None, reason=None, error="not run (interrupted)")
     try:
         result = blame_call(call, options, run_dir=run_dir / where, fresh=fresh, check=False)
     except Exception as exc:  # this call cannot be blamed (or its search broke); others go on
         words = str(exc) if isinstance(exc, CounterfactError) else f"{type(exc).__name__}: {exc}"
-        line = BlameLine(call=call.id, verdict=None, reason=None, error=words)
-        return Blamed(line, None)
-    return Blamed(_line(call, result.record, f"{where}/blame.json"), result.record)
+        return BlameLine(call=call.id, verdict=None, reason=None, error=words)
+    return _line(call, result.record, f"{where}/blame.json")  # the record stays on disk only
 
 
 def blame_calls(
@@ -81,8 +71,8 @@ def blame_calls(
     run_dir: Path,
     fresh: bool = False,
     concurrency: int = 64,
-    on_done: Callable[[Blamed], None] | None = None,
-) -> list[Blamed]:
+    on_done: Callable[[BlameLine], None] | None = None,
+) -> list[BlameLine]:
     """Blame every call, ``concurrency`` at once; ``blame.jsonl`` in ``run_dir``.
 
     Raises:
@@ -98,7 +88,7 @@ def blame_calls(
     for model in sorted(models):  # a call without a model gets its own error line
         check_server(options, model)
     local = replace(options, executor="local")  # each call's probes on its own thread's loop
-    done: list[Blamed] = []
+    done: list[BlameLine] = []
     stop = Event()
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="blame")
     try:
@@ -119,20 +109,22 @@ def blame_calls(
     return done
 
 
-def _write_lines(run_dir: Path, done: Sequence[Blamed]) -> None:
+def _write_lines(run_dir: Path, done: Sequence[BlameLine]) -> None:
     """``blame.jsonl``: the calls that ended, in order (an interrupted run writes its first)."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(run_dir / BLAME_LINES_FILE, "".join(b.line.model_dump_json() + "\n" for b in done))
+    write_atomic(
+        run_dir / BLAME_LINES_FILE, "".join(line.model_dump_json() + "\n" for line in done)
+    )
 
 
-def most_blamed(done: Sequence[Blamed], top: int = 5) -> list[tuple[int, str, list[str]]]:
+def most_blamed(done: Sequence[BlameLine], top: int = 5) -> list[tuple[int, str, list[str]]]:
     """The culprit texts blamed in most calls: (calls, text, the part ids it had), most first."""
     seen: dict[str, tuple[set[str], set[str]]] = {}
-    for b in done:
-        for ids, texts in zip(b.line.culprits, b.line.culprit_text, strict=True):
+    for line in done:
+        for ids, texts in zip(line.culprits, line.culprit_text, strict=True):
             for part, text in zip(ids, texts, strict=True):
                 calls, parts = seen.setdefault(text, (set(), set()))
-                calls.add(b.line.call)
+                calls.add(line.call)
                 parts.add(part)
     ranked = sorted(seen.items(), key=lambda kv: (-len(kv[1][0]), kv[0]))
     return [(len(c), text, sorted(p)) for text, (c, p) in ranked[:top]]

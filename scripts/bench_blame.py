@@ -15,11 +15,13 @@ no-culprit case (each with a Wilson 95% interval), and model calls. Then the wal
 
     python scripts/bench_blame.py                  # everything (about 15 minutes)
     python scripts/bench_blame.py --reps 4 --part accuracy
+    python scripts/bench_blame.py --part scale --calls 200 --calls 2000
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -244,10 +246,46 @@ def wall(latency: float, concurrency: int) -> list[str]:
     return out
 
 
+def scale(n: int) -> list[str]:
+    """One ``counterfact blame DIR`` over ``n`` calls (3 in 4 with a planted passage, 10 parts,
+    temperature 0) at 2 ms latency: wall time, the command's peak RSS, what it printed."""
+    import psutil
+
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        StandIn(median_s=0.002, p95_s=0.004, answer=context_model([MARK_ONE])) as api,
+    ):
+        calls = Path(tmp) / "calls"
+        calls.mkdir()
+        for i in range(n):
+            planted = {i % 8: f"Passage x: {MARK_ONE}."} if i % 4 else {}
+            (calls / f"{i:06d}.json").write_text(json.dumps(recorded_call(passages(8, planted))))
+        args = [str(Path(sys.executable).parent / "counterfact"), "blame", str(calls)]
+        args += ["--base-url", api.base_url, "--out", str(Path(tmp) / "o"), "--no-report"]
+        began, peak = time.perf_counter(), 0
+        env = dict(os.environ, OPENAI_API_KEY="none")
+        proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        watched = psutil.Process(proc.pid)
+        while proc.poll() is None:
+            with contextlib.suppress(psutil.Error):
+                peak = max(peak, watched.memory_info().rss)
+            time.sleep(0.2)
+        out = proc.stdout.read() if proc.stdout else b""
+        took = time.perf_counter() - began
+        lines = (Path(tmp) / "o" / "blame.jsonl").read_bytes()
+        row = (
+            f"| {n:,} | {took:.1f} s | {peak / 2**20:.0f} MiB | {len(out.splitlines())} lines "
+            f"| {len(lines) / n:.0f} B a call | {api.stats.served:,} |"
+        )
+    print(row, flush=True)
+    return [row]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--reps", type=int, default=20)
-    parser.add_argument("--part", action="append", choices=["accuracy", "wall"])
+    parser.add_argument("--part", action="append", choices=["accuracy", "wall", "scale"])
+    parser.add_argument("--calls", type=int, action="append")
     parser.add_argument("--concurrency", type=int, action="append")
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "none")  # the stand-in takes no key
@@ -263,6 +301,14 @@ def main() -> None:
         ]
         for concurrency in args.concurrency or (16, 64, 100):
             lines += wall(0.5, concurrency)
+    if "scale" in (args.part or []):
+        lines += [
+            "",
+            "| calls | wall | peak RSS | printed | blame.jsonl | model calls |",
+            "|---|---|---|---|---|---|",
+        ]
+        for n in args.calls or (200, 2000):
+            lines += scale(n)
     record("bench_blame", lines)
 
 

@@ -145,6 +145,7 @@ def blame_plan(call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
 
 
 FLAGS = {
+    "runner.kind": "blame",  # the openai package missing: the command itself needs it
     "runner.model": "--model",
     "runner.base_url": "--base-url",
     "runner.api_key_env": "--api-key-env",

@@ -59,9 +59,6 @@ ALTERNATIVE: Final = "greater"
 break), less (a fix) or two-sided. ``Final``, so mypy reads it as the literal where an
 ``Alternative`` is expected."""
 
-MAX_RUN_COST = 1e15
-"""The most one run may report of a cost key: a million runs of it still sum to a finite total
-(a reply whose usage said 1e308 tokens made every total, and the directory, unreadable)."""
 MAX_CONFIG_NODES = 100_000
 """Values (mappings, lists, scalars) a sweep file may hold once YAML aliases are expanded; an
 alias bomb is refused at this count, in well under a second."""

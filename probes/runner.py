@@ -8,8 +8,8 @@ from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeAlias
 
-from counterfact.defaults import MAX_RUN_COST
 from counterfact.exceptions import RunnerReturnError
+from counterfact.records.runs import MAX_RUN_COST
 
 
 @dataclass(frozen=True)

@@ -153,10 +153,19 @@ def _checked(path: Path, lines: Iterable[bytes], model: type[M], what: str) -> l
             rows.append(model.model_validate_json(line))
         except ValidationError as exc:
             _check_json(path, number, line)  # not JSON, or not an object: says so
-            first = str(exc).splitlines()[0][:200]
-            msg = f"{path} record {len(rows) + 1} is not a {what}: {first}"
+            msg = f"{path} record {len(rows) + 1} is not a {what}: {_first_problem(exc)}"
             raise RecordFileError(msg, path) from exc
     return rows
+
+
+def _first_problem(exc: ValidationError) -> str:
+    """``cost.tokens.median: Input should be a valid number (got None)``: the field and what was
+    wrong with it, which ``str(exc)``'s first line (``1 validation error for ...``) does not say.
+    """
+    error = exc.errors()[0]
+    where = ".".join(str(p) for p in error["loc"]) or "(top level)"
+    got = repr(error.get("input"))[:60]
+    return f"{where}: {error['msg']} (got {got})"
 
 
 def read_record(path: Path, model: type[M]) -> M:

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import math
+from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 RUN_SCHEMA_VERSION: Literal[6] = 6
 """2 added ``node``, ``infra_retries`` and ``infra_error``; 3 added ``error.traceback``; 4 added
 ``rate_limited`` and ``rate_limited_s``; 5 added ``text_escaped``; 6 added ``runner_seed``; older
 lines still load."""
+
+
+MAX_RUN_COST: Final = 1e15
+"""The most one run may report of a cost key: a million runs of it still sum to a finite total
+(a reply whose usage said 1e308 tokens made every total, and the directory, unreadable). A runner
+that reports more fails its run; a record on disk that holds more (written before this limit)
+loads with that entry moved to ``cost_refused``."""
 
 
 class RunError(BaseModel):
@@ -48,7 +62,12 @@ class RunRecord(BaseModel):
     manifest: dict[str, Any] | None
     """What the run reported about its own configuration; null when it reported none."""
     cost: dict[str, float] | None
-    """Cost numbers the run reported; null when it reported none."""
+    """Cost numbers the run reported; null when it reported none. Never a number no run can
+    spend (see ``cost_refused``)."""
+    cost_refused: dict[str, str] | None = None
+    """Cost entries a reader refused, as written (``"1e+308"``, ``"inf"``, ``"-5.0"``): not finite,
+    negative, or over ``MAX_RUN_COST`` for one run. They count in no total, so one poisoned line
+    cannot make its directory's totals, verdicts and report unreadable. Null when none was."""
     error: RunError | None
     """Why the run failed; null for a successful run."""
     duration_s: float
@@ -83,3 +102,39 @@ class RunRecord(BaseModel):
     def ok(self) -> bool:
         """True when the run finished with an output and no error."""
         return self.error is None and self.output is not None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_unspendable_cost(cls, data: Any) -> Any:
+        """Move a cost entry no run can spend out of ``cost`` into ``cost_refused``."""
+        if not isinstance(data, dict) or not isinstance(data.get("cost"), dict):
+            return data
+        kept: dict[str, Any] = {}
+        refused: dict[str, str] = dict(data.get("cost_refused") or {})
+        for key, value in data["cost"].items():
+            if _spendable(value):
+                kept[key] = value
+            else:
+                refused[str(key)] = repr(value) if isinstance(value, float) else str(value)
+        if not refused:
+            return data
+        return data | {"cost": kept or None, "cost_refused": refused}
+
+    @model_serializer(mode="wrap")
+    def _without_unset_refusals(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """``cost_refused`` is written only when it holds something: a line as schema 6 wrote it
+        (a reader of an older version, which forbids unknown keys, still reads it).
+        """
+        data = handler(self)
+        if isinstance(data, dict) and data.get("cost_refused", 0) is None:
+            del data["cost_refused"]
+        return data
+
+
+def _spendable(value: Any) -> bool:
+    """A number one run can have spent: finite, not negative, at most ``MAX_RUN_COST``; a value
+    of another type is left for pydantic to refuse (a damaged record, not a poisoned one).
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return True
+    return math.isfinite(value) and 0 <= value <= MAX_RUN_COST

@@ -228,6 +228,9 @@ class SpendRecord(_Record):
     """The same per arm."""
     runs_with_cost: int
     """Runs that reported a cost."""
+    runs_cost_refused: int = 0
+    """Runs whose record held a cost no run can spend (``RunRecord.cost_refused``: not finite,
+    negative, or over ``MAX_RUN_COST``); those entries count in no total."""
 
 
 class ExecutorRecord(_Record):

@@ -44,8 +44,8 @@ class Budget:
         cost = record.cost or {}
         for key in self.limits:
             value = cost.get(key)
-            # runners cannot report a negative or NaN cost, but a runs.jsonl edited by hand or
-            # written by an older version can: it never lowers the spend (an infinite one ends it)
+            # runners cannot report a negative or NaN cost, and a record that holds one (edited by
+            # hand, or older) is read with it refused (RunRecord.cost_refused); kept as a guard
             if value is None or math.isnan(value) or value < 0:
                 continue
             self.spent[key] += value

@@ -18,9 +18,11 @@ class SpendTally:
         """The sweep's arm order: ``by_arm`` follows it, whatever order runs finished in."""
         self._by_arm: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
         self._runs = 0
+        self._refused = 0
 
     def observe(self, record: RunRecord) -> None:
-        """Add one run's reported costs."""
+        """Add one run's reported costs (never an entry its record refused)."""
+        self._refused += record.cost_refused is not None
         if not record.cost:
             return
         self._runs += 1
@@ -54,4 +56,5 @@ class SpendTally:
             total={k: round(v, 6) for k, v in sorted(total.items())},
             by_arm=by_arm,
             runs_with_cost=self._runs,
+            runs_cost_refused=self._refused,
         )

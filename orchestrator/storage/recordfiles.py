@@ -66,8 +66,15 @@ def require_records(run_dir: Path) -> None:
 _R = TypeVar("_R", bound=BaseModel)
 
 
+REBUILD_ADVICE = (
+    "it is derived from runs.jsonl: run the command that wrote it again on this directory "
+    "(a resume: no recorded run reruns) to rebuild it"
+)
+
+
 def _damaged(exc: RecordFileError) -> RunDirectoryError:
-    return RunDirectoryError(str(exc), run_dir=exc.path.parent)
+    advice = "" if exc.path.name == RUNS_FILE else f"; {REBUILD_ADVICE}"
+    return RunDirectoryError(f"{exc}{advice}", run_dir=exc.path.parent)
 
 
 def _optional(path: Path, model: type[_R]) -> _R | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -123,3 +124,32 @@ def test_parse_arms_reads_bytes_and_leaves_errors_to_the_caller() -> None:
     assert parse_arms(b"\n  \n") == []
     with pytest.raises(ValidationError):
         parse_arms(b'{"arm": 1}\n')
+
+
+def poison(runs: Path, value: str) -> None:
+    """Every line but the first (the one sweep.json fingerprints) reports ``value`` tokens, as a
+    server whose usage lied did before runners' costs were bounded."""
+    lines = runs.read_text(encoding="utf-8").splitlines(keepends=True)
+    poisoned = [json.loads(x) | {"cost": {"tokens": value, "usd": 0.5}} for x in lines[1:]]
+    text = "".join(json.dumps(x).replace(f'"{value}"', value) + "\n" for x in poisoned)
+    runs.write_text(lines[0] + text, encoding="utf-8")
+
+
+@pytest.mark.parametrize("value", ["1e308", "Infinity", "NaN", "-5", "2e15"])
+def test_a_cost_no_run_can_spend_is_read_as_refused_not_summed(copy: RunPaths, value: str) -> None:
+    poison(copy.runs, value)
+    runs = list(read_runs(copy.path))[1:]
+    assert all(r.cost == {"usd": 0.5} for r in runs)  # the good entry is kept
+    assert {r.cost_refused["tokens"] for r in runs if r.cost_refused} == {
+        repr(float(value)) if "e" in value or value[0].isalpha() else value
+    }
+
+
+def test_a_verdict_line_a_poisoned_total_nulled_names_the_field(copy: RunPaths) -> None:
+    record = json.loads(copy.verdicts.read_text(encoding="utf-8").splitlines()[0])
+    record["samples"] = None  # as an old engine wrote an infinite number: null
+    copy.verdicts.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    with pytest.raises(
+        RecordFileError, match=r"record 1 is not a verdict record: samples: .*\(got None\)"
+    ):
+        read_verdicts(copy.path)

@@ -26,10 +26,20 @@ def spend_text(spend: SpendRecord | None) -> str:
     """``usd 0.45, tokens 123,456 over 200 runs (base usd 0.07, ...; c1 ...)``, or that no run
     reported a cost (also for summaries before schema 7, which did not count it).
     """
+    refused = _refused(spend)
     if spend is None or not spend.total:
-        return "no run reported a cost"
+        return "no run reported a cost" + refused
     arms = "; ".join(f"{arm} {_amounts(costs)}" for arm, costs in spend.by_arm.items())
-    return f"{_amounts(spend.total)} over {spend.runs_with_cost:,} runs ({arms})"
+    return f"{_amounts(spend.total)} over {spend.runs_with_cost:,} runs ({arms}){refused}"
+
+
+def _refused(spend: SpendRecord | None) -> str:
+    if spend is None or not spend.runs_cost_refused:
+        return ""
+    return (
+        f"; {spend.runs_cost_refused:,} run(s) recorded a cost no run can spend (not finite, "
+        "negative or over 1e15): left out of every total (runs.jsonl keeps the line)"
+    )
 
 
 def _p(p: float | None) -> str:

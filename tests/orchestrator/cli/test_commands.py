@@ -358,3 +358,21 @@ def test_validate_bisect_smoke_tries_every_suspect_ablated(tmp_path: Path) -> No
     assert code == 0, err
     assert "smoke: arm 'baseline': ok" in out
     assert """smoke: arm 'ablate:["x","y"]': ok""" in out and "'right'" in out
+
+
+def test_a_directory_with_poisoned_costs_resumes_reports_and_exports(tmp_path: Path) -> None:
+    """A reply whose usage said 1e308 tokens, summed, made every total infinite: the resume,
+    ``report`` and ``export`` of that directory failed from then on (issue 45 item 3)."""
+    from ...records.test_files import poison
+
+    run_dir = tmp_path / "o"
+    assert invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(run_dir))[0] == 0
+    poison(run_dir / "runs.jsonl", "1e308")  # 31 of its 32 runs
+    code, out, err = invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(run_dir))
+    assert code == 0, err
+    assert "31 run(s) recorded a cost no run can spend" in out
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["spend"]["total"]["usd"] == 15.5 and summary["spend"]["runs_cost_refused"] == 31
+    assert "Infinity" not in (run_dir / "verdicts.jsonl").read_text()
+    assert invoke("report", str(run_dir))[0] == 0
+    assert invoke("export", str(run_dir), "--format", "csv")[0] == 0

@@ -67,5 +67,8 @@ def test_a_negative_or_non_finite_recorded_cost_never_lowers_the_spend() -> None
     for seed, usd in enumerate([-20.0, float("nan"), float("-inf")], start=1):
         budget.observe(_record(seed, usd))
     assert budget.spent == {"usd": 4.0} and budget.reported == {"usd": 1}
-    budget.observe(_record(9, float("inf")))  # an infinite spend stops scheduling
-    assert budget.room() == 0 and budget.exhausted == ["usd"]
+    # an infinite (or 1e308) spend is refused on reading, as every total refuses it: it once
+    # stopped every resume of its directory at once (issue 45 item 3)
+    budget.observe(_record(9, float("inf")))
+    budget.observe(_record(10, 1e308))
+    assert budget.spent == {"usd": 4.0} and budget.room() == 1 and budget.exhausted == []

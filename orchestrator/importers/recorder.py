@@ -30,6 +30,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from counterfact.orchestrator.runners.redact import redact_data, secrets_of
 from counterfact.orchestrator.storage.atomic import write_atomic
 
 FORWARDED = ("authorization", "api-key", "openai-organization", "openai-project", "content-type")
@@ -57,10 +58,13 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-def _write(path: Path, request: Any, response: Any, started: str, took: float, status: int) -> None:
+def _write(
+    path: Path, request: Request, sent: Any, reply: Any, started: str, took: float, status: int
+) -> None:
+    secrets = _credentials(request)  # an upstream that echoes the key: never written
     record = {
-        "request": request,
-        "response": response,
+        "request": redact_data(sent, secrets),
+        "response": redact_data(reply, secrets),
         "started_at": started,
         "duration_s": round(took, 4),
         "status": status,
@@ -76,6 +80,12 @@ def _reply_body(upstream: httpx.Response) -> Any:
         return upstream.json()
     except ValueError:
         return {"text": upstream.text[:100_000]}
+
+
+def _credentials(request: Request) -> tuple[str, ...]:
+    """The key values the client sent (``Authorization: Bearer KEY``, ``api-key: KEY``)."""
+    found = [v for k, v in request.headers.items() if k.lower() in ("authorization", "api-key")]
+    return secrets_of([v.removeprefix("Bearer ").strip() for v in found])
 
 
 def _headers(request: Request) -> dict[str, str]:
@@ -170,7 +180,8 @@ def build_app(recorder: Recorder) -> Starlette:
         if not body.get("stream") or upstream.status_code >= 400:
             await upstream.aread()
             reply = _reply_body(upstream)
-            _write(path, body, reply, started, time.monotonic() - began, upstream.status_code)
+            took = time.monotonic() - began
+            _write(path, request, body, reply, started, took, upstream.status_code)
             await upstream.aclose()
             return Response(upstream.content, upstream.status_code, _reply_headers(upstream))
         stream, done = _Stream(), asyncio.Event()
@@ -178,7 +189,7 @@ def build_app(recorder: Recorder) -> Starlette:
         async def save() -> None:
             await upstream.aclose()
             took = time.monotonic() - began
-            _write(path, body, stream.completion(), started, took, upstream.status_code)
+            _write(path, request, body, stream.completion(), started, took, upstream.status_code)
 
         return StreamingResponse(
             _relay(upstream, stream, done),

@@ -24,6 +24,12 @@ from counterfact.exceptions import ConfigError, RunnerReturnError
 from counterfact.orchestrator.runners.chatconfig import ChatRunnerConfig
 from counterfact.orchestrator.runners.chatparts import sent_parts
 from counterfact.orchestrator.runners.chatplan import plan_for, run_cost
+from counterfact.orchestrator.runners.redact import (
+    redact,
+    redact_data,
+    redact_exception,
+    secrets_of,
+)
 from counterfact.probes.runner import RunContext, RunResult
 
 if TYPE_CHECKING:
@@ -33,9 +39,6 @@ if TYPE_CHECKING:
 PROTOCOL = 1
 """The request format's version, part of the runner's identity: bump it when the same config
 would send a different request (cached and recorded runs then no longer stand for it)."""
-
-MIN_SECRET = 8
-"""Shorter key values (``none``, ``x``) are placeholders, not secrets: not redacted."""
 
 _CLIENTS_LOCK = threading.Lock()
 """Guards :data:`_CLIENTS`: blame's calls run on event loops in several threads."""
@@ -91,19 +94,29 @@ class ChatRunner:
         if self.config.send_seed:
             body["seed"] = ctx.seed
         client = client_for(self.base_url, self.config.api_key_env)
-        reply = await client.chat.completions.create(
-            model=model, messages=cast("list[ChatCompletionMessageParam]", sent), extra_body=body
-        )
+        secrets = secrets_of([os.environ.get(self.config.api_key_env)])
+        try:
+            reply = await client.chat.completions.create(
+                model=model,
+                messages=cast("list[ChatCompletionMessageParam]", sent),
+                extra_body=body,
+            )
+        except Exception as exc:  # the server's error text is stored: never with the key in it
+            redact_exception(exc, secrets)
+            raise
         if not hasattr(reply, "choices"):  # a 200 whose body is not JSON: the client's text
-            shown = " ".join(str(reply).split())[:200]
+            shown = redact(" ".join(str(reply).split())[:200], secrets)
             msg = f"the API's reply is not a chat completion (not JSON?): {shown!r}"
             raise RunnerReturnError(msg)
         manifest = plan.manifest(reply.model or None) | {"parts": parts}
-        return self._result(reply, manifest)
+        return self._result(reply, redact_data(manifest, secrets), secrets)
 
-    def _result(self, reply: ChatCompletion, manifest: dict[str, Any]) -> RunResult:
+    def _result(
+        self, reply: ChatCompletion, manifest: dict[str, Any], secrets: tuple[str, ...]
+    ) -> RunResult:
         if not reply.choices:
-            msg = f"the API's reply (id {reply.id!r}) holds no choices, so there is no answer"
+            shown = redact(repr(reply.id), secrets)
+            msg = f"the API's reply (id {shown}) holds no choices, so there is no answer"
             raise RunnerReturnError(msg)
         usage = reply.usage
         cost = None
@@ -115,14 +128,7 @@ class ChatRunner:
                 self.config.price,
             )
         output = reply.choices[0].message.content or ""
-        return RunResult(output=self._redacted(output), manifest=manifest, cost=cost)
-
-    def _redacted(self, text: str) -> str:
-        """``text`` with the API key's value (a server may echo it) replaced: it is stored."""
-        key = os.environ.get(self.config.api_key_env, "")
-        if len(key) >= MIN_SECRET and key in text:
-            return text.replace(key, "[redacted API key]")
-        return text
+        return RunResult(output=redact(output, secrets), manifest=manifest, cost=cost)
 
     def identity(self, version: str | None = None) -> str:
         """``chat@version:<v>`` with ``runner_version``, else ``chat@sha256:<16 hex>`` of the

@@ -16,6 +16,7 @@ import uvicorn
 from counterfact.orchestrator.importers.recorder import Recorder, build_app
 from counterfact.orchestrator.view.server import bind, url_of
 from tests.context_model import WRONG, context_model, passages, recorded_call
+from tests.echo_server import echo_server
 from tests.helpers import invoke
 from tests.standin import StandIn
 
@@ -154,3 +155,32 @@ def test_a_last_stream_line_without_a_newline_is_kept() -> None:
     assert done["choices"][0]["finish_reason"] == "stop" and done["id"] == "c"
     stream.feed("data: [1, 2]")  # not a chunk: skipped, never raised
     stream.feed("data: {not json")
+
+
+def test_an_upstream_that_echoes_the_key_does_not_get_it_recorded(tmp_path: Path) -> None:
+    """Issue 45 item 8: the proxy never wrote the Authorization header, but an upstream that
+    echoed the key in its reply (text, model, id) or its error body got it into the call file."""
+    (tmp_path / "calls").mkdir()
+    recorder = Recorder(out=tmp_path / "calls", upstream="")
+    with echo_server() as root:
+        for where, failure in (("ok", None), ("error", openai.BadRequestError)):
+            sock = bind("127.0.0.1", 0)
+            recorder.upstream = f"{root}{where}/v1"
+            app = build_app(recorder)
+            server = uvicorn.Server(uvicorn.Config(app, log_level="error", lifespan="off"))
+            thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+            thread.start()
+            while not server.started:
+                time.sleep(0.01)
+            client = openai.OpenAI(base_url=url_of(sock) + "v1", api_key=SECRET, max_retries=0)
+            if failure is None:
+                reply = client.chat.completions.create(model="m", messages=_messages(True))
+                assert SECRET in (reply.choices[0].message.content or "")  # the client sees it
+            else:
+                with pytest.raises(failure):
+                    client.chat.completions.create(model="m", messages=_messages(True))
+            server.should_exit = True
+            thread.join(timeout=10)
+    written = "".join(p.read_text() for p in (tmp_path / "calls").glob("*.json"))
+    assert len(_calls(tmp_path)) == 2 and SECRET not in written
+    assert written.count("[redacted API key]") == 4  # text, model and id; the error's body

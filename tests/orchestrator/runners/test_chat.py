@@ -14,6 +14,7 @@ import pytest
 from counterfact import ConfigError, RunsFailed, compare_arms, load_sweep
 
 from ...conftest import TESTS, write_config
+from ...echo_server import echo_server
 from ...helpers import invoke
 from ...standin import StandIn
 
@@ -514,3 +515,33 @@ def test_a_server_that_echoes_the_key_does_not_get_it_written(
     written = "".join(p.read_text() for p in (tmp_path / "o").iterdir() if p.is_file())
     assert secret not in written
     assert "[redacted API key]" in written
+
+
+@pytest.mark.parametrize("where", ["ok", "error"])
+def test_a_key_echoed_in_the_model_name_id_or_an_error_body_is_never_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """Issue 45 item 8: the key was redacted from outputs only; a server that put it in the
+    served model's name or in an error's body got it into runs.jsonl, summary.json and
+    report.html."""
+    secret = "sk-live-echoed-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    with echo_server() as root:
+        runner = {"kind": "chat", "base_url": f"{root}{where}/v1", "model": "m", "prompt": "{q}"}
+        try:
+            compare_arms(
+                [{"id": "base"}, {"id": "hot", "facets": {"temperature": 1.0}}],
+                runner,
+                samples=2,
+                scenarios=[{"id": "s", "inputs": {"q": "capital?"}, "reference": "Paris"}],
+                comparator="contains",
+                out=tmp_path / "o",
+            )
+        except RunsFailed:
+            assert where == "error"
+    written = "".join(p.read_text() for p in (tmp_path / "o").iterdir() if p.is_file())
+    assert "[redacted API key]" in written
+    assert secret not in written
+    if where == "error":
+        (first, *_) = _runs(tmp_path / "o")
+        assert first["error"]["type"] == "BadRequestError"  # the client's class is kept

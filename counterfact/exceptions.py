@@ -31,6 +31,10 @@ Hierarchy::
     └── RunsFailed                   every run failed, or the runner broke its contract early;
                                      what ran is recorded; exit code 1
 
+    Terminated (a KeyboardInterrupt) SIGTERM or SIGHUP outside a sweep's runs (while preparing,
+                                     judging or writing the report): the CLI says what is
+                                     recorded and exits 128 + the signal
+
     CounterfactWarning               a result is valid but weak (never raised, only warned)
     └── DegenerateBandWarning        the baseline never varied, so its null band has no width
 
@@ -180,6 +184,21 @@ class SweepInterrupted(CounterfactError):
         if signal is not None:
             self.exit_code = 128 + signal
         super().__init__(message)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived while no sweep's runs were executing (the graceful stop holds
+    those): before the runs, while judging them or while writing the report. A
+    :class:`KeyboardInterrupt`, so it unwinds what Ctrl-C unwinds; the CLI names the signal,
+    says every finished run is recorded, and exits with :attr:`exit_code`.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        """The signal's number."""
+        self.exit_code = 128 + signum
+        """As a shell reports a process the signal ended: 143 for SIGTERM, 129 for SIGHUP."""
 
 
 class BudgetExhausted(CounterfactError):

@@ -72,6 +72,18 @@ def test_an_unknown_state_is_refused_with_the_known_ones(tmp_path: Path) -> None
         read_gate(tmp_path, fail_on=())
 
 
+@pytest.mark.parametrize("source", [12345, None, object()])
+def test_a_source_that_is_no_result_or_path_is_a_type_error_that_says_so(source: object) -> None:
+    # issue 45 item 10: assert_no_regression(12345) raised AttributeError ('int' ... 'summary')
+    with pytest.raises(TypeError, match=r"reads a SweepResult, a BisectResult or a run direc"):
+        assert_no_regression(source)  # type: ignore[arg-type]
+
+
+def test_a_fail_on_that_is_no_state_or_list_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"fail_on takes a state or a list of states, got int"):
+        read_gate(tmp_path, fail_on=5)  # type: ignore[arg-type]
+
+
 def test_a_significant_gate_that_cannot_fire_warns(tmp_path: Path) -> None:
     result = run_sweep_file(write_gate_sweep(tmp_path, arms=("small", "large")))
     # one challenger, one-sided exact test: 4 seeds can give at best p = 0.5^4 = 0.0625, 5 give

@@ -28,6 +28,7 @@ from counterfact.orchestrator.cli.validate import validate
 from counterfact.orchestrator.cli.view import view
 from counterfact.orchestrator.drivers.provenance import package_version
 from counterfact.orchestrator.engine.executors.ray_address import JOIN_THREAD
+from counterfact.orchestrator.engine.interrupt import terminate_as_interrupt
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -36,6 +37,7 @@ from counterfact.orchestrator.engine.executors.ray_address import JOIN_THREAD
 def main(verbose: bool) -> None:
     """Seeded counterfactual reruns: which change made the answer different?"""
     configure_logging(verbose=verbose)
+    terminate_as_interrupt()  # SIGTERM while judging: a message and 143, not a silent death
     # A CounterfactWarning is also a log event (with its category); printed by ``warnings`` too,
     # it would put a non-JSON line into the JSON log stream.
     warnings.simplefilter("ignore", CounterfactWarning)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import shlex
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,6 +16,7 @@ from counterfact.exceptions import (
     CounterfactError,
     RunsFailed,
     SweepInterrupted,
+    Terminated,
 )
 from counterfact.orchestrator.drivers.gate import GATE_STATES, Hit
 from counterfact.orchestrator.engine.executors.registry import EXECUTORS
@@ -62,11 +64,23 @@ def finish(run_dir: Path, report: bool, hits: Sequence[Hit]) -> None:
 
 
 def aborted(run_dir: Path | None) -> NoReturn:
-    """A second Ctrl-C (or signal) stopped at once: say what is kept and how to resume, exit 130
-    (a summary may be missing; the resume rebuilds it from ``runs.jsonl``).
+    """A second Ctrl-C (or signal) stopped at once, or SIGTERM / SIGHUP came while no run was
+    executing (:class:`~counterfact.exceptions.Terminated`, read from the exception being
+    handled): say what is kept and how to resume, exit 130 (or 128 + the signal). A summary may
+    be missing; the resume rebuilds it from ``runs.jsonl``.
     """
     where = f" in {run_dir}" if run_dir is not None else ""
     resume = f": {resume_command(run_dir)}" if run_dir is not None else ""
+    stopped = sys.exc_info()[1]
+    if isinstance(stopped, Terminated):
+        name = signal.Signals(stopped.signum).name
+        click.echo(
+            f"stopped by {name} while no run was executing (preparing, judging or writing the "
+            f"report): every run that finished is recorded{where}; run the same command again "
+            f"to judge them and write what is missing (no recorded run reruns){resume}",
+            err=True,
+        )
+        sys.exit(stopped.exit_code)
     click.echo(
         f"aborted at once (second interrupt): the runs that finished are recorded{where}; run "
         f"the same command again to resume{resume}",

@@ -58,6 +58,13 @@ def gate_states(states: str | Iterable[str]) -> tuple[str, ...]:
     Raises:
         ConfigError: an unknown state (the known ones listed), or none at all.
     """
+    given: object = states  # from Python callers, anything
+    if not isinstance(given, str | Iterable):
+        msg = (
+            f"fail_on takes a state or a list of states, got {type(given).__name__} "
+            f"{given!r}; choose from {', '.join(GATE_STATES)}"
+        )
+        raise ConfigError(msg, field="fail_on")
     wanted = (states,) if isinstance(states, str) else tuple(states)
     unknown = [s for s in wanted if s not in GATE_STATES]
     if unknown:
@@ -70,10 +77,21 @@ def gate_states(states: str | Iterable[str]) -> tuple[str, ...]:
 
 
 def read_result(result: SweepResult | BisectResult, states: Iterable[str]) -> GateReading:
-    """The gate over a result :func:`counterfact.run_sweep` / ``run_bisect`` returned."""
+    """The gate over a result :func:`counterfact.run_sweep` / ``run_bisect`` returned.
+
+    Raises:
+        TypeError: ``result`` is neither (``assert_no_regression(12345)``).
+    """
     wanted = gate_states(states)
     if isinstance(result, BisectResult):
         return _bisect(result.record, wanted, result.run_dir)
+    given: object = result  # from Python callers, anything
+    if not isinstance(given, SweepResult):
+        msg = (
+            f"the gate reads a SweepResult, a BisectResult or a run directory's path, "
+            f"got {type(given).__name__} {str(given)[:80]!r}"
+        )
+        raise TypeError(msg)
     return _sweep(result.summary, result.rows, wanted, result.run_dir)
 
 

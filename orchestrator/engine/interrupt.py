@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from counterfact.exceptions import Terminated
 from counterfact.orchestrator.engine.aborting import abort_now, activate, deactivate, reset
 from counterfact.orchestrator.engine.events import get_logger
 from counterfact.orchestrator.engine.executors.base import Executor
@@ -58,3 +59,20 @@ def graceful_stop(executor: Executor) -> Iterator[None]:
         deactivate()
         for sig, old in previous.items():
             signal.signal(sig, old)
+
+
+def terminate_as_interrupt() -> None:
+    """From now on SIGTERM and SIGHUP raise :class:`~counterfact.exceptions.Terminated` in the
+    main thread instead of ending the process without a word; :func:`graceful_stop` takes them
+    over while runs execute and gives them back after. A signal the parent ignores (``nohup``)
+    stays ignored. Called once by the CLI; a no-op off the main thread.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise Terminated(signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, handler)

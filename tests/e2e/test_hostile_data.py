@@ -443,3 +443,43 @@ def test_a_negative_or_non_finite_cost_fails_its_run_and_never_lowers_the_budget
     )  # type: ignore[union-attr]
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert summary["budget"]["spent"] == {"usd": 5.0}
+
+
+def test_sigterm_while_judging_says_what_is_recorded_and_exits_143(tmp_path: Path) -> None:
+    """Issue 45 item 10: SIGTERM after the runs, while the statistics were judged, ended the
+    process without a word (the graceful stop holds only while runs execute). The signal is
+    sent from inside the judging step of the real command, so it lands there every time."""
+    cfg = write_config(
+        tmp_path,
+        f"name: c\nrunner: {FAULTS}:steady\nsamples: 4\n"
+        f"scenarios: [{{id: s, inputs: {{log: '{tmp_path / 'calls.log'}'}}, reference: 'yes'}}]\n"
+        "comparator: {kind: exact}\nexecutor: {kind: local}\n"
+        "arms: [{id: base}, {id: alt, facets: {answer: 'no'}}]\n",
+    )
+    out = tmp_path / "o"
+    script = (
+        "import os, signal, sys\n"
+        "import counterfact.orchestrator.drivers.sweep as s\n"
+        "from counterfact.orchestrator.cli import entry\n"
+        "judge = s._judge\n"
+        "def judging(*a, **k):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    return judge(*a, **k)\n"
+        "s._judge = judging\n"
+        f"sys.argv = ['counterfact', 'run', {str(cfg)!r}, '--out', {str(out)!r}]\n"
+        "entry()\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert got.returncode == 143, got.stderr
+    assert "stopped by SIGTERM while no run was executing" in got.stderr
+    assert "Traceback" not in got.stderr and "run the same command again" in got.stderr
+    assert (
+        not (out / "summary.json").exists()
+        and len((out / "runs.jsonl").read_text().splitlines()) == 8
+    )
+    cmd = [sys.executable, "-m", "counterfact.orchestrator.cli", "run", str(cfg), "--out", str(out)]
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert again.returncode == 0, again.stderr
+    assert "resumed: 8 runs read back, 0 from the cache, 0 run now" in again.stderr

@@ -20,6 +20,9 @@ Builtins:
   search under a deadline of :data:`REGEX_MATCH_S`: an output the pattern cannot search in time
   (catastrophic backtracking) is a failed comparison (:class:`ComparisonTimeout`: that seed is
   unscored and in doubt), never a hang; a reference it cannot search is a :class:`ScoringError`.
+  A sweep's regex checks share one :class:`RegexBudget` (:data:`REGEX_BUDGET_S` of searching in
+  all): once it is spent the search is not run and the comparison fails the same way, saying
+  why.
 - ``one-of``: a multiple choice among ``options``; the answer is the one option a text names
   (normalized, as whole words; the longest option wins where options overlap, ``New York``
   over ``York``); flipped iff the output's answer differs from the reference's, or the output
@@ -39,7 +42,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 import regex
 
@@ -286,6 +289,55 @@ reference); Python's ``re`` cannot be interrupted, the ``regex`` package's ``tim
 """
 
 
+REGEX_BUDGET_S = 5.0
+"""Seconds of regex searching one sweep (one ``run``, resume or re-judge) may spend in all, over
+every question's pattern and every output (issue 45 item 7: 200 questions with backtracking
+patterns took 24 minutes to judge, one deadline after another)."""
+
+
+@dataclass
+class RegexBudget:
+    """The regex searching a sweep may still do, shared by its regex checks (issue 45 item 7).
+
+    Each search's deadline is the smaller of its own and what is left; the time it took is
+    charged (``clock``, given by the caller, tells it). A pattern that outlasts its deadline once
+    is not run again, and once :attr:`seconds` are spent no search runs: the comparison fails
+    with the reason instead.
+    """
+
+    seconds: float
+    clock: Callable[[], float]
+    spent: float = 0.0
+    timed_out: set[str] = field(default_factory=set)
+    """Patterns that outlasted their deadline on some text in this sweep."""
+
+    def refusal(self, pattern: str) -> str | None:
+        """Why ``pattern`` is not run now, or None when it may be."""
+        if self.spent >= self.seconds:
+            return (
+                f"the sweep's regex budget ({self.seconds:g} s of searching in all, "
+                f"{len(self.timed_out)} pattern(s) timed out) is spent, so /{pattern}/ was not "
+                "run; simplify the patterns that time out"
+            )
+        return None
+
+    def search(self, pattern: regex.Pattern[str], text: str) -> str | None:
+        """:func:`extract` under the budget.
+
+        Raises:
+            TimeoutError: the search outlasted its deadline (the pattern is remembered).
+        """
+        left = self.seconds - self.spent
+        started = self.clock()
+        try:
+            return extract(pattern, text, min(REGEX_MATCH_S, left))
+        except TimeoutError:
+            self.timed_out.add(pattern.pattern)
+            raise
+        finally:
+            self.spent += self.clock() - started
+
+
 def compile_pattern(pattern: str) -> regex.Pattern[str]:
     """``pattern`` compiled as Python's ``re`` would read it (``regex``'s version 0 mode).
 
@@ -317,6 +369,8 @@ class RegexComparator:
     pattern: regex.Pattern[str]
     kind: str = "regex"
     answer_level: bool = True
+    budget: RegexBudget | None = field(default=None, compare=False, repr=False)
+    """The sweep's shared regex budget; None searches under the per-search deadline only."""
 
     def describe(self) -> str:
         """``answer extracted by /pattern/``."""
@@ -340,18 +394,42 @@ class RegexComparator:
         return {"pattern": self.pattern.pattern}
 
     def _extract(self, text: str, what: str) -> str | None:
+        budget = self.budget
+        if budget is None:
+            return self._search(text, what)
+        refused = budget.refusal(self.pattern.pattern)
+        if refused is not None:
+            msg = f"regex comparator: a {len(text)}-character {what} was not searched: {refused}"
+            raise ComparisonTimeout(msg)
+        try:
+            return budget.search(self.pattern, text)
+        except TimeoutError:
+            if budget.spent >= budget.seconds:  # cut short by the budget, not its own deadline
+                msg = (
+                    f"regex comparator: /{self.pattern.pattern}/ was cut short on a "
+                    f"{len(text)}-character {what}: the sweep's regex budget ({budget.seconds:g} "
+                    "s of searching in all) is spent; simplify the patterns that time out"
+                )
+                raise ComparisonTimeout(msg) from None
+            self._timed_out(text, what)
+
+    def _search(self, text: str, what: str) -> str | None:
         try:
             return extract(self.pattern, text)
         except TimeoutError:
-            msg = (
-                f"regex comparator: the pattern /{self.pattern.pattern}/ took more than "
-                f"{REGEX_MATCH_S:g} s to search a {len(text)}-character {what} (catastrophic "
-                "backtracking, e.g. alternatives or quantifiers that overlap such as (a|a)+); "
-                "simplify comparator.pattern"
-            )
-            if what == "output":
-                raise ComparisonTimeout(msg) from None
-            raise ScoringError(msg) from None
+            self._timed_out(text, what)
+
+    def _timed_out(self, text: str, what: str) -> NoReturn:
+        """Raise the timeout of a search that outlasted its own deadline (never returns)."""
+        msg = (
+            f"regex comparator: the pattern /{self.pattern.pattern}/ took more than "
+            f"{REGEX_MATCH_S:g} s to search a {len(text)}-character {what} (catastrophic "
+            "backtracking, e.g. alternatives or quantifiers that overlap such as (a|a)+); "
+            "simplify comparator.pattern"
+        )
+        if what == "output":
+            raise ComparisonTimeout(msg) from None
+        raise ScoringError(msg) from None
 
 
 def _numpy_bool(value: object) -> bool:

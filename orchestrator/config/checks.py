@@ -11,6 +11,8 @@ it, a regex an answer it extracts in time, a one-of check exactly one of its opt
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -26,10 +28,12 @@ from counterfact.orchestrator.engine.embedders import sentence_transformer
 from counterfact.orchestrator.engine.loader import load_target
 from counterfact.probes.comparators import (
     COMPARATORS,
+    REGEX_BUDGET_S,
     Comparator,
     ContainsComparator,
     NumericComparator,
     OneOfComparator,
+    RegexBudget,
     RegexComparator,
     first_number,
     how_many_named,
@@ -98,6 +102,8 @@ class CheckBuilder:
         self.checks: Mapping[str, Target] = checks or {}
         self.used: set[str] = set()
         """The declared checks some question or the sweep's comparator asked for."""
+        self.regex_budget = RegexBudget(REGEX_BUDGET_S, time.monotonic)
+        """One budget for every regex check this sweep builds: judging searches share it."""
         self._built: dict[tuple[Any, ...], Comparator] = {}
 
     def build(self, config: ComparatorConfig, section: str, *, trusted: bool) -> Comparator:
@@ -118,6 +124,8 @@ class CheckBuilder:
         found = self._built.get(key)
         if found is None:
             found = build_component(COMPARATORS, config, section, self.base_dir, target=target)
+            if isinstance(found, RegexComparator):
+                found = dataclasses.replace(found, budget=self.regex_budget)
             self._built[key] = found
         return found
 

@@ -8,13 +8,27 @@ library's ``zipfile``, whose member streams stop at the declared size, so the de
 bound what is decompressed. :func:`check_completion` bounds each completion once read (a JSON
 log has no entries to check). Each limit is a module constant; a log past one is a one-line
 ``ConfigError`` naming the log (and the sample).
+
+Declared sizes are not trusted (issue 45 item 2): Inspect reads a local ``.eval`` with its own
+zip reader, which inflates an entry's compressed bytes whole whatever the entry declares, so a
+96 KB log declaring small entries was still being read after 15 minutes at 2.5 GB. After the
+declared sizes, :func:`check_log` therefore inflates every entry itself, in 1 MiB pieces, the way
+Inspect will (the compressed bytes the central directory points at; stored, deflate or zstd),
+and stops at the first piece past a limit on the bytes actually produced: per entry, per log,
+and per compressed byte (:data:`MAX_RATIO`, once an entry passes :data:`RATIO_FLOOR`). An entry
+that inflates to another size than it declares is refused too (a forged header), so what Inspect
+reads next is what was measured. The cost is one pass of inflating, at most
+:data:`MAX_TOTAL_BYTES`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import struct
 import zipfile
+import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from counterfact.exceptions import ConfigError
@@ -32,6 +46,11 @@ MAX_ENTRIES = 1_000_000
 """Entries an ``.eval`` log may hold."""
 MAX_SAMPLE_BYTES = 64 << 20
 """Uncompressed bytes one sample's entry (``samples/<id>_epoch_<n>.json``) may declare."""
+MAX_RATIO = 1_000
+"""Uncompressed bytes an entry may produce per compressed byte (deflate's best is about 1,030;
+Inspect's logs compress some 10 to 50 times), checked once past :data:`RATIO_FLOOR`."""
+RATIO_FLOOR = 1 << 20
+"""Bytes an entry may produce before :data:`MAX_RATIO` applies (a small entry may compress well)."""
 MAX_COMPLETION_CHARS = 64 << 20
 """Characters one sample's completion may hold."""
 
@@ -99,6 +118,118 @@ def _check_entries(path: Path, data: bytes) -> None:
         msg = (
             f"{path}: the log's entries declare {total:,} bytes uncompressed, more than the "
             f"{_mib(MAX_TOTAL_BYTES)} allowed (a zip bomb?); {_FIX}"
+        )
+        raise _refuse(msg)
+    _inflate_entries(path, data, entries)
+
+
+_PIECE = 1 << 20
+"""Bytes of output one decompression step may produce (the memory one entry's check holds)."""
+_FEED = 64 << 10
+"""Compressed bytes given to deflate at a time (its unconsumed tail is copied each step)."""
+_ZSTD = 93
+"""The zip method number for zstd (Inspect writes its logs with it)."""
+
+
+def _payload(path: Path, data: bytes, entry: zipfile.ZipInfo) -> memoryview:
+    """The compressed bytes of ``entry``: after its local header, as long as the central
+    directory says (where Inspect's reader takes them from).
+    """
+    start = entry.header_offset
+    header = data[start : start + 30]
+    if len(header) < 30 or header[:4] != b"PK\x03\x04":
+        msg = f"{path}: not an Inspect AI log (entry {entry.filename!r} has no local header)"
+        raise _refuse(msg)
+    name_len, extra_len = struct.unpack_from("<HH", header, 26)
+    begin = start + 30 + name_len + extra_len
+    end = begin + entry.compress_size
+    if end > len(data):
+        msg = f"{path}: not an Inspect AI log (entry {entry.filename!r} runs past the file's end)"
+        raise _refuse(msg)
+    return memoryview(data)[begin:end]
+
+
+def _inflate(method: int, payload: memoryview) -> Iterator[bytes]:
+    """``payload`` decompressed, in pieces of at most :data:`_PIECE` bytes."""
+    if method == zipfile.ZIP_STORED:
+        for at in range(0, len(payload), _PIECE):
+            yield bytes(payload[at : at + _PIECE])
+    elif method == zipfile.ZIP_DEFLATED:
+        inflater = zlib.decompressobj(-15)
+        for at in range(0, len(payload), _FEED):
+            pending = bytes(payload[at : at + _FEED])
+            while not inflater.eof:  # a full piece may leave output inside zlib: drain it
+                piece = inflater.decompress(pending, _PIECE)
+                pending = inflater.unconsumed_tail
+                yield piece
+                if not pending and len(piece) < _PIECE:
+                    break
+    elif method == _ZSTD:
+        import zstandard  # Inspect's own dependency: present wherever Inspect reads the log
+
+        reader = zstandard.ZstdDecompressor().stream_reader(payload, read_across_frames=True)
+        while piece := reader.read(_PIECE):
+            yield piece
+    else:
+        msg = f"compression method {method}, which Inspect AI does not read"
+        raise ValueError(msg)
+
+
+def _entry_cap(entry: zipfile.ZipInfo) -> tuple[int, str]:
+    if entry.filename.startswith("samples/"):
+        return MAX_SAMPLE_BYTES, "a sample may hold"
+    return MAX_ENTRY_BYTES, "an entry may hold"
+
+
+def _inflate_entries(path: Path, data: bytes, entries: list[zipfile.ZipInfo]) -> None:
+    """Inflate every entry, counting what it produces, to the first limit it passes.
+
+    Raises:
+        ConfigError: an entry past a limit, or inflating to another size than it declares.
+    """
+    total = 0
+    for entry in entries:
+        cap, holds = _entry_cap(entry)
+        produced = 0
+        try:
+            for piece in _inflate(entry.compress_type, _payload(path, data, entry)):
+                produced += len(piece)
+                total += len(piece)
+                _check_produced(path, entry, produced, total, cap, holds)
+        except ConfigError:
+            raise
+        except Exception as exc:  # zlib.error, zstandard.ZstdError, an unknown method
+            what = f"entry {entry.filename!r} cannot be decompressed ({exc})"
+            raise _refuse(f"{path}: not an Inspect AI log ({what})".splitlines()[0]) from None
+        if produced != entry.file_size:
+            msg = (
+                f"{path}: entry {entry.filename!r} declares {entry.file_size:,} bytes but "
+                f"inflates to {produced:,} (a forged header); {_FIX}"
+            )
+            raise _refuse(msg)
+
+
+def _check_produced(
+    path: Path, entry: zipfile.ZipInfo, produced: int, total: int, cap: int, holds: str
+) -> None:
+    name = _sample_name(entry.filename)
+    lied = f" (it declares {entry.file_size:,}: a zip bomb?)" if produced > entry.file_size else ""
+    if produced > cap:
+        msg = (
+            f"{path}: {name} inflates to more than the {_mib(cap)} {holds}{lied}; stopped "
+            f"there; {_FIX}"
+        )
+        raise _refuse(msg)
+    if produced > RATIO_FLOOR and produced > MAX_RATIO * max(entry.compress_size, 1):
+        msg = (
+            f"{path}: {name} inflates to more than {MAX_RATIO:,} times its "
+            f"{entry.compress_size:,} compressed bytes{lied}; stopped at {produced:,}; {_FIX}"
+        )
+        raise _refuse(msg)
+    if total > MAX_TOTAL_BYTES:
+        msg = (
+            f"{path}: the log's entries inflate to more than the {_mib(MAX_TOTAL_BYTES)} "
+            f"allowed together{lied}; stopped in {name}; {_FIX}"
         )
         raise _refuse(msg)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -442,3 +443,39 @@ def test_one_of_as_the_sweep_s_comparator_refuses_a_reference_it_cannot_read(
         load_sweep(config)
     assert e.value.field == "scenarios[1].reference"
     assert "fix the reference or comparator.options" in str(e.value)
+
+
+HOSTILE_ROWS = 200
+HOSTILE_RUNNER = """
+def run(ctx):
+    return "a" * 40 + "b" if ctx.arm.id == "alt" else "aaa"
+"""
+
+
+def test_many_backtracking_patterns_are_judged_within_the_sweep_s_regex_budget(
+    tmp_path: Path,
+) -> None:
+    # issue 45 item 7: 200 questions whose patterns backtrack on the outputs took 24 minutes,
+    # one 1 s deadline after another, and every resume or re-judge paid it again
+    questions = [
+        {
+            "id": f"q{i}",
+            "reference": "aaa",
+            "expect": {"kind": "regex", "pattern": f"^(?:q{i})?(a|a)+$"},
+        }
+        for i in range(HOSTILE_ROWS)
+    ]
+    path = _config(tmp_path, questions, HOSTILE_RUNNER)
+    yaml_config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    yaml_config["samples"] = 2
+    path.write_text(yaml.safe_dump(yaml_config, sort_keys=False), encoding="utf-8")
+    started = time.monotonic()
+    result = run_sweep(load_sweep(path), run_dir=tmp_path / "out")
+    elapsed = time.monotonic() - started
+    assert elapsed < 12, elapsed  # the 5 s budget, the runs and the judging; was > 200 s
+    alt = [r for r in result.rows if r.arm == "alt"]
+    assert len(alt) == HOSTILE_ROWS
+    reasons = [d for r in alt for d in r.reasons if d.code == "comparison-timed-out"]
+    assert len(reasons) == HOSTILE_ROWS  # every affected row says so
+    texts = " ".join(str(d) for d in reasons)
+    assert "took more than 1 s" in texts and "regex budget (5 s of searching in all" in texts

@@ -94,3 +94,21 @@ def test_hostile_sample_fields_never_give_a_traceback(
     except (UnicodeEncodeError, ValueError):  # a lone surrogate cannot be written as UTF-8
         path.write_bytes(io.BytesIO(other.read_bytes()).getvalue())
     _check(_judge(baseline, path, folder / "o"))
+
+
+@settings(
+    max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(megabytes=st.sampled_from([2, 80, 400]))
+def test_an_entry_lying_about_its_size_never_hangs(
+    pair: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory, megabytes: int
+) -> None:
+    # issue 45 item 2: a sample declaring 1,000 bytes that inflates to megabytes
+    from .test_logguard import _bomb
+
+    baseline, other = pair
+    folder = tmp_path_factory.mktemp("case")
+    path = _bomb(other, folder / other.name, megabytes << 20)
+    done = _judge(baseline, path, folder / "o")
+    _check(done)
+    assert done.returncode == 2 and "inflate" in done.stderr, done.stderr[-2000:]

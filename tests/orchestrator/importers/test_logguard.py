@@ -139,3 +139,122 @@ def test_a_json_log_over_the_limit_is_refused_unread(tmp_path: Path) -> None:
     code, err = imported(huge, tmp_path, "MAX_JSON_LOG_BYTES=4096")
     assert code == 2, err
     assert "holds 4,097 bytes, more than the 4,096 allowed" in err and "\n" not in err
+
+
+BOMB_MEMBER = "samples/q0_epoch_1.json"
+FORGED_SIZE = 1_000
+
+MEASURE = textwrap.dedent(
+    """
+    import json, resource, sys, time
+    from pathlib import Path
+    from counterfact.exceptions import ConfigError
+    from counterfact.orchestrator.importers.logguard import check_log
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.monotonic()
+    try:
+        check_log(Path(sys.argv[1]))
+        error = None
+    except ConfigError as exc:
+        error = str(exc)
+    seconds = time.monotonic() - start
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    print(json.dumps({"error": error, "seconds": seconds, "grown_kib": grown_kib}))
+    """
+)
+
+
+def _forge_sizes(path: Path, member: str, size: int) -> None:
+    """Make ``member`` declare ``size`` uncompressed bytes in its local header and in the
+    central directory alike (CRC and compressed bytes untouched): the lie the issue-45 attack
+    told, which the declared-size checks believe.
+    """
+    raw = bytearray(path.read_bytes())
+    name = member.encode()
+    local = raw.index(b"PK\x03\x04")
+    while raw[local + 30 : local + 30 + len(name)] != name:
+        local = raw.index(b"PK\x03\x04", local + 4)
+    struct.pack_into("<I", raw, local + 22, size)
+    path.write_bytes(bytes(raw))
+    _declare_size(path, member, size)
+
+
+def _bomb(log: Path, dest: Path, inflated: int) -> Path:
+    """``log`` with :data:`BOMB_MEMBER` replaced by a valid sample JSON whose completion is
+    ``inflated`` bytes of ``a`` (deflated at level 9, streamed), declaring :data:`FORGED_SIZE`.
+    """
+    with zipfile.ZipFile(log) as src:
+        sample = json.loads(src.read(BOMB_MEMBER))
+    sample["output"]["completion"] = "@@"
+    head, tail = json.dumps(sample).encode().split(b"@@")
+    with (
+        zipfile.ZipFile(log) as src,
+        zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as out,
+    ):
+        for info in src.infolist():
+            if info.filename != BOMB_MEMBER:
+                out.writestr(info.filename, src.read(info.filename))
+                continue
+            with out.open(BOMB_MEMBER, "w") as body:
+                body.write(head)
+                piece = b"a" * (1 << 20)
+                for _ in range(inflated // len(piece)):
+                    body.write(piece)
+                body.write(tail)
+    _forge_sizes(dest, BOMB_MEMBER, FORGED_SIZE)
+    return dest
+
+
+@pytest.fixture(scope="module")
+def bomb(log: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 0.6 MB log whose sample inflates to 600 MB while its headers say 1,000 bytes."""
+    path = _bomb(log, tmp_path_factory.mktemp("bomb") / "bomb.eval", 600 << 20)
+    assert path.stat().st_size < 1_000_000
+    with zipfile.ZipFile(path) as archive:
+        assert archive.getinfo(BOMB_MEMBER).file_size == FORGED_SIZE
+    return path
+
+
+def test_an_entry_lying_about_its_size_is_refused_fast_in_bounded_memory(bomb: Path) -> None:
+    # issue 45 item 2: three logs of 96 KB to 1.1 MB whose entries declared small sizes were
+    # still being read after 15 minutes at 0.8 to 2.5 GB; the guard believed the headers
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(bomb)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout)
+    assert seen["error"] is not None and "\n" not in seen["error"]
+    assert (
+        "sample 'q0' (epoch 1) inflates to more than the 64 MiB a sample may hold"
+        in (seen["error"])
+    )
+    assert f"(it declares {FORGED_SIZE:,}: a zip bomb?)" in seen["error"]
+    print(seen)
+    assert seen["seconds"] < 5, seen
+    assert seen["grown_kib"] < 100 << 10, seen  # the 0.6 MB log and 1 MiB pieces, not 600 MB
+
+
+def test_a_lying_entry_is_stopped_by_its_compression_ratio(bomb: Path, tmp_path: Path) -> None:
+    code, err = imported(bomb, tmp_path, "MAX_RATIO=100", f"MAX_SAMPLE_BYTES={1 << 30}")
+    assert code == 2, err
+    assert err.startswith("error: LOG: ") and "\n" not in err
+    assert "sample 'q0' (epoch 1) inflates to more than 100 times its" in err
+    assert f"(it declares {FORGED_SIZE:,}: a zip bomb?)" in err
+
+
+def test_an_entry_inflating_to_more_than_it_declares_within_the_caps_is_refused(
+    log: Path, tmp_path: Path
+) -> None:
+    small = _bomb(log, tmp_path / "small.eval", 2 << 20)
+    code, err = imported(small, tmp_path)
+    assert code == 2, err
+    assert f"entry '{BOMB_MEMBER}' declares {FORGED_SIZE:,} bytes but inflates to" in err
+    assert "(a forged header)" in err and "\n" not in err
+
+
+def test_entries_inflating_past_the_log_total_are_refused(bomb: Path, tmp_path: Path) -> None:
+    limits = ("MAX_RATIO=100000000", f"MAX_SAMPLE_BYTES={1 << 30}", f"MAX_TOTAL_BYTES={32 << 20}")
+    code, err = imported(bomb, tmp_path, *limits)
+    assert code == 2, err
+    assert "the log's entries inflate to more than the 32 MiB allowed together" in err
+    assert "stopped in sample 'q0' (epoch 1)" in err and "\n" not in err

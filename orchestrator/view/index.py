@@ -87,6 +87,10 @@ class LineIndex:
                     self._restart(None)
                 self._size = 0
                 return
+            if not self.path.is_file() or self.path.is_symlink():  # a FIFO has no size
+                handle = open_regular(self.path)  # raises Unreadable, saying what it is
+                if handle is not None:
+                    handle.close()
             file, size = found[:2], found[2]
             if file != self._file or size < self._done:
                 self._restart(file)

@@ -165,13 +165,14 @@ class RunView:
         data = read_whole(path, LIVE_LIMIT)
         return None if data is None else _parsed(path, data, LiveState.model_validate_json)
 
-    def indexed(self, budget_s: float = INDEX_BUDGET_S) -> RunView:
+    def indexed(self, budget_s: float | None = None) -> RunView:
         """Refresh both indexes (cheap when the files did not change) for at most about
-        ``budget_s`` seconds each, and return self; what is left is indexed in the background
-        (:meth:`progress` says how far it is).
+        ``budget_s`` seconds each (:data:`INDEX_BUDGET_S` by default), and return self; what
+        is left is indexed in the background (:meth:`progress` says how far it is).
         """
-        self.runs.refresh(budget_s)
-        self.verdicts.refresh(budget_s)
+        budget = INDEX_BUDGET_S if budget_s is None else budget_s
+        self.runs.refresh(budget)
+        self.verdicts.refresh(budget)
         if not self.runs.complete or not self.verdicts.complete:
             self._index_behind()
         return self

@@ -162,3 +162,18 @@ def test_a_fifo_named_like_a_record_is_refused(tmp_path: Path) -> None:
     view = RunView(RunDir("x", tmp_path))
     with pytest.raises(Unreadable, match=r"summary\.json is not a regular file"):
         view.summary()  # returns at once instead of waiting for a writer
+
+
+def test_a_line_over_the_limit_is_damaged_and_never_held_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from counterfact.orchestrator.view import index
+
+    monkeypatch.setattr(index, "LINE_LIMIT", 2_000)
+    monkeypatch.setattr(index, "CHUNK", 256)  # the long line spans many chunks
+    path = tmp_path / "runs.jsonl"
+    long = _run_line("s", 1, "y" * 5_000)
+    path.write_text(_run_line("s", 0, "a") + long + _run_line("s", 2, "b"), encoding="utf-8")
+    found = _index(path)
+    assert found.damaged == 1 and sorted(found.seeds("base", "s")) == [0, 2]
+    assert found.record(found.seeds("base", "s")[2][0]).output == "b"  # offsets still right

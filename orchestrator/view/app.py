@@ -12,7 +12,10 @@ viewer through DNS rebinding).
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -69,6 +72,32 @@ class _Headers:
         await self.app(scope, receive, sending)
 
 
+def finite(value: Any) -> Any:
+    """``value`` with every Infinity or NaN float as text (``"inf"``, ``"-inf"``, ``"nan"``):
+    JSON has no such numbers, and a record may hold them.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [finite(v) for v in value]
+    return value
+
+
+class _JSON(JSONResponse):
+    """JSON whose non-finite numbers are written as text (plain JSON refuses them)."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(finite(content), ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _unreadable(request: Request, exc: Exception) -> Response:
+    """A record file the page needs cannot be read: 422, saying which and why."""
+    body = f"<p>A record file of this run directory cannot be read: {esc(exc)}</p>"
+    return HTMLResponse(page("Cannot read a record", body), status_code=422)
+
+
 def _not_found(what: str) -> HTMLResponse:
     return HTMLResponse(page("Not found", f"<p>{esc(what)}</p>"), status_code=404)
 
@@ -122,11 +151,14 @@ class _Routes:
         run = self._run(request)
         q = request.query_params
         seed = q.get("seed", "")
-        record = None
+        record, progress = None, ""
         if run is not None and seed.isdigit():
             with run.lock:
-                run.indexed()
+                progress = run.indexed().progress()
                 record = run_record(run, q.get("arm", ""), q.get("q", ""), int(seed))
+        if record is None and progress:
+            reply = f"not found yet: {progress}; retry in a moment"
+            return PlainTextResponse(reply, status_code=503, headers={"retry-after": "1"})
         if record is None or record.output is None:
             return PlainTextResponse("no such output", status_code=404)
         return PlainTextResponse(record.output)
@@ -154,14 +186,14 @@ class _Routes:
     def live(self, request: Request) -> Response:
         run = self._run(request)
         if run is None:
-            return JSONResponse({"error": "no such run directory"}, status_code=404)
+            return _JSON({"error": "no such run directory"}, status_code=404)
         try:
             state = run.live()
         except Unreadable as exc:
-            return JSONResponse({"error": str(exc)}, status_code=503)
+            return _JSON({"error": str(exc)}, status_code=422)
         if state is None:
-            return JSONResponse({"error": "this sweep wrote no live.json"}, status_code=404)
-        return JSONResponse(payload(state))
+            return _JSON({"error": "this sweep wrote no live.json"}, status_code=404)
+        return _JSON(payload(state))
 
     def script(self, request: Request) -> Response:
         return Response(SCRIPT, media_type="text/javascript")
@@ -196,4 +228,8 @@ def build_app(catalog: Catalog, host: str = "127.0.0.1") -> Starlette:
         Middleware(_Headers),
         Middleware(TrustedHostMiddleware, allowed_hosts=loopback_hosts(host)),
     ]
-    return Starlette(routes=_Routes(catalog).routes(), middleware=middleware)
+    return Starlette(
+        routes=_Routes(catalog).routes(),
+        middleware=middleware,
+        exception_handlers={Unreadable: _unreadable},
+    )

@@ -7,11 +7,12 @@ from __future__ import annotations
 from counterfact.orchestrator.view.files import Unreadable
 from counterfact.orchestrator.view.html import attr, esc, link, page, pager, table, verdict_span
 from counterfact.orchestrator.view.index import Row
-from counterfact.orchestrator.view.rundir import RunView
+from counterfact.orchestrator.view.rundir import RunView, indexing
 from counterfact.records.arms import ArmVerdictRecord
 
 PER_PAGE = 100
 """Questions per page."""
+NOTES_SHOWN = 50
 
 
 def _verdict_cells(run: RunView, arm: str, row: Row) -> list[str]:
@@ -39,7 +40,9 @@ def _verdict_rows(run: RunView, arm: str, verdict: str, text: str) -> list[Row]:
 def _headline(record: ArmVerdictRecord | None) -> str:
     if record is None:
         return ""
-    notes = "".join(f"<li>{esc(n)}</li>" for n in record.notes)
+    notes = "".join(f"<li>{esc(n)}</li>" for n in record.notes[:NOTES_SHOWN])
+    if len(record.notes) > NOTES_SHOWN:
+        notes += f"<li>… {len(record.notes) - NOTES_SHOWN:,} more notes</li>"
     return (
         f"<p>Over the question set: {verdict_span(record.verdict)} "
         f"({esc(record.standing)}; {esc(record.method)}).</p>"
@@ -105,4 +108,4 @@ def arm_page(run: RunView, arm: str, verdict: str, text: str, number: int) -> st
             body = _running(run, arm, text, number)
     except Unreadable as exc:
         return page(f"Arm {arm}", f"<p>unreadable: {esc(exc)}</p>", crumbs=crumbs)
-    return page(f"Arm {arm}", _headline(record) + body, crumbs=crumbs)
+    return page(f"Arm {arm}", _headline(record) + indexing(run) + body, crumbs=crumbs)

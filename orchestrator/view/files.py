@@ -119,9 +119,11 @@ def read_whole(path: Path, limit: int) -> bytes | None:
     if handle is None:
         return None
     with handle:
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        msg = f"{path.name} holds more than {limit:,} bytes: too large to show"
+        size = os.fstat(handle.fileno()).st_size
+        data = b"" if size > limit else handle.read(limit + 1)
+    if size > limit or len(data) > limit:
+        shown = max(size, len(data))
+        msg = f"{path.name} holds {shown:,} bytes, more than the {limit:,} shown: too large to show"
         raise Unreadable(msg)
     return data
 

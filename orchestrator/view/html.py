@@ -6,6 +6,12 @@ text — control characters, lone surrogates, bidirectional overrides — are sh
 escapes (``\x1b``, ``\u202e``). No record text is ever placed in a script or a style; the
 one script (the live panel's poller) is a file of this package, and the pages'
 Content-Security-Policy lets no other run.
+
+Every text is bounded: :func:`esc` shows at most :data:`TEXT_LIMIT` characters of a value and
+:func:`text_block` its ``limit``, each cut marked with the original length (``… (truncated,
+450,000,000 chars)``), and a run of hidden characters is one marked span, so escaping grows a
+text at most about sixfold. A link whose address would be longer than :data:`URL_LIMIT` (more
+than the server accepts) is shown as text.
 """
 
 from __future__ import annotations
@@ -19,6 +25,11 @@ HIDDEN = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff"
     "\ud800-\udfff]"
 )
+HIDDEN_RUN = re.compile(f"{HIDDEN.pattern}+")
+TEXT_LIMIT = 2_000
+"""Characters of a record's value (a name, a note, a claim, a failure) shown on a page."""
+URL_LIMIT = 8_000
+"""The longest link a page writes: a longer one is shown as text (the server would refuse it)."""
 """Characters shown as escapes: C0 and C1 controls but tab and newline, zero-width and
 bidirectional marks, line separators, the byte-order mark and lone surrogates."""
 
@@ -49,13 +60,24 @@ CSP = (
 
 
 def _shown(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return "".join(
+        f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" for code in map(ord, match.group())
+    )
 
 
-def visible(value: object) -> str:
-    """``value`` as text with hidden characters written as escapes (not yet HTML-escaped)."""
-    return HIDDEN.sub(_shown, str(value))
+def clip(text: str, limit: int) -> tuple[str, str]:
+    """(the first ``limit`` characters of ``text``, the cut's marker or ``""``)."""
+    if len(text) <= limit:
+        return text, ""
+    return text[:limit], f" … (truncated, {len(text):,} chars)"
+
+
+def visible(value: object, limit: int = TEXT_LIMIT) -> str:
+    """``value`` as text, at most ``limit`` characters (the cut marked), with hidden
+    characters written as escapes (not yet HTML-escaped).
+    """
+    shown, cut = clip(str(value), limit)
+    return HIDDEN.sub(_shown, shown) + cut
 
 
 def esc(value: object) -> str:
@@ -64,16 +86,19 @@ def esc(value: object) -> str:
 
 
 def text_block(value: str, limit: int) -> str:
-    """An output as a ``<pre>``: at most ``limit`` characters, hidden ones marked."""
-    shown = value[:limit]
+    """An output as a ``<pre>``: at most ``limit`` characters (the cut marked), hidden ones
+    marked (a run of them as one span).
+    """
+    shown, cut = clip(value, limit)
     parts = []
     last = 0
-    for match in HIDDEN.finditer(shown):
+    for match in HIDDEN_RUN.finditer(shown):
         parts.append(escape(shown[last : match.start()], quote=True))
         parts.append(f'<span class="ctl">{escape(_shown(match))}</span>')
         last = match.end()
     parts.append(escape(shown[last:], quote=True))
-    return f'<pre class="out">{"".join(parts)}</pre>'
+    marker = f'<span class="muted">{escape(cut)}</span>' if cut else ""
+    return f'<pre class="out">{"".join(parts)}{marker}</pre>'
 
 
 SURROGATE = re.compile("[\ud800-\udfff]")
@@ -89,12 +114,18 @@ def attr(value: object) -> str:
 def href(path: str, **params: object) -> str:
     """A link to one of the viewer's pages, escaped for an attribute."""
     query = urlencode({k: str(v) for k, v in params.items() if v is not None and v != ""})
-    return esc(f"{path}?{query}" if query else path)
+    return escape(f"{path}?{query}" if query else path, quote=True)
 
 
 def link(path: str, label: object, **params: object) -> str:
-    """``<a>`` to one of the viewer's pages."""
-    return f'<a href="{href(path, **params)}">{esc(label)}</a>'
+    """``<a>`` to one of the viewer's pages; only the label, marked, when the address would be
+    longer than :data:`URL_LIMIT`.
+    """
+    too_long = sum(len(str(v)) for v in params.values()) > URL_LIMIT
+    target = "" if too_long else href(path, **params)
+    if too_long or len(target) > URL_LIMIT:
+        return f'{esc(label)} <span class="muted">(too long to link)</span>'
+    return f'<a href="{target}">{esc(label)}</a>'
 
 
 def verdict_span(verdict: str | None) -> str:

@@ -5,13 +5,18 @@ its offset and the few fields lists need (arm, question, seed, verdict ...); lat
 read only the lines they show, by offset. ``runs.jsonl`` grows while a sweep runs: a refresh
 reads only the bytes appended since (complete lines only: a line being written is left for
 the next refresh); a file replaced (``--fresh``, a new verdicts file) or shortened is indexed
-anew. A line that is not a record is counted as damaged and skipped.
+anew. A line that is not a record is counted as damaged and skipped: not JSON, not UTF-8,
+nested too deep, a seed that is not a finite integer, or longer than :data:`LINE_LIMIT` (read
+past, never held whole). A refresh may stop after ``budget_s`` seconds, between lines; the
+next one goes on from there (:attr:`LineIndex.complete` says whether it reached the end).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +27,23 @@ from counterfact.records.verdicts import VerdictRecord
 
 CHUNK = 1 << 20
 """Bytes read at a time while indexing."""
+LINE_LIMIT = 64 << 20
+"""A longer line is counted as damaged (and read past in chunks, never held whole)."""
+DAMAGED = (ValueError, KeyError, TypeError, ArithmeticError, RecursionError)
+"""What parsing or reading a hostile line may raise: ``int(Infinity)`` is an OverflowError,
+``[[[[...`` a RecursionError, invalid UTF-8 a ValueError."""
+
+
+def count(value: Any) -> int | float:
+    """A count from a record: an int, or the float as it is when it has no int value
+    (``Infinity``, ``NaN``: shown as ``inf``, ``nan``).
+
+    Raises:
+        TypeError, ValueError: not a number.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return value
+    return int(value)
 
 
 class LineIndex:
@@ -36,64 +58,106 @@ class LineIndex:
         self._lock = threading.Lock()
         self._file: tuple[int, int] | None = None
         self._done = 0
+        self._size = 0
+        self._at_end = True
 
-    def refresh(self) -> None:
-        """Index what was appended since the last refresh (everything, the first time)."""
+    @property
+    def complete(self) -> bool:
+        """The last refresh read to the end of the file (as it was then)."""
+        return self._at_end
+
+    def progress(self) -> str:
+        """``runs.jsonl: 12% read (120,000 lines) so far`` while incomplete, else ``""``."""
+        if self.complete:
+            return ""
+        share = self._done / max(1, self._size)
+        return f"{self.path.name}: {share:.0%} read ({self.lines_indexed:,} lines) so far"
+
+    def refresh(self, budget_s: float | None = None) -> None:
+        """Index what was appended since the last refresh (everything, the first time), or
+        what ``budget_s`` seconds allow (the next refresh goes on from there).
+
+        Raises:
+            Unreadable: the file is not a regular file, or cannot be opened.
+        """
         with self._lock:
             found = identity(self.path)
             if found is None:
                 if self._file is not None:
                     self._restart(None)
+                self._size = 0
                 return
+            if not self.path.is_file() or self.path.is_symlink():  # a FIFO has no size
+                handle = open_regular(self.path)  # raises Unreadable, saying what it is
+                if handle is not None:
+                    handle.close()
             file, size = found[:2], found[2]
             if file != self._file or size < self._done:
                 self._restart(file)
+            self._size = size
             if size > self._done:
-                self._scan()
+                deadline = None if budget_s is None else time.monotonic() + budget_s
+                self._scan(deadline)
+            else:
+                self._at_end = True
 
     def _restart(self, file: tuple[int, int] | None) -> None:
         self._file = file
         self._done = 0
         self.damaged = 0
+        self._at_end = True
         self._reset()
 
-    def _scan(self) -> None:
+    def _scan(self, deadline: float | None) -> None:
         handle = open_regular(self.path)
         if handle is None:
             return
         with handle:
             handle.seek(self._done)
             pending: list[bytes] = []  # the start of a line longer than a chunk
+            held = 0  # its length; past LINE_LIMIT its bytes are dropped, not held
             offset = self._done
+            self._at_end = False
             while chunk := handle.read(CHUNK):
                 if b"\n" not in chunk:
-                    pending.append(chunk)
+                    held += len(chunk)
+                    pending = [] if held > LINE_LIMIT else [*pending, chunk]
                     continue
-                lines = b"".join([*pending, chunk]).split(b"\n")
-                pending = [lines.pop()]  # no newline yet: being written, or torn
-                for line in lines:
-                    self._line(offset, line)
+                lines = chunk.split(b"\n")
+                rest = lines.pop()  # no newline yet: being written, or torn
+                self._line(offset, b"".join([*pending, lines[0]]), held + len(lines[0]))
+                offset += held + len(lines[0]) + 1
+                for line in lines[1:]:
+                    self._line(offset, line, len(line))
                     offset += len(line) + 1
+                pending, held = [rest], len(rest)
+                if deadline is not None and time.monotonic() > deadline:
+                    break
+            else:
+                self._at_end = True
             self._done = offset
 
-    def _line(self, offset: int, line: bytes) -> None:
-        if not line.strip():
+    def _line(self, offset: int, line: bytes, length: int) -> None:
+        if length <= LINE_LIMIT and not line.strip():
             return
         self.lines_indexed += 1
+        if length > LINE_LIMIT:
+            self.damaged += 1
+            return
         try:
             data = json.loads(line)
             self._add(offset, data)
-        except (ValueError, KeyError, TypeError):
+        except DAMAGED:
             self.damaged += 1
 
     def read_line(self, offset: int) -> bytes:
-        """The line at ``offset`` (as indexed)."""
+        """The line at ``offset`` (as indexed; at most :data:`LINE_LIMIT` bytes of it)."""
         handle = open_regular(self.path)
         if handle is None:
             return b""
         with handle:
             handle.seek(offset)
-            return handle.readline()
+            return handle.readline(LINE_LIMIT + 1)
 
     def _reset(self) -> None:
         raise NotImplementedError
@@ -125,7 +189,9 @@ class RunsIndex(LineIndex):
         self._reset()
 
     def _add(self, offset: int, data: Any) -> None:
-        scenario, arm, seed = str(data["scenario"]), str(data["arm"]), int(data["seed"])
+        scenario, arm, seed = str(data["scenario"]), str(data["arm"]), data["seed"]
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            seed = int(seed)  # 3.0 is seed 3; Infinity, NaN or "x" is a damaged line
         ok = data.get("error") is None and data.get("output") is not None
         seeds = self.cells.setdefault((arm, scenario), {})
         count = self.arms.setdefault(arm, ArmCount())
@@ -158,9 +224,10 @@ class Row:
     reason: str | None
     standing: str
     statistical_verdict: str | None
-    flips: int | None
-    samples: int
-    samples_declared: int
+    flips: int | float | None
+    """A count; a float only when the record holds Infinity or NaN (shown as ``inf``)."""
+    samples: int | float
+    samples_declared: int | float
 
 
 def _row(offset: int, data: Any) -> Row:
@@ -176,9 +243,9 @@ def _row(offset: int, data: Any) -> Row:
         statistical_verdict=(
             None if data.get("statistical_verdict") is None else str(data["statistical_verdict"])
         ),
-        flips=None if flips is None else int(flips),
-        samples=int(data["samples"]),
-        samples_declared=int(data["samples_declared"]),
+        flips=None if flips is None else count(flips),
+        samples=count(data["samples"]),
+        samples_declared=count(data["samples_declared"]),
     )
 
 

@@ -13,18 +13,37 @@ from counterfact.records.arms import ArmVerdictRecord
 from counterfact.records.live import LiveState
 from counterfact.records.paths import SUMMARY_FILE, RunPaths
 
+LIST_ARMS = 20
+"""Arms named in a row of the list (the sweep's page has them all)."""
+ARMS_SHOWN = 500
+"""Arms in a sweep page's tables."""
+LIST_BUDGET_S = 0.05
+"""Seconds the list spends indexing one running sweep's ``runs.jsonl`` for its arm names."""
+
 
 def _problem(exc: Unreadable) -> str:
     return f'<span class="confirmed">unreadable: {esc(exc)}</span>'
 
 
+def _more(total: int, shown: int, what: str) -> str:
+    more = total - shown
+    return f' <span class="muted">… and {more:,} more {what}</span>' if more > 0 else ""
+
+
 def _arm_cells(run: RunView) -> str:
     arms = run.arms()
     if arms:
-        return "<br>".join(f"{esc(a.arm)}: {verdict_span(a.verdict)}" for a in arms)
-    run.runs.refresh()
-    if run.runs.arms:
-        return esc(", ".join(run.runs.arms)) + ' <span class="muted">(no verdicts yet)</span>'
+        shown = arms[:LIST_ARMS]
+        cells = "<br>".join(f"{esc(a.arm)}: {verdict_span(a.verdict)}" for a in shown)
+        return cells + _more(len(arms), len(shown), "arms")
+    progress = run.indexed(LIST_BUDGET_S).progress()
+    found = list(run.runs.arms)
+    if found:
+        note = f"no verdicts yet; {progress}" if progress else "no verdicts yet"
+        names = esc(", ".join(found[:LIST_ARMS])) + _more(len(found), LIST_ARMS, "arms")
+        return names + f' <span class="muted">({esc(note)})</span>'
+    if progress:
+        return f'<span class="muted">{esc(progress)}</span>'
     return '<span class="muted">none recorded</span>'
 
 
@@ -122,20 +141,22 @@ def _arms_section(run: RunView) -> str:
     by_arm = run.verdicts.by_arm
     parts = []
     if arms:
-        rows = [_arm_row(run, a, Counter(r.verdict for r in by_arm.get(a.arm, []))) for a in arms]
-        parts.append(table(ARM_HEADERS, rows, "arms"))
+        shown = arms[:ARMS_SHOWN]
+        rows = [_arm_row(run, a, Counter(r.verdict for r in by_arm.get(a.arm, []))) for a in shown]
+        parts.append(table(ARM_HEADERS, rows, "arms") + _more(len(arms), len(shown), "arms"))
     judged = {a.arm for a in arms}
-    others = [a for a in [*by_arm, *run.runs.arms] if a not in judged]
+    others = list(dict.fromkeys(a for a in [*by_arm, *run.runs.arms] if a not in judged))
     if others:
         rows = []
-        for arm in dict.fromkeys(others):
+        for arm in others[:ARMS_SHOWN]:
             count = run.runs.arms.get(arm)
             base = any(r.is_baseline for r in by_arm.get(arm, [])[:1])
             recorded = "—" if count is None else f"{count.runs:,} ({count.failed:,} failed)"
             name = link("/arm", arm, run=run.id, arm=arm)
             rows.append([name, esc(recorded), "yes" if base else ""])
         title = "<h2>Other arms</h2>" if arms else "<p>No arm-level verdicts yet.</p>"
-        parts.append(title + table(("arm", "runs recorded", "baseline"), rows))
+        listing = table(("arm", "runs recorded", "baseline"), rows)
+        parts.append(title + listing + _more(len(others), ARMS_SHOWN, "arms"))
     return "<h2>Arms</h2>" + ("".join(parts) or "<p>No runs recorded yet.</p>")
 
 
@@ -152,6 +173,8 @@ def _facts(run: RunView, status: Status) -> str:
         ]
     damaged = [(n, i.damaged) for n, i in (("runs", run.runs), ("verdicts", run.verdicts))]
     items += [(f"{n}.jsonl", f"{d:,} damaged line(s) skipped") for n, d in damaged if d]
+    if progress := run.progress():
+        items.append(("indexing", f"{progress}; reload for the rest"))
     rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items)
     report = ""
     if RunPaths(run.entry.path).report.is_file():
@@ -163,7 +186,9 @@ def _bisection(run: RunView) -> str:
     found = run.bisect()
     if found is None:
         return ""
-    culprits = "".join(f"<li>{esc(', '.join(c))}</li>" for c in found.culprits) or "<li>none</li>"
+    shown = found.culprits[:ARMS_SHOWN]
+    culprits = "".join(f"<li>{esc(', '.join(c))}</li>" for c in shown) or "<li>none</li>"
+    culprits += _more(len(found.culprits), len(shown), "culprits")
     return (
         f"<h2>Bisection: {verdict_span(found.verdict)} ({esc(found.reason)})</h2>"
         f'<p class="claim">{esc(found.claim)}</p><ul>{culprits}</ul>'

@@ -11,14 +11,16 @@ from typing import Any
 
 from counterfact.orchestrator.view.files import Unreadable
 from counterfact.orchestrator.view.html import esc, link, page, pager, table, text_block
-from counterfact.orchestrator.view.rundir import RunView
+from counterfact.orchestrator.view.rundir import RunView, indexing
 from counterfact.records.runs import RunRecord
 
-SEEDS_PER_PAGE = 50
+SEEDS_PER_PAGE = 20
 OUTPUT_CHARS = 10_000
 """Characters of an output shown on the page (the whole one is a link away)."""
 MANIFEST_CHARS = 4_000
 MESSAGES_SHOWN = 200
+TRANSCRIPT_CHARS = 10_000
+"""Characters of a run's transcript shown, over all its messages."""
 TRANSCRIPT_KEYS = ("messages", "transcript")
 
 
@@ -53,15 +55,18 @@ def transcript(manifest: Mapping[str, Any] | None) -> list[tuple[str, str]] | No
 
 
 def _transcript_html(messages: list[tuple[str, str]]) -> str:
-    items = "".join(
-        f"<dt>{esc(role)}</dt><dd>{text_block(content, OUTPUT_CHARS)}</dd>"
-        for role, content in messages[:MESSAGES_SHOWN]
-    )
-    more = len(messages) - MESSAGES_SHOWN
+    items = []
+    left = TRANSCRIPT_CHARS
+    for role, content in messages[:MESSAGES_SHOWN]:
+        if left <= 0:
+            break
+        items.append(f"<dt>{esc(role)}</dt><dd>{text_block(content, min(left, OUTPUT_CHARS))}</dd>")
+        left -= min(len(content), OUTPUT_CHARS)
+    more = len(messages) - len(items)
     tail = f"<p>… {more:,} more messages</p>" if more > 0 else ""
     return (
         f"<details open><summary>transcript ({len(messages):,} messages)</summary>"
-        f'<dl class="live">{items}</dl>{tail}</details>'
+        f'<dl class="live">{"".join(items)}</dl>{tail}</details>'
     )
 
 
@@ -80,9 +85,9 @@ def _cell(run: RunView, record: RunRecord | None, flipped: bool) -> str:
             parts.append(f"<p>… {more:,} more characters: {whole}</p>")
     if record.error is not None:
         parts.append(f"<p><strong>{esc(record.error.type)}</strong></p>")
-        parts.append(text_block(record.error.message, OUTPUT_CHARS))
+        parts.append(text_block(record.error.message, MANIFEST_CHARS))
         if record.error.traceback:
-            trace = text_block(record.error.traceback, OUTPUT_CHARS)
+            trace = text_block(record.error.traceback, MANIFEST_CHARS)
             parts.append(f"<details><summary>traceback</summary>{trace}</details>")
     messages = transcript(record.manifest)
     if messages is not None:
@@ -137,7 +142,7 @@ def question_page(run: RunView, arm: str, scenario: str, asked: str, number: int
         body = claim + _side_by_side(run, arm, scenario, base, guessed, flipped, number)
     except Unreadable as exc:
         return page(scenario, f"<p>unreadable: {esc(exc)}</p>", crumbs=crumbs)
-    return page(f"{scenario} · {arm}", body, crumbs=crumbs)
+    return page(f"{scenario} · {arm}", indexing(run) + body, crumbs=crumbs)
 
 
 def _side_by_side(

@@ -10,6 +10,7 @@ with a message naming it: the page says so instead of failing.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -29,8 +30,14 @@ from counterfact.records.summary import SweepSummary
 
 T = TypeVar("T")
 
-RECORD_LIMIT = 512 << 20
-"""The largest ``summary.json``, ``arms.jsonl`` or ``bisect.json`` read (bytes)."""
+RECORD_LIMIT = 64 << 20
+"""The largest ``summary.json``, ``arms.jsonl`` or ``bisect.json`` read (bytes): a larger one
+is said to be too large, from its size, without reading it."""
+INDEX_BUDGET_S = 0.25
+"""Seconds a page spends indexing ``runs.jsonl`` and ``verdicts.jsonl`` (each); the rest is
+indexed by a background thread while the page shows what was read so far."""
+BACKGROUND_STEP_S = 0.2
+"""Seconds the background thread indexes at a time, holding the run's lock."""
 LIVE_LIMIT = 1 << 20
 STALE_S = 30.0
 """A ``running`` live state not rewritten for this long: the sweep is probably gone."""
@@ -129,6 +136,7 @@ class RunView:
         self._summary = _Cached(paths.summary, SweepSummary.model_validate_json, RECORD_LIMIT)
         self._arms = _Cached(paths.arms, parse_arms, RECORD_LIMIT)
         self._bisect = _Cached(paths.bisect, BisectRecord.model_validate_json, RECORD_LIMIT)
+        self._behind: threading.Thread | None = None
 
     @property
     def id(self) -> str:
@@ -157,11 +165,41 @@ class RunView:
         data = read_whole(path, LIVE_LIMIT)
         return None if data is None else _parsed(path, data, LiveState.model_validate_json)
 
-    def indexed(self) -> RunView:
-        """Refresh both indexes (cheap when the files did not change) and return self."""
-        self.runs.refresh()
-        self.verdicts.refresh()
+    def indexed(self, budget_s: float | None = None) -> RunView:
+        """Refresh both indexes (cheap when the files did not change) for at most about
+        ``budget_s`` seconds each (:data:`INDEX_BUDGET_S` by default), and return self; what
+        is left is indexed in the background (:meth:`progress` says how far it is).
+        """
+        budget = INDEX_BUDGET_S if budget_s is None else budget_s
+        self.runs.refresh(budget)
+        self.verdicts.refresh(budget)
+        if not self.runs.complete or not self.verdicts.complete:
+            self._index_behind()
         return self
+
+    def progress(self) -> str:
+        """How far an incomplete index is (``""`` once both are complete)."""
+        return "; ".join(p for p in (self.runs.progress(), self.verdicts.progress()) if p)
+
+    def _index_behind(self) -> None:
+        with self.lock:
+            if self._behind is not None and self._behind.is_alive():
+                return
+            self._behind = threading.Thread(target=self._finish, daemon=True, name="view-index")
+            self._behind.start()
+
+    def _finish(self) -> None:
+        """Index both files to their end, a step at a time, letting pages in between."""
+        while True:
+            with self.lock:
+                try:
+                    self.runs.refresh(BACKGROUND_STEP_S)
+                    self.verdicts.refresh(BACKGROUND_STEP_S)
+                except Unreadable:
+                    return  # the next page says why
+                if self.runs.complete and self.verdicts.complete:
+                    return
+            time.sleep(0.01)
 
     def name(self) -> str:
         """The sweep's name: the summary's, the live state's, else the folder's."""
@@ -201,6 +239,14 @@ class RunView:
         if summary is not None:
             return next((s.baseline for s in summary.scenarios if s.id == scenario), None)
         return None
+
+
+def indexing(run: RunView) -> str:
+    """A note while ``run``'s indexes are incomplete (the page shows what was read so far)."""
+    progress = run.progress()
+    if not progress:
+        return ""
+    return f'<p class="note">Still indexing: {progress}; reload for the rest.</p>'
 
 
 def duration(seconds: float) -> str:

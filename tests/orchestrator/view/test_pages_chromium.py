@@ -186,7 +186,8 @@ def test_hostile_ids_and_outputs_render_as_text(viewer: Viewer, browser: Browser
         "r.cells[2].querySelector('pre').innerText)"
     )
     assert cells[0] == HOSTILE_OUTPUTS[0] and cells[1] == HOSTILE_OUTPUTS[1]
-    assert cells[2] == HUGE[:10_000]  # cut, with a link to the whole output
+    # cut, marked with its length (issue 45), with a link to the whole output
+    assert cells[2] == HUGE[:10_000] + f" … (truncated, {len(HUGE):,} chars)"
     assert cells[3] == "esc\\x1b[31mred\\x00nul\\u202ertl\\x07bell"  # controls shown, not sent
     assert cells[4] == HOSTILE_OUTPUTS[4]
     assert browser.js("document.querySelectorAll('h1').length") == 1

@@ -20,9 +20,9 @@ Builtins:
   search under a deadline of :data:`REGEX_MATCH_S`: an output the pattern cannot search in time
   (catastrophic backtracking) is a failed comparison (:class:`ComparisonTimeout`: that seed is
   unscored and in doubt), never a hang; a reference it cannot search is a :class:`ScoringError`.
-  A sweep's regex checks share one :class:`RegexBudget` (:data:`REGEX_BUDGET_S` of searching in
-  all): once it is spent the search is not run and the comparison fails the same way, saying
-  why.
+  A sweep's regex checks share one :class:`RegexBudget` (:data:`REGEX_BUDGET_S` of slow
+  searching): once it is spent each search has :data:`REGEX_SPENT_MATCH_S`, and one cut short
+  fails the same way, saying why.
 - ``one-of``: a multiple choice among ``options``; the answer is the one option a text names
   (normalized, as whole words; the longest option wins where options overlap, ``New York``
   over ``York``); flipped iff the output's answer differs from the reference's, or the output
@@ -290,19 +290,29 @@ reference); Python's ``re`` cannot be interrupted, the ``regex`` package's ``tim
 
 
 REGEX_BUDGET_S = 5.0
-"""Seconds of regex searching one sweep (one ``run``, resume or re-judge) may spend in all, over
-every question's pattern and every output (issue 45 item 7: 200 questions with backtracking
-patterns took 24 minutes to judge, one deadline after another)."""
+"""Seconds of slow regex searching (each search over :data:`REGEX_SLOW_S`) one sweep (one
+``run``, resume or re-judge) may spend in full before every search's deadline tightens to
+:data:`REGEX_SPENT_MATCH_S` (issue 45 item 7: 200 questions with backtracking patterns took 24
+minutes to judge, one full deadline after another)."""
+
+REGEX_SLOW_S = 0.005
+"""A search quicker than this is not charged to the budget: an answer pattern searches a
+normal output in microseconds, so a 10,000-question sweep never spends it."""
+
+REGEX_SPENT_MATCH_S = 0.005
+"""Each search's deadline once the budget is spent: ample for a pattern that does not
+backtrack, and 200 times less than :data:`REGEX_MATCH_S` for one that does."""
 
 
 @dataclass
 class RegexBudget:
-    """The regex searching a sweep may still do, shared by its regex checks (issue 45 item 7).
+    """The slow regex searching a sweep may still do in full, shared by its regex checks.
 
-    Each search's deadline is the smaller of its own and what is left; the time it took is
-    charged (``clock``, given by the caller, tells it). A pattern that outlasts its deadline once
-    is not run again, and once :attr:`seconds` are spent no search runs: the comparison fails
-    with the reason instead.
+    A search that takes :data:`REGEX_SLOW_S` or more is charged what it took (``clock``, given
+    by the caller, tells it). While :attr:`seconds` are not spent each search has
+    :data:`REGEX_MATCH_S`; after, :data:`REGEX_SPENT_MATCH_S`, so a file of backtracking patterns
+    costs seconds, not minutes, and patterns that do not backtrack are judged as before. Held per
+    process (a Ray worker judging outputs holds its own).
     """
 
     seconds: float
@@ -311,31 +321,28 @@ class RegexBudget:
     timed_out: set[str] = field(default_factory=set)
     """Patterns that outlasted their deadline on some text in this sweep."""
 
-    def refusal(self, pattern: str) -> str | None:
-        """Why ``pattern`` is not run now, or None when it may be."""
+    def deadline(self) -> float:
+        """The next search's deadline in seconds."""
         if self.spent >= self.seconds:
-            return (
-                f"the sweep's regex budget ({self.seconds:g} s of searching in all, "
-                f"{len(self.timed_out)} pattern(s) timed out) is spent, so /{pattern}/ was not "
-                "run; simplify the patterns that time out"
-            )
-        return None
+            return REGEX_SPENT_MATCH_S
+        return max(REGEX_SPENT_MATCH_S, min(REGEX_MATCH_S, self.seconds - self.spent))
 
-    def search(self, pattern: regex.Pattern[str], text: str) -> str | None:
-        """:func:`extract` under the budget.
+    def search(self, pattern: regex.Pattern[str], text: str, deadline: float) -> str | None:
+        """:func:`extract` under ``deadline``, charged to the budget when slow.
 
         Raises:
-            TimeoutError: the search outlasted its deadline (the pattern is remembered).
+            TimeoutError: the search outlasted ``deadline`` (the pattern is remembered).
         """
-        left = self.seconds - self.spent
         started = self.clock()
         try:
-            return extract(pattern, text, min(REGEX_MATCH_S, left))
+            return extract(pattern, text, deadline)
         except TimeoutError:
             self.timed_out.add(pattern.pattern)
             raise
         finally:
-            self.spent += self.clock() - started
+            took = self.clock() - started
+            if took >= REGEX_SLOW_S:
+                self.spent += took
 
 
 def compile_pattern(pattern: str) -> regex.Pattern[str]:
@@ -397,18 +404,16 @@ class RegexComparator:
         budget = self.budget
         if budget is None:
             return self._search(text, what)
-        refused = budget.refusal(self.pattern.pattern)
-        if refused is not None:
-            msg = f"regex comparator: a {len(text)}-character {what} was not searched: {refused}"
-            raise ComparisonTimeout(msg)
+        deadline = budget.deadline()
         try:
-            return budget.search(self.pattern, text)
+            return budget.search(self.pattern, text, deadline)
         except TimeoutError:
-            if budget.spent >= budget.seconds:  # cut short by the budget, not its own deadline
+            if deadline < REGEX_MATCH_S:  # cut short by the spent budget, not its own deadline
                 msg = (
-                    f"regex comparator: /{self.pattern.pattern}/ was cut short on a "
-                    f"{len(text)}-character {what}: the sweep's regex budget ({budget.seconds:g} "
-                    "s of searching in all) is spent; simplify the patterns that time out"
+                    f"regex comparator: /{self.pattern.pattern}/ was cut short at {deadline:g} s "
+                    f"on a {len(text)}-character {what}: the sweep's {budget.seconds:g} s of slow "
+                    f"regex searching are spent ({len(budget.timed_out)} pattern(s) timed out), "
+                    "so each search now has that long; simplify the patterns that time out"
                 )
                 raise ComparisonTimeout(msg) from None
             self._timed_out(text, what)

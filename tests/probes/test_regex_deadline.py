@@ -10,6 +10,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import time
+
+import pytest
 
 HARD_TIMEOUT_S = 60
 
@@ -50,3 +53,32 @@ def test_python_regex_semantics_are_kept() -> None:
     # unicode \w and backreferences, as Python's re has them (RE2 has neither)
     assert judge(r"(\w+)", "aaa") == "same"
     assert judge(r"((\w)\2+)", "zaaa") == "same"
+
+
+def test_the_budget_charges_slow_searches_only_and_then_tightens_every_deadline() -> None:
+    """Issue 45 item 7, at eval-set scale: 10,000 quick searches must not spend the sweep's
+    regex budget (a hostile file's backtracking must), and once it is spent a pattern that does
+    not backtrack is still judged, under the tightened deadline."""
+    from counterfact.exceptions import ComparisonTimeout
+    from counterfact.probes.comparators import (
+        REGEX_MATCH_S,
+        REGEX_SPENT_MATCH_S,
+        RegexBudget,
+        RegexComparator,
+        compile_pattern,
+    )
+
+    budget = RegexBudget(0.5, time.monotonic)
+    fair = RegexComparator(compile_pattern(r"Answer:\s*(\w+)"), budget=budget)
+    for i in range(10_000):
+        assert fair.flipped("Answer: Paris", f"Answer: {'Paris' if i % 2 else 'Lyon'}", 1.0) is (
+            i % 2 == 0
+        )
+    assert budget.spent == 0.0 and budget.deadline() == min(REGEX_MATCH_S, 0.5)
+    hostile = RegexComparator(compile_pattern(r"^(a|a)+$"), budget=budget)
+    with pytest.raises(ComparisonTimeout, match=r"cut short at 0\.5 s"):  # what was left
+        hostile.flipped("aaa", "a" * 40 + "!", 1.0)
+    assert budget.spent >= 0.5 and budget.deadline() == REGEX_SPENT_MATCH_S
+    with pytest.raises(ComparisonTimeout, match=r"cut short at 0\.005 s.*slow regex searching"):
+        hostile.flipped("aaa", "a" * 40 + "!", 1.0)
+    assert fair.flipped("Answer: Paris", "Answer: Paris", 1.0) is False  # still judged

@@ -14,14 +14,15 @@ from counterfact.records.vocabulary import (
     Standing,
 )
 
-BISECT_SCHEMA_VERSION: Literal[7] = 7
+BISECT_SCHEMA_VERSION: Literal[8] = 8
 """2 added ``decide``, ``confirmations`` and each probe's ``p_value``; 3 added ``status`` and
 ``failure``; 4 added ``search_complete``, ``culprit_checks``, ``unconfirmed_found``,
 ``standing`` and ``reasons``; 5 added ``runs_rate_limited`` and the reasons
 ``baseline-not-applied`` and ``baseline-facet-not-reported``; 6 added ``samples_needed`` and the
 reason ``underpowered`` (``decide: test`` at too few samples to reach alpha), and each culprit
 check's ``minimal_on_fresh``, ``fresh_probes`` and ``fresh_p_values`` (its 1-minimality
-re-tested on fresh seeds); 7 added ``ranking_probes`` (``bisect.rank``'s pass)."""
+re-tested on fresh seeds); 7 added ``ranking_probes`` (``bisect.rank``'s pass); 8 added
+``decide_asked`` and ``noise_seen`` (``bisect.decide: auto``, the new default)."""
 
 
 class BisectProbeRecord(_Record):
@@ -86,12 +87,19 @@ class CulpritCheckRecord(_Record):
 class BisectRecord(_Provenance):
     """``bisect.json``: the culprit search and its evidence."""
 
-    schema_version: Literal[1, 2, 3, 4, 5, 6, 7] = BISECT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8] = BISECT_SCHEMA_VERSION
     status: Literal["complete", "interrupted", "failed"] = "complete"
     """``failed`` when every run failed or the runner evidently cannot work (``failure``)."""
     failure: str | None = None
     decide: Literal["majority", "test"] = "majority"
     """How probes were decided (rule 10 majority, or rule 20 test)."""
+    decide_asked: Literal["auto", "majority", "test"] | None = None
+    """What ``bisect.decide`` asked; ``auto`` is decided by ``test`` when ``noise_seen`` is not
+    empty, else by ``majority``. Null before schema 8."""
+    noise_seen: list[list[str]] = Field(default_factory=list)
+    """Probes (ablated ids) whose seeds split, some flipped and some held: the program's answers
+    vary by seed. Under ``decide: majority`` that makes the result not sure
+    (``noise-unmeasured``): the majority rule does not test a flip against that noise."""
     confirmations: list[ConfirmationRecord] = Field(default_factory=list)
     """``decide: test``: each culprit set's confirmation on fresh seeds."""
     scenario: str

@@ -365,6 +365,19 @@ _CHECK_STOPPED = ("baseline-not-applied", "baseline-facet-not-reported")
 """Searches the manifest check stopped: the stop is their reason, not a doubt beside it."""
 
 
+def _noise_doubt(outcome: BisectOutcome) -> Doubt:
+    """Probes whose seeds split under the majority rule: noise it did not measure."""
+    stats = {p.ablated: p.stats for p in outcome.probes}
+    first = outcome.noise[0]
+    shown = "{" + ", ".join(first) + "}" if first else "the baseline"
+    detail = (
+        f"the answers vary by seed ({shown} flipped on {stats[first].flips} of "
+        f"{stats[first].scored} seeds) and decide: majority does not test a flip against that "
+        "noise, so a set may be noise; bisect.decide: test (or auto, the default) tests it"
+    )
+    return Doubt("noise-unmeasured", len(outcome.noise), detail)
+
+
 def bisect_doubts(
     outcome: BisectOutcome,
     samples: int,
@@ -385,6 +398,8 @@ def bisect_doubts(
         if runs
     ]
     out += search_manifest_doubts(manifests) if manifests is not None else []
+    if outcome.decide == "majority" and outcome.noise:
+        out.append(_noise_doubt(outcome))
     if outcome.underpowered is not None:
         power = outcome.underpowered
         detail = (

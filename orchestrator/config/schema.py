@@ -186,11 +186,15 @@ class BisectConfig(_Model):
     """Independent culprit sets to search for at most."""
     speculative: StrictBool = False
     """Probe both halves of a split at once (less wall time, more probes spent)."""
-    decide: Literal["majority", "test"] = "majority"
-    """``majority`` (rule 10, the default) or ``test`` (rule 20, for noisy programs): the
-    baseline must reproduce the reference on a majority of seeds, a probe flips when its paired
-    test against the baseline is significant at ``statistics.alpha``, and each culprit set is
-    re-confirmed on fresh seeds at ``alpha / max_culprits`` before it is claimed."""
+    decide: Literal["auto", "majority", "test"] = "auto"
+    """``auto`` (the default): the majority rule (rule 10) while every probe's seeds agree; once
+    some probe's seeds split (the program's answers vary by seed), the search is decided again
+    by ``test`` (its probes read back, not rerun), so sampling noise is not claimed as a culprit.
+    ``majority``: rule 10 always (a split probe then makes the result not sure:
+    ``noise-unmeasured``). ``test`` (rule 20, for noisy programs): the baseline must reproduce
+    the reference on a majority of seeds, a probe flips when its paired test against the
+    baseline is significant at ``statistics.alpha``, and each culprit set is re-confirmed on
+    fresh seeds at ``alpha / max_culprits`` before it is claimed."""
     scenario: StrictStr | None = None
     """The scenario to bisect; default the only one."""
 

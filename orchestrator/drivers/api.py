@@ -173,7 +173,7 @@ def find_culprits(
     max_probes: int = MAX_PROBES,
     max_culprits: int = MAX_CULPRITS,
     speculative: bool = False,
-    decide: Literal["majority", "test"] = "majority",
+    decide: Literal["auto", "majority", "test"] = "auto",
     alpha: float = ALPHA,
     name: str = "find-culprits",
     out: str | Path | None = None,
@@ -200,7 +200,8 @@ def find_culprits(
         max_probes: probe budget, the baseline probe included.
         max_culprits: independent culprit sets to search for at most.
         speculative: run the second half of a split alongside the first.
-        decide: ``"majority"`` (rule 10) or ``"test"`` (rule 20: paired tests against
+        decide: ``"auto"`` (the default: the majority rule until a probe's seeds split, then
+            the test), ``"majority"`` (rule 10) or ``"test"`` (rule 20: paired tests against
             the baseline at ``alpha``, every culprit set re-confirmed on fresh seeds).
         alpha: significance level for ``decide="test"``.
         name: recorded in ``bisect.json``.

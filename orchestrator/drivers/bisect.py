@@ -201,7 +201,7 @@ def ranked(settings: BisectConfig, probes: ProbeRunner, decide: Decide) -> list[
     if settings.rank == "given":
         return order
     (base,) = probes([()])  # first: its seed 0 may be the reference the pass is scored against
-    holds = base.flips == 0 if decide.mode == "majority" else base.flips * 2 < base.scored
+    holds = base.flips == 0 if decide.mode != "test" else base.flips * 2 < base.scored
     keys: list[tuple[str, ...]]
     if settings.rank == "loo":
         keys = [(s,) for s in order]
@@ -386,7 +386,9 @@ def _record(
         unconfirmed_found=[list(c) for c in outcome.unconfirmed_found],
         suspects=list(probes.order or settings.suspects),
         probes=_probe_records(outcome),
-        decide=settings.decide,
+        decide=outcome.decide,
+        decide_asked=settings.decide,
+        noise_seen=[list(k) for k in outcome.noise],
         confirmations=[
             ConfirmationRecord(**vars(c) | {"culprit": list(c.culprit)})
             for c in outcome.confirmations

@@ -64,8 +64,9 @@ class BlameOptions:
     """Seeds per probe for a sampled call (a call at temperature 0 uses 2)."""
     rank: Literal["lexical", "given", "loo", "surrogate"] = "lexical"
     decide: Literal["auto", "majority", "test"] = "auto"
-    """``auto``: the majority rule on 2 seeds for a call at temperature 0, ``decide: test`` on
-    ``samples`` seeds otherwise."""
+    """``auto``: the majority rule on 2 seeds for a call at temperature 0 (the search's own
+    ``auto``: decided again by the test if a probe's seeds split, underpowered at 2 seeds, so
+    rerun with ``--decide test``), ``decide: test`` on ``samples`` seeds otherwise."""
     max_probes: int = 200
     max_culprits: int = 1
     alpha: float = ALPHA
@@ -128,7 +129,7 @@ def blame_plan(call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
             "keep": list(options.keep),
             "max_probes": options.max_probes,
             "max_culprits": options.max_culprits,
-            "decide": "test" if sampled else "majority",
+            "decide": "test" if sampled else "auto",
             "rank": options.rank if options.rank in ("loo", "surrogate") else "given",
         },
         "statistics": {"alpha": options.alpha},

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from counterfact.defaults import ALPHA, MAX_CULPRITS, MAX_PROBES
 from counterfact.probes.stats import ProbeStats
@@ -90,6 +90,12 @@ class BisectOutcome:
     """``decide: test`` only: each culprit set's confirmation on fresh seeds."""
     decide: Literal["majority", "test"] = "majority"
     """How the probes were decided (for the claim's words)."""
+    asked: Literal["auto", "majority", "test"] = "majority"
+    """What ``bisect.decide`` asked: ``auto`` decides by ``majority`` unless some probe's seeds
+    split, then by ``test``."""
+    noise: tuple[tuple[str, ...], ...] = ()
+    """Probes whose seeds split (some flipped, some held): the program's answers vary by seed,
+    which the majority rule does not test a flip against."""
     search_complete: bool = True
     """False when the budget ran out (or the search was stopped) after some sets were found:
     they are kept, and further sets may exist."""
@@ -135,7 +141,9 @@ class ProbeRunner(Protocol):
 class Decide:
     """How a probe's flip is decided (rules 10 and 20)."""
 
-    mode: Literal["majority", "test"] = "majority"
+    mode: Literal["auto", "majority", "test"] = "majority"
+    """``auto``: :func:`bisect` searches by ``majority`` and, when a probe's seeds split, again by
+    ``test`` (the probes read back, not rerun); the search itself sees majority or test."""
     alpha: float = ALPHA
     exclude_seed0: bool = False
     """``test``: leave pair 0 out (the reference is the baseline's own seed 0, rule 13)."""
@@ -306,7 +314,58 @@ def bisect(
     speculative: bool = False,
     decide: Decide = Decide(),
 ) -> BisectOutcome:
-    """Find minimal culprit sets among ranked ``suspects`` (see the module docstring)."""
+    """Find minimal culprit sets among ranked ``suspects`` (see the module docstring).
+
+    ``decide.mode`` ``auto``: the majority rule while every probe's seeds agree; once some
+    probe's seeds split, the answers are shown to vary by seed and the search is decided again
+    by the paired test with fresh-seed confirmation (rule 20), so sampling noise is not claimed
+    as a culprit (issue 39: two of three sets a 3-seed majority search claimed were noise).
+    """
+    kw: dict[str, Any] = {
+        "samples": samples,
+        "max_probes": max_probes,
+        "max_culprits": max_culprits,
+        "speculative": speculative,
+    }
+    if decide.mode != "auto":
+        outcome = _decided(suspects, run_probes, decide=decide, **kw)
+        return replace(outcome, asked=decide.mode, noise=split_probes(outcome))
+    first = _decided(suspects, run_probes, decide=replace(decide, mode="majority"), **kw)
+    noise = split_probes(first)
+    if not noise:
+        return replace(first, asked="auto")
+    second = _decided(suspects, run_probes, decide=replace(decide, mode="test"), **kw)
+    if second.underpowered is not None:  # no probe of its own: the first's are the evidence
+        return replace(
+            second,
+            asked="auto",
+            noise=noise,
+            probes=first.probes,
+            probes_executed=first.probes_executed,
+        )
+    return replace(second, asked="auto", noise=noise)
+
+
+def split_probes(outcome: BisectOutcome) -> tuple[tuple[str, ...], ...]:
+    """The probes (ablated ids) whose seeds split: some flipped and some held."""
+    found: dict[tuple[str, ...], None] = {}
+    for probe in outcome.probes:
+        if 0 < probe.stats.flips < probe.stats.scored:
+            found[probe.ablated] = None
+    return tuple(found)
+
+
+def _decided(
+    suspects: Sequence[str],
+    run_probes: ProbeRunner,
+    *,
+    samples: int,
+    max_probes: int,
+    max_culprits: int,
+    speculative: bool,
+    decide: Decide,
+) -> BisectOutcome:
+    """One search under ``decide`` (``majority`` or ``test``)."""
     search = _Search(run_probes, samples, max_probes, speculative, decide)
     short = None
     if decide.mode == "test":
@@ -391,7 +450,7 @@ def _finisher(search: _Search, suspects: int) -> Done:
             probes=tuple(search.log),
             probes_executed=search.executed,
             speculative_unused=len(search.ahead),
-            decide=search.decide.mode,
+            decide="test" if search.decide.mode == "test" else "majority",
             search_complete=complete,
             checks=tuple(checks),
             suspects=suspects,
@@ -458,6 +517,8 @@ def interrupted_outcome(
     that did not run.
     """
     finished = dict(done)
+    if decide.mode == "auto":  # a stop mid-search is read back as the rule it was run under
+        decide = replace(decide, mode="majority")
     replay_decide = decide if decide.mode == "majority" or () in finished else Decide()
 
     def cached_only(keys: Sequence[Key], first_seed: int = 0) -> list[ProbeStats]:
@@ -479,7 +540,7 @@ def interrupted_outcome(
         probes=tuple(reader._entry(key, stats, False, False) for key, stats in done),
         probes_executed=len(done),
         speculative_unused=0,
-        decide=decide.mode,
+        decide="test" if decide.mode == "test" else "majority",
         search_complete=False,
         checks=outcome.checks if keep else (),
         unconfirmed_found=found if not keep else (),

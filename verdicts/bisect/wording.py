@@ -12,6 +12,7 @@ from counterfact.verdicts.applied import consequence, what_failed
 from counterfact.verdicts.wording.shared import seed_list
 
 if TYPE_CHECKING:
+    from counterfact.probes.stats import ProbeStats
     from counterfact.verdicts.bisect.power import Underpowered
     from counterfact.verdicts.bisect.search import BisectOutcome
 
@@ -98,6 +99,31 @@ def _incomplete(outcome: BisectOutcome, max_probes: int, noun: str) -> str:
     )
 
 
+def _switched(outcome: BisectOutcome) -> str:
+    """``decide: auto`` turned to the paired test: say why."""
+    return (
+        f"Decided by the paired test with fresh-seed confirmation (decide: auto): the "
+        f"{len(outcome.noise)} probe(s) whose seeds split showed the answers vary by seed, "
+        "and the majority rule would have read that noise as culprits."
+    )
+
+
+def _unstable(base: ProbeStats, noun: str) -> str:
+    """A baseline probe that failed its gate: never the reference, or only sometimes."""
+    if base.flips == base.scored:  # never once the reference: not a matter of stability
+        return (
+            f"Inconclusive: with nothing ablated the {noun} never matched the reference (0 of "
+            f"{base.scored} seeds), so there is nothing for an ablation to change: the reference, "
+            "the comparator, the temperature or the context is wrong for this scenario (compare "
+            "the reference with a baseline output)."
+        )
+    return (
+        f"Inconclusive: with nothing ablated the {noun} already changed on {base.flips} of "
+        f"{base.scored} seeds (seeds {seed_list(base.flipped_seeds)}); the scenario is "
+        "unstable, so no ablation can be blamed."
+    )
+
+
 def bisect_claim(
     outcome: BisectOutcome,
     *,
@@ -117,17 +143,14 @@ def bisect_claim(
         f"Bounded by scenario '{scenario}', comparator '{comparator}' and {samples} seeded reruns "
         "per probe."
     )
+    if outcome.asked == "auto" and outcome.noise:
+        bounds = _switched(outcome) + " " + bounds
     if outcome.underpowered is not None:
         return _underpowered(outcome.underpowered) + " " + bounds
     if outcome.reason in _NOT_APPLIED and manifests is not None:
         return _not_applied(outcome, baseline, manifests) + " " + bounds
     if outcome.reason == "unstable-baseline":
-        base = outcome.probes[0].stats
-        return (
-            f"Inconclusive: with nothing ablated the {noun} already changed on {base.flips} of "
-            f"{base.scored} seeds (seeds {seed_list(base.flipped_seeds)}); the scenario is "
-            "unstable, so no ablation can be blamed. " + bounds
-        )
+        return _unstable(outcome.probes[0].stats, noun) + " " + bounds
     if outcome.culprits and not outcome.search_complete:
         return _incomplete(outcome, max_probes, noun) + " " + bounds
     if outcome.unconfirmed_found:

@@ -22,8 +22,20 @@ KW = {"samples": 20, "reference": "bad", "comparator": "exact", "executor": "loc
 
 
 def test_majority_ends_inconclusive_on_a_noisy_baseline() -> None:
-    result = find_culprits(["w", "x", "z", "y"], noisy_agent, **KW)  # type: ignore[arg-type]
+    result = find_culprits(["w", "x", "z", "y"], noisy_agent, decide="majority", **KW)  # type: ignore[arg-type]
     assert (result.record.verdict, result.record.reason) == ("inconclusive", "unstable-baseline")
+    assert result.record.noise_seen == [[]] and result.record.decide_asked == "majority"
+
+
+def test_the_default_turns_to_the_test_when_the_baseline_s_seeds_split() -> None:
+    """Issue 39 item 1: under the old default (majority) this noisy program's search stopped at
+    its baseline, and on a sampled model a 3-seed majority search claimed noise as culprits;
+    ``auto`` reads the split seeds as noise and decides by the paired test."""
+    result = find_culprits(["w", "x", "z", "y"], noisy_agent, **KW)  # type: ignore[arg-type]
+    rec = result.record
+    assert (rec.verdict, rec.decide, rec.decide_asked) == ("confirmed", "test", "auto")
+    assert [sorted(c) for c in rec.culprits] == [["x", "y"]] and [] in rec.noise_seen
+    assert "Decided by the paired test with fresh-seed confirmation (decide: auto)" in rec.claim
 
 
 def test_decide_test_finds_the_pair_and_confirms_it_on_fresh_seeds() -> None:

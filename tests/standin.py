@@ -172,7 +172,12 @@ class StandIn:
         since_outage = self._since_outage(now - stats.first_at)
         full = self.max_in_flight is not None and stats.in_flight >= self.max_in_flight
         stats.received += 1
-        if full or self._in_storm(stats.received) or (since_outage is not None and since_outage < 0) or self._weather(body):
+        if (
+            full
+            or self._in_storm(stats.received)
+            or (since_outage is not None and since_outage < 0)
+            or self._weather(body)
+        ):
             stats.refused += 1
             headers = {"Retry-After": f"{self.retry_after:g}"}
             error = {"error": {"message": "rate limit", "type": "rate_limit_exceeded"}}

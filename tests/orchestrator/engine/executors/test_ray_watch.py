@@ -58,9 +58,9 @@ def test_only_the_run_that_blocks_is_blamed_when_its_actors_runs_are_sent_again(
     # issue 45: the given-up actor's runs were all sent again alone at once, and the solo limit
     # counts from submission: the innocent ones waiting for a worker process passed it and were
     # recorded as EventLoopBlocked beside the one that blocked (43 of them). A short START_S
-    # (4 s, not 30) makes a wait for a process show here as it did on a loaded machine.
+    # (8 s, not 30) makes a wait for a process show here as it did on a loaded machine.
     monkeypatch.setattr(ray_watch.ActorWatch, "confirm_s", 2.0)
-    monkeypatch.setattr(ray_watch, "START_S", 4.0)
+    monkeypatch.setattr(ray_watch, "START_S", 8.0)
     result = compare_arms(
         [{"id": "base"}, {"id": "alt", "facets": {"x": 1}}],
         f"{HOSTILE}:async_hostile",

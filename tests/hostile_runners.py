@@ -112,3 +112,16 @@ async def async_slow(ctx: RunContext) -> str:
     """An ``async def`` runner that answers 'yes' after 0.1 s."""
     await asyncio.sleep(0.1)
     return "yes"
+
+
+async def async_api(ctx: RunContext) -> str:
+    """An ``async def`` runner that asks the chat stand-in at ``inputs.url`` (its ``/v1``) once;
+    a 429 is raised as ``httpx.HTTPStatusError`` (the engine waits its ``Retry-After``).
+    """
+    import httpx
+
+    body = {"model": "stand-in", "seed": ctx.seed, "messages": [{"role": "user", "content": "q"}]}
+    async with httpx.AsyncClient(timeout=30) as client:
+        reply = await client.post(f"{ctx.scenario.inputs['url']}/chat/completions", json=body)
+    reply.raise_for_status()
+    return str(reply.json()["choices"][0]["message"]["content"])

@@ -9,7 +9,9 @@ percentile ``p95_s``), so every system measured gets the same requests with the 
 ``Retry-After: retry_after``; with ``refuse_rate``, that share of requests is refused the same
 way at random (seeded by the request and how many times it was sent: every client meets the
 same weather); with ``outage`` (start, seconds), every request is refused from ``start`` seconds
-after the first request (since the stats were reset) for that long. The answer is ``Paris`` unless the request's model is
+after the first request (since the stats were reset) for that long; with ``storm`` (refused,
+served), requests come in storms: ``refused`` in a row are refused, the next ``served`` are served,
+and so on (counted over every request received). The answer is ``Paris`` unless the request's model is
 ``flaky-model`` (then ``Lyon`` on odd seeds) or its system message says ``contrary`` (then
 ``Lyon``). The reply
 names the model asked for, or ``serve_as[model]`` (a dated snapshot, a silent fallback); its
@@ -56,6 +58,8 @@ class StandInStats:
     """(seconds since the outage ended, calls in flight) at each call served after it."""
     bodies: list[dict[str, Any]] = field(default_factory=list)
     """The body of each request served, in the order served."""
+    received: int = 0
+    """Requests received, refused ones included (what ``storm`` counts)."""
 
 
 def request_latency(body: dict[str, Any], median_s: float, p95_s: float) -> float:
@@ -81,6 +85,7 @@ class StandIn:
         retry_after: float = 1.0,
         refuse_rate: float = 0.0,
         outage: tuple[float, float] | None = None,
+        storm: tuple[int, int] | None = None,
         serve_as: dict[str, str] | None = None,
         answer: Callable[[dict[str, Any]], str] | None = None,
         raw: str | None = None,
@@ -91,6 +96,7 @@ class StandIn:
         self.retry_after = retry_after
         self.refuse_rate = refuse_rate
         self.outage = outage
+        self.storm = storm
         self.serve_as = dict(serve_as or {})
         self.answer = answer
         self.raw = raw
@@ -165,7 +171,13 @@ class StandIn:
             stats.first_at = now
         since_outage = self._since_outage(now - stats.first_at)
         full = self.max_in_flight is not None and stats.in_flight >= self.max_in_flight
-        if full or (since_outage is not None and since_outage < 0) or self._weather(body):
+        stats.received += 1
+        if (
+            full
+            or self._in_storm(stats.received)
+            or (since_outage is not None and since_outage < 0)
+            or self._weather(body)
+        ):
             stats.refused += 1
             headers = {"Retry-After": f"{self.retry_after:g}"}
             error = {"error": {"message": "rate limit", "type": "rate_limit_exceeded"}}
@@ -197,6 +209,13 @@ class StandIn:
         if self.outage is None or elapsed < self.outage[0]:
             return None
         return elapsed - self.outage[0] - self.outage[1]
+
+    def _in_storm(self, received: int) -> bool:
+        """Is request number ``received`` (1, 2, ...) one of a storm's refusals?"""
+        if self.storm is None:
+            return False
+        refused, served = self.storm
+        return (received - 1) % (refused + served) < refused
 
     def _weather(self, body: dict[str, Any]) -> bool:
         """Refuse this sending of this request at random (``refuse_rate``), the same for every

@@ -53,12 +53,12 @@ def bisect_command(
     and write report.html beside its records.
     """
     began = time.perf_counter()  # the command's wall time: a resume's search takes ~0 s
-    from counterfact.orchestrator.drivers.bisect import run_bisect
-    from counterfact.orchestrator.drivers.gate import bisect_hits
-    from counterfact.orchestrator.drivers.preflight import preflight_bisect
-
     run_dir: Path | None = None
-    try:
+    try:  # the imports too: a Ctrl-C while they load is an interrupt (130), not click's Abort (1)
+        from counterfact.orchestrator.drivers.bisect import run_bisect
+        from counterfact.orchestrator.drivers.gate import bisect_hits
+        from counterfact.orchestrator.drivers.preflight import preflight_bisect
+
         plan, run_dir = preflight_bisect(config, overrides, executor, address, out, fresh=fresh)
         notes((*plan.sweep.notes, *plan.sweep.executor.notes()))
         result = run_bisect(

@@ -55,7 +55,15 @@ def finish(run_dir: Path, report: bool, hits: Sequence[Hit]) -> None:
     ``--fail-on``: exit 3 naming what matched.
     """
     if report:
-        write_report_or_warn(run_dir)
+        try:
+            write_report_or_warn(run_dir)
+        except KeyboardInterrupt as exc:  # every record is written: only the report is missing
+            click.echo(
+                f"interrupted while writing report.html: every record is kept in {run_dir}; "
+                f"'counterfact report {shlex.quote(str(run_dir))}' writes it",
+                err=True,
+            )
+            sys.exit(exc.exit_code if isinstance(exc, Terminated) else 130)
     if hits:
         shown = "; ".join(map(str, hits[:10]))
         shown += f"; and {len(hits) - 10} more" if len(hits) > 10 else ""
@@ -64,11 +72,15 @@ def finish(run_dir: Path, report: bool, hits: Sequence[Hit]) -> None:
 
 
 def aborted(run_dir: Path | None) -> NoReturn:
-    """A second Ctrl-C (or signal) stopped at once, or SIGTERM / SIGHUP came while no run was
-    executing (:class:`~counterfact.exceptions.Terminated`, read from the exception being
-    handled): say what is kept and how to resume, exit 130 (or 128 + the signal). A summary may
-    be missing; the resume rebuilds it from ``runs.jsonl``.
+    """An interrupt ended the command at once: a second Ctrl-C (or signal) during the sweep, a
+    first one before its graceful stop was in place (loading, checking, starting Ray), or
+    SIGTERM / SIGHUP while no run was executing (:class:`~counterfact.exceptions.Terminated`,
+    read from the exception being handled): say what is kept and how to resume, exit 130 (or
+    128 + the signal; a summary may be missing: the resume rebuilds it from ``runs.jsonl``).
+    Click would print ``Aborted!`` and exit 1.
     """
+    from counterfact.orchestrator.engine.aborting import aborting
+
     where = f" in {run_dir}" if run_dir is not None else ""
     resume = f": {resume_command(run_dir)}" if run_dir is not None else ""
     stopped = sys.exc_info()[1]
@@ -81,11 +93,16 @@ def aborted(run_dir: Path | None) -> NoReturn:
             err=True,
         )
         sys.exit(stopped.exit_code)
-    click.echo(
-        f"aborted at once (second interrupt): the runs that finished are recorded{where}; run "
-        f"the same command again to resume{resume}",
-        err=True,
-    )
+    if aborting():
+        what = "aborted at once (second interrupt): the runs that finished are recorded"
+    elif run_dir is None:
+        what = "interrupted while the sweep was loading: nothing was run"
+    else:
+        what = (
+            "interrupted before the sweep's runs began or after they ended (starting Ray, "
+            "shutting down): the runs that finished are recorded"
+        )
+    click.echo(f"{what}{where}; run the same command again to resume{resume}", err=True)
     sys.exit(130)
 
 

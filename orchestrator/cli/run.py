@@ -58,13 +58,17 @@ def run(
     (over every question; --detail adds the per-question table) and write report.html beside
     its records.
     """
-    from counterfact.orchestrator.drivers.gate import cannot_fire, sweep_hits
-    from counterfact.orchestrator.drivers.preflight import preflight_sweep
-    from counterfact.orchestrator.drivers.sweep import SweepResult, run_sweep
-    from counterfact.orchestrator.engine.progress import LogProgress, Progress, TerminalProgress
-
     run_dir: Path | None = None
-    try:
+    try:  # the imports too: a Ctrl-C while they load is an interrupt (130), not click's Abort (1)
+        from counterfact.orchestrator.drivers.gate import cannot_fire, sweep_hits
+        from counterfact.orchestrator.drivers.preflight import preflight_sweep
+        from counterfact.orchestrator.drivers.sweep import SweepResult, run_sweep
+        from counterfact.orchestrator.engine.progress import (
+            LogProgress,
+            Progress,
+            TerminalProgress,
+        )
+
         sweep, run_dir = preflight_sweep(config, overrides, executor, address, out, fresh=fresh)
         notes((*sweep.notes, *sweep.executor.notes()))
         progress: Progress = TerminalProgress() if sys.stderr.isatty() else LogProgress()

@@ -3,7 +3,8 @@
 - ``executor.kind`` named (in the file, ``--executor``, or the Python API's ``executor=``):
   that kind (``explicit``).
 - A cluster address (``executor.address``, ``--address``, or ``RAY_ADDRESS`` in the
-  environment): Ray (``address``).
+  environment): Ray (``address``), which joins that cluster (``RAY_ADDRESS`` is joined by any
+  Ray executor without an address of its own).
 - An API-bound sweep (an ``async def`` runner, or ``executor.concurrency`` set): in-process
   (``api-bound default``), one event loop with threads for sync runners; starting Ray would
   cost seconds and a gigabyte for work that waits on the network. Unless the section sets an
@@ -76,8 +77,9 @@ def choose_executor(
         return ExecutorChoice(config.kind, "explicit")
     if config.address is not None:
         return ExecutorChoice(_RAY, "address", f"executor.address {config.address}")
-    if env.get("RAY_ADDRESS", "").strip():
-        return ExecutorChoice(_RAY, "address", "RAY_ADDRESS is set")
+    joined = env.get("RAY_ADDRESS", "").strip()
+    if joined:  # the Ray executor joins it (ray_exec), never a local instance beside it
+        return ExecutorChoice(_RAY, "address", f"RAY_ADDRESS={joined} is set: joining that cluster")
     if config.concurrency is not None:
         why = f"executor.concurrency {config.concurrency}"
     elif is_async_runner(resolve_runner(runner)):

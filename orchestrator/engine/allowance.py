@@ -6,9 +6,11 @@ moment it calls the runner until the call returns (a run waiting out a ``Retry-A
 slot back). The slots report what their runs met to the sweep's :class:`~.throttle.Throttle` —
 at once after a refusal, else at most every :data:`SYNC_S` — and size themselves to their part of
 the limit that comes back: worker ``index`` of ``workers`` gets ``limit // workers``, plus one
-of the remainder (so a limit below the number of workers leaves some workers at zero, and the
-sweep's total never exceeds the limit). A requests-per-minute cap becomes a token bucket refilled at
-the worker's share of the rate.
+of the remainder, and at least one. A limit cut below the number of workers therefore lets the
+sweep hold up to one call per worker: the limit grows only on served calls, so a worker left at
+zero slots, holding runs while the workers with slots ran out of theirs, stalled the sweep for
+good (issue 45); one call per worker is what a refused call's ``Retry-After`` wait then paces. A
+requests-per-minute cap becomes a token bucket refilled at the worker's share of the rate.
 
 Before its first run the worker asks the throttle for the allowance (the one it was built with
 may be the configured concurrency; the throttle starts lower). A call served after a cut it
@@ -58,9 +60,11 @@ class WorkerSlots:
 
     @property
     def capacity(self) -> int:
-        """Runs this worker may have in flight now (its part of the sweep's limit)."""
+        """Runs this worker may have in flight now: its part of the sweep's limit, at least one
+        (a worker at zero could hold runs nothing would ever start).
+        """
         whole, rest = divmod(self._allowance.limit, self._workers)
-        return whole + (self._index < rest)
+        return max(1, whole + (self._index < rest))
 
     @property
     def epoch(self) -> int:
@@ -84,7 +88,7 @@ class WorkerSlots:
             self._first = None
         while self.in_use >= self.capacity:
             self._changed.clear()
-            try:  # a worker at zero slots has no releases to report on: ask now and then
+            try:  # a worker with no call in flight has no releases to report on: ask now and then
                 await asyncio.wait_for(self._changed.wait(), WAITING_SYNC_S)
             except asyncio.TimeoutError:
                 self._start_sync()

@@ -11,13 +11,18 @@ sweep at a few hundred in flight.
 
 A box whose ``collect`` fails with an actor error lost its actor (its process died, its node was
 lost, or the blocked-loop watch killed it): the slot gets a new actor and each run of the box is
-sent again alone, as a plain task (the first loss is not held against a run).
+sent again alone, as a plain task (the first loss is not held against a run). The runs of an
+actor given up for a blocked loop go :data:`SUSPECT_LANES` per worker at a time (the rest wait on
+the driver): each solo task's blocked-loop limit is counted from its submission, and dozens
+submitted at once waited seconds each for a fresh worker process, so innocent runs passed the
+limit before they started and were recorded as the run that blocked (issue 45).
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +48,10 @@ COLLECT_WAIT_S = 0.1
 WAIT_FRACTION = 50
 """A collection returns once a fiftieth of the actor's runs are done (at most 2% of its slots
 sit idle between two collections)."""
+SUSPECT_LANES = 1
+"""Solo tasks in flight per worker (at least 2 in all) for the runs of actors given up for a
+blocked loop: few enough that each starts when submitted, so its limit is counted from its
+start; a lane held by the run that blocks is free again at its limit."""
 STOP_WAIT_S = 5.0
 """How long a stop waits for the actors to hand over what finished before it."""
 
@@ -91,11 +100,15 @@ class _Drive:
         self.takes: dict[Any, tuple[_Box, list[Key]]] = {}
         """Outstanding ``take`` calls: a worker that cannot take a batch fails its runs."""
         self.solos: dict[Any, _Call] = {}
+        self.suspects: deque[_Call] = deque()
+        """Runs of actors given up for a blocked loop, waiting for a lane to run alone."""
+        self.lanes = max(2, SUSPECT_LANES * pool.workers)
         self.watch = ActorWatch(self.ray, blocked_after(pool.timeout_s))
 
     @property
     def in_flight(self) -> int:
-        return sum(len(b.calls) for b in self.boxes.values()) + len(self.solos)
+        held = sum(len(b.calls) for b in self.boxes.values())
+        return held + len(self.solos) + len(self.suspects)
 
     def calls(self) -> Iterable[_Call]:
         for box in self.boxes.values():
@@ -135,6 +148,9 @@ class _Drive:
     def wait(self) -> Iterator[RecordBatch]:
         """Records of what returned within :data:`_POLL_S`."""
         refs = [*self.collects, *self.takes, *self.solos]
+        if not refs:  # only runs waiting for a lane (none is free until a solo task ends)
+            time.sleep(_POLL_S)
+            return
         ready = self._ready(refs, timeout=0)  # every reference that is ready, not just one
         if not ready:
             ready, _ = self.ray.wait(refs, num_returns=1, timeout=_POLL_S)
@@ -204,10 +220,26 @@ class _Drive:
         if lost > self.infra_retries + 1:  # the first loss, beside others, is not held against it
             record = failed_record(call.ctx, reason, "its worker died on every try", 0.0)
             return record.model_copy(update={"infra_retries": lost, "infra_error": reason})
+        again = _Call(call.ctx, -1, lost, reason)
+        if reason == BLOCKED:  # one of them blocks: its limit must count from its own start
+            self.suspects.append(again)
+            self.launch()
+        else:
+            self._solo(again)
+        return None
+
+    def _solo(self, call: _Call) -> None:
         task = self.solo_task.options(num_cpus=0)
         ref = task.remote(self.pool.runner_ref, ship([call.ctx]), self.pool.policy)
-        self.solos[ref] = _Call(call.ctx, -1, lost, reason, time.monotonic())
-        return None
+        call.submitted = time.monotonic()
+        self.solos[ref] = call
+
+    def launch(self) -> None:
+        """Send waiting runs of a given-up actor alone, while a lane is free."""
+        running = sum(c.reason == BLOCKED for c in self.solos.values())
+        while self.suspects and running < self.lanes:
+            self._solo(self.suspects.popleft())
+            running += 1
 
     def _solo_outcome(self, ref: Any, call: _Call) -> RunRecord | None:
         """The record of a finished solo task, or None when it was sent again."""
@@ -280,6 +312,7 @@ class _Drive:
         self.boxes.clear()
         self.collects.clear()
         self.solos.clear()
+        self.suspects.clear()  # never started: a resume runs them
 
 
 def _after_loss(record: RunRecord, call: _Call) -> RunRecord:
@@ -320,3 +353,4 @@ def run_on_pool(
         yield from drive.wait()
         drive.look()
         yield from drive.expired()
+        drive.launch()

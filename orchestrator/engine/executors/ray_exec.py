@@ -44,7 +44,9 @@ from counterfact.orchestrator.engine.executors.handover import Shipment, decode,
 from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 from counterfact.orchestrator.engine.executors.ray_address import (
     CONNECT_TIMEOUT_S,
+    ENV,
     check_reachable,
+    env_address,
     join_bounded,
 )
 from counterfact.orchestrator.engine.executors.ray_drive import run_on_pool
@@ -182,7 +184,9 @@ def _first_line(exc: BaseException) -> str:
 
 
 class RayExecutor(Executor):
-    """Fans runs out over Ray workers; starts a local Ray instance when no address is given."""
+    """Fans runs out over Ray workers; starts a local Ray instance when no address is given
+    (and ``RAY_ADDRESS`` is not set: then it joins that one).
+    """
 
     def __init__(
         self,
@@ -217,6 +221,8 @@ class RayExecutor(Executor):
         self.target_task_s = target_task_s
         self.max_batch = max_batch
         self._owned = False
+        self._joined_env = False
+        """Joined the cluster ``RAY_ADDRESS`` names (a file runner is shipped there too)."""
         self.pool = pool or PoolSettings()
         self._actors: ActorPool | None = None
         """Worker actors for overlapping runs, started by the first run that needs them."""
@@ -229,18 +235,32 @@ class RayExecutor(Executor):
 
         if ray.is_initialized():
             return None
-        return "starting Ray" if self.address is None else f"joining Ray at {self.address}"
+        joining = self.joining()
+        if joining is None:
+            return "starting Ray"
+        return (
+            f"joining Ray at {joining} ({ENV})"
+            if self.address is None
+            else f"joining Ray at {joining}"
+        )
 
     def start(self) -> None:
-        """Start a local Ray instance, or join ``address``."""
+        """Start a local Ray instance, or join ``address`` (else ``RAY_ADDRESS``)."""
         self._ray()
+
+    def joining(self) -> str | None:
+        """The cluster address this executor joins: ``address``, else ``RAY_ADDRESS`` (None:
+        it starts a local instance).
+        """
+        return self.address if self.address is not None else env_address()
 
     def _ray(self) -> Any:
         import ray
 
         if ray.is_initialized():
             return ray
-        if self.address is None:
+        joining = self.joining()
+        if joining is None:
             try:
                 ray.init(
                     address="local",  # never a leftover cluster (see ray_address)
@@ -253,7 +273,8 @@ class RayExecutor(Executor):
                 msg = f"could not start a local Ray instance: {type(exc).__name__}: {exc}"
                 raise ExecutorError(msg) from exc
         else:
-            resolved = check_reachable(self.address, self.connect_timeout_s)
+            from_env = self._joined_env = self.address is None
+            resolved = check_reachable(joining, self.connect_timeout_s, from_env=from_env)
             env = init_runtime_env(self.ship_dir)
             join_bounded(
                 lambda: ray.init(
@@ -264,6 +285,7 @@ class RayExecutor(Executor):
                 ),
                 resolved,
                 self.join_timeout_s,
+                from_env=from_env,
             )
         self._owned = True
         reinstall()  # ray.init put its own SIGTERM handler in place of the graceful stop's
@@ -292,7 +314,7 @@ class RayExecutor(Executor):
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         # decided on the driver's own copy: a shipped path exists only on the workers
         concurrency = self.pool.overlapping(runner, workers)
-        if self.address is not None:
+        if self.address is not None or self._joined_env:
             runner = shipped(runner, self.ship_dir, self._start_dir)
         if concurrency is not None:
             pool = self._pool_for(ray, runner, concurrency, workers)

@@ -40,7 +40,7 @@ from typing import Any
 
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.engine.allowance import WorkerSlots
-from counterfact.orchestrator.engine.arun import RunCore
+from counterfact.orchestrator.engine.arun import FOREIGN_CANCEL, RunCore
 from counterfact.orchestrator.engine.executors.handover import Shipment, encode
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
 from counterfact.orchestrator.engine.throttle import Allowance, Throttle, ThrottleNow
@@ -111,7 +111,7 @@ class PoolWorker:
             timeout_s=timeout_s,
             node=self.node,
         )
-        self._running: set[asyncio.Task[RunRecord]] = set()
+        self._running: dict[asyncio.Task[RunRecord], RunContext] = {}
         self._done: list[RunRecord] = []
         self._arrived = asyncio.Event()
         self._stopped = False
@@ -128,7 +128,7 @@ class PoolWorker:
         loop = asyncio.get_running_loop()
         for ctx in shipment.contexts():
             task = loop.create_task(self._one(ctx))
-            self._running.add(task)
+            self._running[task] = ctx
             task.add_done_callback(self._finished)
         return len(self._running)
 
@@ -165,10 +165,16 @@ class PoolWorker:
             return failed_record(ctx, type(exc).__name__, str(exc)[:500], 0.0, str(self.node))
 
     def _finished(self, task: asyncio.Task[RunRecord]) -> None:
-        self._running.discard(task)
-        if task.cancelled():  # stopped: not recorded
-            return
-        self._done.append(task.result())
+        ctx = self._running.pop(task)
+        if task.cancelled():
+            if self._stopped:  # the engine's stop: not recorded (a resume runs it)
+                return
+            # cancelled before its first step (a runner cancelling every task on the loop):
+            # RunCore never saw it, and a run never recorded kept the driver collecting forever
+            record = failed_record(ctx, "RunCancelled", FOREIGN_CANCEL, 0.0, str(self.node))
+            self._done.append(record)
+        else:
+            self._done.append(task.result())
         self._arrived.set()
 
 

@@ -8,9 +8,9 @@ call has been in flight on it for longer than the runs' ``timeout_s`` (else
 :data:`~counterfact.defaults.LOOP_BLOCKED_S`), it sends the actor a ping, which that same loop
 answers; a ping unanswered for :data:`CONFIRM_S` means the loop is blocked. The actor is then
 killed and replaced, and its calls take the lost-worker path: each is run again alone, as a
-plain task. There, a neighbour finishes; the run that blocks is recorded as
-:class:`~counterfact.exceptions.EventLoopBlocked` once its own task passes the same limit
-(:func:`solo_limit`, :func:`solo_blocked_record`).
+plain task, a few at a time (``ray_drive.SUSPECT_LANES``). There, a neighbour finishes; the run
+that blocks is recorded as :class:`~counterfact.exceptions.EventLoopBlocked` once its own task
+passes the same limit (:func:`solo_limit`, :func:`solo_blocked_record`).
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ CHECK_EVERY_S = 0.5
 """How often the driver looks for calls in flight past the limit (each look reads them all)."""
 START_S = 30.0
 """Seconds added to the limit of a run sent again alone after a blocked loop: the limit is
-counted from the task's submission, and a fresh worker process may take this long to start on
-a loaded machine (an innocent neighbour must not time out waiting for its process)."""
+counted from the task's submission (the driver sends only a few such runs at a time, so each
+starts when sent), and a fresh worker process may take this long to start on a loaded machine
+(an innocent neighbour must not time out waiting for its process)."""
 BLOCKED = EventLoopBlocked.__name__
 """The loss reason of the calls of an actor given up for a blocked loop."""
 

@@ -66,7 +66,8 @@ def test_an_address_keeps_ray() -> None:
 
 def test_ray_address_in_the_environment_keeps_ray() -> None:
     found = _choice({}, _async_runner, {"RAY_ADDRESS": "10.0.0.5:6379"})
-    assert (found.kind, found.chosen, found.why) == ("ray", "address", "RAY_ADDRESS is set")
+    why = "RAY_ADDRESS=10.0.0.5:6379 is set: joining that cluster"
+    assert (found.kind, found.chosen, found.why) == ("ray", "address", why)
 
 
 @pytest.mark.parametrize("option", [{"max_in_flight": 500}, {"infra_retries": 3}])

@@ -100,3 +100,24 @@ def test_requests_per_minute_spaces_the_starts() -> None:
     # the bucket starts with 1 token and refills at 10 per second: the 20 starts after the
     # first take at least 2 s
     assert 1.8 <= asyncio.run(scenario()) < 5
+
+
+def test_a_limit_cut_below_the_workers_leaves_each_worker_a_slot() -> None:
+    # issue 45: a cut to 1 with 4 workers left workers 1-3 at zero slots; the limit grows only
+    # on served calls, so a worker at zero holding runs waited forever once worker 0 was idle
+    throttle = Throttle(4, start=4)
+
+    async def scenario() -> tuple[int, list[int]]:
+        async def link(refused: int, served: int, stale: int) -> Allowance:
+            return throttle.report(refused, served, stale)
+
+        workers = [WorkerSlots(link, Allowance(4, None), i, 4) for i in range(4)]
+        for _ in range(3 * BURST):  # refusals back to back: cut after cut (4, 3, 2), down to 1
+            epoch = await workers[0].acquire()
+            workers[0].release(refused=True, epoch=epoch)
+            await asyncio.sleep(0.01)
+        last = workers[3]
+        await asyncio.wait_for(last.acquire(), 2.0)  # nothing is served anywhere meanwhile
+        return throttle.limit, [w.capacity for w in workers]
+
+    assert asyncio.run(scenario()) == (1, [1, 1, 1, 1])

@@ -130,3 +130,52 @@ def test_a_malformed_address_is_bad_input(tmp_path: Path) -> None:
     done, _ = cli("validate", str(QUICKSTART), "--address", "not-an-address", timeout=60)
     assert done.returncode == 2
     assert "'not-an-address' is not a Ray address" in done.stderr
+
+
+def test_ray_address_in_the_environment_is_joined_or_one_clear_error(tmp_path: Path) -> None:
+    # issue 45: the sweep said it used RAY_ADDRESS, then started a local Ray instance
+    import os
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again: nothing listens there
+    agent = TESTS.parent / "configs" / "quickstart_agent.py"
+    cfg = tmp_path / "sweep.yaml"
+    cfg.write_text(
+        f"name: q\nrunner: {agent}:run\nsamples: 2\nreference: x\n"
+        "arms: [{id: a, facets: {retrieval: bm25, model: small}}, {id: b, facets: {model: large}}]\n"
+        "comparator: {kind: exact}\n",
+        encoding="utf-8",
+    )
+    t0 = time.monotonic()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "counterfact.orchestrator.cli",
+            "run",
+            str(cfg),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "RAY_ADDRESS": f"127.0.0.1:{port}"},
+    )
+    took = time.monotonic() - t0
+    assert done.returncode == 1, done.stderr
+    said = f"RAY_ADDRESS=127.0.0.1:{port} is set: joining that cluster"
+    assert f"note: executor: ray (address: {said})" in done.stdout
+    assert f"joining Ray at 127.0.0.1:{port} (RAY_ADDRESS)" in done.stderr
+    assert "starting Ray" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, done.stderr
+    assert f"cannot reach a Ray cluster at 127.0.0.1:{port} (from RAY_ADDRESS=" in errors[0]
+    assert "unset RAY_ADDRESS" in errors[0] and "--executor local" in errors[0]
+    assert (
+        not (tmp_path / "o" / "runs.jsonl").exists()
+        or not (tmp_path / "o" / "runs.jsonl").read_text()
+    )
+    assert took < 30

@@ -87,3 +87,18 @@ def test_an_engine_error_around_a_run_is_that_runs_record(
     assert all(
         r.error is not None and r.error.message == "the engine's own failure" for r in records
     )
+
+
+def test_a_run_cancelled_before_its_first_step_is_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a runner that cancels every task on its loop (hostile 'cancel-others') may hit a run
+    # taken but not yet started: RunCore never sees that cancellation, the run was never
+    # recorded, and the driver collected from the actor forever (a hang seen under load)
+    async def scenario() -> list[tuple[int, str | None]]:
+        pool = worker(monkeypatch)
+        await pool.take(ship(contexts(2)))
+        for task in list(pool._running):  # before any of them ran a step
+            task.cancel()
+        records = decode(await pool.collect(2, 1.0)).records
+        return [(r.seed, r.error.type if r.error else None) for r in records]
+
+    assert sorted(asyncio.run(scenario())) == [(0, "RunCancelled"), (1, "RunCancelled")]

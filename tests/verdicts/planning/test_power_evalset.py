@@ -9,6 +9,8 @@ from scipy.stats import binom
 from counterfact.verdicts.planning.evalset import fewest_questions, plan_eval_set, question_grid
 from counterfact.verdicts.planning.power_evalset import (
     EvalDesign,
+    Question,
+    effect_pool,
     pool_of,
     power_at,
     predicted_questions,
@@ -89,3 +91,23 @@ def test_copies_plan_the_fewest_seeds_and_say_seeds_add_nothing() -> None:
 def test_no_effect_is_out_of_reach_at_once() -> None:
     planned = plan_eval_set([pool_of([(0.1, 0.1)] * 20)], 0, DESIGN, 0.8)
     assert planned.questions is None and planned.grid == []
+
+
+def test_a_declared_effect_moves_the_mean_difference_to_it_whole_or_per_seed() -> None:
+    # A copies question the baseline alone failed (old model: p10 = min(0 + d, 1 - 1) = 0, a
+    # difference of -1 kept), one both held, one both failed, and one whose seeds varied.
+    questions = [
+        Question(0.0, 1.0, 0.0),
+        Question(0.0, 0.0, 0.0),
+        Question(0.0, 0.0, 1.0),
+        Question(0.25, 0.25, 0.25),
+    ]
+    for alternative in ("greater", "less"):
+        pool = effect_pool(questions, 0.2, alternative)
+        sign = -1 if alternative == "less" else 1
+        mean = float(np.sum(pool.probabilities * (pool.p10 - pool.p01)))
+        assert mean == pytest.approx(sign * 0.2)
+        assert pool.probabilities.sum() == pytest.approx(1.0) and not pool.capped
+    copies = effect_pool(questions[:3], 0.2, "greater")
+    assert copies.degenerate  # whole questions move: a copies pilot stays copies
+    assert effect_pool(questions[:3], 0.9, "greater").capped

@@ -275,8 +275,8 @@ def pools_of(
 def _question(row: VerdictRecord) -> Question:
     """A tested row's pair-cell rates (``n11`` taken as 0 on records too old to hold it)."""
     t = row.test
-    assert t is not None and t.pairs > 0
-    return Question(t.n10 / t.pairs, t.n01 / t.pairs, (t.n11 or 0) / t.pairs)
+    assert t is not None
+    return Question(t.n10 / t.pairs, t.n01 / t.pairs, (t.n11 or 0) / max(t.pairs, 1))
 
 
 def eval_set_plans(

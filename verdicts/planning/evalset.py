@@ -19,7 +19,7 @@ and only the smallest seed count is simulated: more seeds add nothing, only more
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -283,10 +283,12 @@ def eval_set_plans(
     by_arm: Mapping[str, Sequence[VerdictRecord]],
     design: Design,
     target: float,
+    skip: Collection[str] = (),
 ) -> dict[str, EvalSetPlanned] | None:
     """Per challenger, its eval-set plan from its rows (one per question); None when the
     arm-level test is not the sign-flip test over questions (fewer than two tested questions)
-    or the pilot's own test is not the paired fixed-sample one.
+    or the pilot's own test is not the paired fixed-sample one. Challengers in ``skip`` (no
+    power target: placebos) count in the adjustment but are not planned.
     """
     if design.waves is not None or design.pairing != "seed":
         return None
@@ -296,9 +298,11 @@ def eval_set_plans(
     how = EvalDesign(design.alpha, design.adjust, design.alternative)
     out: dict[str, EvalSetPlanned] = {}
     for i, arm in enumerate(arms):
+        if arm in skip:
+            continue
         rows = tested[arm]
-        skip = max(excluded(r) for r in rows)
-        planned = plan_eval_set(pools, i, how, target, skip)
+        left_out = max(excluded(r) for r in rows)
+        planned = plan_eval_set(pools, i, how, target, left_out)
         varies = any(_varies(r) for r in rows)
         one_seed = all(r.test is not None and r.test.pairs < 2 for r in rows)
         note = _note(planned, varies, one_seed, design) or None

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-PLAN_SCHEMA_VERSION: Literal[2] = 2
+PLAN_SCHEMA_VERSION: Literal[3] = 3
 
 
 class _Record(BaseModel):
@@ -96,6 +96,18 @@ class EvalSetPlan(_Record):
     note: str | None = None
 
 
+class PilotEffectRecord(_Record):
+    """A challenger's arm-level effect in the pilot (arm minus baseline flip rate) and its
+    interval: the sign-flip score interval over questions (one question: the row's Newcombe
+    interval), at the level the verdicts print.
+    """
+
+    diff: float
+    low: float
+    high: float
+    level: float
+
+
 class ChallengerPlan(_Record):
     """What one challenger needs."""
 
@@ -128,14 +140,23 @@ class ChallengerPlan(_Record):
     eval_set: EvalSetPlan | None = None
     """With several questions: questions and seeds each for the arm-level test (the headline
     verdict); null for a one-question, sequential or unpaired pilot."""
+    pilot_effect: PilotEffectRecord | None = None
+    """The effect the pilot saw for this challenger (null: no tested question)."""
+    withheld: Literal["placebo", "noise", "other-direction"] | None = None
+    """Why no power target was planned (``note`` says it in words): ``placebo`` (a placebo arm
+    is the false-alarm or determinism check), ``noise`` (no ``--effect`` and the pilot's effect
+    interval includes 0: a plan for it would plan to detect noise), ``other-direction`` (no
+    ``--effect`` and the interval lies wholly the other way from the test's direction)."""
 
 
 class PlanRecord(_Record):
     """The whole plan."""
 
-    schema_version: Literal[1, 2] = PLAN_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3] = PLAN_SCHEMA_VERSION
     """2: ``eval_set`` per challenger, ``wall`` parts, the rate limit and the configured
-    concurrency beside the one used (1 read as is: every new field has a default)."""
+    concurrency beside the one used; 3: ``pilot_effect`` and ``withheld`` per challenger and the
+    measured ``process_startup_s`` (older versions read as is: every new field has a
+    default)."""
     run_dir: str
     name: str
     power_target: float

@@ -44,3 +44,11 @@ def small_effect(ctx: RunContext) -> str:
 def priced_small_effect(ctx: RunContext) -> dict[str, object]:
     """:func:`small_effect` with a price: 0.0045 usd and 1,234 tokens a run."""
     return {"output": small_effect(ctx), "cost": {"usd": 0.0045, "tokens": 1234}}
+
+
+def aa_copies(ctx: RunContext) -> str:
+    """An A/A pilot whose seeds are copies: the two sides disagree on 16 of 40 questions, half
+    each way (the baseline alone is wrong on q0-q7, the challenger alone on q8-q15).
+    """
+    i, base = _index(ctx), ctx.arm.id == "base"
+    return "wrong" if (i < 8 if base else 8 <= i < 16) else "right"

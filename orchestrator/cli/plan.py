@@ -8,6 +8,7 @@ import click
 
 from counterfact.exceptions import CounterfactError
 from counterfact.orchestrator.cli.common import fail
+from counterfact.records.vocabulary import Alternative
 
 
 @click.command()
@@ -34,9 +35,23 @@ from counterfact.orchestrator.cli.common import fail
         "executor.concurrency, else what the pilot achieved)."
     ),
 )
+@click.option(
+    "--alternative",
+    type=click.Choice(["greater", "less", "two-sided"]),
+    default=None,
+    help=(
+        "Plan for this direction instead of the pilot's statistics.alternative (less: the arm "
+        "fixes); set the same for the sweep."
+    ),
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
 def plan(
-    run_dir: Path, power: float, effect: float | None, concurrency: float | None, as_json: bool
+    run_dir: Path,
+    power: float,
+    effect: float | None,
+    concurrency: float | None,
+    alternative: Alternative | None,
+    as_json: bool,
 ) -> None:
     """Samples per arm that reach --power under the pilot sweep's own test, adjustment and
     direction, with the runs, spend and wall time they imply.
@@ -45,7 +60,9 @@ def plan(
     from counterfact.orchestrator.drivers.plan import plan_sweep
 
     try:
-        found = plan_sweep(run_dir, power=power, effect=effect, concurrency=concurrency)
+        found = plan_sweep(
+            run_dir, power=power, effect=effect, concurrency=concurrency, alternative=alternative
+        )
     except CounterfactError as exc:
         fail(exc)
         return

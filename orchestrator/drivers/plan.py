@@ -30,15 +30,24 @@ from counterfact.records.plan import (
     ChallengerPlan,
     EvalSetPlan,
     EvalSetPoint,
+    PilotEffectRecord,
     PlanRecord,
     WallTimeRecord,
 )
 from counterfact.records.summary import SweepSummary
 from counterfact.records.verdicts import VerdictRecord
+from counterfact.records.vocabulary import Alternative
 from counterfact.verdicts.planning.design import Design, Planned
 from counterfact.verdicts.planning.estimate import RunTotals, SweepEstimate, estimate_sweep
 from counterfact.verdicts.planning.evalset import SEED, SWEEPS, EvalSetPlanned, eval_set_plans
 from counterfact.verdicts.planning.paired import plan_challenger
+from counterfact.verdicts.planning.pilot import (
+    PilotEffect,
+    Withheld,
+    few_questions_note,
+    pilot_effect,
+    withheld,
+)
 from counterfact.verdicts.stats.settings import Waves
 
 
@@ -90,7 +99,12 @@ def wall_record(e: SweepEstimate) -> WallTimeRecord:
     return WallTimeRecord.model_validate(e, from_attributes=True)
 
 
-def _design(summary: SweepSummary, rows: list[VerdictRecord], effect: float | None) -> Design:
+def _design(
+    summary: SweepSummary,
+    rows: list[VerdictRecord],
+    effect: float | None,
+    alternative: Alternative | None = None,
+) -> Design:
     stats = summary.statistics
     if stats is None:
         msg = "summary.json has no statistics settings (a version-1 file); rerun the pilot"
@@ -102,7 +116,7 @@ def _design(summary: SweepSummary, rows: list[VerdictRecord], effect: float | No
     return Design(
         stats.alpha,
         stats.adjust,
-        stats.alternative,
+        alternative or stats.alternative,
         family,
         len(challengers),
         stats.pairing,
@@ -197,8 +211,10 @@ def plan_sweep(
     power: float = 0.8,
     effect: float | None = None,
     concurrency: float | None = None,
+    alternative: Alternative | None = None,
 ) -> PlanRecord:
-    """The plan for every challenger of the pilot sweep in ``run_dir``.
+    """The plan for every challenger of the pilot sweep in ``run_dir`` (``alternative``: plan
+    for that direction instead of the pilot's ``statistics.alternative``).
 
     Raises:
         RunDirectoryError: no sweep records there (a bisection, or an interrupted sweep).
@@ -212,7 +228,7 @@ def plan_sweep(
             "interrupted before its verdicts); run or resume the pilot with 'counterfact run'"
         )
         raise RunDirectoryError(msg, run_dir=run_dir)
-    design = _design(summary, rows, effect)
+    design = _design(summary, rows, effect, alternative)
     pilot = _Pilot(run_dir, summary)
     arms = len({r.arm for r in rows})
     shape = (len(summary.scenarios), arms)
@@ -222,19 +238,7 @@ def plan_sweep(
     for row in rows:
         if not row.is_baseline:
             by_arm[row.arm].append(row)
-    sets = eval_set_plans(by_arm, design, power) or {}
-    plans = [
-        _challenger(
-            arm,
-            plan_challenger(mine, design, power),
-            pilot,
-            shape,
-            pace,
-            design.effect,
-            None if arm not in sets else _eval_set(sets[arm], pilot, shape, pace),
-        )
-        for arm, mine in by_arm.items()
-    ]
+    plans = _plans(by_arm, design, power, pilot, shape, pace)
     return PlanRecord(
         run_dir=str(run_dir),
         name=summary.name,
@@ -259,6 +263,64 @@ def plan_sweep(
         judging_s=pilot.judging_s,
         challengers=plans,
         notes=_notes(design),
+    )
+
+
+def _plans(
+    by_arm: dict[str, list[VerdictRecord]],
+    design: Design,
+    power: float,
+    pilot: _Pilot,
+    shape: tuple[int, int],
+    pace: tuple[float, str],
+) -> list[ChallengerPlan]:
+    """Every challenger's plan; a placebo, or a pilot effect that may be noise or goes the
+    other way, is withheld (:mod:`counterfact.verdicts.planning.pilot`).
+    """
+    seen = {a: pilot_effect(mine, design.alternative, design.alpha) for a, mine in by_arm.items()}
+    held = {
+        a: w
+        for a, mine in by_arm.items()
+        if (w := withheld(mine, seen[a], design.alternative, design.effect)) is not None
+    }
+    few = {a: n for a in by_arm if (n := few_questions_note(seen[a], design.effect)) is not None}
+    sets = eval_set_plans(by_arm, design, power, skip=set(held) | set(few)) or {}
+    out = []
+    for arm, mine in by_arm.items():
+        if arm in held:
+            out.append(_withheld(arm, seen[arm], held[arm]))
+            continue
+        eval_set = None if arm not in sets else _eval_set(sets[arm], pilot, shape, pace)
+        found = _challenger(
+            arm, plan_challenger(mine, design, power), pilot, shape, pace, design.effect, eval_set
+        )
+        notes = [n for n in (few.get(arm), found.note) if n]
+        update = {"pilot_effect": _effect_record(seen[arm]), "note": "; ".join(notes) or None}
+        out.append(found.model_copy(update=update))
+    return out
+
+
+def _effect_record(e: PilotEffect | None) -> PilotEffectRecord | None:
+    return (
+        None if e is None else PilotEffectRecord(diff=e.diff, low=e.low, high=e.high, level=e.level)
+    )
+
+
+def _withheld(arm: str, e: PilotEffect | None, why: tuple[Withheld, str]) -> ChallengerPlan:
+    """A challenger with no power target: a placebo, or a pilot effect not to plan for."""
+    return ChallengerPlan(
+        arm=arm,
+        samples=None,
+        power=None,
+        power_method="none",
+        power_se=None,
+        runs=None,
+        cost={},
+        wall_s=None,
+        scenarios=[],
+        note=why[1],
+        pilot_effect=_effect_record(e),
+        withheld=why[0],
     )
 
 

@@ -19,7 +19,7 @@ and only the smallest seed count is simulated: more seeds add nothing, only more
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -29,6 +29,8 @@ from counterfact.verdicts.planning.power_evalset import (
     EXACT_UP_TO,
     EvalDesign,
     Pool,
+    Question,
+    effect_pool,
     pool_of,
     power_at,
     predicted_questions,
@@ -40,6 +42,12 @@ SWEEPS = 300
 """Simulated sweeps per grid point (standard error at most 0.029, 0.023 at power 0.8)."""
 SEED = 20_240_626
 """The simulation's fixed seed."""
+CHECK_SWEEPS = 1_000
+"""Fresh sweeps that re-estimate the power at the recommended point (standard error at most
+0.016, 0.013 at power 0.8)."""
+CHECK_SEED = SEED + 1
+"""The re-estimate's seed: a stream independent of the search's, so the printed power carries
+no winner's curse (the search keeps the first point whose noisy estimate clears the target)."""
 MAX_QUESTIONS = 100_000
 MAX_SEEDS = 50
 MIN_SEEDS = 2
@@ -144,6 +152,7 @@ def plan_eval_set(
     excluded: int = 0,
     sweeps: int = SWEEPS,
     seed: int = SEED,
+    check: tuple[int, int] = (CHECK_SWEEPS, CHECK_SEED),
 ) -> EvalSetPlanned:
     """Questions and seeds per question for challenger ``pools[arm]`` to reach ``target``
     power under the arm-level test, the challengers' tests adjusted together.
@@ -196,7 +205,10 @@ def plan_eval_set(
     if not reached:
         return EvalSetPlanned(None, None, None, None, points, flat, method)
     best = min(reached, key=lambda p: ((p.questions or 0) * p.seeds, p.questions))
-    return EvalSetPlanned(best.questions, best.seeds, best.power, best.se, points, flat, method)
+    assert best.questions is not None
+    power, se = power_at(pools, best.questions, best.seeds - excluded, design, *check)[arm]
+    method += f"; its power re-estimated from {check[0]:,} fresh sweeps"
+    return EvalSetPlanned(best.questions, best.seeds, power, se, points, flat, method)
 
 
 def _varies(row: VerdictRecord) -> bool:
@@ -226,8 +238,12 @@ def _note(planned: EvalSetPlanned, seeds_vary: bool, one_seed: bool, design: Des
             "copies): more seeds add nothing, only more questions help"
         )
     if design.effect is not None:
-        effect = design.effect
-        return f"--effect {effect:g} raises each question's rate, its added flips drawn per seed"
+        return (
+            f"--effect {design.effect:g}: the pilot's own difference removed (each question's "
+            "sides swapped at random), then a share of the arm's held seeds flip so the mean "
+            "difference is the effect: whole questions where the pilot's seeds repeat, seed "
+            "by seed where they varied"
+        )
     return "" if seeds_vary else "no pilot question's seeds varied"
 
 
@@ -235,8 +251,9 @@ def pools_of(
     by_arm: Mapping[str, Sequence[VerdictRecord]], design: Design
 ) -> tuple[list[str], list[Pool], dict[str, list[VerdictRecord]]]:
     """The challengers with two or more tested questions, their pools (pair-cell rates per
-    question, with ``--effect`` applied as :func:`counterfact.verdicts.planning.design.cells_of`
-    does) and their tested rows; no challengers when none has two.
+    question; with ``--effect``, the per-question effect model of
+    :func:`counterfact.verdicts.planning.power_evalset.effect_pool`) and their tested rows; no
+    challengers when none has two.
     """
     tested = {
         arm: [r for r in rows if r.test is not None and r.test.pairs > 0]
@@ -247,18 +264,31 @@ def pools_of(
         for arm, rows in tested.items()
     }
     arms = [a for a in by_arm if len(cells[a]) >= 2]
-    pools = [pool_of([(c.p10, c.p01) for c in cells[a]]) for a in arms]
+    if design.effect is None:
+        pools = [pool_of([(c.p10, c.p01) for c in cells[a]]) for a in arms]
+    else:
+        effect, direction = design.effect, design.alternative
+        pools = [effect_pool([_question(r) for r in tested[a]], effect, direction) for a in arms]
     return arms, pools, tested
+
+
+def _question(row: VerdictRecord) -> Question:
+    """A tested row's pair-cell rates (``n11`` taken as 0 on records too old to hold it)."""
+    t = row.test
+    assert t is not None
+    return Question(t.n10 / t.pairs, t.n01 / t.pairs, (t.n11 or 0) / max(t.pairs, 1))
 
 
 def eval_set_plans(
     by_arm: Mapping[str, Sequence[VerdictRecord]],
     design: Design,
     target: float,
+    skip: Collection[str] = (),
 ) -> dict[str, EvalSetPlanned] | None:
     """Per challenger, its eval-set plan from its rows (one per question); None when the
     arm-level test is not the sign-flip test over questions (fewer than two tested questions)
-    or the pilot's own test is not the paired fixed-sample one.
+    or the pilot's own test is not the paired fixed-sample one. Challengers in ``skip`` (no
+    power target: placebos) count in the adjustment but are not planned.
     """
     if design.waves is not None or design.pairing != "seed":
         return None
@@ -268,9 +298,11 @@ def eval_set_plans(
     how = EvalDesign(design.alpha, design.adjust, design.alternative)
     out: dict[str, EvalSetPlanned] = {}
     for i, arm in enumerate(arms):
+        if arm in skip:
+            continue
         rows = tested[arm]
-        skip = max(excluded(r) for r in rows)
-        planned = plan_eval_set(pools, i, how, target, skip)
+        left_out = max(excluded(r) for r in rows)
+        planned = plan_eval_set(pools, i, how, target, left_out)
         varies = any(_varies(r) for r in rows)
         one_seed = all(r.test is not None and r.test.pairs < 2 for r in rows)
         note = _note(planned, varies, one_seed, design) or None

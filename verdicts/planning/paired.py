@@ -30,6 +30,7 @@ from counterfact.verdicts.planning.design import (
     towards,
 )
 from counterfact.verdicts.planning.power import (
+    FRESH,
     Cells,
     paired_power,
     per_test_level,
@@ -73,7 +74,10 @@ def _pooled(
     """
     level = per_test_level(design.alpha, design.adjust, design.challengers)
     cells = [c for _, c in tested]
-    method = f"pooled test over {len(tested)} scenarios, simulated ({DRAWS:,} draws)"
+    method = (
+        f"pooled test over {len(tested)} scenarios, simulated ({DRAWS:,} draws; the power "
+        "re-estimated from fresh draws)"
+    )
     toward = sum(c.p10 for c in cells), sum(c.p01 for c in cells)
     if not towards(*toward, design.alternative) and target > level:
         return Planned(None, None, method, None, scenarios, note)
@@ -86,9 +90,8 @@ def _pooled(
     if found is None:
         return Planned(None, None, method, None, scenarios, note)
     n, _ = found
-    power, se = pooled_power(
-        n, cells, level, design.alternative, np.random.default_rng(seed), DRAWS
-    )
+    fresh = np.random.default_rng(seed + FRESH)  # not the search's draws: no winner's curse
+    power, se = pooled_power(n, cells, level, design.alternative, fresh, DRAWS)
     # samples, not pairs: seed 0 is no pair when it is the reference (rule 13)
     return Planned(n + max(excluded(r) for r, _ in tested), power, method, se, scenarios, note)
 

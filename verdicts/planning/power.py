@@ -37,6 +37,11 @@ from counterfact.verdicts.stats.significance import TOLERANCE
 
 CAP = 100_000
 """The most samples per arm a plan searches."""
+FRESH = 1_000_003
+"""Added to a simulated search's seed for the power given at its recommendation: draws
+independent of the search's, so the figure carries no winner's curse (issue 43 item 4: the
+search keeps the first count whose noisy estimate clears the target, which biases that estimate
+upward)."""
 
 
 def per_test_level(alpha: float, adjust: Adjustment, family: int) -> float:

@@ -10,6 +10,16 @@ question's own pilot pair cells (``n10 / pairs`` the arm flipped and the baselin
 pilot of identical epochs plans identical epochs, and one whose seeds varied plans seeds that vary
 as much. The challengers share the question draws (one eval set), each draws its own seeds.
 
+**A declared effect** (``--effect D``, :func:`effect_pool`) is added the way that structure adds
+it, per question (issue 43): the pilot's own difference is removed by symmetrising each question
+(its arm and baseline sides swapped with probability 1/2: the sign-flip test's null), then the arm
+moves a share ``pi`` of its held seeds to flipped (``less``: of its flipped seeds to held), ``pi``
+chosen so the mean difference over questions is ``D``. A question whose pilot seeds repeat moves
+whole (with probability ``pi``, every seed at once: on a copies program a fraction ``D`` of the
+questions move), one whose seeds varied moves each seed independently with probability ``pi``.
+The pool is then a weighted mixture of pair-cell states, each question's states sharing its
+``1/Q`` of the draws.
+
 **Test.** Each simulated sweep is judged by the engine's own arm-level test: the sign-flip test
 over questions (:func:`counterfact.verdicts.stats.clustered.clustered_test`), its p-values adjusted
 over the challengers (:func:`counterfact.verdicts.stats.multiplicity.adjust`) and decided by
@@ -54,12 +64,23 @@ class Pool:
 
     p10: Array
     p01: Array
+    weights: Array | None = None
+    """Each state's probability (None: the states are the questions, drawn uniformly)."""
+    capped: bool = False
+    """A declared effect exceeded what the pilot's held seeds can take (planned at the most)."""
 
     def __post_init__(self) -> None:
         if self.p10.shape != self.p01.shape or self.p10.size == 0:
             msg = f"a pool needs matching, non-empty p10 and p01; got {self.p10.shape}, "
             msg += f"{self.p01.shape}"
             raise ValueError(msg)
+
+    @property
+    def probabilities(self) -> Array:
+        """Each state's probability."""
+        if self.weights is None:
+            return np.full(self.p10.size, 1.0 / self.p10.size)
+        return self.weights
 
     @property
     def degenerate(self) -> bool:
@@ -86,7 +107,11 @@ def _moved(pool: Pool, picks: Array, pairs: int, rng: np.random.Generator) -> tu
     """``n10`` and ``n01`` per (sweep, question): ``n10 ~ Bin(pairs, p10)``, then ``n01`` from
     the pairs left, ``~ Bin(pairs - n10, p01 / (1 - p10))`` (the multinomial, drawn in two).
     """
-    idx = (picks * pool.p10.size).astype(np.int64)
+    if pool.weights is None:
+        idx = (picks * pool.p10.size).astype(np.int64)
+    else:
+        edges = np.cumsum(pool.weights)
+        idx = np.minimum(np.searchsorted(edges, picks, side="right"), pool.p10.size - 1)
     p10, p01 = pool.p10[idx], pool.p01[idx]
     n10 = rng.binomial(pairs, np.clip(p10, 0.0, 1.0))
     rest = np.where(p10 < 1.0, p01 / np.where(p10 < 1.0, 1.0 - p10, 1.0), 0.0)
@@ -177,10 +202,11 @@ def predicted_questions(
     """The normal approximation's questions for ``target`` power (None: the pool shows no
     effect the test's way), at the Bonferroni level over the challengers.
     """
+    w = pool.probabilities
     d = pool.p10 - pool.p01
-    mu = pairs * float(d.mean())
+    mu = pairs * float(np.sum(w * d))
     var_within = pairs * (pool.p10 + pool.p01 - d * d)
-    m2 = float((var_within + (pairs * d) ** 2).mean())
+    m2 = float(np.sum(w * (var_within + (pairs * d) ** 2)))
     sigma = math.sqrt(max(m2 - mu * mu, 0.0))
     level = design.alpha / best_factor(design.adjust, challengers)
     if design.alternative == "less":
@@ -192,3 +218,54 @@ def predicted_questions(
     z = float(norm.isf(level))
     z_power = float(norm.ppf(target))
     return max(((z * math.sqrt(m2) + z_power * sigma) / mu) ** 2, 1.0)
+
+
+@dataclass(frozen=True)
+class Question:
+    """One pilot question's pair-cell rates: arm flipped only, baseline flipped only, both."""
+
+    p10: float
+    p01: float
+    p11: float
+
+    @property
+    def repeats(self) -> bool:
+        """Every pilot seed gave one outcome on each side (it moves whole under an effect)."""
+        return all(x in (0.0, 1.0) for x in (self.p10, self.p01, self.p11))
+
+
+def _capacity(p10: float, p01: float, p11: float, less: bool) -> float:
+    """The share of seeds the arm can move: held seeds (``greater``), flipped ones (``less``)."""
+    return p10 + p11 if less else 1.0 - p10 - p11
+
+
+def _shifted(p10: float, p01: float, p11: float, pi: float, less: bool) -> tuple[float, float]:
+    """``(p10, p01)`` once a share ``pi`` of the arm's held (``less``: flipped) seeds move."""
+    if less:  # arm-flipped seeds become held: p10 -> p00, p11 -> p01
+        return (1 - pi) * p10, p01 + pi * p11
+    return p10 + pi * (1.0 - p10 - p01 - p11), (1 - pi) * p01
+
+
+def effect_pool(questions: Sequence[Question], effect: float, alternative: Alternative) -> Pool:
+    """The pool for a declared effect (module docstring): each question symmetrised, then moved
+    by ``pi`` whole (its seeds repeat) or per seed (they vary).
+    """
+    less = alternative == "less"
+    mirrored = [(q, m) for q in questions for m in (False, True)]
+    room = float(np.mean([_capacity(*_cells(q, m), less) for q, m in mirrored]))
+    pi = min(1.0, effect / room) if room > 0 else 0.0
+    states: list[tuple[float, float, float]] = []
+    share = 0.5 / len(questions)
+    for q, m in mirrored:
+        cells = _cells(q, m)
+        if q.repeats:
+            states.append((cells[0], cells[1], share * (1 - pi)))
+            states.append((*_shifted(*cells, 1.0, less), share * pi))
+        else:
+            states.append((*_shifted(*cells, pi, less), share))
+    arr = np.asarray(states, dtype=float)
+    return Pool(arr[:, 0].copy(), arr[:, 1].copy(), arr[:, 2].copy(), capped=effect > room)
+
+
+def _cells(q: Question, mirrored: bool) -> tuple[float, float, float]:
+    return (q.p01, q.p10, q.p11) if mirrored else (q.p10, q.p01, q.p11)

@@ -27,7 +27,7 @@ from counterfact.verdicts.planning.design import (
     nothing_to_plan,
     towards,
 )
-from counterfact.verdicts.planning.power import Cells
+from counterfact.verdicts.planning.power import FRESH, Cells
 from counterfact.verdicts.planning.power_sequential import (
     CAP,
     DRAWS,
@@ -61,7 +61,8 @@ def plan_sequential(
     note = left_out_note(len(reached), len(found) - len(reached), len(rows) - len(tested))
     cap = max((f.cap for f in reached), default=None)
     at_cap = [
-        None if cap is None else sequential_power(cap, c, waves, excluded(r), seed)
+        # fresh draws, not the search's: the power given carries no winner's curse
+        None if cap is None else sequential_power(cap, c, waves, excluded(r), seed + FRESH)
         for r, c in tested
     ]
     scenarios = [

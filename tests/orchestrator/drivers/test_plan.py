@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest, fisher_exact
+from scipy.stats import binom, binomtest, fisher_exact
 
 from counterfact import RunContext, compare_arms
 from counterfact.orchestrator.drivers.plan import _design, _waves, plan_sweep
@@ -146,7 +146,7 @@ def test_plan_for_a_fix_under_alternative_less(tmp_path: Path) -> None:
         tmp_path / "o",
         two_rates(0.5, 0.1),
         arm="fix",
-        samples=16,
+        samples=40,
         scenarios=[{"id": "s0", "reference": "A"}],
         statistics={"alternative": "less"},
         runner_version="fix",
@@ -318,13 +318,13 @@ def test_a_rate_limit_bounds_the_planned_wall_time(tmp_path: Path) -> None:
         executor={"kind": "local", "concurrency": 8, "rate_limit": {"requests_per_minute": rpm}},
         runner_version="rate",
     )
-    plan = plan_sweep(tmp_path / "o", concurrency=1000)
+    plan = plan_sweep(tmp_path / "o", concurrency=1000, effect=0.3)  # the pilot's is noise
     assert plan.requests_per_minute == rpm
     (c,) = plan.challengers
     assert c.runs is not None and c.wall is not None
     # 1000 in flight would finish at once; 1200 a minute is 20 a second
     assert c.wall.rate_bound and c.wall.runs_s == pytest.approx(c.runs / (rpm / 60))
-    code, out, err = invoke("plan", str(tmp_path / "o"), "--concurrency", "1000")
+    code, out, err = invoke("plan", str(tmp_path / "o"), "--concurrency", "1000", "--effect", "0.3")
     assert code == 0, err
     assert f"rate limit {rpm:g}/min sets the pace" in out
 
@@ -396,7 +396,10 @@ def test_a_copies_pilot_plans_the_fewest_seeds_and_says_seeds_add_nothing(tmp_pa
         tmp_path / "c", evalset_runners.identical_epochs, "breaks7fixes3", "breaks10"
     )
     plan = plan_sweep(pilot, power=0.8)
-    for c in plan.challengers:
+    # breaks7fixes3 moved 7 questions up and 3 down: its interval holds 0, so it is not planned
+    mixed = next(c for c in plan.challengers if c.arm == "breaks7fixes3")
+    assert mixed.withheld == "noise" and mixed.eval_set is None
+    for c in plan_sweep(pilot, power=0.8, effect=0.25).challengers:
         e = c.eval_set
         assert e is not None and not e.seeds_vary and e.seeds_add_nothing
         assert e.seeds == 2 and [g.seeds for g in e.grid] == [2]
@@ -426,7 +429,7 @@ def test_validate_smoke_and_plan_print_the_same_figures_for_the_same_runs(
     )
     code, _, err = invoke("run", str(cfg), "--out", str(tmp_path / "p"), "--no-report")
     assert code == 0, err
-    plan = plan_sweep(tmp_path / "p", concurrency=2.0)
+    plan = plan_sweep(tmp_path / "p", concurrency=2.0, effect=0.3)  # 2 x 2 pilot: noise
     (c,) = plan.challengers
     assert c.runs is not None and c.wall is not None
     sweep, _ = preflight_sweep(str(cfg), (), None, None, str(tmp_path / "v"))
@@ -434,8 +437,99 @@ def test_validate_smoke_and_plan_print_the_same_figures_for_the_same_runs(
     found = estimate(sweep, list(runs_of(tmp_path / "p")), c.runs)
     assert found.spend == pytest.approx(c.cost) and found.runs_s == pytest.approx(c.wall.runs_s)
     assert found.in_flight == plan.concurrency == 2.0
-    _, out, _ = invoke("plan", str(tmp_path / "p"), "--concurrency", "2")
+    _, out, _ = invoke("plan", str(tmp_path / "p"), "--concurrency", "2", "--effect", "0.3")
     line = estimate_text(found)
     same = line[: line.index(" run(s) in flight")]  # then the source: configured, given
     assert same.split("; wall time")[0] in out  # runs and spend
     assert same.split(" = ")[1] in out  # the runs' wall time and pace
+
+
+def _copies_truth_power(
+    questions: int, up: float, down: float, alpha: float
+) -> tuple[float, float]:
+    """Reference, independent of the engine's simulation: whole sweeps of a copies program
+    (each question moves by +1 or -1 on every seed, or not at all), drawn with numpy from the
+    true question shares, judged by scipy's one-sided sign test over the questions that moved
+    (the sign-flip test when every move has one size). 20,000 sweeps, fixed rng."""
+    sweeps = 20_000
+    counts = np.random.default_rng(43).multinomial(questions, [up, down, 1 - up - down], sweeps)
+    moved = counts[:, 0] + counts[:, 1]
+    p = binom.sf(counts[:, 0] - 1, moved, 0.5)
+    share = float(np.mean((p <= alpha) & (moved > 0)))
+    return share, math.sqrt(share * (1 - share) / sweeps)
+
+
+def test_an_effect_on_an_a_a_copies_pilot_is_planned_per_question(tmp_path: Path) -> None:
+    # issue 43 item 1: the sides disagree on 16 of 40 questions, 8 each way, every seed a copy.
+    # Planning --effect 0.2 per seed gave a mean effect of -0.04 (the 8 questions the baseline
+    # alone failed kept -1) and "out of reach".
+    pilot = evalset_pilot(tmp_path / "aa", evalset_runners.aa_copies, "same")
+    plan = plan_sweep(pilot, power=0.8, effect=0.2)
+    (same,) = plan.challengers
+    e = same.eval_set
+    assert e is not None and e.questions is not None and e.seeds == 2
+    assert e.power is not None and e.power_se is not None
+    # The truth the effect model stands for: of the A/A questions 20% fail on the baseline
+    # alone, 20% on the arm alone, 60% on neither; the arm newly fails a fraction 0.2 of all
+    # questions, every seed, drawn from those it held (0.8): a quarter of each kind. Up: 0.2 +
+    # 0.6 / 4 = 0.35; down: 0.2 * 3 / 4 = 0.15 (mean move 0.2).
+    realised, se = _copies_truth_power(e.questions, 0.35, 0.15, 0.05)
+    assert abs(realised - e.power) <= 3 * math.hypot(se, e.power_se)
+    assert realised >= 0.8 - 3 * math.hypot(se, e.power_se)
+
+
+def test_a_placebo_reports_its_false_alarm_check_and_noise_is_not_planned(tmp_path: Path) -> None:
+    # issue 39 item 2: a real pilot's plan gave "150 questions x 2 seeds (power 0.85)" for its
+    # placebo: fresh arm, and thousands of questions for an arm whose interval held 0.
+    out = tmp_path / "p"
+    compare_arms(
+        [{"id": "base"}, {"id": "fresh", "placebo": "fresh"}, {"id": "same", "facets": {"x": 1}}],
+        evalset_runners.small_effect,
+        scenarios=QUESTIONS[:16],
+        samples=3,
+        comparator="contains",
+        executor="local",
+        runner_version="placebo-plan",
+        out=out,
+    )
+    plan = plan_sweep(out, power=0.8)
+    fresh = next(c for c in plan.challengers if c.arm == "fresh")
+    assert fresh.withheld == "placebo" and fresh.samples is None and fresh.eval_set is None
+    assert fresh.pilot_effect is not None and fresh.note is not None
+    assert fresh.note.startswith("placebo: its effect ") and "no power target" in fresh.note
+    same = next(c for c in plan.challengers if c.arm == "same")  # rate 0.2 like the baseline
+    e = same.pilot_effect
+    assert e is not None and e.low <= 0 <= e.high
+    assert same.withheld == "noise" and same.samples is None and same.eval_set is None
+    assert same.note is not None and "includes 0" in same.note and "--effect" in same.note
+    # a declared effect is planned for the arm; the placebo stays a check
+    declared = {c.arm: c for c in plan_sweep(out, power=0.8, effect=0.3).challengers}
+    assert declared["same"].withheld is None and declared["same"].eval_set is not None
+    assert declared["same"].eval_set.questions is not None
+    assert declared["fresh"].withheld == "placebo"
+    code, text, err = invoke("plan", str(out))
+    assert code == 0, err
+    assert "placebo: its effect " in text and "includes 0" in text
+
+
+def test_a_fix_under_the_default_test_is_named_and_the_direction_option_plans_it(
+    tmp_path: Path,
+) -> None:
+    # issue 39 item 2: an improvement read "out of reach ... no effect the test's way"
+    pilot_of(
+        tmp_path / "o",
+        two_rates(0.5, 0.1),
+        arm="fix",
+        samples=24,
+        scenarios=SCENARIOS,
+        runner_version="fix-greater",
+    )
+    (fix,) = plan_sweep(tmp_path / "o").challengers
+    assert fix.withheld == "other-direction" and fix.samples is None
+    assert fix.note is not None and "the arm fixes" in fix.note
+    assert "--alternative less" in fix.note
+    (fix,) = plan_sweep(tmp_path / "o", alternative="less").challengers
+    assert fix.withheld is None and fix.samples is not None
+    code, text, err = invoke("plan", str(tmp_path / "o"), "--alternative", "less")
+    assert code == 0, err
+    assert "samples per arm" in text and "(less)" in text

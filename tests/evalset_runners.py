@@ -44,3 +44,12 @@ def small_effect(ctx: RunContext) -> str:
 def priced_small_effect(ctx: RunContext) -> dict[str, object]:
     """:func:`small_effect` with a price: 0.0045 usd and 1,234 tokens a run."""
     return {"output": small_effect(ctx), "cost": {"usd": 0.0045, "tokens": 1234}}
+
+
+def one_question_effect(ctx: RunContext) -> dict[str, object]:
+    """One question, independent seeds, manifests reported: the baseline is wrong on seed 3
+    only (so the row's zero-tolerance baseline gate makes it ``inconclusive``), ``worse`` on
+    seeds 4 and up.
+    """
+    wrong = ctx.seed >= 4 if ctx.arm.id == "worse" else ctx.seed == 3
+    return {"output": "wrong" if wrong else "right", "manifest": dict(ctx.arm.facets)}

@@ -160,6 +160,16 @@ def _test_doubts(
     return out
 
 
+def _never_sure(reasons: list[DoubtRecord]) -> list[DoubtRecord]:
+    """An inconclusive verdict is never sure (rule 25): its first reason says so."""
+    if any(r.code == "verdict-inconclusive" for r in reasons):
+        return reasons
+    first = DoubtRecord(
+        code="verdict-inconclusive", count=1, detail="the verdict is inconclusive: not yet"
+    )
+    return [first, *reasons]
+
+
 @dataclass(frozen=True)
 class _Judged:
     """One challenger's test over its questions, adjusted over the challengers."""
@@ -207,7 +217,12 @@ def _one(
 ) -> ArmVerdictRecord:
     t = j.test
     agrees = _agrees(j)
-    reasons = _test_doubts(t, j.verdict, j.withheld) + _row_doubts(rows)
+    if t is not None and t.seeds_are_sample:
+        reasons = list(rows[0].reasons)  # the row's test is the arm's: so are its doubts
+    else:
+        reasons = _test_doubts(t, j.verdict, j.withheld) + _row_doubts(rows)
+    if t is not None and j.tier == "inconclusive":
+        reasons = _never_sure(reasons)
     if agrees is False:
         reasons.append(
             DoubtRecord(
@@ -326,8 +341,9 @@ def arm_verdicts(
 ) -> list[ArmVerdictRecord]:
     """One record per challenger, in the order the challengers first appear in ``rows``.
 
-    With one tested question the row's own verdict and test are the arm's (its seeds are the
-    sample, and the row was adjusted over the same challengers).
+    With one tested question the row's own verdict, test and doubts are the arm's (its seeds
+    are the sample, and the row was adjusted over the same challengers); an inconclusive arm is
+    never sure (rule 25).
     """
     rows_of: dict[str, list[VerdictRecord]] = defaultdict(list)
     for row in rows:

@@ -159,3 +159,30 @@ def test_spend_per_arm_follows_the_sweeps_arm_order_not_arrival() -> None:
     for arm in ("large", "stale", "baseline", "large"):  # finished in another order
         tally.observe(run_record(0, arm, cost={"tokens": 10.0}))
     assert list(tally.record().by_arm) == ["baseline", "stale", "large"]
+
+
+def test_a_one_question_arm_keeps_its_rows_doubts_and_is_never_sure_when_inconclusive() -> None:
+    # issue 43 item 3: the arm took the row's inconclusive tier but dropped the row's doubts
+    # (verdict-inconclusive among them), so it read "inconclusive" and "sure" at once
+    from tests.evalset_runners import one_question_effect
+
+    result = compare_arms(
+        [{"id": "baseline", "facets": {"v": "b"}}, {"id": "worse", "facets": {"v": "w"}}],
+        one_question_effect,
+        samples=20,
+        reference="right",
+        comparator="contains",
+        executor="local",
+    )
+    row = result.row("worse")
+    (arm,) = result.summary.arms
+    assert row.verdict == "inconclusive" and row.standing == "not-sure"
+    # 16 arm-only flips (seeds 4-19) against 1 baseline-only flip (seed 3) over 20 pairs: the
+    # exact McNemar p is P(Bin(17, 1/2) >= 16) = 18/131072, by hand and by
+    # scipy.stats.binomtest(16, 17, alternative="greater").pvalue
+    assert arm.p_value == pytest.approx(18 / 131072)
+    assert arm.statistical_verdict == "significant"
+    assert arm.verdict == "inconclusive"
+    assert arm.standing == "not-sure"
+    assert arm.reasons == row.reasons
+    assert [r.code for r in arm.reasons] == ["verdict-inconclusive", "tier-test-disagree"]

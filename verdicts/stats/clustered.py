@@ -23,9 +23,11 @@ interval disagree (few questions, a p near alpha) the record says so and the exa
 For a one-sided test at ``alpha`` the interval is two-sided at ``1 - 2 alpha`` (its bound on the
 tested side is the one-sided ``1 - alpha`` bound).
 
-**Effective sample.** ``N * D / sum a_q^2`` pairs (``D`` discordant pairs): the pairs that
-independent seeds would need for the variance the questions show. It is ``N`` when seeds are
-independent (in expectation) and the number of questions when every epoch is a copy.
+**Effective sample.** ``N * (D - A^2 / N) / sum (a_q - d n_q)^2`` pairs with ``d = A / N``
+(``D`` discordant pairs), kept within ``[Q, N]``: the pairs that independent seeds would need
+for the spread the questions' moves show around the effect. It is about ``N`` when seeds are
+independent and ``Q``, the number of questions, when every epoch is a copy (exactly, for equal
+seeds per question; and ``Q`` outright when no question's outcome varied across its seeds).
 """
 
 from __future__ import annotations
@@ -188,21 +190,27 @@ def hulled_interval(
     return low, high, level
 
 
-def _effective_pairs(counts: Sequence[QuestionCounts], pairs: int) -> float:
-    """``N * V_pairs / V_questions``: the pairs independent draws would need for the spread
-    the questions show. ``V_questions = sum (a_q - d n_q)^2`` is the spread of the questions'
-    moves around the effect ``d``; ``V_pairs = D - A^2 / N`` is what it would be if every pair
-    were an independent draw at the set's rates (``D`` discordant pairs). Independent seeds
-    keep about ``N``; copies leave the number of questions (seeds add a factor ``n`` to both
-    sides of a copied question's move, and only ``n`` pairs' worth of information).
+def _effective_pairs(counts: Sequence[QuestionCounts], pairs: int, seeds_vary: bool) -> float:
+    """``N * V_pairs / V_questions``, kept within ``[Q, N]``: the pairs independent draws would
+    need for the spread the questions show. ``V_questions = sum (a_q - d n_q)^2`` is the spread
+    of the questions' moves around the effect ``d = A / N``; ``V_pairs = D - A^2 / N`` is what
+    it would be if every pair were an independent draw at the set's rates (``D`` discordant
+    pairs). Independent seeds keep about ``N``; copies leave the number of questions ``Q``
+    (seeds add a factor ``n`` to both sides of a copied question's move, and only ``n`` pairs'
+    worth of information). When no question's outcome varied across its seeds the questions are
+    the sample and it is ``Q`` outright, also where the ratio is 0/0 (every question moved the
+    same way by all its pairs); a zero spread with seeds that vary gives ``N``.
     """
+    questions = float(min(len(counts), pairs))
+    if not seeds_vary:
+        return questions
     moved = sum(c.moved for c in counts)
     d = moved / pairs
     spread = sum((c.moved - d * c.pairs) ** 2 for c in counts)
     independent = sum(c.n10 + c.n01 for c in counts) - moved * moved / pairs
     if spread <= 0 or independent <= 0:
         return float(pairs)
-    return max(float(min(len(counts), pairs)), pairs * independent / spread)
+    return min(float(pairs), max(questions, pairs * independent / spread))
 
 
 def floor_over(questions: int, alternative: Alternative) -> float:
@@ -225,7 +233,7 @@ def clustered_test(
     p, exact = sign_flip_p(moved, alternative)
     seeds_vary = any(not c.constant for c in counts if c.pairs > 1)
     low, high, level = hulled_interval(counts, alternative, alpha, seeds_vary)
-    effective = _effective_pairs(counts, pairs)
+    effective = _effective_pairs(counts, pairs, seeds_vary)
     return ClusteredTest(
         questions=len(counts),
         pairs=pairs,
@@ -236,7 +244,7 @@ def clustered_test(
         low=low,
         high=high,
         level=level,
-        effective_pairs=min(float(pairs), effective),
+        effective_pairs=effective,
         seeds_vary=seeds_vary,
         up=sum(a > 0 for a in moved),
         down=sum(a < 0 for a in moved),

@@ -161,3 +161,41 @@ def test_moves_that_agree_exactly_still_get_an_interval_of_some_width() -> None:
         [QuestionCounts(f"q{i}", 8, 0, 0, 8) for i in range(3)], "greater", 0.05
     )
     assert copies is not None and copies.low < 0.5 and copies.p_value == pytest.approx(1 / 8)
+
+
+def test_copies_that_all_moved_the_same_way_have_as_many_effective_pairs_as_questions() -> None:
+    # issue 43 item 6: 10 questions, 5 copied seeds each, every one broken. Each question is one
+    # answer repeated 5 times, so the sample is the 10 questions (the old code found the spread
+    # 0/0 and returned all 50 pairs)
+    counts = [QuestionCounts(f"q{i}", 5, 0, 0, 5) for i in range(10)]
+    test = clustered_test(counts, "greater", 0.05)
+    assert test is not None and not test.seeds_vary
+    assert test.effective_pairs == pytest.approx(10)
+    # and so are copies of which none moved (A/A on a fixed API seed)
+    still = [QuestionCounts(f"q{i}", 0, 0, 5 * (i % 2), 5) for i in range(10)]
+    aa = clustered_test(still, "two-sided", 0.05)
+    assert aa is not None and not aa.seeds_vary and aa.effective_pairs == pytest.approx(10)
+
+
+def test_effective_pairs_is_the_formula_its_docstring_states() -> None:
+    # N (D - A^2/N) / sum (a_q - d n_q)^2, d = A/N, kept within [Q, N]: computed here directly
+    # with numpy on random counts with seeds that vary, against the module's value
+    rng = np.random.default_rng(23)
+    for _ in range(30):
+        q = int(rng.integers(3, 40))
+        n = rng.integers(2, 9, size=q)
+        n10 = rng.binomial(n, 0.3)
+        n01 = rng.binomial(n - n10, 0.2)
+        counts = [
+            QuestionCounts(f"q{i}", int(a), int(b), 0, int(m))
+            for i, (a, b, m) in enumerate(zip(n10, n01, n, strict=True))
+        ]
+        test = clustered_test(counts, "two-sided", 0.05)
+        assert test is not None
+        if not test.seeds_vary:
+            continue
+        a = (n10 - n01).astype(float)
+        big_n, big_a, big_d = float(n.sum()), float(a.sum()), float((n10 + n01).sum())
+        spread = float(((a - big_a / big_n * n) ** 2).sum())
+        expected = big_n * (big_d - big_a**2 / big_n) / spread
+        assert test.effective_pairs == pytest.approx(min(big_n, max(q, expected)), rel=1e-12)

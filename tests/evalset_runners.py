@@ -53,3 +53,13 @@ def one_question_effect(ctx: RunContext) -> dict[str, object]:
     """
     wrong = ctx.seed >= 4 if ctx.arm.id == "worse" else ctx.seed == 3
     return {"output": "wrong" if wrong else "right", "manifest": dict(ctx.arm.facets)}
+
+
+def holm_edge(ctx: RunContext) -> str:
+    """Copies over 12 questions: the baseline (and ``same1``, ``same2``) is wrong on q9-q10,
+    ``worse`` on q0-q8: 9 questions up, 2 down, 1 unchanged.
+    """
+    i = _index(ctx)
+    if ctx.arm.id == "worse":
+        return "wrong" if i < 9 else "right"
+    return "wrong" if i in (9, 10) else "right"

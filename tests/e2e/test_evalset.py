@@ -186,3 +186,30 @@ def test_a_one_question_arm_keeps_its_rows_doubts_and_is_never_sure_when_inconcl
     assert arm.standing == "not-sure"
     assert arm.reasons == row.reasons
     assert [r.code for r in arm.reasons] == ["verdict-inconclusive", "tier-test-disagree"]
+
+
+def test_the_arm_interval_is_adjusted_over_the_challengers_as_its_test_is() -> None:
+    # issue 43 item 2: the test was Holm-adjusted over 3 challengers but its interval was not,
+    # so p 0.033 (adjusted 0.098, not significant) came with an interval above 0, "not-sure"
+    from tests.evalset_runners import holm_edge
+
+    result = compare_arms(
+        [{"id": a, "facets": {"v": a}} for a in ("baseline", "worse", "same1", "same2")],
+        holm_edge,
+        samples=4,
+        scenarios=[{"id": f"q{i}", "inputs": {}, "reference": "right"} for i in range(12)],
+        comparator="contains",
+        executor="local",
+    )
+    arms = {a.arm: a for a in result.summary.arms}
+    worse = arms["worse"]
+    # 9 questions up, 2 down (copies): the sign test P(Bin(11, 1/2) >= 9) = 67/2048, by hand and
+    # scipy.stats.binomtest(9, 11, alternative="greater"); Holm over 3: 3 * 67/2048 > 0.05
+    assert worse.p_value == pytest.approx(67 / 2048)
+    assert worse.p_adjusted == pytest.approx(3 * 67 / 2048)
+    assert worse.statistical_verdict == "not-significant"
+    # the interval is two-sided at 1 - 2 * 0.05 / 3 (one-sided 0.05 / 3 on the tested side)
+    assert worse.effect is not None and worse.effect.level == pytest.approx(1 - 0.1 / 3)
+    assert worse.effect.low < 0 < worse.effect.high
+    assert worse.interval_agrees is True
+    assert "interval-test-disagree" not in {r.code for r in worse.reasons}

@@ -199,3 +199,44 @@ def test_effective_pairs_is_the_formula_its_docstring_states() -> None:
         spread = float(((a - big_a / big_n * n) ** 2).sum())
         expected = big_n * (big_d - big_a**2 / big_n) / spread
         assert test.effective_pairs == pytest.approx(min(big_n, max(q, expected)), rel=1e-12)
+
+
+@pytest.mark.parametrize("alternative", ["greater", "less", "two-sided"])
+@pytest.mark.parametrize("alpha", [0.05, 0.05 / 3])
+def test_the_interval_leaves_out_0_exactly_when_the_exact_test_rejects(
+    alternative: str, alpha: float
+) -> None:
+    # issue 43 item 5: the score interval had no continuity correction and disagreed with the
+    # exact p at small Q. The reference decision is the p of all 2^Q sign vectors, enumerated
+    rng = np.random.default_rng(43)
+    checked = 0
+    for _ in range(300):
+        q = int(rng.integers(2, 13))
+        seeds = int(rng.integers(1, 6))
+        copies = bool(rng.random() < 0.5)
+        counts = []
+        for i in range(q):
+            shift = rng.choice([0.0, 0.3])
+            if copies:
+                draw = rng.random()
+                n10, n01 = (
+                    (seeds, 0) if draw < 0.2 + shift else ((0, seeds) if draw < 0.35 else (0, 0))
+                )
+            else:
+                n10 = int(rng.binomial(seeds, 0.15 + shift))
+                n01 = int(rng.binomial(seeds - n10, 0.15))
+            if alternative == "less":  # the effect in the direction tested
+                n10, n01 = n01, n10
+            counts.append(QuestionCounts(f"q{i}", n10, n01, 0, seeds))
+        test = clustered_test(counts, alternative, alpha)  # type: ignore[arg-type]
+        assert test is not None
+        rejects = _brute([c.moved for c in counts], alternative) <= alpha * (1 + 1e-9)
+        if alternative == "greater":
+            excludes = test.low > 0
+        elif alternative == "less":
+            excludes = test.high < 0
+        else:
+            excludes = test.low > 0 or test.high < 0
+        assert excludes == rejects, counts
+        checked += rejects
+    assert checked >= 10  # the check saw rejections, not only non-rejections

@@ -213,3 +213,14 @@ def test_the_arm_interval_is_adjusted_over_the_challengers_as_its_test_is() -> N
     assert worse.effect.low < 0 < worse.effect.high
     assert worse.interval_agrees is True
     assert "interval-test-disagree" not in {r.code for r in worse.reasons}
+
+
+def test_the_per_question_table_says_its_rows_are_not_a_test(tmp_path: Path) -> None:
+    # issue 43 item 7: A/A question rows read "confirmed" in a few percent of rows (one in five
+    # on copies, docs/statistics.md): the detail table says so above the rows
+    config = _sweep(tmp_path, "small_effect", 6, 3, ["worse"])
+    code, stdout, stderr = invoke("run", str(config), "--out", str(tmp_path / "o"), "--detail")
+    assert code == 0, stdout + stderr
+    lines = stdout.splitlines()
+    note = next(i for i, line in enumerate(lines) if "row's tier is not a test" in line)
+    assert note < next(i for i, line in enumerate(lines) if line.startswith("scenario"))

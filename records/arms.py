@@ -89,9 +89,16 @@ class ArmVerdictRecord(_Record):
     adjustment: AdjustmentRecord | None
     min_attainable_p: float | None
     effect: ArmEffectRecord | None
+    """The effect and its interval. The interval's ``level`` is adjusted over the challengers as
+    the test is: built at ``alpha / c`` with ``c = p_adjusted / p_value`` (Holm's step-down
+    factor for this challenger, at most the number of challengers; the largest factor when the
+    adjusted p is 1), two-sided at ``1 - 2 alpha / c`` for a one-sided test. Over several
+    questions it takes its critical value from the exact test, so it leaves out 0 exactly when
+    ``p_adjusted <= alpha``."""
     interval_agrees: bool | None
-    """The interval excludes 0 exactly when the test is significant (False: the interval is the
-    test's normal approximation and the exact p decides; the notes say so)."""
+    """The interval excludes 0 (on the tested side) exactly when the adjusted test is
+    significant. False only where two methods meet: one question's Newcombe interval beside its
+    exact McNemar test, or a p at alpha to rounding; the exact p decides and the notes say so."""
     stratified: StratifiedRecord | None = None
     """The secondary seed-level test (null with one question, or in sequential sweeps)."""
     notable: list[QuestionMoveRecord] = Field(default_factory=list)

@@ -52,3 +52,22 @@ def aa_copies(ctx: RunContext) -> str:
     """
     i, base = _index(ctx), ctx.arm.id == "base"
     return "wrong" if (i < 8 if base else 8 <= i < 16) else "right"
+
+
+def one_question_effect(ctx: RunContext) -> dict[str, object]:
+    """One question, independent seeds, manifests reported: the baseline is wrong on seed 3
+    only (so the row's zero-tolerance baseline gate makes it ``inconclusive``), ``worse`` on
+    seeds 4 and up.
+    """
+    wrong = ctx.seed >= 4 if ctx.arm.id == "worse" else ctx.seed == 3
+    return {"output": "wrong" if wrong else "right", "manifest": dict(ctx.arm.facets)}
+
+
+def holm_edge(ctx: RunContext) -> str:
+    """Copies over 12 questions: the baseline (and ``same1``, ``same2``) is wrong on q9-q10,
+    ``worse`` on q0-q8: 9 questions up, 2 down, 1 unchanged.
+    """
+    i = _index(ctx)
+    if ctx.arm.id == "worse":
+        return "wrong" if i < 9 else "right"
+    return "wrong" if i in (9, 10) else "right"

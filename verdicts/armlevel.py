@@ -12,6 +12,7 @@ Pure: verdict rows in, records out.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from counterfact.records.parts import AdjustmentRecord, DoubtRecord
 from counterfact.records.summary import PooledRecord, StatisticsRecord
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import (
+    Adjustment,
     Alternative,
     DoubtCode,
     Standing,
@@ -33,9 +35,15 @@ from counterfact.records.vocabulary import (
     Verdict,
 )
 from counterfact.verdicts.family import verdict_of
-from counterfact.verdicts.stats.clustered import ClusteredTest, QuestionCounts, clustered_test
+from counterfact.verdicts.stats.clustered import (
+    ClusteredTest,
+    QuestionCounts,
+    clustered_test,
+    hulled_interval,
+)
 from counterfact.verdicts.stats.multiplicity import adjust, best_factor
-from counterfact.verdicts.wording.arms import ArmFacts, arm_line, notes_for
+from counterfact.verdicts.stats.significance import effect_of_counts
+from counterfact.verdicts.wording.arms import ArmFacts, arm_line, disagreement, notes_for
 
 NOTABLE = 5
 """Questions listed per direction in ``notable``."""
@@ -160,6 +168,16 @@ def _test_doubts(
     return out
 
 
+def _never_sure(reasons: list[DoubtRecord]) -> list[DoubtRecord]:
+    """An inconclusive verdict is never sure (rule 25): its first reason says so."""
+    if any(r.code == "verdict-inconclusive" for r in reasons):
+        return reasons
+    first = DoubtRecord(
+        code="verdict-inconclusive", count=1, detail="the verdict is inconclusive: not yet"
+    )
+    return [first, *reasons]
+
+
 @dataclass(frozen=True)
 class _Judged:
     """One challenger's test over its questions, adjusted over the challengers."""
@@ -207,13 +225,18 @@ def _one(
 ) -> ArmVerdictRecord:
     t = j.test
     agrees = _agrees(j)
-    reasons = _test_doubts(t, j.verdict, j.withheld) + _row_doubts(rows)
+    if t is not None and t.seeds_are_sample:
+        reasons = list(rows[0].reasons)  # the row's test is the arm's: so are its doubts
+    else:
+        reasons = _test_doubts(t, j.verdict, j.withheld) + _row_doubts(rows)
+    if t is not None and j.tier == "inconclusive":
+        reasons = _never_sure(reasons)
     if agrees is False:
         reasons.append(
             DoubtRecord(
                 code="interval-test-disagree",
                 count=1,
-                detail="the interval (a normal approximation) and the exact test disagree",
+                detail=disagreement(t),
             )
         )
     standing: Standing = "not-assessed" if t is None else ("not-sure" if reasons else "sure")
@@ -258,6 +281,39 @@ def _one(
         reasons=reasons,
         summary=arm_line(facts),
     )
+
+
+def adjusted_alpha(
+    alpha: float, p: float, p_adjusted: float, method: Adjustment, size: int
+) -> float:
+    """The level the interval is built at so that it agrees with the adjusted test: ``alpha /
+    c`` with ``c = p_adjusted / p``, the factor the adjustment applied to this challenger's p
+    (Holm's step-down factor; at most the family size, ``size`` times the harmonic sum for BY),
+    and the largest factor when the adjusted p is capped at 1. Then ``p <= alpha / c`` exactly
+    when ``p_adjusted <= alpha``.
+    """
+    cap = 1.0 if method == "none" else size * (best_factor(method, size) if method == "by" else 1)
+    if p <= 0 or p_adjusted >= 1:
+        return alpha / max(1.0, cap)
+    return alpha / min(max(1.0, cap), max(1.0, p_adjusted / p))
+
+
+def _interval_at(
+    test: ClusteredTest,
+    counts: Sequence[QuestionCounts],
+    alternative: Alternative,
+    alpha: float,
+) -> ClusteredTest:
+    """The test with its interval rebuilt at ``alpha`` (the multiplicity-adjusted level)."""
+    if test.seeds_are_sample:
+        (c,) = counts
+        level = 1 - alpha if alternative == "two-sided" else 1 - 2 * alpha
+        e = effect_of_counts(c.n10, c.n01, c.n11, c.pairs, level)
+        if e is None:
+            return test
+        return dataclasses.replace(test, low=e.low, high=e.high, level=level)
+    low, high, level = hulled_interval(counts, alternative, alpha, test.seeds_vary)
+    return dataclasses.replace(test, low=low, high=high, level=level)
 
 
 def _single_test(row: VerdictRecord) -> ClusteredTest | None:
@@ -326,8 +382,9 @@ def arm_verdicts(
 ) -> list[ArmVerdictRecord]:
     """One record per challenger, in the order the challengers first appear in ``rows``.
 
-    With one tested question the row's own verdict and test are the arm's (its seeds are the
-    sample, and the row was adjusted over the same challengers).
+    With one tested question the row's own verdict, test and doubts are the arm's (its seeds
+    are the sample, and the row was adjusted over the same challengers); an inconclusive arm is
+    never sure (rule 25).
     """
     rows_of: dict[str, list[VerdictRecord]] = defaultdict(list)
     for row in rows:
@@ -352,6 +409,11 @@ def arm_verdicts(
     for arm, mine in rows_of.items():
         test = tests[arm]
         tested = tested_of[arm]
+        if test is not None:
+            level = adjusted_alpha(
+                settings.alpha, test.p_value, p_adj[arm], settings.adjust, len(present)
+            )
+            test = _interval_at(test, counts_of[arm], settings.alternative, level)
         verdict: StatisticalVerdict | None = None
         tier: Verdict = "inconclusive"
         if test is not None and test.seeds_are_sample:

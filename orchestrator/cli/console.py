@@ -2,8 +2,9 @@
 
 A sweep over several questions leads with one line per challenger (its arm-level verdict), the
 notes a reader must know, a handful of the questions that moved most, then where the records
-are and what the runs cost. The per-question table and claims come with ``--detail`` (and are
-always in ``report.html`` and ``verdicts.jsonl``). A one-question sweep prints its table: that
+are and what the runs cost. The per-question table and claims come with ``--detail``, under a
+note that a row's tier is not a test (and are always in ``report.html`` and
+``verdicts.jsonl``). A one-question sweep prints its table: that
 is one line per challenger already.
 """
 
@@ -23,6 +24,12 @@ if TYPE_CHECKING:
 
 NOTABLE_SHOWN = 5
 """Questions listed under the arm lines (the most moved, over every challenger)."""
+ROWS_NOTE = (
+    "note: a per-question row's tier is not a test: on an A/A arm a few percent of rows read "
+    "confirmed, about one in five when every epoch is a copy (docs/statistics.md, per-question "
+    "rows of an eval set); the arm-level verdicts above are the test"
+)
+"""Printed above the per-question table of a sweep over several questions."""
 
 
 def show(result: SweepResult, run_dir: Path, *, detail: bool) -> None:
@@ -32,6 +39,7 @@ def show(result: SweepResult, run_dir: Path, *, detail: bool) -> None:
         _arm_block(summary)
         if detail:
             click.echo("")
+            click.echo(ROWS_NOTE)
             _detail(result)
         else:
             click.echo(

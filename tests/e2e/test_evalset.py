@@ -159,3 +159,68 @@ def test_spend_per_arm_follows_the_sweeps_arm_order_not_arrival() -> None:
     for arm in ("large", "stale", "baseline", "large"):  # finished in another order
         tally.observe(run_record(0, arm, cost={"tokens": 10.0}))
     assert list(tally.record().by_arm) == ["baseline", "stale", "large"]
+
+
+def test_a_one_question_arm_keeps_its_rows_doubts_and_is_never_sure_when_inconclusive() -> None:
+    # issue 43 item 3: the arm took the row's inconclusive tier but dropped the row's doubts
+    # (verdict-inconclusive among them), so it read "inconclusive" and "sure" at once
+    from tests.evalset_runners import one_question_effect
+
+    result = compare_arms(
+        [{"id": "baseline", "facets": {"v": "b"}}, {"id": "worse", "facets": {"v": "w"}}],
+        one_question_effect,
+        samples=20,
+        reference="right",
+        comparator="contains",
+        executor="local",
+    )
+    row = result.row("worse")
+    (arm,) = result.summary.arms
+    assert row.verdict == "inconclusive" and row.standing == "not-sure"
+    # 16 arm-only flips (seeds 4-19) against 1 baseline-only flip (seed 3) over 20 pairs: the
+    # exact McNemar p is P(Bin(17, 1/2) >= 16) = 18/131072, by hand and by
+    # scipy.stats.binomtest(16, 17, alternative="greater").pvalue
+    assert arm.p_value == pytest.approx(18 / 131072)
+    assert arm.statistical_verdict == "significant"
+    assert arm.verdict == "inconclusive"
+    assert arm.standing == "not-sure"
+    assert arm.reasons == row.reasons
+    assert [r.code for r in arm.reasons] == ["verdict-inconclusive", "tier-test-disagree"]
+
+
+def test_the_arm_interval_is_adjusted_over_the_challengers_as_its_test_is() -> None:
+    # issue 43 item 2: the test was Holm-adjusted over 3 challengers but its interval was not,
+    # so p 0.033 (adjusted 0.098, not significant) came with an interval above 0, "not-sure"
+    from tests.evalset_runners import holm_edge
+
+    result = compare_arms(
+        [{"id": a, "facets": {"v": a}} for a in ("baseline", "worse", "same1", "same2")],
+        holm_edge,
+        samples=4,
+        scenarios=[{"id": f"q{i}", "inputs": {}, "reference": "right"} for i in range(12)],
+        comparator="contains",
+        executor="local",
+    )
+    arms = {a.arm: a for a in result.summary.arms}
+    worse = arms["worse"]
+    # 9 questions up, 2 down (copies): the sign test P(Bin(11, 1/2) >= 9) = 67/2048, by hand and
+    # scipy.stats.binomtest(9, 11, alternative="greater"); Holm over 3: 3 * 67/2048 > 0.05
+    assert worse.p_value == pytest.approx(67 / 2048)
+    assert worse.p_adjusted == pytest.approx(3 * 67 / 2048)
+    assert worse.statistical_verdict == "not-significant"
+    # the interval is two-sided at 1 - 2 * 0.05 / 3 (one-sided 0.05 / 3 on the tested side)
+    assert worse.effect is not None and worse.effect.level == pytest.approx(1 - 0.1 / 3)
+    assert worse.effect.low < 0 < worse.effect.high
+    assert worse.interval_agrees is True
+    assert "interval-test-disagree" not in {r.code for r in worse.reasons}
+
+
+def test_the_per_question_table_says_its_rows_are_not_a_test(tmp_path: Path) -> None:
+    # issue 43 item 7: A/A question rows read "confirmed" in a few percent of rows (one in five
+    # on copies, docs/statistics.md): the detail table says so above the rows
+    config = _sweep(tmp_path, "small_effect", 6, 3, ["worse"])
+    code, stdout, stderr = invoke("run", str(config), "--out", str(tmp_path / "o"), "--detail")
+    assert code == 0, stdout + stderr
+    lines = stdout.splitlines()
+    note = next(i for i, line in enumerate(lines) if "row's tier is not a test" in line)
+    assert note < next(i for i, line in enumerate(lines) if line.startswith("scenario"))

@@ -17,15 +17,21 @@ over questions; with one seed per question it is McNemar's exact test.
 
 **Interval.** The sign-flip score interval: the effects ``d`` whose residuals
 ``e_q = a_q - d n_q`` give ``|sum e_q| <= z sqrt(sum e_q^2)`` (``sum e_q^2`` is the sign-flip
-variance of ``sum e_q``), a quadratic in ``d``. It is the normal approximation of the same test
-inverted, so it excludes 0 exactly when the approximate test rejects; where the exact p and the
-interval disagree (few questions, a p near alpha) the record says so and the exact p decides.
-For a one-sided test at ``alpha`` the interval is two-sided at ``1 - 2 alpha`` (its bound on the
-tested side is the one-sided ``1 - alpha`` bound).
+variance of ``sum e_q``), a quadratic in ``d``. Its critical value ``z`` is the exact test's, not
+the normal quantile: at ``d = 0`` the inequality reads ``|T| <= z sqrt(sum a_q^2)``, and ``z`` is
+set half-way between the largest attainable ``|T|`` the exact test keeps and the smallest it
+rejects (:func:`critical_z`; a continuity correction matched to the exact null). So the interval
+excludes 0 exactly when the exact test at the same level rejects, by construction; away from 0
+it is the normal approximation of the test inverted. For a one-sided test at ``alpha`` the
+interval is two-sided at ``1 - 2 alpha`` (its bound on the tested side is the one-sided
+``1 - alpha`` bound). The arm-level verdict builds it at the level adjusted over the challengers
+(:func:`counterfact.verdicts.armlevel.adjusted_alpha`).
 
-**Effective sample.** ``N * D / sum a_q^2`` pairs (``D`` discordant pairs): the pairs that
-independent seeds would need for the variance the questions show. It is ``N`` when seeds are
-independent (in expectation) and the number of questions when every epoch is a copy.
+**Effective sample.** ``N * (D - A^2 / N) / sum (a_q - d n_q)^2`` pairs with ``d = A / N``
+(``D`` discordant pairs), kept within ``[Q, N]``: the pairs that independent seeds would need
+for the spread the questions' moves show around the effect. It is about ``N`` when seeds are
+independent and ``Q``, the number of questions, when every epoch is a copy (exactly, for equal
+seeds per question; and ``Q`` outright when no question's outcome varied across its seeds).
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ from scipy.signal import fftconvolve
 from scipy.stats import binom, norm
 
 from counterfact.records.vocabulary import Alternative
-from counterfact.verdicts.stats.significance import effect_of_counts
+from counterfact.verdicts.stats.significance import TOLERANCE, effect_of_counts
 from counterfact.verdicts.stats.tails import directed_p
 
 DIRECT_LIMIT = 4_000_000
@@ -137,22 +143,58 @@ def sign_flip_p(moved: Sequence[int], alternative: Alternative) -> tuple[float, 
     return (tail if alternative != "two-sided" else 2 * tail), False
 
 
-def _roots(qa: float, qb: float, qc: float) -> tuple[float, float]:
-    """The roots of ``qa d^2 + qb d + qc = 0`` (``qa > 0``), clipped to [-1, 1]; the whole
-    range when ``qa <= 0`` (too few questions for a bounded interval at this level).
+def critical_z(moved: Sequence[int], alternative: Alternative, alpha: float) -> float | None:
+    """The exact test's critical value at 0 as a score-test ``z``: ``cut / sqrt(sum a_q^2)``,
+    with ``cut`` half-way between the largest attainable ``|T|`` the test at ``alpha`` keeps and
+    the smallest it rejects (one tail at ``alpha``, two-sided at ``alpha / 2``; the null is
+    symmetric). None when no question moved (no null spread to scale by).
     """
-    if qa <= 0:
+    nonzero = [abs(a) for a in moved if a != 0]
+    if not nonzero:
+        return None
+    pmf, span, _ = _null_pmf(nonzero)
+    tail = alpha if alternative != "two-sided" else alpha / 2
+    upper = np.cumsum(pmf[::-1])[::-1]  # upper[i] = P(T >= i - span)
+    rejects = np.flatnonzero((upper <= tail * (1 + TOLERANCE)) & (pmf > 0))
+    if rejects.size == 0:
+        cut = span + 1.0  # no outcome rejects: no |T| is beyond the cut
+    else:
+        crit = int(rejects[0])
+        kept = np.flatnonzero(pmf[:crit] > 0)
+        cut = (crit + (int(kept[-1]) if kept.size else crit - 1)) / 2 - span
+    return cut / math.sqrt(sum(a * a for a in nonzero))
+
+
+def _roots(qa: float, qb: float, qc: float, estimate: float) -> tuple[float, float]:
+    """Where ``qa d^2 + qb d + qc <= 0`` around ``estimate`` (which satisfies it), clipped to
+    [-1, 1]: between the roots when ``qa > 0``; the ray beyond the root on the estimate's side
+    when ``qa < 0`` (too few questions for a bounded interval), or the whole range when 0
+    (``qc <= 0``) is on the other ray or there are no roots.
+    """
+    disc = qb * qb - 4 * qa * qc
+    if qa == 0 or (qa < 0 and disc <= 0):
         return -1.0, 1.0
-    root = math.sqrt(max(0.0, qb * qb - 4 * qa * qc))
-    return max(-1.0, (-qb - root) / (2 * qa)), min(1.0, (-qb + root) / (2 * qa))
+    root = math.sqrt(max(0.0, disc))
+    one, two = sorted(((-qb - root) / (2 * qa), (-qb + root) / (2 * qa)))
+    if qa > 0:
+        return max(-1.0, one), min(1.0, two)
+    low, high = (max(-1.0, two), 1.0) if estimate >= two else (-1.0, min(1.0, one))
+    if qc <= 0 and not low <= 0 <= high:
+        return -1.0, 1.0  # 0 is accepted on the other ray: the hull of both
+    return low, high
 
 
 def score_interval(
-    counts: Sequence[QuestionCounts], alternative: Alternative, alpha: float
+    counts: Sequence[QuestionCounts],
+    alternative: Alternative,
+    alpha: float,
+    z: float | None = None,
 ) -> tuple[float, float, float]:
-    """The sign-flip score interval of the pair-weighted difference: ``(low, high, level)``."""
+    """The sign-flip score interval of the pair-weighted difference: ``(low, high, level)``,
+    at the normal quantile of ``level`` unless a critical ``z`` is given.
+    """
     level = 1 - alpha if alternative == "two-sided" else 1 - 2 * alpha
-    z2 = float(norm.ppf(0.5 + level / 2)) ** 2
+    z2 = (float(norm.ppf(0.5 + level / 2)) if z is None else z) ** 2
     a = np.array([c.moved for c in counts], dtype=float)
     n = np.array([c.pairs for c in counts], dtype=float)
     big_a, big_n = float(a.sum()), float(n.sum())
@@ -160,21 +202,32 @@ def score_interval(
         big_n**2 - z2 * float((n * n).sum()),
         -2 * (big_a * big_n - z2 * float((a * n).sum())),
         big_a**2 - z2 * float((a * a).sum()),
+        big_a / big_n,
     )
     return low, high, level
+
+
+def _widen(low: float, high: float, other: tuple[float, float]) -> tuple[float, float]:
+    """The hull of two intervals, except that no bound is carried across 0 (whether 0 is in
+    is the exact test's call, made by the score interval's critical value).
+    """
+    new_low, new_high = min(low, other[0]), max(high, other[1])
+    return (low if low > 0 >= new_low else new_low), (high if high < 0 <= new_high else new_high)
 
 
 def hulled_interval(
     counts: Sequence[QuestionCounts], alternative: Alternative, alpha: float, seeds_vary: bool
 ) -> tuple[float, float, float]:
-    """The score interval, widened where it would claim more than the counts can: to
-    Newcombe's interval on the summed pairs (when the questions' moves agree more closely than
-    independent pairs could, the sign-flip variance gives an interval of no width), and, when
-    no question's outcome varied across its seeds, to Newcombe's interval over the questions
-    (each one pair: then every question's difference is -1, 0 or 1, and the questions are the
-    sample).
+    """The score interval at the exact test's critical value (:func:`critical_z`), so that it
+    leaves out 0 exactly when the exact test at ``alpha`` rejects, widened where it would claim
+    more than the counts can: to Newcombe's interval on the summed pairs (when the questions'
+    moves agree more closely than independent pairs could, the sign-flip variance gives an
+    interval of no width), and, when no question's outcome varied across its seeds, to
+    Newcombe's interval over the questions (each one pair: then every question's difference is
+    -1, 0 or 1, and the questions are the sample). No widening carries a bound across 0.
     """
-    low, high, level = score_interval(counts, alternative, alpha)
+    z = critical_z([c.moved for c in counts], alternative, alpha)
+    low, high, level = score_interval(counts, alternative, alpha, z)
     sums = (sum(c.n10 for c in counts), sum(c.n01 for c in counts), sum(c.n11 for c in counts))
     hulls = [effect_of_counts(*sums, sum(c.pairs for c in counts), level)]
     if not seeds_vary:
@@ -184,25 +237,31 @@ def hulled_interval(
         hulls.append(effect_of_counts(up, down, both, len(counts), level))
     for e in hulls:
         if e is not None:
-            low, high = min(low, e.low), max(high, e.high)
+            low, high = _widen(low, high, (e.low, e.high))
     return low, high, level
 
 
-def _effective_pairs(counts: Sequence[QuestionCounts], pairs: int) -> float:
-    """``N * V_pairs / V_questions``: the pairs independent draws would need for the spread
-    the questions show. ``V_questions = sum (a_q - d n_q)^2`` is the spread of the questions'
-    moves around the effect ``d``; ``V_pairs = D - A^2 / N`` is what it would be if every pair
-    were an independent draw at the set's rates (``D`` discordant pairs). Independent seeds
-    keep about ``N``; copies leave the number of questions (seeds add a factor ``n`` to both
-    sides of a copied question's move, and only ``n`` pairs' worth of information).
+def _effective_pairs(counts: Sequence[QuestionCounts], pairs: int, seeds_vary: bool) -> float:
+    """``N * V_pairs / V_questions``, kept within ``[Q, N]``: the pairs independent draws would
+    need for the spread the questions show. ``V_questions = sum (a_q - d n_q)^2`` is the spread
+    of the questions' moves around the effect ``d = A / N``; ``V_pairs = D - A^2 / N`` is what
+    it would be if every pair were an independent draw at the set's rates (``D`` discordant
+    pairs). Independent seeds keep about ``N``; copies leave the number of questions ``Q``
+    (seeds add a factor ``n`` to both sides of a copied question's move, and only ``n`` pairs'
+    worth of information). When no question's outcome varied across its seeds the questions are
+    the sample and it is ``Q`` outright, also where the ratio is 0/0 (every question moved the
+    same way by all its pairs); a zero spread with seeds that vary gives ``N``.
     """
+    questions = float(min(len(counts), pairs))
+    if not seeds_vary:
+        return questions
     moved = sum(c.moved for c in counts)
     d = moved / pairs
     spread = sum((c.moved - d * c.pairs) ** 2 for c in counts)
     independent = sum(c.n10 + c.n01 for c in counts) - moved * moved / pairs
     if spread <= 0 or independent <= 0:
         return float(pairs)
-    return max(float(min(len(counts), pairs)), pairs * independent / spread)
+    return min(float(pairs), max(questions, pairs * independent / spread))
 
 
 def floor_over(questions: int, alternative: Alternative) -> float:
@@ -225,7 +284,7 @@ def clustered_test(
     p, exact = sign_flip_p(moved, alternative)
     seeds_vary = any(not c.constant for c in counts if c.pairs > 1)
     low, high, level = hulled_interval(counts, alternative, alpha, seeds_vary)
-    effective = _effective_pairs(counts, pairs)
+    effective = _effective_pairs(counts, pairs, seeds_vary)
     return ClusteredTest(
         questions=len(counts),
         pairs=pairs,
@@ -236,7 +295,7 @@ def clustered_test(
         low=low,
         high=high,
         level=level,
-        effective_pairs=min(float(pairs), effective),
+        effective_pairs=effective,
         seeds_vary=seeds_vary,
         up=sum(a > 0 for a in moved),
         down=sum(a < 0 for a in moved),

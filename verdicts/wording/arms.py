@@ -48,6 +48,21 @@ def arm_line(f: ArmFacts) -> str:
     )
 
 
+def disagreement(t: ClusteredTest | None) -> str:
+    """Why the interval and the adjusted test disagree, where they can: both are at the level
+    adjusted over the challengers, so the cause is the interval's own method.
+    """
+    if t is not None and t.seeds_are_sample:
+        return (
+            "Newcombe's interval over the question's seeds and its exact McNemar test disagree "
+            "(two methods, both at the level adjusted over the challengers): the exact p decides"
+        )
+    return (
+        "the interval and the exact test disagree (the interval takes the exact test's critical "
+        "value at the adjusted level, so only a p at alpha to rounding can): the exact p decides"
+    )
+
+
 def notes_for(f: ArmFacts) -> list[str]:
     """What a reader must know beside the line."""
     t = f.test
@@ -71,10 +86,7 @@ def notes_for(f: ArmFacts) -> list[str]:
             f"effective pairs {t.effective_pairs:.0f} of {t.pairs}"
         )
     if f.interval_agrees is False:
-        out.append(
-            "the interval (the test's normal approximation) and the exact p disagree at "
-            f"{t.questions} questions: the exact p decides"
-        )
+        out.append(disagreement(t))
     s = f.stratified
     if s is not None and s.disagrees:
         out.append(

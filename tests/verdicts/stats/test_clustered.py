@@ -161,3 +161,82 @@ def test_moves_that_agree_exactly_still_get_an_interval_of_some_width() -> None:
         [QuestionCounts(f"q{i}", 8, 0, 0, 8) for i in range(3)], "greater", 0.05
     )
     assert copies is not None and copies.low < 0.5 and copies.p_value == pytest.approx(1 / 8)
+
+
+def test_copies_that_all_moved_the_same_way_have_as_many_effective_pairs_as_questions() -> None:
+    # issue 43 item 6: 10 questions, 5 copied seeds each, every one broken. Each question is one
+    # answer repeated 5 times, so the sample is the 10 questions (the old code found the spread
+    # 0/0 and returned all 50 pairs)
+    counts = [QuestionCounts(f"q{i}", 5, 0, 0, 5) for i in range(10)]
+    test = clustered_test(counts, "greater", 0.05)
+    assert test is not None and not test.seeds_vary
+    assert test.effective_pairs == pytest.approx(10)
+    # and so are copies of which none moved (A/A on a fixed API seed)
+    still = [QuestionCounts(f"q{i}", 0, 0, 5 * (i % 2), 5) for i in range(10)]
+    aa = clustered_test(still, "two-sided", 0.05)
+    assert aa is not None and not aa.seeds_vary and aa.effective_pairs == pytest.approx(10)
+
+
+def test_effective_pairs_is_the_formula_its_docstring_states() -> None:
+    # N (D - A^2/N) / sum (a_q - d n_q)^2, d = A/N, kept within [Q, N]: computed here directly
+    # with numpy on random counts with seeds that vary, against the module's value
+    rng = np.random.default_rng(23)
+    for _ in range(30):
+        q = int(rng.integers(3, 40))
+        n = rng.integers(2, 9, size=q)
+        n10 = rng.binomial(n, 0.3)
+        n01 = rng.binomial(n - n10, 0.2)
+        counts = [
+            QuestionCounts(f"q{i}", int(a), int(b), 0, int(m))
+            for i, (a, b, m) in enumerate(zip(n10, n01, n, strict=True))
+        ]
+        test = clustered_test(counts, "two-sided", 0.05)
+        assert test is not None
+        if not test.seeds_vary:
+            continue
+        a = (n10 - n01).astype(float)
+        big_n, big_a, big_d = float(n.sum()), float(a.sum()), float((n10 + n01).sum())
+        spread = float(((a - big_a / big_n * n) ** 2).sum())
+        expected = big_n * (big_d - big_a**2 / big_n) / spread
+        assert test.effective_pairs == pytest.approx(min(big_n, max(q, expected)), rel=1e-12)
+
+
+@pytest.mark.parametrize("alternative", ["greater", "less", "two-sided"])
+@pytest.mark.parametrize("alpha", [0.05, 0.05 / 3])
+def test_the_interval_leaves_out_0_exactly_when_the_exact_test_rejects(
+    alternative: str, alpha: float
+) -> None:
+    # issue 43 item 5: the score interval had no continuity correction and disagreed with the
+    # exact p at small Q. The reference decision is the p of all 2^Q sign vectors, enumerated
+    rng = np.random.default_rng(43)
+    checked = 0
+    for _ in range(300):
+        q = int(rng.integers(2, 13))
+        seeds = int(rng.integers(1, 6))
+        copies = bool(rng.random() < 0.5)
+        counts = []
+        for i in range(q):
+            shift = rng.choice([0.0, 0.3])
+            if copies:
+                draw = rng.random()
+                n10, n01 = (
+                    (seeds, 0) if draw < 0.2 + shift else ((0, seeds) if draw < 0.35 else (0, 0))
+                )
+            else:
+                n10 = int(rng.binomial(seeds, 0.15 + shift))
+                n01 = int(rng.binomial(seeds - n10, 0.15))
+            if alternative == "less":  # the effect in the direction tested
+                n10, n01 = n01, n10
+            counts.append(QuestionCounts(f"q{i}", n10, n01, 0, seeds))
+        test = clustered_test(counts, alternative, alpha)  # type: ignore[arg-type]
+        assert test is not None
+        rejects = _brute([c.moved for c in counts], alternative) <= alpha * (1 + 1e-9)
+        if alternative == "greater":
+            excludes = test.low > 0
+        elif alternative == "less":
+            excludes = test.high < 0
+        else:
+            excludes = test.low > 0 or test.high < 0
+        assert excludes == rejects, counts
+        checked += rejects
+    assert checked >= 10  # the check saw rejections, not only non-rejections

@@ -299,9 +299,12 @@ REGEX_SLOW_S = 0.005
 """A search quicker than this is not charged to the budget: an answer pattern searches a
 normal output in microseconds, so a 10,000-question sweep never spends it."""
 
-REGEX_SPENT_MATCH_S = 0.005
+REGEX_SPENT_MATCH_S = 0.02
 """Each search's deadline once the budget is spent: ample for a pattern that does not
-backtrack, and 200 times less than :data:`REGEX_MATCH_S` for one that does."""
+backtrack (microseconds, even on a loaded machine), 50 times less than :data:`REGEX_MATCH_S`."""
+
+REGEX_TIMED_OUT_MATCH_S = 0.005
+"""Once the budget is spent, the deadline of a pattern that already timed out in this sweep."""
 
 
 @dataclass
@@ -310,9 +313,10 @@ class RegexBudget:
 
     A search that takes :data:`REGEX_SLOW_S` or more is charged what it took (``clock``, given
     by the caller, tells it). While :attr:`seconds` are not spent each search has
-    :data:`REGEX_MATCH_S`; after, :data:`REGEX_SPENT_MATCH_S`, so a file of backtracking patterns
-    costs seconds, not minutes, and patterns that do not backtrack are judged as before. Held per
-    process (a Ray worker judging outputs holds its own).
+    :data:`REGEX_MATCH_S`; after, :data:`REGEX_SPENT_MATCH_S` (:data:`REGEX_TIMED_OUT_MATCH_S` for
+    a pattern that already timed out), so a file of backtracking patterns costs seconds, not
+    minutes, and patterns that do not backtrack are judged as before. Held per process (a Ray
+    worker judging outputs holds its own).
     """
 
     seconds: float
@@ -321,10 +325,10 @@ class RegexBudget:
     timed_out: set[str] = field(default_factory=set)
     """Patterns that outlasted their deadline on some text in this sweep."""
 
-    def deadline(self) -> float:
-        """The next search's deadline in seconds."""
+    def deadline(self, pattern: str = "") -> float:
+        """The next search's deadline in seconds (``pattern``: the one about to search)."""
         if self.spent >= self.seconds:
-            return REGEX_SPENT_MATCH_S
+            return REGEX_TIMED_OUT_MATCH_S if pattern in self.timed_out else REGEX_SPENT_MATCH_S
         return max(REGEX_SPENT_MATCH_S, min(REGEX_MATCH_S, self.seconds - self.spent))
 
     def search(self, pattern: regex.Pattern[str], text: str, deadline: float) -> str | None:
@@ -404,7 +408,7 @@ class RegexComparator:
         budget = self.budget
         if budget is None:
             return self._search(text, what)
-        deadline = budget.deadline()
+        deadline = budget.deadline(self.pattern.pattern)
         try:
             return budget.search(self.pattern, text, deadline)
         except TimeoutError:

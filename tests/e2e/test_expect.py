@@ -472,7 +472,9 @@ def test_many_backtracking_patterns_are_judged_within_the_sweep_s_regex_budget(
     started = time.monotonic()
     result = run_sweep(load_sweep(path), run_dir=tmp_path / "out")
     elapsed = time.monotonic() - started
-    assert elapsed < 12, elapsed  # the 5 s budget, the runs and the judging; was > 200 s
+    # the 5 s budget, then 20 ms for each new pattern and 5 ms for one that timed out (about
+    # 10 s on a quiet machine; slack for a loaded one), the runs and the judging; was > 400 s
+    assert elapsed < 45, elapsed
     alt = [r for r in result.rows if r.arm == "alt"]
     assert len(alt) == HOSTILE_ROWS
     reasons = [d for r in alt for d in r.reasons if d.code == "comparison-timed-out"]

@@ -63,22 +63,28 @@ def test_the_budget_charges_slow_searches_only_and_then_tightens_every_deadline(
     from counterfact.probes.comparators import (
         REGEX_MATCH_S,
         REGEX_SPENT_MATCH_S,
+        REGEX_TIMED_OUT_MATCH_S,
         RegexBudget,
         RegexComparator,
         compile_pattern,
     )
 
-    budget = RegexBudget(0.5, time.monotonic)
-    fair = RegexComparator(compile_pattern(r"Answer:\s*(\w+)"), budget=budget)
+    ticks = iter(range(10**9))  # each reading 1 ms later: every search "takes" 1 ms, under 5 ms
+    quick = RegexBudget(0.5, lambda: next(ticks) / 1000)
+    fair = RegexComparator(compile_pattern(r"Answer:\s*(\w+)"), budget=quick)
     for i in range(10_000):
         assert fair.flipped("Answer: Paris", f"Answer: {'Paris' if i % 2 else 'Lyon'}", 1.0) is (
             i % 2 == 0
         )
-    assert budget.spent == 0.0 and budget.deadline() == min(REGEX_MATCH_S, 0.5)
+    assert quick.spent == 0.0  # charging every search would have spent 20 s of it
+    budget = RegexBudget(0.5, time.monotonic)
+    assert budget.deadline() == min(REGEX_MATCH_S, 0.5)
     hostile = RegexComparator(compile_pattern(r"^(a|a)+$"), budget=budget)
     with pytest.raises(ComparisonTimeout, match=r"cut short at 0\.5 s"):  # what was left
         hostile.flipped("aaa", "a" * 40 + "!", 1.0)
     assert budget.spent >= 0.5 and budget.deadline() == REGEX_SPENT_MATCH_S
+    assert budget.deadline(r"^(a|a)+$") == REGEX_TIMED_OUT_MATCH_S  # it timed out already
     with pytest.raises(ComparisonTimeout, match=r"cut short at 0\.005 s.*slow regex searching"):
         hostile.flipped("aaa", "a" * 40 + "!", 1.0)
+    fair = RegexComparator(compile_pattern(r"Answer:\s*(\w+)"), budget=budget)
     assert fair.flipped("Answer: Paris", "Answer: Paris", 1.0) is False  # still judged

@@ -146,7 +146,8 @@ def bisect_claim(
     if outcome.asked == "auto" and outcome.noise:
         bounds = _switched(outcome) + " " + bounds
     if outcome.underpowered is not None:
-        return _underpowered(outcome.underpowered) + " " + bounds
+        switched = outcome.asked == "auto" and bool(outcome.noise)
+        return _underpowered(outcome.underpowered, switched) + " " + bounds
     if outcome.reason in _NOT_APPLIED and manifests is not None:
         return _not_applied(outcome, baseline, manifests) + " " + bounds
     if outcome.reason == "unstable-baseline":
@@ -211,7 +212,7 @@ def _not_applied(outcome: BisectOutcome, baseline: str, app: Application) -> str
     )
 
 
-def _underpowered(short: Underpowered) -> str:
+def _underpowered(short: Underpowered, switched: bool = False) -> str:
     """A ``decide: test`` search that could not reach alpha at its samples: what could not."""
     why = []
     if not short.search_reaches:
@@ -229,8 +230,9 @@ def _underpowered(short: Underpowered) -> str:
         )
     return (
         f"Inconclusive: underpowered — at {short.samples} samples per probe "
-        f"{'; and '.join(why)}. {short.samples_needed} samples per probe can reach alpha. No "
-        "probe was run and no culprit is claimed (nor is any suspect cleared): raise samples to "
+        f"{'; and '.join(why)}. {short.samples_needed} samples per probe can reach alpha. "
+        + ("The test ran no probe of its own" if switched else "No probe was run")
+        + " and no culprit is claimed (nor is any suspect cleared): raise samples to "
         f"at least {short.samples_needed}."
     )
 

@@ -7,12 +7,14 @@ text and model name (``/ok/v1``), or in a 400 error's body (``/error/v1``). And 
 - ``/big/v1``: the same reply chunked, its length not declared;
 - ``/endless/v1``: a 200 whose chunked body never ends (64 KiB a chunk);
 - ``/usage/<case>/v1``: a reply whose ``usage`` is one of :data:`BAD_USAGE`;
-- ``/nomodel/v1``: a good reply that names no ``model``.
+- ``/nomodel/v1``: a good reply that names no ``model``;
+- ``/gzip/v1``: a good reply gzipped whatever ``Accept-Encoding`` asked (a bomb's carrier).
 """
 
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import threading
 import time
@@ -23,7 +25,7 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, StreamingResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from counterfact.orchestrator.view.server import bind, url_of
@@ -132,6 +134,13 @@ async def _no_model(request: Request) -> JSONResponse:
     return JSONResponse(_reply(model=None))
 
 
+async def _gzip(request: Request) -> Response:
+    del request
+    body = gzip.compress(json.dumps(_reply()).encode())
+    headers = {"content-encoding": "gzip"}
+    return Response(body, media_type="application/json", headers=headers)
+
+
 def _key(request: Request) -> str:
     return request.headers.get("authorization", "").removeprefix("Bearer ")
 
@@ -175,6 +184,7 @@ def echo_server() -> Iterator[str]:
             Route("/endless/v1/chat/completions", _endless, methods=["POST"]),
             Route("/usage/{case}/v1/chat/completions", _usage, methods=["POST"]),
             Route("/nomodel/v1/chat/completions", _no_model, methods=["POST"]),
+            Route("/gzip/v1/chat/completions", _gzip, methods=["POST"]),
         ]
     )
     sock = bind("127.0.0.1", 0)

@@ -133,6 +133,14 @@ def test_a_reply_past_the_cap_is_not_held(route: str) -> None:
     assert peak < 6 * (1 << 20) < HUGE_BYTES, f"peak {peak:,} bytes"
 
 
+def test_a_reply_compressed_though_asked_plain_is_refused_unread(tmp_path: Path) -> None:
+    # the cap counts the bytes received: a few kilobytes of gzip could inflate past any cap
+    with echo_server() as root, pytest.raises(RunsFailed):
+        _sweep(root, "gzip/v1", tmp_path / "o")
+    message = _failed_alike(tmp_path / "o", "ChatReplyError")
+    assert message.startswith("the API sent its reply compressed (gzip) though asked for it")
+
+
 @pytest.mark.parametrize(
     ("case", "said"),
     [

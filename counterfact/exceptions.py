@@ -13,6 +13,8 @@ Hierarchy::
     ├── RecordWriteError             a record could not be written (disk full, read-only);
     │                                what was written stays sound; exit code 1
     ├── RunnerReturnError            a runner returned something that is not a run result
+    ├── ChatReplyError               the chat runner got no usable reply: the API is out of
+    │                                credit, or the reply outlasted its deadline or its size cap
     ├── ImportedRunError             an imported log's sample failed (or has no score): replayed
     │                                as a failed run
     ├── RunCancelled                 a runner's call was cancelled from inside the run
@@ -118,6 +120,16 @@ class RunnerReturnError(CounterfactError):
     """A runner returned a value that is not a string, a mapping or a ``RunResult``.
 
     Raised inside the run and recorded as that run's error; it never ends a sweep.
+    """
+
+
+class ChatReplyError(CounterfactError):
+    """The chat runner (``runner: {kind: chat}``) got no usable reply: the API refused for want
+    of credit (an HTTP 429 ``insufficient_quota``, which no wait helps), the reply did not finish
+    within ``runner.timeout_s``, or it grew past ``runner.max_reply_bytes``.
+
+    Raised inside the run and recorded as that run's error, in the server's words where it gave
+    any; when every run fails alike the sweep stops early (:class:`RunsFailed`).
     """
 
 

@@ -4,6 +4,7 @@ tests, the roll-up, concurrency and budget), and the provenance every record kin
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import Field
@@ -280,6 +281,15 @@ class SweepSummary(_Provenance):
     """The executor the runs went to and why it was chosen; null in older files."""
     timings: TimingsRecord | None = None
     """Start-up, execution, judging and report seconds; null in older files."""
+    invocation_started_at: str | None = None
+    """When the invocation that wrote this record started. ``started_at`` is the sweep's first
+    start, kept across resumes, and ``finished_at`` this invocation's end. Null in older files
+    (their ``started_at`` is the last invocation's)."""
+    invocations: int = Field(default=1, ge=1)
+    """How many invocations ran the sweep: the first and each resume of it."""
+    active_s: float | None = Field(default=None, ge=0)
+    """Seconds the invocations took together (each one's start to end, summed: not the gaps
+    between a stop and its resume); null in older files."""
     runs_used: int
     """Runner calls made by this invocation, retries included (runs read back or taken from the
     cache excluded)."""
@@ -312,3 +322,25 @@ class SweepSummary(_Provenance):
     """Sequential sweeps: the settings, how the arms stopped, and the runs saved."""
     rollup: list[RollupRecord] = Field(default_factory=list)
     """Each challenger across scenarios (every sweep; most useful with several scenarios)."""
+
+
+def took_text(summary: SweepSummary) -> str | None:
+    """How long the sweep took, in words (``1,624.0 s over 3 invocations; the last 0.3 s``), or
+    None when an older record does not say.
+    """
+    if summary.active_s is None:
+        return None
+    if summary.invocations == 1:
+        return f"{summary.active_s:,.1f} s"
+    last = _seconds(summary.invocation_started_at, summary.finished_at)
+    tail = "" if last is None else f"; the last {last:,.1f} s"
+    return f"{summary.active_s:,.1f} s over {summary.invocations} invocations{tail}"
+
+
+def _seconds(start: str | None, end: str) -> float | None:
+    """Seconds from ``start`` to ``end`` (ISO 8601), or None when either cannot be read."""
+    try:
+        began = datetime.fromisoformat(start) if start is not None else None
+        return None if began is None else (datetime.fromisoformat(end) - began).total_seconds()
+    except (TypeError, ValueError):
+        return None

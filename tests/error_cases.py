@@ -7,18 +7,20 @@ table can never drift from what users see.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import struct
 import subprocess
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from counterfact.orchestrator.cli import main
+from tests.echo_server import echo_server
 
 AGENT = """\
 def run(ctx):
@@ -133,6 +135,67 @@ def _failed_call(folder: Path) -> None:
     body = {"model": "m", "messages": [{"role": "user", "content": "Q?"}]}
     record = {"request": body, "response": {"error": {"message": "overloaded"}}, "status": 503}
     (folder / "call.json").write_text(json.dumps(record))
+
+
+CHAT = """\
+name: demo
+runner: {kind: chat, model: m, prompt: "{q}"}
+executor: {kind: local, concurrency: 1}
+samples: 2
+scenarios: [{id: s, inputs: {q: "capital?"}}]
+arms:
+  - id: base
+  - id: alt
+    facets: {temperature: 1}
+"""
+"""A chat sweep; the hostile server's URL comes from ``OPENAI_BASE_URL`` (see :func:`_server`)."""
+
+_SERVERS: dict[Path, contextlib.ExitStack] = {}
+"""The hostile server each case's folder is using, stopped by :func:`_stop_server`."""
+
+
+@contextlib.contextmanager
+def _environ(values: dict[str, str]) -> Iterator[None]:
+    before = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _server(route: str) -> Callable[[Path], None]:
+    """A setup starting tests/echo_server.py with ``OPENAI_BASE_URL`` at its ``route``."""
+
+    def setup(folder: Path) -> None:
+        stack = contextlib.ExitStack()
+        root = stack.enter_context(echo_server())
+        env = {"OPENAI_BASE_URL": f"{root}{route}", "OPENAI_API_KEY": "none"}
+        stack.enter_context(_environ(env))
+        _SERVERS[folder] = stack
+
+    return setup
+
+
+def _stop_server(folder: Path) -> None:
+    _SERVERS.pop(folder).close()
+
+
+def _chat_case(what: str, route: str, planted: str, config: str = CHAT) -> Case:
+    return Case(
+        what,
+        config,
+        args=("run", "{cfg}", "--out", "{dir}/out", "--no-report"),
+        expect_code=1,
+        group="records",
+        setup=_server(route),
+        teardown=_stop_server,
+        planted=f"a chat runner whose server {planted}",
+    )
 
 
 def _finished_run(folder: Path) -> Path:
@@ -636,6 +699,27 @@ CASES: list[Case] = [
         group="cli",
         setup=_log_huge_json,
         planted="log.json of 512 MiB + 1 byte",
+    ),
+    _chat_case(
+        "the chat API is out of credit (HTTP 429 insufficient_quota)",
+        "quota/v1",
+        "answers every request with OpenAI's 429 insufficient_quota",
+    ),
+    _chat_case(
+        "the chat API's reply drips past runner.timeout_s",
+        "drip/v1",
+        "sends its reply a byte every 0.2 s (runner.timeout_s: 1)",
+        CHAT.replace('prompt: "{q}"', 'prompt: "{q}", timeout_s: 1'),
+    ),
+    _chat_case(
+        "the chat API's reply is larger than runner.max_reply_bytes",
+        "huge/v1",
+        "sends a 20 MiB reply (default cap 8 MiB)",
+    ),
+    _chat_case(
+        "the chat API's usage counts are not numbers",
+        "usage/string/v1",
+        "reports usage.prompt_tokens: 'abc'",
     ),
 ]
 

@@ -16,6 +16,11 @@ EXTRA_MISSING = (
 )
 
 
+DEFAULT_PORT = 8377
+"""``--port``'s default: not 8765, 8000, 8080 or 11434, which local model servers take (a
+viewer started beside one must not fail on the port, nor be mistaken for it)."""
+
+
 @click.command()
 @click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option(
@@ -27,7 +32,7 @@ EXTRA_MISSING = (
 )
 @click.option(
     "--port",
-    default=8765,
+    default=DEFAULT_PORT,
     show_default=True,
     type=click.IntRange(0, 65535),
     help="Port to listen on; 0 picks a free one.",

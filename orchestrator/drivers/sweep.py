@@ -13,6 +13,7 @@ from counterfact.orchestrator.config.resolve import ResolvedSweep
 from counterfact.orchestrator.drivers.provenance import fingerprint_of, provenance
 from counterfact.orchestrator.drivers.sequential import WavesOutcome, execute_waves
 from counterfact.orchestrator.drivers.session import Ending, Session, watched
+from counterfact.orchestrator.drivers.sweeptimes import SweepTimes, sweep_times
 from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.events import get_logger, warn_caller
 from counterfact.orchestrator.engine.executors.base import Executor
@@ -163,6 +164,7 @@ def run_sweep(
     most = _most_runs(sweep, len(plan))
     session.live.planned = most
     with session:
+        times = sweep_times(run_dir, started)  # before this invocation writes its own summary
         waves = session.execute(
             lambda: _run(sweep, plan, tallies, session.source, shown, log, clock)
         )
@@ -172,7 +174,7 @@ def run_sweep(
         if ending.kind in ("interrupted", "budget"):
             missing = sum(not store.has(c.scenario.id, c.arm.id, c.seed) for c in plan)
         unstarted = None if waves is not None else missing
-        facts = _Facts(session, started, ending, unstarted, spend, clock)
+        facts = _Facts(session, times, ending, unstarted, spend, clock)
         conclude = partial(
             session.conclude,
             ending,
@@ -283,7 +285,7 @@ class _Facts:
     """What the summary says about the session: its counts, how it ended, when it started."""
 
     session: Session
-    started: str
+    times: SweepTimes
     ending: Ending
     not_started: int | None
     """Planned runs without a record (None: a sequential plan has no fixed size)."""
@@ -308,10 +310,12 @@ def _summary(
 ) -> SweepSummary:
     """``summary.json``, built once: provenance, counts, the ending, and what was judged."""
     store, source = facts.session.store, facts.session.source
+    made = provenance(sweep, facts.times.started)
     return SweepSummary.model_validate(
         {
             "name": sweep.config.name,
-            **provenance(sweep, facts.started),
+            **made,
+            **facts.times.record(made["finished_at"]),
             "status": facts.ending.status,
             "failure": facts.ending.failure,
             "runs_used": source.runner_calls,

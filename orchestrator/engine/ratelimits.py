@@ -105,33 +105,36 @@ def refusal_of(exc: BaseException) -> Refusal | None:
     for _ in range(4):
         if seen is None:
             return None
-        found = _refusal(seen)
-        if found is not None:
-            return found
+        if isinstance(seen, RateLimited):
+            hint = seen.retry_after
+            return Refusal(None if hint is None else _clamp(float(hint)))
+        if _status(seen) == TOO_MANY_REQUESTS:  # the first 429 in the chain decides: an
+            # out-of-credit openai error is raised while handling httpx's plain 429 for it
+            if out_of_credit(seen):
+                return None
+            return Refusal(parse_retry_after(_headers(seen)))
         seen = seen.__cause__ or seen.__context__
     return None
 
 
-def _refusal(exc: BaseException) -> Refusal | None:
-    if isinstance(exc, RateLimited):
-        hint = exc.retry_after
-        return Refusal(None if hint is None else _clamp(float(hint)))
-    if _status(exc) != TOO_MANY_REQUESTS or _code(exc) in NOT_RATE_LIMITS:
-        return None
-    return Refusal(parse_retry_after(_headers(exc)))
+def out_of_credit(exc: BaseException) -> bool:
+    """A 429 whose OpenAI-style ``code`` or ``type`` says the account is out of credit
+    (``insufficient_quota``): no wait helps, so it is an ordinary error.
+    """
+    return bool(_codes(exc) & NOT_RATE_LIMITS)
 
 
-def _code(exc: BaseException) -> object:
-    """An OpenAI-style error code (``exc.code`` or ``exc.body['error']['code']``)."""
-    code = getattr(exc, "code", None)
-    if isinstance(code, str):
-        return code
+def _codes(exc: BaseException) -> set[object]:
+    """OpenAI-style error ``code`` and ``type`` (``exc.code``/``exc.type``, else
+    ``exc.body['error']``).
+    """
+    found = {getattr(exc, "code", None), getattr(exc, "type", None)}
     body = getattr(exc, "body", None)
     if isinstance(body, Mapping):
         inner = body.get("error", body)
         if isinstance(inner, Mapping):
-            return inner.get("code")
-    return None
+            found |= {inner.get("code"), inner.get("type")}
+    return {c for c in found if isinstance(c, str)}
 
 
 def full_jitter(

@@ -45,8 +45,14 @@ RUNNER_ONLY = (
     "request",
     "call",
     "parts",
+    "timeout_s",
+    "max_reply_bytes",
 )
 """Settings of the runner itself: an arm cannot vary them (a facet of that name is refused)."""
+DEFAULT_TIMEOUT_S = 120.0
+"""Seconds a chat request may take in all, when ``runner.timeout_s`` is not set."""
+DEFAULT_MAX_REPLY_BYTES = 8 << 20
+"""Bytes a reply's body may hold (8 MiB), when ``runner.max_reply_bytes`` is not set."""
 SENT_BY_COUNTERFACT = ("messages", "seed", "stream", "model")
 """Request fields ``runner.request`` may not set: counterfact builds them (``model`` has its own
 key)."""
@@ -126,6 +132,17 @@ class ChatRunnerConfig(_Model):
     """How the messages sent are cut into the parts an arm's ``ablations`` may remove:
     ``messages`` (``m0``, ``m1`` ...), ``paragraphs`` (``m1.p0`` ..., split on blank lines) or
     ``sentences`` (``m1.s0`` ...); each run's manifest lists the parts it sent under ``parts``."""
+    timeout_s: StrictFloat | StrictInt = Field(
+        default=DEFAULT_TIMEOUT_S, gt=0, le=86_400, allow_inf_nan=False
+    )
+    """Seconds each request may take from sending to the reply's last byte (120 by default):
+    a reply still arriving then is cut off and the run fails (``ChatReplyError``), however
+    steadily its bytes trickle in. The executor's ``timeout_s``, if set, bounds the whole run
+    as well."""
+    max_reply_bytes: StrictInt = Field(default=DEFAULT_MAX_REPLY_BYTES, ge=1024, le=1 << 30)
+    """The most bytes a reply's body may hold (8 MiB, 8388608, by default): a longer reply is
+    not read past the cap and the run fails (``ChatReplyError``) naming the size. It bounds
+    the answer stored in ``runs.jsonl`` as well. Replies are asked for uncompressed."""
     send_seed: StrictBool = True
     """Send each run's seed as the request's ``seed``; false for an API that refuses the field.
     Without a seed the reruns are not paired by seed: declare ``statistics.pairing: none``."""

@@ -120,11 +120,16 @@ class ChatPlan:
         """What the run reports: the model the API says it served (under ``model`` the name
         asked for when the API named a dated snapshot of it, and as served under
         ``served_model``), the request fields sent, and the template facets the arm declares.
+        A reply that names no model reports the model asked for, with ``served_model: null``
+        saying the server did not confirm it.
         """
         found: dict[str, Any] = {**self.fields, **self.declared}
         if served is not None:
             found["model"] = reported_model(self.model, served)
             found["served_model"] = served
+        elif self.model is not None:
+            found["model"] = self.model
+            found["served_model"] = None
         return found
 
 

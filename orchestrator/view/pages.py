@@ -12,6 +12,7 @@ from counterfact.orchestrator.view.rundir import RunView, Status
 from counterfact.records.arms import ArmVerdictRecord
 from counterfact.records.live import LiveState
 from counterfact.records.paths import SUMMARY_FILE, RunPaths
+from counterfact.records.summary import took_text
 
 LIST_ARMS = 20
 """Arms named in a row of the list (the sweep's page has them all)."""
@@ -167,6 +168,7 @@ def _facts(run: RunView, status: Status) -> str:
         items += [
             ("started", summary.started_at),
             ("finished", summary.finished_at),
+            *([("took", took)] if (took := took_text(summary)) else []),
             ("config", summary.config_source or "(Python API)"),
             ("counterfact", summary.counterfact_version),
             ("runs failed", f"{summary.runs_failed:,}"),

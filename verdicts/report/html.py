@@ -20,7 +20,7 @@ from html import escape
 
 from counterfact.records.arms import ArmVerdictRecord
 from counterfact.records.bisect import BisectProbeRecord, BisectRecord
-from counterfact.records.summary import SweepSummary
+from counterfact.records.summary import SweepSummary, took_text
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.report.arms import arms_section, spend_text
 from counterfact.verdicts.report.call import call_section
@@ -127,6 +127,7 @@ def _header(data: ReportData) -> str:
         ("Ray", record.ray_version),
         ("started", record.started_at),
         ("finished", record.finished_at),
+        ("took", None if data.summary is None else took_text(data.summary)),
         ("runs", _runs_text(record, data)),
         ("failure", getattr(record, "failure", None)),
         ("runner version", record.config.get("runner_version")),

@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from counterfact.orchestrator.cli.view import view
 from counterfact.orchestrator.view.server import is_loopback
 
 from ...helpers import invoke
@@ -189,3 +190,10 @@ def test_other_commands_do_not_import_the_server() -> None:
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_the_default_port_is_not_one_a_local_model_server_takes() -> None:
+    # issue 39 item 6: 8765 collided with a common local model server's port
+    (port,) = [p for p in view.params if p.name == "port"]
+    assert port.default == 8377
+    assert port.default not in (8000, 8080, 8765, 11434, 1234, 5000)

@@ -5,17 +5,23 @@ printed the search's, "wall time 0.0 s", for a resume that took 15 s).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
 import time
+from datetime import datetime
 from html.parser import HTMLParser
 from pathlib import Path
+
+import httpx
+import pytest
 
 from ...conftest import TESTS, write_config
 from ...gate_sweeps import write_gate_sweep
 from ...helpers import invoke
+from ...viewsweeps import Viewer
 
 
 class _Meta(HTMLParser):
@@ -128,3 +134,32 @@ def test_a_resumed_bisection_prints_the_command_s_wall_time(tmp_path: Path) -> N
         _header(out)["runs"]
         == f"{used.group(1)} recorded: 0 run by the last command, {used.group(1)} read back (resume)"
     )
+
+
+def test_a_resumed_sweep_keeps_its_first_start_and_adds_up_its_time(tmp_path: Path) -> None:
+    # issue 39 item 7: summary.json, the report and the viewer showed the last resume's start
+    # and finish, so a 27-minute sweep over three invocations read as 0.3 s
+    cfg, out = write_gate_sweep(tmp_path), tmp_path / "o"
+    assert invoke("run", str(cfg), "--out", str(out))[0] == 0
+    first = json.loads((out / "summary.json").read_text())
+    assert first["invocations"] == 1 and first["invocation_started_at"] == first["started_at"]
+    time.sleep(0.3)  # a gap between invocations: not the sweep's own time
+    code, _, err = invoke("run", str(cfg), "--out", str(out), "--set", "samples=6")
+    assert code == 0, err
+    last = json.loads((out / "summary.json").read_text())
+    assert last["started_at"] == first["started_at"]  # the sweep's first start, kept
+    assert last["invocation_started_at"] > first["finished_at"]  # this invocation's own
+    assert last["invocations"] == 2
+    mine = _span(last["invocation_started_at"], last["finished_at"])
+    assert last["active_s"] == pytest.approx(first["active_s"] + mine, abs=0.002)
+    assert last["active_s"] < _span(last["started_at"], last["finished_at"]) - 0.25
+    header = _header(out)
+    assert header["started"] == first["started_at"]
+    assert header["took"] == f"{last['active_s']:,.1f} s over 2 invocations; the last {mine:,.1f} s"
+    with Viewer(tmp_path) as viewer:
+        page = httpx.get(f"{viewer.url}/sweep", params={"run": "o"}).text
+    assert "over 2 invocations" in page and first["started_at"] in page
+
+
+def _span(start: str, end: str) -> float:
+    return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
@@ -16,6 +17,7 @@ from counterfact.orchestrator.engine.ratelimits import (
     parse_retry_after,
     refusal_of,
 )
+from tests.echo_server import echo_server
 from tests.standin import StandIn
 
 
@@ -83,6 +85,24 @@ def test_out_of_credit_429_is_an_ordinary_error() -> None:
     quota = openai.RateLimitError(
         "quota", response=response, body={"error": {"code": "insufficient_quota"}}
     )
+    assert refusal_of(quota) is None
+
+
+def test_out_of_credit_429_from_the_real_openai_client_is_an_ordinary_error() -> None:
+    # issue 39: the openai client raises its RateLimitError while handling httpx's plain 429;
+    # refusal_of walked on to that __context__, found a 429 without a code, and the run waited
+    # for ever. The first 429 in the chain decides.
+    async def call(root: str) -> BaseException:
+        client = openai.AsyncOpenAI(base_url=f"{root}quota/v1", api_key="none", max_retries=0)
+        try:
+            await client.chat.completions.create(model="m", messages=[])
+        except openai.RateLimitError as exc:
+            return exc
+        raise AssertionError("the server answered")
+
+    with echo_server() as root:
+        quota = asyncio.run(call(root))
+    assert quota.__context__ is not None  # httpx's own 429, which names no code
     assert refusal_of(quota) is None
 
 

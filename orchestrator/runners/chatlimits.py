@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from counterfact.exceptions import ChatReplyError, RunnerReturnError
+from counterfact.records.runs import MAX_RUN_COST
 
 T = TypeVar("T")
 
@@ -181,6 +182,13 @@ def token_counts(usage: object) -> tuple[int, int, int | None] | None:
             msg = (
                 f"the API's reply is malformed: usage.{name} is {_kind(value)}, not a whole "
                 "number of tokens (the run's cost cannot be counted)"
+            )
+            raise RunnerReturnError(msg)
+        if value is not None and value > MAX_RUN_COST:  # float() overflows, or poisons a total
+            msg = (
+                f"the API's reply is malformed: usage.{name} is a {len(str(value))}-digit number "
+                f"of tokens, more than {MAX_RUN_COST:.0e} for one reply (the run's cost cannot "
+                "be counted)"
             )
             raise RunnerReturnError(msg)
         counts.append(value)

@@ -17,6 +17,7 @@ from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.events import get_logger, warn_caller
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.heap import judging_heap
+from counterfact.orchestrator.engine.judge import ModelJudge, judges_of
 from counterfact.orchestrator.engine.plan import build_plan
 from counterfact.orchestrator.engine.progress import NoProgress, Progress, live_hook
 from counterfact.orchestrator.engine.source import RunSource
@@ -163,6 +164,8 @@ def run_sweep(
     most = _most_runs(sweep, len(plan))
     session.live.planned = most
     with session:
+        for judge in _judges(sweep):  # its judgments in judge.jsonl: a resume asks none again
+            judge.bind(session.store.run_dir, spend.charge_judge)
         waves = session.execute(
             lambda: _run(sweep, plan, tallies, session.source, shown, log, clock)
         )
@@ -206,6 +209,11 @@ def _run(
         return execute_waves(sweep, tallies, source, progress, log, clock)
     _execute(sweep, plan, source, progress, log, clock)
     return None
+
+
+def _judges(sweep: ResolvedSweep) -> list[ModelJudge]:
+    """The model judges the sweep's checks ask (``comparator: {kind: judge}``)."""
+    return judges_of([sweep.comparator, *(sc.check(sweep.comparator) for sc in sweep.scenarios)])
 
 
 def _most_runs(sweep: ResolvedSweep, planned: int) -> int:
@@ -378,6 +386,7 @@ def _judge(
         "pooled": stratified,
         "sequential": waves.summary(rows, tallies) if waves is not None else None,
         "rollup": rollup(rows),
+        "judges": [j.record() for j in _judges(sweep)] or None,
     }
     summary = _summary(sweep, facts, scenarios, judged)
     store = facts.session.store

@@ -67,7 +67,7 @@ def build_component(
     options = {
         name: getattr(config, name)
         for name in registry[config.kind].takes
-        if getattr(config, name) is not None
+        if getattr(config, name, None) is not None  # not a field: built here (a judge)
     }
     if target is not None:
         options["target"] = target

@@ -145,6 +145,7 @@ def run_sweep(
     budget = Budget(sweep.config.budget) if sweep.config.budget else None
     spend = SpendTally(tuple(a.id for a in sweep.arms))
     clock = SweepClock()
+    _bind_judges(sweep, run_dir, spend, fresh=fresh)
     seen = watched((s.id for s in sweep.scenarios), (a.id for a in sweep.arms), sweep.baseline)
     shown = progress or NoProgress()
     session = Session(
@@ -164,8 +165,6 @@ def run_sweep(
     most = _most_runs(sweep, len(plan))
     session.live.planned = most
     with session:
-        for judge in _judges(sweep):  # its judgments in judge.jsonl: a resume asks none again
-            judge.bind(session.store.run_dir, spend.charge_judge)
         waves = session.execute(
             lambda: _run(sweep, plan, tallies, session.source, shown, log, clock)
         )
@@ -214,6 +213,16 @@ def _run(
 def _judges(sweep: ResolvedSweep) -> list[ModelJudge]:
     """The model judges the sweep's checks ask (``comparator: {kind: judge}``)."""
     return judges_of([sweep.comparator, *(sc.check(sweep.comparator) for sc in sweep.scenarios)])
+
+
+def _bind_judges(
+    sweep: ResolvedSweep, run_dir: Path | None, spend: SpendTally, *, fresh: bool
+) -> None:
+    """Before the session reads runs back (they are judged then): each model judge keeps its
+    judgments in ``judge.jsonl`` (a resume asks none again) and charges the spend.
+    """
+    for judge in _judges(sweep):
+        judge.bind(run_dir, spend.charge_judge, read=not fresh)
 
 
 def _most_runs(sweep: ResolvedSweep, planned: int) -> int:

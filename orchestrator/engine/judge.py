@@ -176,16 +176,26 @@ class ModelJudge:
         self.read_back = 0
         """Judgments read back from ``judge.jsonl``."""
 
-    def bind(self, run_dir: Path | None, charge: Charge | None) -> None:
-        """Keep judgments in ``run_dir``'s :data:`JUDGE_FILE` (reading back those recorded) and
-        tell ``charge`` every call's cost, the recorded ones' too (they are the directory's
-        spend).
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (a resolved sweep may be shipped): the lock is made anew."""
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def bind(self, run_dir: Path | None, charge: Charge | None, *, read: bool = True) -> None:
+        """Keep judgments in ``run_dir``'s :data:`JUDGE_FILE` (reading back those recorded,
+        unless ``read`` is False: ``--fresh`` moves that file aside) and tell ``charge`` every
+        call's cost, the recorded ones' too (they are the directory's spend).
         """
         self._charge = charge
         self._held.clear()  # what this directory holds, not what another sweep asked
         self.calls = self.read_back = 0
         self._path = None if run_dir is None else run_dir / JUDGE_FILE
-        if self._path is None or not self._path.exists():
+        if self._path is None or not read or not self._path.exists():
             return
         for raw in self._path.read_text(encoding="utf-8").splitlines():
             found = _read_line(raw, self.identity)

@@ -145,7 +145,7 @@ def run_sweep(
     budget = Budget(sweep.config.budget) if sweep.config.budget else None
     spend = SpendTally(tuple(a.id for a in sweep.arms))
     clock = SweepClock()
-    _bind_judges(sweep, run_dir, spend, fresh=fresh)
+    _bind_judges(sweep, run_dir, spend, budget, fresh=fresh)
     seen = watched((s.id for s in sweep.scenarios), (a.id for a in sweep.arms), sweep.baseline)
     shown = progress or NoProgress()
     session = Session(
@@ -216,13 +216,25 @@ def _judges(sweep: ResolvedSweep) -> list[ModelJudge]:
 
 
 def _bind_judges(
-    sweep: ResolvedSweep, run_dir: Path | None, spend: SpendTally, *, fresh: bool
+    sweep: ResolvedSweep,
+    run_dir: Path | None,
+    spend: SpendTally,
+    budget: Budget | None,
+    *,
+    fresh: bool,
 ) -> None:
     """Before the session reads runs back (they are judged then): each model judge keeps its
-    judgments in ``judge.jsonl`` (a resume asks none again) and charges the spend.
+    judgments in ``judge.jsonl`` (a resume asks none again) and charges the spend and the
+    budget.
     """
+
+    def charge(cost: dict[str, float]) -> None:
+        spend.charge_judge(cost)
+        if budget is not None:
+            budget.charge(cost)
+
     for judge in _judges(sweep):
-        judge.bind(run_dir, spend.charge_judge, read=not fresh)
+        judge.bind(run_dir, charge, read=not fresh)
 
 
 def _most_runs(sweep: ResolvedSweep, planned: int) -> int:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from counterfact import RunContext, RunResult, compare_arms
+from counterfact import BudgetExhausted, RunContext, RunResult, compare_arms
 from counterfact.exceptions import ConfigError, ScoringError
 from counterfact.orchestrator.cli.console import spend_line
 from counterfact.orchestrator.engine.judge import JUDGE_FILE, parse_reply
@@ -214,3 +214,35 @@ def test_judge_config_errors_say_what_to_fix(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.delenv("JUDGE_KEY")
     with pytest.raises(ConfigError, match=r"comparator\.api_key_env: the judge.s API key variable"):
         _sweep(None, _judge("http://127.0.0.1:9/v1"))
+
+
+def distinct_prose(ctx: RunContext) -> RunResult:
+    """A different sentence on every seed (each one a judge call)."""
+    says = str(ctx.arm.facets["says"])
+    return RunResult(output=f"Canberra, said on try {ctx.seed}.", manifest={"says": says})
+
+
+def test_the_judges_spend_counts_against_the_budget(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    with (
+        StandIn(median_s=0.001, p95_s=0.002, answer=judge_reply) as api,
+        pytest.raises(BudgetExhausted),
+    ):
+        compare_arms(
+            [ARMS[0], {"id": "alt", "facets": {"says": "again"}}],
+            distinct_prose,
+            samples=140,
+            reference="Canberra.",
+            comparator=_judge(api.base_url),  # ~60 input tokens a call: 0.06 usd each
+            executor={"kind": "local", "concurrency": 4},
+            budget={"usd": 1.0},
+            out=out,
+            runner_version="distinct-1",
+        )
+    summary = json.loads((out / "summary.json").read_text())
+    runs = (out / "runs.jsonl").read_text().splitlines()
+    assert len(runs) < 280, len(
+        runs
+    )  # the judging of the first batch spent the budget: runs stopped
+    assert summary["budget"]["spent"]["usd"] == pytest.approx(summary["spend"]["judge"]["usd"])
+    assert summary["budget"]["spent"]["usd"] > 1.0

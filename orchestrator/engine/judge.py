@@ -54,7 +54,12 @@ CONCURRENCY = 8
 """Judge calls in flight at once."""
 
 RETRIES = 3
-"""Attempts of one call on a rate limit or a server error (5xx), a second apart, doubling."""
+"""Attempts of one call on a rate limit, a server error (5xx) or a timeout, a second apart,
+doubling."""
+
+CALL_TIMEOUT_S = 60.0
+"""How long one judge call may take before it is tried again (the client's default is 10
+minutes: a hung judge would hold the judging that long)."""
 
 RECHECK = 0.1
 """The default share of judgments asked twice."""
@@ -286,7 +291,7 @@ class ModelJudge:
     async def _ask(
         self, client: AsyncOpenAI, key: str, attempt: int, reference: str, output: str
     ) -> Judgment:
-        from openai import APIConnectionError, APIStatusError, RateLimitError
+        from openai import APIConnectionError, APIStatusError, APITimeoutError, RateLimitError
 
         s = self.settings
         prompt = s.prompt.format(reference=reference, output=output, rubric=s.rubric or "")
@@ -298,12 +303,15 @@ class ModelJudge:
                     messages=[{"role": "user", "content": prompt}],
                     temperature=0,
                     seed=s.seed + attempt,
+                    timeout=CALL_TIMEOUT_S,
                 )
                 break
             except (RateLimitError, APIStatusError, APIConnectionError) as exc:
                 redact_exception(exc, secrets)
                 status = getattr(exc, "status_code", None)
-                again = isinstance(exc, RateLimitError) or (status is not None and status >= 500)
+                again = isinstance(exc, RateLimitError | APITimeoutError) or (
+                    status is not None and status >= 500
+                )
                 if not again or tried == RETRIES - 1:
                     raise _unreachable(s, exc) from exc
                 await asyncio.sleep(2.0**tried)

@@ -246,3 +246,36 @@ def test_the_judges_spend_counts_against_the_budget(tmp_path: Path) -> None:
     )  # the judging of the first batch spent the budget: runs stopped
     assert summary["budget"]["spent"]["usd"] == pytest.approx(summary["spend"]["judge"]["usd"])
     assert summary["budget"]["spent"]["usd"] > 1.0
+
+
+AGENT = """
+def run(ctx):
+    return {"long": "The capital is Canberra, though Sydney is larger.",
+            "wrong": "It is not Canberra; the capital is Sydney."}[ctx.arm.facets["says"]]
+"""
+
+
+def test_run_prints_the_judges_noise_after_the_table_and_its_spend(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from counterfact.orchestrator.cli import main
+
+    (tmp_path / "agent.py").write_text(AGENT, encoding="utf-8")
+    with StandIn(median_s=0.001, p95_s=0.002, answer=judge_reply) as api:
+        (tmp_path / "sweep.yaml").write_text(
+            "name: prose\nrunner: agent.py:run\nexecutor: local\nsamples: 4\n"
+            "reference: Canberra.\narms:\n  - {id: base, facets: {says: long}}\n"
+            "  - {id: alt, facets: {says: wrong}}\n"
+            f"comparator: {{kind: judge, model: judge-model, base_url: '{api.base_url}', "
+            "api_key_env: JUDGE_KEY, recheck: 1}\n",
+            encoding="utf-8",
+        )
+        result = CliRunner().invoke(
+            main, ["run", str(tmp_path / "sweep.yaml"), "--out", str(tmp_path / "o")]
+        )
+    assert result.exit_code == 0, result.output
+    text = result.output
+    table_end = text.index("records:")
+    note = text.index("note: judge judge-model: disagreed with itself on 0 of 2")
+    assert note < table_end  # after the verdict table, before where the records are
+    assert "; judge tokens " in text and "over 4 calls" in text

@@ -279,3 +279,43 @@ def test_run_prints_the_judges_noise_after_the_table_and_its_spend(tmp_path: Pat
     note = text.index("note: judge judge-model: disagreed with itself on 0 of 2")
     assert note < table_end  # after the verdict table, before where the records are
     assert "; judge tokens " in text and "over 4 calls" in text
+
+
+def test_a_question_s_own_judge_grades_against_its_rubric(tmp_path: Path) -> None:
+    def rubric_reply(body: dict[str, Any]) -> str:
+        prompt = str(body["messages"][-1]["content"])
+        assert "Rubric:\nAnswers with the capital, Canberra." in prompt
+        output = _between(prompt, "Answer to grade:", "Does")
+        return "SAME" if "not" not in output.split() else "DIFFERENT"
+
+    with StandIn(median_s=0.001, p95_s=0.002, answer=rubric_reply) as api:
+        result = compare_arms(
+            ARMS,
+            prose,
+            samples=4,
+            scenarios=[
+                {
+                    "id": "capital",
+                    "reference": "Canberra.",
+                    "expect": _judge(api.base_url, rubric="Answers with the capital, Canberra."),
+                }
+            ],
+            comparator="exact",  # the sweep's default, which would flip every seed of both
+            executor="local",
+            runner_version="prose-1",
+        )
+    assert (result.row("base").flips, result.row("alt").flips) == (0, 4)
+    assert result.row("alt").check is not None and "judge(" in result.row("alt").check
+
+
+def test_a_judge_that_echoes_its_key_has_it_redacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "sk-judge-secret-0123456789"
+    monkeypatch.setenv("JUDGE_KEY", secret)
+    with StandIn(median_s=0.001, p95_s=0.002, answer=lambda body: f"key {secret}") as api:
+        result = _sweep(tmp_path / "o", _judge(api.base_url))
+    assert result.row("alt").flips == 0  # no verdict: unscored, not flipped
+    for path in (tmp_path / "o").iterdir():
+        assert secret not in path.read_text(encoding="utf-8"), path.name
+    assert "[redacted API key]" in (tmp_path / "o" / JUDGE_FILE).read_text()

@@ -22,8 +22,9 @@ Hierarchy::
     │   └── EventLoopBlocked         a runner blocked that loop past the run's timeout: the
     │                                loop's runs fail, the sweep goes on on a fresh loop
     ├── ScoringError                 a comparator or similarity measure failed or misbehaved
-    │   └── ComparisonTimeout        one output outlasted the comparator's deadline: that
-    │                                seed is unscored and in doubt, the sweep is still judged
+    │   └── ComparisonTimeout        one output outlasted the comparator's deadline (or a
+    │                                model judge's reply was no verdict): that seed is
+    │                                unscored and in doubt, the sweep is still judged
     ├── ExecutorError                the executor could not run the plan (Ray failed to start ...)
     ├── SweepInterrupted             Ctrl-C, SIGTERM or SIGHUP stopped the sweep; what finished is
     │                                recorded; exit code 128 + the signal (130, 143, 129)
@@ -167,9 +168,11 @@ class ScoringError(CounterfactError):
 
 class ComparisonTimeout(ScoringError):
     """A comparator could not judge one *output* within its time bound (a regex pattern that
-    backtracks catastrophically on it). That comparison failed: the seed is left unscored, as a
-    failed run is, and its row is in doubt (``comparison-timed-out``); the rest of the sweep is
-    judged. A timeout on the reference is a plain :class:`ScoringError` (nothing can be judged).
+    backtracks catastrophically on it), or a model judge (``comparator: {kind: judge}``) replied
+    with something that is not a verdict. That comparison failed: the seed is left unscored, as
+    a failed run is, and its row is in doubt (``comparison-timed-out``); the rest of the sweep is
+    judged. A timeout on the reference is a plain :class:`ScoringError` (nothing can be judged),
+    and so is a judge that cannot be reached at all.
     """
 
 

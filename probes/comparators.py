@@ -28,8 +28,13 @@ Builtins:
   over ``York``); flipped iff the output's answer differs from the reference's, or the output
   names none or several.
 - ``custom``: a user callable ``target(reference, output) -> bool``, True meaning *flipped*.
+- ``judge``: a model asked whether the output gives the same answer as the reference (or meets
+  a ``rubric``). The judge itself — the client, its cache, its spend — is built by the
+  orchestrator (``counterfact.orchestrator.engine.judge``) and handed in as a :class:`Judge`;
+  this module only asks it. A reply that is not a verdict is a failed comparison
+  (:class:`ComparisonTimeout`'s path: that seed is unscored and in doubt), never a flip.
 
-``numeric``, ``contains``, ``regex``, ``one-of`` and ``custom`` judge the *answer*
+``numeric``, ``contains``, ``regex``, ``one-of``, ``custom`` and ``judge`` judge the *answer*
 (``answer_level``); the others compare whole outputs, so claims then say the *output* changed.
 Each comparator also gives its ``options()`` (the settings that make it this check, JSON data),
 so a record can say which check judged a question (:func:`check_spec`).
@@ -480,6 +485,83 @@ class CustomComparator:
         return {"target": f"{module}:{name}" if module else name}
 
 
+class Judge(Protocol):
+    """A model that judges outputs against a reference (built by the orchestrator)."""
+
+    def prepare(self, reference: str, outputs: list[str]) -> None:
+        """Judge a batch now (concurrently, from its cache first), for :meth:`same` to read."""
+        ...
+
+    def same(self, reference: str, output: str) -> bool:
+        """True when ``output`` gives the reference's answer (or meets the rubric).
+
+        Raises:
+            ComparisonTimeout: the judge's reply was not a verdict (this output only).
+            ScoringError: the judge could not be asked at all (unreachable, refused).
+        """
+        ...
+
+    def describe(self) -> str:
+        """``judged by <model>`` (with its rubric, cut)."""
+        ...
+
+    def options(self) -> dict[str, Any]:
+        """The settings that make it this judge (model, endpoint, rubric, prompt), JSON data."""
+        ...
+
+
+@dataclass(frozen=True)
+class JudgeComparator:
+    """Flipped iff the judge says the output does not give the reference's answer."""
+
+    judge: Judge
+    kind: str = "judge"
+    answer_level: bool = True
+
+    def describe(self) -> str:
+        """The judge's words (``judged by gpt-4o-mini``)."""
+        return self.judge.describe()
+
+    def prepare(self, reference: str, outputs: list[str]) -> None:
+        """Have the judge judge a batch of outputs at once (its calls run concurrently)."""
+        self.judge.prepare(reference, outputs)
+
+    def flipped(self, reference: str, output: str, similarity: float) -> bool:
+        """True iff the judge says DIFFERENT (a reply that is no verdict raises)."""
+        return not self.judge.same(reference, output)
+
+    def options(self) -> dict[str, Any]:
+        """The judge's settings."""
+        return self.judge.options()
+
+
+def prepare_batch(comparator: Comparator, reference: str, outputs: list[str]) -> None:
+    """Let a comparator that judges in batches (``judge``) judge ``outputs`` before they are
+    asked about one at a time; a no-op for every other kind.
+    """
+    if isinstance(comparator, JudgeComparator):
+        comparator.prepare(reference, outputs)
+
+
+def _judge(options: Mapping[str, Any]) -> Comparator:
+    """From ``judge``: the judge the orchestrator built from the section's settings."""
+    judge = options.get("judge")
+    if judge is None:
+        msg = (
+            "judge comparator: no judge was built for it (build it with the sweep's config, "
+            "comparator: {kind: judge, model: ...})"
+        )
+        raise ScoringError(msg)
+    return JudgeComparator(judge=judge)
+
+
+JUDGE_OPTIONS = frozenset(
+    {"model", "base_url", "api_key_env", "price", "rubric", "prompt", "recheck", "seed"}
+)
+"""What ``comparator: {kind: judge, ...}`` takes (``judge``: the built judge, added by the
+orchestrator)."""
+
+
 def _similarity(options: Mapping[str, Any]) -> Comparator:
     return SimilarityComparator(threshold=float(options.get("threshold", SIMILARITY_THRESHOLD)))
 
@@ -513,6 +595,7 @@ COMPARATORS: Mapping[str, Kind[Comparator]] = {
         takes=frozenset({"target"}),
         needs=frozenset({"target"}),
     ),
+    "judge": Kind(_judge, takes=JUDGE_OPTIONS | {"judge"}, needs=frozenset({"model"})),
 }
 """Comparator kinds by name: the config schema, the CLI and the resolver read this one table."""
 

@@ -30,6 +30,7 @@ _EXAMPLES = {
     "target": "package.module:callable",
     "pattern": "<regular expression; group 1, if any, is the answer>",
     "options": "[<choice>, <choice>, ...]",
+    "model": "<the judge model's name>",
 }
 
 

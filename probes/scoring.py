@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from counterfact.exceptions import ComparisonTimeout
-from counterfact.probes.comparators import Comparator
+from counterfact.probes.comparators import Comparator, prepare_batch
 from counterfact.probes.similarity import Similarity
 from counterfact.probes.stats import ProbeStats, summarize_probe
 from counterfact.records.runs import RunRecord
@@ -30,6 +30,7 @@ def score_runs(
     """
     outputs = [r.output or "" for r in runs]
     sims = similarity.score(reference, outputs)
+    prepare_batch(comparator, reference, outputs)  # a judge asks for the batch at once
     judged: list[tuple[RunRecord, bool, float]] = []
     for run, output, sim in zip(runs, outputs, sims, strict=True):
         try:

@@ -27,7 +27,7 @@ import numpy as np
 
 from counterfact.exceptions import ComparisonTimeout, ScoringError
 from counterfact.probes.arms import ArmSpec
-from counterfact.probes.comparators import Comparator, normalize_text
+from counterfact.probes.comparators import Comparator, normalize_text, prepare_batch
 from counterfact.probes.manifest import Application, ManifestLog
 from counterfact.probes.reference import Reference, resolve_reference
 from counterfact.probes.scenarios import ScenarioSpec
@@ -276,7 +276,9 @@ class ScenarioTally:
         if reference is None or self._error is not None:
             return  # nothing to score against (the runs stay counted, unscored), or failed
         try:
-            sims = self.similarity.score(reference, [output for _, _, output in queued])
+            outputs = [output for _, _, output in queued]
+            sims = self.similarity.score(reference, outputs)
+            prepare_batch(self.comparator, reference, outputs)  # a judge asks for all at once
             for (arm, seed, output), sim in zip(queued, sims, strict=True):
                 try:
                     flipped = self.comparator.flipped(reference, output, sim)

@@ -232,6 +232,40 @@ class SpendRecord(_Record):
     runs_cost_refused: int = 0
     """Runs whose record held a cost no run can spend (``RunRecord.cost_refused``: not finite,
     negative, or over ``MAX_RUN_COST``); those entries count in no total."""
+    judge: dict[str, float] | None = None
+    """What model judges (``comparator: {kind: judge}``) cost: ``calls``, ``tokens`` and
+    ``usd`` (with a ``price``), over every judgment in the directory's ``judge.jsonl``; not in
+    ``total`` (that is the runs')."""
+
+
+class JudgeRecord(_Record):
+    """What a model judge (``comparator: {kind: judge}``) did, and its measured noise."""
+
+    model: str
+    """The judge model asked."""
+    identity: str
+    """``judge@sha256:...`` of its settings (model, endpoint, prompt, rubric, seed): the
+    ``judge.jsonl`` lines that are its judgments."""
+    judgments: int
+    """Distinct (reference, output) pairs judged, this session's and read-back ones."""
+    calls: int
+    """Calls this session made (identical outputs and recorded judgments cost none)."""
+    read_back: int
+    """Judgments read back from ``judge.jsonl`` (a resume asks none of them again)."""
+    not_verdicts: int
+    """Replies that were not a verdict (their outputs are unscored, in doubt)."""
+    recheck: float
+    """The share of judgments asked twice."""
+    rechecked: int
+    """Judgments asked twice whose two replies were both verdicts."""
+    disagreed: int
+    """Of those, the ones whose second verdict differed from the first."""
+    disagreement: float | None
+    """``disagreed / rechecked``: the judge's self-disagreement rate (null when none)."""
+    low: float | None
+    """Its 95% Wilson interval's lower end (``scipy.stats.binomtest(...).proportion_ci``)."""
+    high: float | None
+    """Its upper end."""
 
 
 class ExecutorRecord(_Record):
@@ -275,6 +309,9 @@ class SweepSummary(_Provenance):
     """The spend budget; null without ``budget``."""
     spend: SpendRecord | None = None
     """What the runs reported costing, per arm and overall (null before version 7)."""
+    judges: list[JudgeRecord] | None = None
+    """Each model judge the sweep's checks asked (``comparator: {kind: judge}``): its calls
+    and its self-disagreement on rechecked judgments; null without one."""
     failure: str | None = None
     """Why the sweep failed, in words; null unless ``status`` is ``failed``."""
     executor: ExecutorRecord | None = None

@@ -104,6 +104,13 @@ def _non_decimal_scenarios(folder: Path) -> None:
     (folder / "set.yaml").write_text("- {id: a, inputs: {port: 010}}\n")
 
 
+def _judge_in_questions(folder: Path) -> None:
+    (folder / "set.jsonl").write_text(
+        '{"id": "q0", "reference": "Canberra", "expect": {"kind": "judge", "model": "m", '
+        '"base_url": "http://attacker.example/v1", "api_key_env": "OPENAI_API_KEY"}}\n'
+    )
+
+
 def _code_in_questions(folder: Path) -> None:
     (folder / "set.jsonl").write_text(
         '{"id": "q0", "reference": "touch PWNED", "expect": {"kind": "custom", "target": '
@@ -720,6 +727,21 @@ CASES: list[Case] = [
         "the chat API's usage counts are not numbers",
         "usage/string/v1",
         "reports usage.prompt_tokens: 'abc'",
+    ),
+    Case("a judge comparator without a model", BASE + "comparator: {kind: judge}\n"),
+    Case(
+        "a judge prompt without {output}",
+        BASE + "comparator: {kind: judge, model: m, prompt: 'Is {reference} right?'}\n",
+    ),
+    Case(
+        "a judge whose API key variable is not set",
+        BASE + "comparator: {kind: judge, model: m, api_key_env: COUNTERFACT_NO_SUCH_KEY}\n",
+    ),
+    Case(
+        "a question file that declares a judge (an endpoint and a key to send)",
+        BASE + "scenarios: {file: set.jsonl}\n",
+        setup=_judge_in_questions,
+        planted="set.jsonl: expect {kind: judge, base_url: http://attacker.example/v1}",
     ),
 ]
 

@@ -73,8 +73,8 @@ RUN_FLAG_WORDS: dict[DoubtCode, str] = {
     "runs-lost-workers": "were resubmitted after their worker or node died",
     "text-escaped": "held text UTF-8 cannot encode and were judged on its escaped form",
     "comparison-timed-out": "ran but their output could not be compared with the reference in "
-    "time (the regex comparator's search deadline; simplify comparator.pattern): they are not "
-    "samples",
+    "time (the regex comparator's search deadline; simplify comparator.pattern), or a model "
+    "judge's reply to it was not a verdict: they are not samples",
 }
 """How each run-level doubt (:data:`~counterfact.probes.tally.RUN_FLAGS`, and a culprit
 search's ``comparison-timed-out``) is worded."""
@@ -139,7 +139,7 @@ def timeout_doubt(arm: ArmTally, base: ArmTally) -> Doubt | None:
     reason = arm.timeout_reason or base.timeout_reason
     detail = (
         f"{int(a.sum())} of the arm's outputs and {int(b.sum())} of the baseline's could not be "
-        f"judged in time and are left unscored, as failed runs are ({reason})"
+        f"judged (in time, or by the judge) and are left unscored, as failed runs are ({reason})"
     )
     return Doubt("comparison-timed-out", int(a.sum() + b.sum()), detail, _seeds(a | b))
 

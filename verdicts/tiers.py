@@ -199,7 +199,8 @@ def _short(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
             "runs-failed",
             f"Inconclusive: on scenario '{ctx.scenario}', {gaps.uncompared} of {n} seeds ran but "
             "their output could not be compared with the reference in time (the comparator's "
-            "deadline: see the comparison-timed-out reason, which names them); they are not "
+            "deadline), or a model judge's reply was no verdict (the comparison-timed-out "
+            "reason says which); they are not "
             "samples, so no verdict is drawn for this arm. " + _bounds(ctx, s.scored),
         )
     if not (gaps.arm_failed or gaps.baseline_failed or gaps.uncompared):

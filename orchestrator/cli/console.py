@@ -48,6 +48,7 @@ def show(result: SweepResult, run_dir: Path, *, detail: bool) -> None:
             )
     else:
         _detail(result)
+    _judge_notes(result)
     click.echo(f"\nrecords: {run_dir}/ (arms.jsonl, verdicts.jsonl, summary.json, runs.jsonl)")
     click.echo(spend_line(summary))
     if summary.runs_rate_limited:
@@ -55,6 +56,14 @@ def show(result: SweepResult, run_dir: Path, *, detail: bool) -> None:
             f"rate limits: {summary.runs_rate_limited:,} run(s) waited on a rate limit and then "
             "ran (not a doubt: their answers stand)"
         )
+
+
+def _judge_notes(result: SweepResult) -> None:
+    """The model judge's measured noise, after the table (nothing without a judge)."""
+    from counterfact.verdicts.report.judgenote import judge_notes
+
+    for note in judge_notes(result.summary.judges, result.rows):
+        click.echo(f"note: {note}")
 
 
 def _arm_block(summary: SweepSummary) -> None:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from counterfact.exceptions import RefusalError
+from counterfact.exceptions import ConfigError, RefusalError
 from counterfact.orchestrator.config.components import ComparatorConfig
 from counterfact.orchestrator.config.model import Target
 from counterfact.orchestrator.config.regexcheck import REGEX_CHECK_S, extracts_in_time
@@ -25,6 +25,7 @@ from counterfact.orchestrator.config.schema import ScenarioFileConfig
 from counterfact.orchestrator.config.targets import parse_target
 from counterfact.orchestrator.config.trust import custom_target
 from counterfact.orchestrator.engine.embedders import sentence_transformer
+from counterfact.orchestrator.engine.judge import build_judge
 from counterfact.orchestrator.engine.loader import load_target
 from counterfact.probes.comparators import (
     COMPARATORS,
@@ -66,7 +67,7 @@ def build_component(
     options = {
         name: getattr(config, name)
         for name in registry[config.kind].takes
-        if getattr(config, name) is not None
+        if getattr(config, name, None) is not None  # not a field: built here (a judge)
     }
     if target is not None:
         options["target"] = target
@@ -75,7 +76,9 @@ def build_component(
             options[name] = _callable(options[name], base_dir, f"{section}.{name}")
     if isinstance(config, ComparatorConfig) and config.compiled is not None:
         options["pattern"] = config.compiled  # compiled when validated: not again
-    if "model" in options:
+    if isinstance(config, ComparatorConfig) and config.kind == "judge":
+        options["judge"] = build_judge(config, section)
+    elif "model" in options:
         options["embedder"] = sentence_transformer(options.pop("model"), f"{section}.model")
     return registry[config.kind].build(options)
 
@@ -115,6 +118,12 @@ class CheckBuilder:
             CodeInDataError: an untrusted custom target that names no declared check.
         """
         target = None
+        if config.kind == "judge" and not trusted:
+            msg = (
+                "a data file may not declare a judge (it names an endpoint and an API key to "
+                "send); declare comparator: {kind: judge, ...} in the sweep file instead"
+            )
+            raise ConfigError(msg, field=section)
         if config.kind == "custom" and config.target is not None:
             field = f"{section}.target"
             target = custom_target(config.target, self.checks, trusted=trusted, field=field)

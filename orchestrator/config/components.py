@@ -37,7 +37,13 @@ from counterfact.orchestrator.engine.executors.registry import (
     refusal,
     unhonoured,
 )
-from counterfact.probes.comparators import COMPARATORS, compile_pattern, normalize_text
+from counterfact.orchestrator.runners.chatconfig import ChatPrice
+from counterfact.probes.comparators import (
+    COMPARATORS,
+    JUDGE_OPTIONS,
+    compile_pattern,
+    normalize_text,
+)
 from counterfact.probes.registry import Kind, option_problem
 from counterfact.probes.similarity import SIMILARITIES
 
@@ -101,6 +107,29 @@ class ComparatorConfig(_Model):
     """one-of only: the choices of a multiple-choice question (at least two, distinct once
     normalized); the answer is the one option a text names."""
 
+    model: StrictStr | None = Field(default=None, min_length=1)
+    """judge only: the judge model's name, as the endpoint knows it."""
+    base_url: StrictStr | None = None
+    """judge only: the judge's OpenAI-compatible endpoint (default ``OPENAI_BASE_URL``, else
+    OpenAI's own)."""
+    api_key_env: StrictStr | None = Field(default=None, min_length=1)
+    """judge only: the environment variable holding the judge's API key (default
+    ``OPENAI_API_KEY``); the key's value is redacted from everything stored."""
+    price: ChatPrice | None = None
+    """judge only: USD per 1,000 input and output tokens, for the ``usd`` of the judge's spend."""
+    rubric: StrictStr | None = Field(default=None, min_length=1)
+    """judge only: what an output must do to pass (then the judge grades against the rubric,
+    the reference given as context, instead of asking for the reference's answer)."""
+    prompt: StrictStr | None = Field(default=None, min_length=1)
+    """judge only: the judge's prompt, replacing the default; placeholders ``{reference}``,
+    ``{output}`` (required) and ``{rubric}``; the reply must still start with ``SAME`` or
+    ``DIFFERENT``."""
+    recheck: StrictFloat | StrictInt | None = Field(default=None, allow_inf_nan=False)
+    """judge only: the share of judgments asked twice (another seed) to measure the judge's
+    self-disagreement (default 0.1; 0 turns it off)."""
+    seed: StrictInt | None = None
+    """judge only: the seed sent with each judge call (default 0; a recheck sends seed + 1)."""
+
     @model_validator(mode="before")
     @classmethod
     def _expand(cls, data: Any) -> Any:
@@ -110,6 +139,23 @@ class ComparatorConfig(_Model):
     @classmethod
     def _known_kind(cls, value: str) -> str:
         return _known(COMPARATORS, value, "comparator kind")
+
+    @field_validator("recheck")
+    @classmethod
+    def _recheck_share(cls, value: float | None) -> float | None:
+        if value is not None and not 0.0 <= value <= 1.0:
+            msg = f"'recheck' must lie in [0, 1] (a share of judgments), got {value}"
+            raise ValueError(msg)
+        return value
+
+    @field_validator("prompt")
+    @classmethod
+    def _prompt_fields(cls, value: str | None) -> str | None:
+        if value is not None:
+            problem = judge_prompt_problem(value)
+            if problem is not None:
+                raise ValueError(problem)
+        return value
 
     @field_validator("threshold")
     @classmethod
@@ -144,7 +190,8 @@ class ComparatorConfig(_Model):
     def _fields_match_kind(self) -> ComparatorConfig:
         if self.pattern is not None:
             self._compiled = _compiled(self.pattern)
-        _check_kind(COMPARATORS, self, ("threshold", "tolerance", "target", "pattern", "options"))
+        given = ("threshold", "tolerance", "target", "pattern", "options", *sorted(JUDGE_OPTIONS))
+        _check_kind(COMPARATORS, self, given)
         return self
 
     @property
@@ -164,6 +211,29 @@ def _compiled(pattern: str) -> regex.Pattern[str]:
         error = PydanticCustomError("value_error", "{problem}", {"problem": msg})
         details = InitErrorDetails(type=error, loc=("pattern",), input=pattern)
         raise ValidationError.from_exception_data("ComparatorConfig", [details]) from exc
+
+
+JUDGE_FIELDS = frozenset({"reference", "output", "rubric"})
+"""The placeholders a judge's ``prompt`` may use."""
+
+
+def judge_prompt_problem(prompt: str) -> str | None:
+    """Why ``prompt`` cannot be a judge's prompt (a message naming the fix), or None."""
+    import string
+
+    try:
+        named = {name for _, name, _, _ in string.Formatter().parse(prompt) if name is not None}
+    except ValueError as exc:
+        return f"'prompt' is not a valid template ({exc}); write a literal brace as {{{{ or }}}}"
+    unknown = sorted(named - JUDGE_FIELDS)
+    if unknown:
+        return (
+            f"'prompt' uses unknown placeholder(s) {unknown}; the judge's prompt may use "
+            "{reference}, {output} and {rubric}"
+        )
+    if "output" not in named:
+        return "'prompt' must contain {output} (the answer the judge grades)"
+    return None
 
 
 def choices_problem(options: list[str]) -> str | None:

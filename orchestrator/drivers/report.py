@@ -39,7 +39,7 @@ OUTPUT_CHARS = 300
 SEEDS_PER_OUTPUT = 12
 MANIFEST_KEYS = 20
 """Manifest keys tracked per (scenario, arm)."""
-ANSWER_LEVEL = frozenset({"numeric", "contains", "regex", "one-of", "custom"})
+ANSWER_LEVEL = frozenset({"numeric", "contains", "regex", "one-of", "custom", "judge"})
 """Comparator kinds that judge the answer, not the text: their flips do not rest on similarity
 (the kinds whose comparators say ``answer_level``; a test pins the two together)."""
 

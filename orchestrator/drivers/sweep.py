@@ -18,6 +18,7 @@ from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.events import get_logger, warn_caller
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.heap import judging_heap
+from counterfact.orchestrator.engine.judge import ModelJudge, judges_of
 from counterfact.orchestrator.engine.plan import build_plan
 from counterfact.orchestrator.engine.progress import NoProgress, Progress, live_hook
 from counterfact.orchestrator.engine.source import RunSource
@@ -25,6 +26,7 @@ from counterfact.orchestrator.engine.spend import SpendTally
 from counterfact.orchestrator.engine.timings import SweepClock, start_executor
 from counterfact.orchestrator.engine.worker import now_iso
 from counterfact.orchestrator.storage.recordfiles import RunLogReader
+from counterfact.orchestrator.storage.rundir import RunStore
 from counterfact.probes.runner import RunContext
 from counterfact.probes.tally import ScenarioTally
 from counterfact.records.paths import RunPaths
@@ -145,6 +147,7 @@ def run_sweep(
     budget = Budget(sweep.config.budget) if sweep.config.budget else None
     spend = SpendTally(tuple(a.id for a in sweep.arms))
     clock = SweepClock()
+    _bind_judges(sweep, run_dir, spend, budget, fresh=fresh)
     seen = watched((s.id for s in sweep.scenarios), (a.id for a in sweep.arms), sweep.baseline)
     shown = progress or NoProgress()
     session = Session(
@@ -170,9 +173,7 @@ def run_sweep(
         )
         ending = session.ending()
         store = session.store
-        missing = 0
-        if ending.kind in ("interrupted", "budget"):
-            missing = sum(not store.has(c.scenario.id, c.arm.id, c.seed) for c in plan)
+        missing = _missing(ending.kind, plan, store)
         unstarted = None if waves is not None else missing
         facts = _Facts(session, times, ending, unstarted, spend, clock)
         conclude = partial(
@@ -194,6 +195,13 @@ def run_sweep(
     return result
 
 
+def _missing(kind: str, plan: list[RunContext], store: RunStore) -> int:
+    """Planned runs without a record, when the sweep stopped early (else 0: none is missing)."""
+    if kind not in ("interrupted", "budget"):
+        return 0
+    return sum(not store.has(c.scenario.id, c.arm.id, c.seed) for c in plan)
+
+
 def _run(
     sweep: ResolvedSweep,
     plan: list[RunContext],
@@ -208,6 +216,33 @@ def _run(
         return execute_waves(sweep, tallies, source, progress, log, clock)
     _execute(sweep, plan, source, progress, log, clock)
     return None
+
+
+def _judges(sweep: ResolvedSweep) -> list[ModelJudge]:
+    """The model judges the sweep's checks ask (``comparator: {kind: judge}``)."""
+    return judges_of([sweep.comparator, *(sc.check(sweep.comparator) for sc in sweep.scenarios)])
+
+
+def _bind_judges(
+    sweep: ResolvedSweep,
+    run_dir: Path | None,
+    spend: SpendTally,
+    budget: Budget | None,
+    *,
+    fresh: bool,
+) -> None:
+    """Before the session reads runs back (they are judged then): each model judge keeps its
+    judgments in ``judge.jsonl`` (a resume asks none again) and charges the spend and the
+    budget.
+    """
+
+    def charge(cost: dict[str, float]) -> None:
+        spend.charge_judge(cost)
+        if budget is not None:
+            budget.charge(cost)
+
+    for judge in _judges(sweep):
+        judge.bind(run_dir, charge, read=not fresh)
 
 
 def _most_runs(sweep: ResolvedSweep, planned: int) -> int:
@@ -382,6 +417,7 @@ def _judge(
         "pooled": stratified,
         "sequential": waves.summary(rows, tallies) if waves is not None else None,
         "rollup": rollup(rows),
+        "judges": [j.record() for j in _judges(sweep)] or None,
     }
     summary = _summary(sweep, facts, scenarios, judged)
     store = facts.session.store

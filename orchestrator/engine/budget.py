@@ -51,6 +51,16 @@ class Budget:
             self.spent[key] += value
             self.reported[key] += 1
 
+    def charge(self, cost: Mapping[str, float]) -> None:
+        """Count spend that is not a run's (a model judge's call) against the limits it names:
+        it adds to what is spent, not to the runs that reported a cost, so the mean cost per run
+        that reserves the runs in flight carries the judging each run brings.
+        """
+        for key in self.limits:
+            value = cost.get(key)
+            if value is not None and value > 0:
+                self.spent[key] += value
+
     def started(self, n: int) -> None:
         """``n`` runs were handed to the executor."""
         self.in_flight += n

@@ -19,6 +19,8 @@ class SpendTally:
         self._by_arm: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
         self._runs = 0
         self._refused = 0
+        self._judge: dict[str, float] = defaultdict(float)
+        """What model judges cost (``calls``, ``tokens``, ``usd``): apart from the runs'."""
 
     def observe(self, record: RunRecord) -> None:
         """Add one run's reported costs (never an entry its record refused)."""
@@ -29,6 +31,11 @@ class SpendTally:
         mine = self._by_arm[record.arm]
         for key, value in record.cost.items():
             mine[key] += value
+
+    def charge_judge(self, cost: dict[str, float]) -> None:
+        """Add one judge call's cost (a recorded one read back on resume included)."""
+        for key, value in cost.items():
+            self._judge[key] += value
 
     def totals(self) -> dict[str, float]:
         """Cost so far per key over every arm; safe to call from another thread while records
@@ -57,4 +64,5 @@ class SpendTally:
             by_arm=by_arm,
             runs_with_cost=self._runs,
             runs_cost_refused=self._refused,
+            judge={k: round(v, 6) for k, v in sorted(self._judge.items())} or None,
         )

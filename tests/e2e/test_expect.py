@@ -201,7 +201,7 @@ BAD = [
         {"kind": "fuzzy"},
         "42",
         r"scenarios\[1\]\.expect\.kind: unknown comparator kind 'fuzzy'; known: contains, "
-        r"custom, exact, normalized, numeric, one-of, regex, similarity$",
+        r"custom, exact, judge, normalized, numeric, one-of, regex, similarity$",
     ),
     (
         {"kind": "regex", "pattern": "(a"},

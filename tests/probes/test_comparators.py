@@ -173,5 +173,6 @@ def test_the_report_s_answer_level_kinds_are_the_comparators_that_say_so() -> No
 
     samples = {"regex": {"pattern": "x"}, "one-of": {"options": ["a", "b"]}}
     samples["custom"] = {"target": lambda r, o: r != o}
+    samples["judge"] = {"model": "m", "judge": object()}  # built, not asked
     built = {k: COMPARATORS[k].build(samples.get(k, {})) for k in COMPARATORS}
     assert {k for k, c in built.items() if c.answer_level} == ANSWER_LEVEL

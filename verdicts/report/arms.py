@@ -26,11 +26,20 @@ def spend_text(spend: SpendRecord | None) -> str:
     """``usd 0.45, tokens 123,456 over 200 runs (base usd 0.07, ...; c1 ...)``, or that no run
     reported a cost (also for summaries before schema 7, which did not count it).
     """
-    refused = _refused(spend)
+    refused = _refused(spend) + _judge_spend(spend)
     if spend is None or not spend.total:
         return "no run reported a cost" + refused
     arms = "; ".join(f"{arm} {_amounts(costs)}" for arm, costs in spend.by_arm.items())
     return f"{_amounts(spend.total)} over {spend.runs_with_cost:,} runs ({arms}){refused}"
+
+
+def _judge_spend(spend: SpendRecord | None) -> str:
+    """``; judge usd 0.02, tokens 1,234 over 40 calls`` (recorded calls included), or nothing."""
+    if spend is None or not spend.judge:
+        return ""
+    costs = {k: v for k, v in spend.judge.items() if k != "calls"}
+    calls = int(spend.judge.get("calls", 0))
+    return f"; judge {_amounts(costs)} over {calls:,} calls"
 
 
 def _refused(spend: SpendRecord | None) -> str:

@@ -69,7 +69,7 @@ def test_top_level_reference_is_single_scenario_shorthand(tmp_path: Path) -> Non
         ),
         (
             "comparator: {kind: fuzzy}\n",
-            r"comparator\.kind: unknown comparator kind 'fuzzy'; known: contains, custom, exact, normalized, numeric, one-of, regex, similarity",
+            r"comparator\.kind: unknown comparator kind 'fuzzy'; known: contains, custom, exact, judge, normalized, numeric, one-of, regex, similarity",
         ),
         (
             "comparator: {kind: exact, threshold: 0.5}\n",

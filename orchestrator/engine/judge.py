@@ -1,0 +1,448 @@
+"""The model-graded comparator's judge: ``comparator: {kind: judge, model, ...}``.
+
+A :class:`ModelJudge` asks a chat model, through the real ``openai`` client (the chat runner's
+:func:`~counterfact.orchestrator.runners.chat.client_for`), whether an output gives the same
+answer as the reference — or, with ``rubric``, whether it meets the rubric — with
+:data:`DEFAULT_PROMPT` (or :data:`RUBRIC_PROMPT`) unless the config gives its own ``prompt``.
+Calls go at temperature 0 with a fixed seed. The reply is read strictly (:func:`parse_reply`):
+its first line must be exactly ``SAME`` or ``DIFFERENT`` (or a JSON object
+``{"verdict": "SAME"}``); anything else is that seed's failed comparison
+(:class:`~counterfact.exceptions.ComparisonTimeout`: unscored and in doubt), never a flip.
+
+Outputs are judged a batch at a time (the tally's scoring batch), concurrently under a
+semaphore of :data:`CONCURRENCY` calls, on an event loop of a thread of its own (the driver's
+thread may be inside a loop already). Each judgment is kept by (the judge's settings, the
+reference, the output): identical outputs cost one call. With a run directory every call is
+appended to ``judge.jsonl`` and read back on resume, so a resume asks nothing already asked.
+Each call's tokens (and ``usd`` with ``price``) go to the sweep's spend under ``judge``.
+
+Its noise is measured: a share ``recheck`` of judgments (chosen by a hash of the judge's
+settings and the output, so a resume picks the same) is asked a second time with the next seed;
+the self-disagreement rate and its Wilson interval go to ``summary.json`` ``judges``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from counterfact.exceptions import ComparisonTimeout, ConfigError, ScoringError
+from counterfact.orchestrator.runners.chat import client_for
+from counterfact.orchestrator.runners.redact import redact, redact_exception, secrets_of
+from counterfact.probes.comparators import Comparator, JudgeComparator
+from counterfact.records.summary import JudgeRecord
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+JUDGE_FILE = "judge.jsonl"
+"""The run directory's judge cache: one JSON line per call, append-only."""
+
+PROTOCOL = 1
+"""The judge request's version, part of its identity: bump it when the same settings would send
+a different request (recorded judgments then no longer stand for them)."""
+
+CONCURRENCY = 8
+"""Judge calls in flight at once."""
+
+RETRIES = 3
+"""Attempts of one call on a rate limit, a server error (5xx) or a timeout, a second apart,
+doubling."""
+
+CALL_TIMEOUT_S = 60.0
+"""How long one judge call may take before it is tried again (the client's default is 10
+minutes: a hung judge would hold the judging that long)."""
+
+RECHECK = 0.1
+"""The default share of judgments asked twice."""
+
+REPLY_CHARS = 200
+"""Characters of a reply kept in ``judge.jsonl`` (the first line decides)."""
+
+DEFAULT_PROMPT = """You compare two answers to the same question.
+
+Reference answer:
+{reference}
+
+Answer to grade:
+{output}
+
+Does the answer to grade give the same final answer as the reference answer? Ignore wording, \
+length, explanations and formatting; judge only the answer it commits to.
+Reply with exactly one word on the first line: SAME or DIFFERENT."""
+"""The judge's prompt without a rubric (``{reference}``, ``{output}``)."""
+
+RUBRIC_PROMPT = """You grade an answer against a rubric.
+
+Rubric:
+{rubric}
+
+A reference answer that meets it:
+{reference}
+
+Answer to grade:
+{output}
+
+Does the answer to grade meet the rubric?
+Reply with exactly one word on the first line: SAME if it meets the rubric, DIFFERENT if not."""
+"""The judge's prompt with ``rubric`` (``{rubric}``, ``{reference}``, ``{output}``)."""
+
+VERDICTS = {"SAME": True, "DIFFERENT": False}
+
+
+def parse_reply(text: str) -> bool | None:
+    """True for ``SAME``, False for ``DIFFERENT``, None for anything else.
+
+    Read strictly: the first line, stripped, must be exactly ``SAME`` or ``DIFFERENT``, or a
+    JSON object whose ``verdict`` is one of them (``{"verdict": "SAME"}``). ``Same.``,
+    ``They are the same`` or an empty reply are not verdicts.
+    """
+    lines = text.strip().splitlines()
+    first = lines[0].strip() if lines else ""
+    if first in VERDICTS:
+        return VERDICTS[first]
+    if first.startswith("{"):
+        try:
+            data = json.loads(first)
+        except ValueError:
+            return None
+        verdict = data.get("verdict") if isinstance(data, dict) else None
+        return VERDICTS.get(verdict) if isinstance(verdict, str) else None
+    return None
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """What makes a judge this judge: its model, endpoint, prompt and seed."""
+
+    model: str
+    base_url: str | None
+    api_key_env: str
+    rubric: str | None
+    prompt: str
+    """The prompt template, the default filled in."""
+    seed: int
+    recheck: float
+    price: tuple[float, float] | None
+    """USD per 1,000 input and output tokens."""
+
+    def identity(self) -> str:
+        """``judge@sha256:<16 hex>`` of the settings that change a judgment (not the price or
+        the recheck share) and :data:`PROTOCOL`.
+        """
+        payload = asdict(self) | {"protocol": PROTOCOL}
+        for key in ("price", "recheck", "api_key_env"):
+            del payload[key]
+        text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
+        return f"judge@sha256:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One judge call: its answer (None: not a verdict), the reply's start and what it cost."""
+
+    key: str
+    attempt: int
+    """0 the judgment, 1 its recheck."""
+    same: bool | None
+    reply: str
+    input_tokens: int
+    output_tokens: int
+
+    def line(self, judge: str) -> str:
+        """The ``judge.jsonl`` line."""
+        return json.dumps({"judge": judge, **asdict(self)}, ensure_ascii=False)
+
+
+Charge = Callable[[dict[str, float]], None]
+"""Told each call's cost (``tokens``, and ``usd`` with a price)."""
+
+
+class ModelJudge:
+    """A :class:`~counterfact.probes.comparators.Judge` that asks a chat model."""
+
+    def __init__(self, settings: JudgeSettings) -> None:
+        self.settings = settings
+        self.identity = settings.identity()
+        self._held: dict[tuple[str, int], Judgment] = {}
+        self._lock = threading.Lock()
+        self._path: Path | None = None
+        self._charge: Charge | None = None
+        self.calls = 0
+        """Calls made by this process (read-back judgments are not calls)."""
+        self.read_back = 0
+        """Judgments read back from ``judge.jsonl``."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (a resolved sweep may be shipped): the lock is made anew."""
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def bind(self, run_dir: Path | None, charge: Charge | None, *, read: bool = True) -> None:
+        """Keep judgments in ``run_dir``'s :data:`JUDGE_FILE` (reading back those recorded,
+        unless ``read`` is False: ``--fresh`` moves that file aside) and tell ``charge`` every
+        call's cost, the recorded ones' too (they are the directory's spend).
+        """
+        self._charge = charge
+        self._held.clear()  # what this directory holds, not what another sweep asked
+        self.calls = self.read_back = 0
+        self._path = None if run_dir is None else run_dir / JUDGE_FILE
+        if self._path is None or not read or not self._path.exists():
+            return
+        for raw in self._path.read_text(encoding="utf-8").splitlines():
+            found = _read_line(raw, self.identity)
+            if found is not None and (found.key, found.attempt) not in self._held:
+                self._held[(found.key, found.attempt)] = found
+                self.read_back += 1
+                self._spend(found)
+
+    def key(self, reference: str, output: str) -> str:
+        """The judgment's key: its settings, the reference (and rubric) and the output."""
+        text = json.dumps([self.identity, reference, output], ensure_ascii=False)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def rechecked(self, key: str) -> bool:
+        """Whether this judgment is asked twice: a hash of the key under the share."""
+        return int(key[:15], 16) / 16**15 < self.settings.recheck
+
+    def describe(self) -> str:
+        """``judged by <model>`` (and its rubric)."""
+        rubric = self.settings.rubric
+        return f"judged by {self.settings.model}" + (f" against {rubric!r:.60}" if rubric else "")
+
+    def options(self) -> dict[str, Any]:
+        """The model, endpoint, rubric and the prompt's identity."""
+        s = self.settings
+        found: dict[str, Any] = {"model": s.model}
+        if s.base_url:
+            found["base_url"] = s.base_url
+        if s.rubric:
+            found["rubric"] = s.rubric
+        if s.prompt not in (DEFAULT_PROMPT, RUBRIC_PROMPT):
+            found["prompt"] = hashlib.sha256(s.prompt.encode()).hexdigest()[:12]
+        return found
+
+    def prepare(self, reference: str, outputs: list[str]) -> None:
+        """Judge every output not yet judged (and the rechecks due), concurrently.
+
+        Raises:
+            ScoringError: the judge could not be asked (unreachable, refused, no key).
+        """
+        todo: dict[tuple[str, int], str] = {}
+        for output in outputs:
+            key = self.key(reference, output)
+            for attempt in (0, 1) if self.rechecked(key) else (0,):
+                if (key, attempt) not in self._held:
+                    todo[(key, attempt)] = output
+        if not todo:
+            return
+        with ThreadPoolExecutor(1, thread_name_prefix="judge") as pool:
+            pool.submit(asyncio.run, self._ask_all(reference, todo)).result()
+
+    def same(self, reference: str, output: str) -> bool:
+        """The judgment of ``output`` (asked now when no batch asked it).
+
+        Raises:
+            ComparisonTimeout: the judge's reply was not a verdict.
+        """
+        key = self.key(reference, output)
+        found = self._held.get((key, 0))
+        if found is None:
+            self.prepare(reference, [output])
+            found = self._held[(key, 0)]
+        if found.same is None:
+            msg = (
+                f"the judge {self.settings.model} replied {found.reply[:80]!r}, which is not a "
+                "verdict (its first line must be exactly SAME or DIFFERENT), so that output is "
+                "unscored; make comparator.prompt ask for that, or use another judge model"
+            )
+            raise ComparisonTimeout(msg)
+        return found.same
+
+    async def _ask_all(self, reference: str, todo: dict[tuple[str, int], str]) -> None:
+        try:
+            client = client_for(self.settings.base_url, self.settings.api_key_env)
+        except ConfigError as exc:  # the key went missing since the config was read
+            raise ScoringError(str(exc)) from exc
+        gate = asyncio.Semaphore(CONCURRENCY)
+
+        async def one(key: str, attempt: int, output: str) -> None:
+            async with gate:
+                self._keep(await self._ask(client, key, attempt, reference, output))
+
+        tasks = [one(key, attempt, output) for (key, attempt), output in todo.items()]
+        failed = [r for r in await asyncio.gather(*tasks, return_exceptions=True) if r is not None]
+        if failed:
+            raise failed[0]
+
+    async def _ask(
+        self, client: AsyncOpenAI, key: str, attempt: int, reference: str, output: str
+    ) -> Judgment:
+        from openai import APIConnectionError, APIStatusError, APITimeoutError, RateLimitError
+
+        s = self.settings
+        prompt = s.prompt.format(reference=reference, output=output, rubric=s.rubric or "")
+        secrets = secrets_of([os.environ.get(s.api_key_env)])
+        for tried in range(RETRIES):
+            try:
+                reply = await client.chat.completions.create(
+                    model=s.model,
+                    messages=[{"role": "user", "content": prompt}],
+                    temperature=0,
+                    seed=s.seed + attempt,
+                    timeout=CALL_TIMEOUT_S,
+                )
+                break
+            except (RateLimitError, APIStatusError, APIConnectionError) as exc:
+                redact_exception(exc, secrets)
+                status = getattr(exc, "status_code", None)
+                again = isinstance(exc, RateLimitError | APITimeoutError) or (
+                    status is not None and status >= 500
+                )
+                if not again or tried == RETRIES - 1:
+                    raise _unreachable(s, exc) from exc
+                await asyncio.sleep(2.0**tried)
+        text = ""
+        if getattr(reply, "choices", None):
+            text = reply.choices[0].message.content or ""
+        usage = getattr(reply, "usage", None)
+        return Judgment(
+            key=key,
+            attempt=attempt,
+            same=parse_reply(text),
+            reply=redact(text[:REPLY_CHARS], secrets),
+            input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        )
+
+    def _keep(self, found: Judgment) -> None:
+        with self._lock:
+            self._held[(found.key, found.attempt)] = found
+            self.calls += 1
+            if self._path is not None:
+                with self._path.open("a", encoding="utf-8") as out:
+                    out.write(found.line(self.identity) + "\n")
+            self._spend(found)
+
+    def _spend(self, found: Judgment) -> None:
+        if self._charge is not None:
+            self._charge(self.cost(found))
+
+    def cost(self, found: Judgment) -> dict[str, float]:
+        """One call's ``tokens`` (and ``usd`` with a price)."""
+        cost = {"calls": 1.0, "tokens": float(found.input_tokens + found.output_tokens)}
+        price = self.settings.price
+        if price is not None:
+            usd = found.input_tokens * price[0] + found.output_tokens * price[1]
+            cost["usd"] = usd / 1000.0
+        return cost
+
+    def record(self) -> JudgeRecord:
+        """What the judge did and how often it disagreed with itself (Wilson interval, 95%)."""
+        from scipy.stats import binomtest
+
+        held = dict(self._held)
+        pairs = [
+            (first.same, again.same)
+            for (key, attempt), first in held.items()
+            if attempt == 0 and (again := held.get((key, 1))) is not None
+        ]
+        scored = [(a, b) for a, b in pairs if a is not None and b is not None]
+        disagreed = sum(a != b for a, b in scored)
+        low = high = rate = None
+        if scored:
+            rate = disagreed / len(scored)
+            ci = binomtest(disagreed, len(scored)).proportion_ci(
+                confidence_level=0.95, method="wilson"
+            )
+            low, high = float(ci.low), float(ci.high)
+        return JudgeRecord(
+            model=self.settings.model,
+            identity=self.identity,
+            judgments=sum(attempt == 0 for _, attempt in held),
+            calls=self.calls,
+            read_back=self.read_back,
+            not_verdicts=sum(j.same is None for j in held.values()),
+            recheck=self.settings.recheck,
+            rechecked=len(scored),
+            disagreed=disagreed,
+            disagreement=rate,
+            low=low,
+            high=high,
+        )
+
+
+def _unreachable(settings: JudgeSettings, exc: Exception) -> ScoringError:
+    where = settings.base_url or os.environ.get("OPENAI_BASE_URL") or "OpenAI's API"
+    msg = (
+        f"the judge {settings.model} at {where} could not be asked: {type(exc).__name__}: "
+        f"{str(exc)[:200]}; every run is recorded — fix comparator.base_url / api_key_env (or "
+        "start the judge's server) and resume, which asks only what was not judged"
+    )
+    return ScoringError(msg)
+
+
+def _read_line(raw: str, identity: str) -> Judgment | None:
+    """A ``judge.jsonl`` line of this judge, or None (another judge's, or a torn line)."""
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.pop("judge", None) != identity:
+        return None
+    try:
+        return Judgment(**data)
+    except TypeError:
+        return None
+
+
+def judges_of(checks: Iterable[Comparator]) -> list[ModelJudge]:
+    """The distinct model judges among ``checks`` (the sweep's questions' checks), in order."""
+    found: dict[int, ModelJudge] = {}
+    for check in checks:
+        judge = getattr(check, "judge", None) if isinstance(check, JudgeComparator) else None
+        if isinstance(judge, ModelJudge):
+            found.setdefault(id(judge), judge)
+    return list(found.values())
+
+
+def build_judge(config: Any, section: str = "comparator") -> ModelJudge:
+    """The judge a ``comparator: {kind: judge, ...}`` section describes (nothing is called).
+
+    Raises:
+        ConfigError: the API key's environment variable is not set.
+    """
+    key_env = config.api_key_env or "OPENAI_API_KEY"
+    if not os.environ.get(key_env):
+        msg = (
+            f"the judge's API key variable {key_env} is not set; set it (any text, e.g. "
+            "'none', for a server that takes no key) or name another with api_key_env"
+        )
+        raise ConfigError(msg, field=f"{section}.api_key_env")
+    rubric = config.rubric
+    prompt = config.prompt or (RUBRIC_PROMPT if rubric else DEFAULT_PROMPT)
+    price = config.price
+    settings = JudgeSettings(
+        model=config.model,
+        base_url=config.base_url or os.environ.get("OPENAI_BASE_URL") or None,
+        api_key_env=key_env,
+        rubric=rubric,
+        prompt=prompt,
+        seed=config.seed if config.seed is not None else 0,
+        recheck=float(config.recheck if config.recheck is not None else RECHECK),
+        price=None if price is None else (float(price.input_per_1k), float(price.output_per_1k)),
+    )
+    return ModelJudge(settings)

@@ -17,8 +17,10 @@ from counterfact.records.vocabulary import (
     Verdict,
 )
 
-ARM_SCHEMA_VERSION: Literal[1] = 1
-"""Version of the arm-level record's layout."""
+ARM_SCHEMA_VERSION: Literal[2] = 2
+"""Version of the arm-level record's layout: 2 added ``flips``, ``baseline_flips``,
+``other_way_p`` and ``arm_seeds_vary``, and the stratified block's ``role`` and ``holds_if``;
+older lines still load."""
 
 
 class ArmEffectRecord(Interval):
@@ -36,8 +38,16 @@ class StratifiedRecord(_Record):
     p_value: float
     p_adjusted: float
     statistical_verdict: StatisticalVerdict
+    """This secondary test's own reading, not the arm's verdict (``role``)."""
     disagrees: bool
     """It calls the arm significant where the test over questions does not, or the reverse."""
+    role: Literal["secondary"] = "secondary"
+    """Not a verdict: the arm's ``verdict`` and ``statistical_verdict`` are the headline."""
+    holds_if: str = (
+        "every seed pair is independent of its question's other pairs (seeds that vary "
+        "independently); when a question's seeds repeat each other it overstates the evidence"
+    )
+    """The assumption under which this test's p-value holds."""
 
 
 class QuestionMoveRecord(_Record):
@@ -52,7 +62,7 @@ class QuestionMoveRecord(_Record):
 class ArmVerdictRecord(_Record):
     """One challenger over the whole eval set: what the evidence licenses about the change."""
 
-    schema_version: Literal[1] = ARM_SCHEMA_VERSION
+    schema_version: Literal[1, 2] = ARM_SCHEMA_VERSION
     arm: str
     intervention: InterventionKind
     verdict: Verdict
@@ -83,6 +93,19 @@ class ArmVerdictRecord(_Record):
     questions are the whole sample)."""
     statistic: int
     """The arm's extra flips summed over questions (``sum n10 - n01``)."""
+    flips: int | None = None
+    """The arm's flipped seeds over the tested questions' scored pairs (``pairs``): its flip
+    rate beside the baseline's (under ``expect:`` a flip is a failed check, so ``1 - flips /
+    pairs`` is its pass rate). Null before schema 2."""
+    baseline_flips: int | None = None
+    """The baseline's flipped seeds on the same pairs. Null before schema 2."""
+    other_way_p: float | None = None
+    """One-sided tests only: the same test's p in the other direction (fixes under ``greater``,
+    breaks under ``less``), unadjusted — an effect the test asked cannot see. Null for
+    two-sided tests and before schema 2."""
+    arm_seeds_vary: bool | None = None
+    """The arm's own outcomes varied across the seeds of some question (False: they never did,
+    as at temperature 0, so its seeds add nothing). Null before schema 2."""
     p_value: float | None
     p_adjusted: float | None
     """Adjusted over the sweep's challengers (``statistics.adjust``)."""

@@ -65,7 +65,16 @@ class PooledRecord(_Record):
     p_value: float
     p_adjusted: float
     statistical_verdict: StatisticalVerdict
+    """This secondary test's own reading, not a verdict (``role``): ``arms[]`` holds each
+    challenger's verdict over the question set."""
     method: str = "McNemar stratified by scenario"
+    role: Literal["secondary"] = "secondary"
+    """Not a verdict: the arm-level test over questions (``arms[]``) is the headline."""
+    holds_if: str = (
+        "every seed pair is independent of its scenario's other pairs (seeds that vary "
+        "independently); when a scenario's seeds repeat each other it overstates the evidence"
+    )
+    """The assumption under which this test's p-value holds."""
     e_value: float | None = None
     """Sequential sweeps: the product of the challenger's stopped e-values over its scenarios
     (an e-value, the scenarios' runs being independent); ``p_value`` is ``min(1, 1/e_value)``."""

@@ -71,3 +71,9 @@ def holm_edge(ctx: RunContext) -> str:
     if ctx.arm.id == "worse":
         return "wrong" if i < 9 else "right"
     return "wrong" if i in (9, 10) else "right"
+
+
+def fixes_ten(ctx: RunContext) -> str:
+    """Copies over 12 questions: the baseline is wrong on q0-q9, ``fixer`` right everywhere (a
+    change that only fixes, as temperature 0 did on a real model: 40% to 69%)."""
+    return "right" if ctx.arm.id == "fixer" or _index(ctx) >= 10 else "wrong"

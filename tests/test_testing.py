@@ -32,7 +32,9 @@ def test_a_changed_arm_fails_naming_the_arm_its_state_and_its_summary(tmp_path: 
     lines = str(caught.value).splitlines()
     assert lines[0] == "sweep 'gate': 1 match(es) of fail_on (confirmed):"
     assert lines[1] == "  broken: confirmed"
-    assert lines[2].startswith("  | broken: confirmed (underpowered) — effect +1.000")
+    assert lines[2].startswith(
+        "  | broken: confirmed (underpowered) — breaks 1 question(s), fixes 0"
+    )
     assert lines[-1] == f"records: {tmp_path / 'o'}"
     assert "large" not in str(caught.value)  # the arm that changed nothing is not named
 

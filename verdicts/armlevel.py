@@ -17,6 +17,8 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scipy.stats import binomtest
+
 from counterfact.records.arms import (
     ArmEffectRecord,
     ArmVerdictRecord,
@@ -40,10 +42,11 @@ from counterfact.verdicts.stats.clustered import (
     QuestionCounts,
     clustered_test,
     hulled_interval,
+    sign_flip_p,
 )
 from counterfact.verdicts.stats.multiplicity import adjust, best_factor
 from counterfact.verdicts.stats.significance import effect_of_counts
-from counterfact.verdicts.wording.arms import ArmFacts, arm_line, disagreement, notes_for
+from counterfact.verdicts.wording.arms import ArmFacts, Rates, arm_line, disagreement, notes_for
 
 NOTABLE = 5
 """Questions listed per direction in ``notable``."""
@@ -190,6 +193,33 @@ class _Judged:
     stratified: StratifiedRecord | None
     withheld: int
     alternative: Alternative
+    alpha: float = 0.05
+
+
+def _rates(counts: Sequence[QuestionCounts], j: _Judged) -> Rates | None:
+    """Each side's flips on the tested pairs, and the one-sided test's other direction."""
+    t = j.test
+    if t is None:
+        return None
+    other: float | None = None
+    if j.alternative != "two-sided":
+        opposite: Alternative = "less" if j.alternative == "greater" else "greater"
+        if t.seeds_are_sample and len(counts) == 1:
+            (c,) = counts
+            k = c.n01 if j.alternative == "greater" else c.n10
+            n = c.n10 + c.n01
+            other = float(binomtest(k, n, 0.5, alternative="greater").pvalue) if n else 1.0
+        else:
+            other = sign_flip_p([c.moved for c in counts], opposite)[0]
+    return Rates(
+        flips=sum(c.n11 + c.n10 for c in counts),
+        baseline_flips=sum(c.n11 + c.n01 for c in counts),
+        pairs=sum(c.pairs for c in counts),
+        alternative=j.alternative,
+        alpha=j.alpha,
+        other_way_p=other,
+        arm_seeds_vary=any(0 < c.n11 + c.n10 < c.pairs for c in counts if c.pairs > 1),
+    )
 
 
 def _agrees(j: _Judged) -> bool | None:
@@ -252,6 +282,7 @@ def _one(
         j.stratified,
         j.withheld,
         _why_untested(rows) if t is None else "",
+        rates := _rates(counts, j),
     )
     return ArmVerdictRecord(
         arm=arm,
@@ -268,6 +299,10 @@ def _one(
         effective_pairs=t.effective_pairs if t else 0.0,
         seeds_vary=t.seeds_vary if t else True,
         statistic=t.statistic if t else 0,
+        flips=rates.flips if rates else None,
+        baseline_flips=rates.baseline_flips if rates else None,
+        other_way_p=rates.other_way_p if rates else None,
+        arm_seeds_vary=rates.arm_seeds_vary if rates else None,
         p_value=t.p_value if t else None,
         p_adjusted=j.p_adjusted,
         adjustment=j.adjustment,
@@ -431,6 +466,7 @@ def arm_verdicts(
             stratified=_stratified(by_arm.get(arm), verdict),
             withheld=len(mine) - len(tested),
             alternative=settings.alternative,
+            alpha=settings.alpha,
         )
         out.append(_one(arm, mine, counts_of[arm], judged))
     return out

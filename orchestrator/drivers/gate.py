@@ -1,8 +1,10 @@
 """``--fail-on``: which challengers (or which bisection) ended in a state a CI job fails on.
 
-The plain states (``confirmed``, ``significant``, ``inconclusive``, ``underpowered``) read the
-arm-level verdicts, one per challenger over the whole question set; ``scenario-<state>`` reads
-the per-question rows instead (opt in: at a few seeds no single question can be significant).
+The plain states (``confirmed``, ``significant``, ``inconclusive``, ``underpowered``, and
+``breaks`` / ``fixes``: confirmed with the arm flipping more / less often than the baseline, so
+a two-sided gate can fail on breaks and let a fix through) read the arm-level verdicts, one per
+challenger over the whole question set; ``scenario-<state>`` reads the per-question rows
+instead (opt in: at a few seeds no single question can be significant).
 
 Light at import (the statistics load inside the functions that need them): the CLI's
 ``--fail-on`` option reads :data:`GATE_STATES` from here, and ``counterfact --version`` must not
@@ -20,8 +22,9 @@ from counterfact.records.arms import ArmVerdictRecord
 from counterfact.records.summary import StatisticsRecord
 from counterfact.records.verdicts import VerdictRecord
 
-ARM_STATES = ("confirmed", "significant", "inconclusive", "underpowered")
-"""What ``--fail-on`` matches on an arm-level verdict: its verdict or its statistical verdict."""
+ARM_STATES = ("confirmed", "significant", "inconclusive", "underpowered", "breaks", "fixes")
+"""What ``--fail-on`` matches on an arm-level verdict: its verdict or its statistical verdict,
+or (``breaks`` / ``fixes``) a confirmed verdict's direction."""
 SCENARIO_PREFIX = "scenario-"
 GATE_STATES = ARM_STATES + tuple(SCENARIO_PREFIX + s for s in ARM_STATES)
 """Every ``--fail-on`` state: arm-level, then per-question (``scenario-significant``)."""
@@ -58,15 +61,25 @@ def sweep_hits(
     arm_states, row_states = _split(states)
     hits = []
     for record in arms:
-        found = {str(record.verdict), str(record.statistical_verdict)} & arm_states
-        hits += [Hit(record.arm, state, record.arm) for state in sorted(found)]
+        said = {str(record.verdict), str(record.statistical_verdict)}
+        said |= _direction(record.verdict, record.statistic)
+        hits += [Hit(record.arm, state, record.arm) for state in sorted(said & arm_states)]
     for row in rows:
         if row.is_baseline:
             continue
-        found = {str(row.verdict), str(row.statistical_verdict)} & row_states
+        moved = row.test.n10 - row.test.n01 if row.test is not None else 0
+        said = {str(row.verdict), str(row.statistical_verdict)} | _direction(row.verdict, moved)
+        found = said & row_states
         where = f"{row.scenario}/{row.arm}"
         hits += [Hit(where, SCENARIO_PREFIX + state) for state in sorted(found)]
     return hits
+
+
+def _direction(verdict: str | None, moved: int) -> set[str]:
+    """``breaks`` or ``fixes`` for a confirmed verdict whose arm flipped more or less often."""
+    if verdict != "confirmed" or moved == 0:
+        return set()
+    return {"breaks" if moved > 0 else "fixes"}
 
 
 class Concluded(Protocol):

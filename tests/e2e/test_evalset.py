@@ -224,3 +224,48 @@ def test_the_per_question_table_says_its_rows_are_not_a_test(tmp_path: Path) -> 
     lines = stdout.splitlines()
     note = next(i for i, line in enumerate(lines) if "row's tier is not a test" in line)
     assert note < next(i for i, line in enumerate(lines) if line.startswith("scenario"))
+
+
+def test_a_fix_is_said_in_words_with_its_p_and_each_side_s_flip_rate(tmp_path: Path) -> None:
+    """Issue 39 item 3: a change that fixed 10 questions and broke none read "not-confirmed
+    (not-significant), p 1, sure", with nothing saying the effect went the other way and no flip
+    rate beside the baseline's."""
+    config = _sweep(tmp_path, "fixes_ten", 12, 3, ["fixer"])
+    out = tmp_path / "o"
+    code, stdout, _ = invoke("run", str(config), "--out", str(out))
+    assert code == 0
+    (fixer,) = read_arms(out)
+    assert (fixer.verdict, fixer.p_value) == ("not-confirmed", 1.0)
+    # the other way: 10 of 10 moved questions fixed, 2**-10 (exact sign-flip enumeration)
+    assert fixer.other_way_p == pytest.approx(2**-10)
+    assert (fixer.flips, fixer.baseline_flips, fixer.pairs) == (0, 30, 36)
+    assert fixer.arm_seeds_vary is False
+    line = next(x for x in stdout.splitlines() if x.startswith("  fixer:"))
+    assert "breaks 0 question(s), fixes 10 of 12" in line
+    assert "flips 0/36 (0%) vs the baseline's 30/36 (83%)" in line
+    assert "the arm fixes more than it breaks: 10 question(s) fixed, 0 broken, p 0.00098" in (
+        stdout
+    )
+
+
+def test_fail_on_tells_breaks_from_fixes_under_a_two_sided_test(tmp_path: Path) -> None:
+    """Under ``two-sided``, ``--fail-on confirmed`` failed CI on this fix; ``breaks`` does not."""
+    config = _sweep(tmp_path, "fixes_ten", 12, 3, ["fixer"])
+    config.write_text(config.read_text() + "statistics: {alternative: two-sided}\n")
+    run = ["run", str(config), "--out", str(tmp_path / "o")]
+    assert invoke(*run, "--fail-on", "breaks")[0] == 0
+    code, _, err = invoke(*run, "--fail-on", "fixes")
+    assert code == 3 and "fixer: fixes" in err
+    assert invoke(*run, "--fail-on", "confirmed")[0] == 3
+
+
+def test_secondary_blocks_say_so_in_the_record(tmp_path: Path) -> None:
+    """Issue 39: summary.json's stratified block read ``statistical_verdict: significant`` beside
+    an arm whose verdict was not; a tool reading it saw "significant"."""
+    config = _sweep(tmp_path, "identical_epochs", 24, 8, ["breaks7fixes3"])
+    assert invoke("run", str(config), "--out", str(tmp_path / "o"))[0] == 0
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    (pooled,) = summary["pooled"]
+    assert pooled["role"] == "secondary" and "independent" in pooled["holds_if"]
+    (arm,) = summary["arms"]
+    assert arm["stratified"]["role"] == "secondary"

@@ -37,3 +37,11 @@ def test_p_within_the_level_is_the_adjusted_p_within_alpha(method: str) -> None:
             assert level <= 0.05
             if abs(adj - 0.05) > 1e-9:  # away from a tie at alpha
                 assert (raw <= level * (1 + 1e-9)) == (adj <= 0.05)
+
+
+def test_a_far_tail_is_printed_as_a_bound() -> None:
+    """Issue 39: p-values below 1e-40 come from a normal approximation and can be off by orders
+    of magnitude, so they are printed as a bound, not a figure."""
+    from counterfact.verdicts.wording.arms import _p
+
+    assert _p(1e-41) == "< 1e-40" and _p(3e-12) == "3.0e-12" and _p(0.031) == "0.031"

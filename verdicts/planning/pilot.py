@@ -97,8 +97,10 @@ def withheld(
     if declared is not None or effect is None:
         return None
 
-    fixes = effect.high < 0
-    if (alternative == "greater" and fixes) or (alternative == "less" and effect.low > 0):
+    # the arm-level interval, or (too few questions for it to exclude 0) the pooled seeds'
+    fixes = effect.high < 0 or effect.seeds_high < 0
+    breaks = effect.low > 0 or effect.seeds_low > 0
+    if (alternative == "greater" and fixes) or (alternative == "less" and breaks):
         way, other = ("fixes", "less") if fixes else ("breaks", "greater")
         return "other-direction", (
             f"the pilot shows an effect in the other direction: the arm {way} "

@@ -25,10 +25,49 @@ class ArmFacts:
     withheld: int
     why_untested: str = ""
     """The commonest reason of the rows that had no test (``arm-not-applied on 40 of 40``)."""
+    rates: Rates | None = None
+    """The arm's and the baseline's flips on the tested pairs, and the test's other side."""
+
+
+@dataclass(frozen=True)
+class Rates:
+    """What a reader looks for first: each side's flip rate, and which way the arm moved."""
+
+    flips: int
+    baseline_flips: int
+    pairs: int
+    alternative: str
+    alpha: float
+    other_way_p: float | None
+    """The one-sided test's p in the other direction (None for a two-sided test)."""
+    arm_seeds_vary: bool
+
+
+P_FLOOR = 1e-40
+"""Below this a p is printed as a bound: far tails come from a normal approximation and can be
+off by orders of magnitude."""
 
 
 def _p(p: float) -> str:
+    if p < P_FLOOR:
+        return f"< {P_FLOOR:.0e}"
     return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def _share(k: int, n: int) -> str:
+    return f"{k:,}/{n:,} ({k / n:.0%})" if n else f"{k}/{n}"
+
+
+def _moves(f: ArmFacts, t: ClusteredTest) -> str:
+    """``breaks 5 question(s), fixes 0 of 5; flips 36/40 (90%) vs the baseline's 1/40 (2%)``."""
+    words = f"breaks {t.up} question(s), fixes {t.down} of {t.questions}"
+    r = f.rates
+    if r is None:
+        return words
+    return (
+        f"{words}; flips {_share(r.flips, r.pairs)} vs the baseline's "
+        f"{_share(r.baseline_flips, r.pairs)}"
+    )
 
 
 def arm_line(f: ArmFacts) -> str:
@@ -41,10 +80,9 @@ def arm_line(f: ArmFacts) -> str:
     adj = f", adjusted {_p(f.p_adjusted)}" if f.p_adjusted is not None else ""
     standing = f.standing if f.standing != "not-sure" else f"not-sure ({f.doubts})"
     return (
-        f"{f.arm}: {f.verdict} ({test}) — effect {t.diff:+.3f} "
-        f"[{t.low:+.3f}, {t.high:+.3f}] ({t.level:.0%}), p {_p(t.p_value)}{adj}; "
-        f"{t.up} question(s) up, {t.down} down of {t.questions}; effective pairs "
-        f"{t.effective_pairs:,.0f} of {t.pairs:,}; {standing}"
+        f"{f.arm}: {f.verdict} ({test}) — {_moves(f, t)}; effect {t.diff:+.3f} "
+        f"[{t.low:+.3f}, {t.high:+.3f}] ({t.level:.0%}), p {_p(t.p_value)}{adj}; effective "
+        f"pairs {t.effective_pairs:,.0f} of {t.pairs:,}; {standing}"
     )
 
 
@@ -96,4 +134,33 @@ def notes_for(f: ArmFacts) -> list[str]:
         )
     if f.withheld:
         out.append(f"{f.withheld} question(s) left out of the test (see their rows)")
+    return out + _rate_notes(f, t)
+
+
+def _rate_notes(f: ArmFacts, t: ClusteredTest) -> list[str]:
+    """An effect the one-sided test cannot see, and an arm whose seeds never vary."""
+    r = f.rates
+    if r is None:
+        return []
+    out = []
+    if r.other_way_p is not None and r.other_way_p <= r.alpha:
+        fixes = r.alternative == "greater"
+        way, looked = ("fixes", "breaks") if fixes else ("breaks", "fixes")
+        out.append(
+            f"the arm {way} more than it {looked}: {t.down if fixes else t.up} question(s) "
+            f"{'fixed' if fixes else 'broken'}, {t.up if fixes else t.down} "
+            f"{'broken' if fixes else 'fixed'}, p {_p(r.other_way_p)} that way (two-sided "
+            f"{_p(min(1.0, 2 * r.other_way_p))}); the sweep's test ({r.alternative}) looks only "
+            f"for {looked}: statistics.alternative two-sided tests both"
+        )
+    if not r.arm_seeds_vary and t.seeds_vary and r.pairs > t.questions:
+        out.append(
+            "the arm's answers never vary across a question's seeds (temperature 0, or a "
+            "cache): its seeds repeat one run each"
+        )
+    if r.flips == r.baseline_flips and t.up == 0 and t.down == 0 and r.pairs:
+        out.append(
+            "on every seed the arm was judged exactly as the baseline was: it changed no "
+            "outcome (if it should have, check that the change reached the model: manifests)"
+        )
     return out

@@ -160,6 +160,9 @@ class Cell:
     pilots: int
     planned: list[tuple[float, float]]
     designs: list[tuple[int, int]]
+    not_withheld: int = 0
+    """Pilots ``withheld`` let through: each gets at least the per-question plan (more seeds on
+    its own questions), with or without an eval-set plan."""
 
     @property
     def gap(self) -> tuple[float, float, float] | None:
@@ -182,16 +185,17 @@ def run_cell(dependence: str, kind: str, pilots: int, sweeps: int, seed: int) ->
     pilot_effect_size = TRUE_EFFECT if kind == "real" else 0.0
     declared = TRUE_EFFECT if kind == "declared" else None
     truth = 0.0 if kind == "noise" else TRUE_EFFECT
-    planned, designs = [], []
+    planned, designs, through = [], [], 0
     for _ in range(pilots):
         a, b = outcomes(rng, PILOT_QUESTIONS, PILOT_SEEDS, pilot_effect_size, copies)
         found = plan_pilot(pilot_rows(counts_of(a, b)), declared)
+        through += found.withheld not in ("noise", "other-direction")
         if found.questions is None or found.seeds is None or found.power is None:
             continue
         realised = realised_power(rng, found.questions, found.seeds, truth, copies, sweeps)
         planned.append((found.power, realised))
         designs.append((found.questions, found.seeds))
-    return Cell(dependence, kind, pilots, planned, designs)
+    return Cell(dependence, kind, pilots, planned, designs, through)
 
 
 def rate(hits: int, n: int) -> str:
@@ -211,14 +215,16 @@ def row(cell: Cell) -> str:
     q = "—" if not n else f"{int(np.median([d[0] for d in cell.designs]))}"
     s = "—" if not n else f"{int(np.median([d[1] for d in cell.designs]))}"
     return (
-        f"| {cell.dependence} | {cell.kind} | {rate(n, cell.pilots)} | {q} x {s} | {printed} | "
+        f"| {cell.dependence} | {cell.kind} | {rate(cell.not_withheld, cell.pilots)} "
+        f"| {rate(n, cell.pilots)} | {q} x {s} | {printed} | "
         f"{realised} | {gap_text} | {rate(cell.below, n)} |"
     )
 
 
 HEADER = (
-    "| seeds are | pilot | planned | design (median) | printed power | realised power "
-    "| realised - printed | realised below {target} |\n|---|---|---|---|---|---|---|---|"
+    "| seeds are | pilot | not withheld | eval-set plan | design (median) | printed power "
+    "| realised power | realised - printed | realised below {target} |\n"
+    "|---|---|---|---|---|---|---|---|---|"
 )
 DOC = """{start}
 ## The planner's promises
@@ -234,7 +240,9 @@ Each pilot goes through the planner's own functions (`pilot_effect`, `withheld`,
 `few_questions_note`, `eval_set_plans`, as `counterfact plan` calls them), target power {target},
 alpha {alpha}, `greater`; each eval-set plan (questions x seeds, median shown) is run on fresh
 questions from the true model and judged by the sweep's arm-level test (the sign-flip test over
-questions). Columns: the share of pilots that get an eval-set plan; the mean printed and
+questions). Columns: the share of pilots the noise guard lets through (each gets at least the
+per-question plan: more seeds on its own questions); the share that get an eval-set plan (how
+many questions, the headline test's plan) and its design; the mean printed and
 realised power; realised minus printed power (mean, 95% t interval over the planned pilots);
 the share of plans whose realised power is below the target (each realised power is itself a
 {sweeps}-sweep estimate, standard error up to {se:.3f}, so this share carries that noise).
@@ -254,8 +262,9 @@ def words(cells: Sequence[Cell]) -> str:
         gap = c.gap
         if c.kind == "noise":
             out.append(
-                f"{c.dependence} noise pilots got a plan in {len(c.planned)} of {c.pilots} "
-                "(each a plan to detect noise: its realised power is the false-alarm rate)."
+                f"{c.dependence} noise pilots got an eval-set plan in {len(c.planned)} of "
+                f"{c.pilots} and were let through in {c.not_withheld} (each a plan to detect "
+                "noise: its realised power is the false-alarm rate)."
             )
         elif gap is not None:
             verdict = (

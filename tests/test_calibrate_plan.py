@@ -65,14 +65,16 @@ def test_the_section_replaces_its_old_self_and_keeps_the_rest(
     out = tmp_path / "statistics.md"
     out.write_text(f"# head\n\n{script.START}\nTHE OLD SECTION\n{script.END}\n\ntail\n", "utf-8")
     cells = [
-        script.Cell("independent", "noise", 2, [], []),
-        script.Cell("copies", "noise", 2, [(0.85, 0.0)], [(60, 2)]),
+        script.Cell("independent", "noise", 2, [], [], 0),
+        script.Cell("copies", "noise", 2, [(0.85, 0.0)], [(60, 2)], 1),
     ]
     command = "python scripts/calibrate_plan.py --pilots 2 --sweeps 5"
     script.write_section(out, cells, command, 1.0)
     text = out.read_text(encoding="utf-8")
     assert text.startswith("# head\n") and text.rstrip().endswith("tail") and "OLD" not in text
     assert "## The planner's promises" in text and command in text
-    assert "| independent | noise | 0.000 [0.000, 0.842] (0/2) | — x — |" in text
+    none = "0.000 [0.000, 0.842] (0/2)"
+    assert f"| independent | noise | {none} | {none} | — x — |" in text
     # Clopper-Pearson 95% for 1 of 2: [0.0126, 0.9874] (scipy.stats.binomtest(1, 2))
-    assert "| copies | noise | 0.500 [0.013, 0.987] (1/2) | 60 x 2 | 0.850 | 0.000 |" in text
+    half = "0.500 [0.013, 0.987] (1/2)"
+    assert f"| copies | noise | {half} | {half} | 60 x 2 | 0.850 | 0.000 |" in text

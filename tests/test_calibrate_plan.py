@@ -78,3 +78,15 @@ def test_the_section_replaces_its_old_self_and_keeps_the_rest(
     # Clopper-Pearson 95% for 1 of 2: [0.0126, 0.9874] (scipy.stats.binomtest(1, 2))
     half = "0.500 [0.013, 0.987] (1/2)"
     assert f"| copies | noise | {half} | {half} | 60 x 2 | 0.850 | 0.000 |" in text
+
+
+def test_calibrate_py_carries_the_planner_section_over(script: ModuleType, tmp_path: Path) -> None:
+    """calibrate.py rewrites docs/statistics.md whole but for the sections other scripts own."""
+    spec = importlib.util.spec_from_file_location("calibrate", ROOT / "scripts" / "calibrate.py")
+    assert spec is not None and spec.loader is not None
+    calibrate = importlib.util.module_from_spec(spec)
+    sys.modules["calibrate"] = calibrate
+    spec.loader.exec_module(calibrate)
+    old = tmp_path / "statistics.md"
+    old.write_text(f"# old head\n\n{script.START}\nthe plan's table\n{script.END}\n", "utf-8")
+    assert "the plan's table" in calibrate._kept_sections(old)

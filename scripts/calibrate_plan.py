@@ -229,29 +229,35 @@ HEADER = (
 DOC = """{start}
 ## The planner's promises
 
-Produced by `{command}` ({pilots} simulated pilots a row, {sweeps} sweeps to measure each
-plan's realised power, fixed seeds; {seconds:.0f} s on one core). Each pilot has
-{pq} questions x {ps} seeds and one challenger; question `q` has its own baseline flip rate
-(uniform on 0.05-0.6) and the arm's is that plus the effect; seeds are independent draws or
-copies (one draw repeated on every seed). Kinds: **real**, a real effect of +{d:.2f} planned
-from the pilot's rates; **declared**, an A/A pilot planned with `--effect {d:g}` (checked
-against the true model with +{d:.2f}); **noise**, an A/A pilot planned from its own rates.
-Each pilot goes through the planner's own functions (`pilot_effect`, `withheld`,
-`few_questions_note`, `eval_set_plans`, as `counterfact plan` calls them), target power {target},
-alpha {alpha}, `greater`; each eval-set plan (questions x seeds, median shown) is run on fresh
-questions from the true model and judged by the sweep's arm-level test (the sign-flip test over
-questions). Columns: the share of pilots the noise guard lets through (each gets at least the
-per-question plan: more seeds on its own questions); the share that get an eval-set plan (how
-many questions, the headline test's plan) and its design; the mean printed and
-realised power; realised minus printed power (mean, 95% t interval over the planned pilots);
-the share of plans whose realised power is below the target (each realised power is itself a
-{sweeps}-sweep estimate, standard error up to {se:.3f}, so this share carries that noise).
-Rates with their Clopper-Pearson 95% interval.
+Produced by `{command}` ({pilots} simulated pilots a row,
+{sweeps} sweeps to measure each plan's realised power, fixed seeds; {seconds:.0f} s of CPU on
+one core). Each pilot has {pq} questions x {ps} seeds and one challenger; question `q` has its
+own baseline flip rate (uniform on 0.05-0.6) and the arm's is that plus the effect; seeds are
+independent draws or copies (one draw repeated on every seed). Kinds: **real**, a real effect
+of +{d:.2f} planned from the pilot's rates; **declared**, an A/A pilot planned with
+`--effect {d:g}` (checked against the true model with +{d:.2f}); **noise**, an A/A pilot
+planned from its own rates. Each pilot goes through the planner's own functions
+(`pilot_effect`, `withheld`, `few_questions_note`, `eval_set_plans`, as `counterfact plan`
+calls them), target power {target}, alpha {alpha}, `greater`; each eval-set plan (questions x
+seeds, median shown) is run on fresh questions from the true model and judged by the sweep's
+arm-level test (the sign-flip test over questions). Columns: the share of pilots the noise
+guard lets through (each gets at least the per-question plan: more seeds on its own
+questions); the share that get an eval-set plan (how many questions, the headline test's
+plan) and its design; the mean printed and realised power; realised minus printed power
+(mean, 95% t interval over the planned pilots); the share of plans whose realised power is
+below the target (each realised power is itself a {sweeps}-sweep estimate, standard error up
+to {se:.3f}, so this share carries that noise). Rates with their Clopper-Pearson 95% interval.
 
 {header}
 {rows}
 
 {words}
+
+A row whose printed power is optimistic is a pilot too small to plan from its own rates. The
+likely cause (not measured apart here): the pilots the noise guard lets through are those
+whose noise happened to add to the effect, and with copies each question is one draw, so the
+plan carries that luck. Plan those with `--effect` at the least effect worth finding (the
+declared rows).
 {end}"""
 
 
@@ -262,7 +268,7 @@ def words(cells: Sequence[Cell]) -> str:
         gap = c.gap
         if c.kind == "noise":
             out.append(
-                f"{c.dependence} noise pilots got an eval-set plan in {len(c.planned)} of "
+                f"- {c.dependence} noise pilots got an eval-set plan in {len(c.planned)} of "
                 f"{c.pilots} and were let through in {c.not_withheld} (each a plan to detect "
                 "noise: its realised power is the false-alarm rate)."
             )
@@ -272,8 +278,8 @@ def words(cells: Sequence[Cell]) -> str:
                 if gap[1] <= 0 <= gap[2]
                 else ("is optimistic" if gap[2] < 0 else "is conservative")
             )
-            out.append(f"{c.dependence} {c.kind}: the printed power {verdict}.")
-    return " ".join(out)
+            out.append(f"- {c.dependence} {c.kind}: the printed power {verdict}.")
+    return "\n".join(out)
 
 
 def run(pilots: int, sweeps: int, seed: int = 43) -> list[Cell]:

@@ -37,9 +37,11 @@ def test_a_pilot_goes_through_the_planner_and_its_design_is_judged(script: Modul
     assert cell.pilots == 2 and len(cell.planned) == 2 and len(cell.designs) == 2
     for (printed, realised), (questions, seeds) in zip(cell.planned, cell.designs, strict=True):
         assert questions >= 2 and seeds >= 2 and 0.0 <= realised <= 1.0
-        # the printed power is the planner's fresh re-estimate of a point reaching 0.8: within
-        # 4 of its standard errors (1,000 sweeps: at most 0.016) of the target
-        assert printed == pytest.approx(0.8, abs=0.07)
+        # the printed power is the planner's fresh re-estimate (1,000 sweeps, standard error at
+        # most 0.016) of the first grid point whose 300-sweep estimate (at most 0.029) reached
+        # 0.8: below 0.8 by more than 0.07 only on a 2.5-standard-error miss of the two; above
+        # it by as much as the grid's step adds (no upper bound)
+        assert 0.73 <= printed <= 1.0
     assert cell.gap is not None and cell.gap[1] <= cell.gap[0] <= cell.gap[2]
 
 

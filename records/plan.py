@@ -45,7 +45,10 @@ class WallTimeRecord(_Record):
     runs_s: float
     """The runs: ``runs / min(in_flight / run_s, requests_per_minute / 60)``."""
     startup_s: float = 0.0
-    """Before the first run, as the pilot took."""
+    """Before the first run, as the pilot took (its executor's start: Ray's, when it uses Ray)."""
+    process_startup_s: float = 0.0
+    """The command's start-up before that (interpreter and imports), as ``plan`` measured its
+    own (0: not measured, as from the Python API)."""
     judging_s: float | None = None
     """Judging and report after the last run: the pilot's, scaled by questions x arms (null:
     not measured)."""
@@ -192,6 +195,10 @@ class PlanRecord(_Record):
     """``executor.rate_limit.requests_per_minute`` when set: it bounds the runs' pace."""
     startup_s: float | None = None
     """The pilot's time from its start to its first run."""
+    process_startup_s: float | None = None
+    """The ``plan`` command's own start-up (its process's age when it began planning: the
+    interpreter and its imports), added to each wall time as the sweep's command will pay it
+    too (null: not measured, as from the Python API: then left out of the wall time)."""
     judging_s: float | None = None
     """The pilot's time from its last run to its summary (judging and report)."""
     concurrency_measured: float | None = None

@@ -278,9 +278,9 @@ def power_section(sweeps: int) -> list[str]:
     return lines
 
 
-KEPT = ("sequential", "evalset", "bisect")
+KEPT = ("sequential", "evalset", "bisect", "plan")
 """Sections other scripts own (``bench_sequential.py``'s, ``calibrate_evalset.py``'s,
-``calibrate_bisect.py``'s)."""
+``calibrate_bisect.py``'s, ``calibrate_plan.py``'s)."""
 
 
 def _kept_sections(path: Path) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import click
@@ -61,9 +63,31 @@ def plan(
 
     try:
         found = plan_sweep(
-            run_dir, power=power, effect=effect, concurrency=concurrency, alternative=alternative
+            run_dir,
+            power=power,
+            effect=effect,
+            concurrency=concurrency,
+            alternative=alternative,
+            process_startup_s=process_age_s(),
         )
     except CounterfactError as exc:
         fail(exc)
         return
     click.echo(found.model_dump_json(indent=2) if as_json else render_plan(found))
+
+
+def process_age_s() -> float:
+    """This process's age in seconds, read once the planning code is imported: the command's
+    start-up (interpreter and imports; issue 43 item 8). On Linux the wall time since the
+    process started (``/proc/self/stat`` field 22, in clock ticks since boot, against
+    ``/proc/uptime``); elsewhere its CPU time so far (``time.process_time``, a lower bound).
+    """
+    try:
+        with open("/proc/self/stat", encoding="ascii") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime", encoding="ascii") as fh:
+            uptime = float(fh.read().split()[0])
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22 is the 20th after ")"
+    except (OSError, ValueError, IndexError):  # not Linux, or /proc unreadable
+        return time.process_time()
+    return max(uptime - started, 0.0)

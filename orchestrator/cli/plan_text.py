@@ -52,6 +52,7 @@ def _estimate(
             per_minute=plan.requests_per_minute,
             runs_s=wall.runs_s if wall else 0.0,
             startup_s=wall.startup_s if wall else 0.0,
+            process_startup_s=wall.process_startup_s if wall else 0.0,
             judging_s=wall.judging_s if wall else None,
         ),
         at_most=plan.sequential,
@@ -77,6 +78,11 @@ def _header(plan: PlanRecord) -> list[str]:
         pace.append(
             f"judging and report took the pilot {duration(plan.judging_s)} (scaled by "
             "questions x arms)"
+        )
+    if plan.process_startup_s is not None:
+        pace.append(
+            f"process start-up ~{duration(plan.process_startup_s)} (this command's own: "
+            "interpreter and imports; the sweep's command pays it too)"
         )
     lines.append("  wall time: " + "; ".join(pace))
     return lines

@@ -7,8 +7,11 @@ rows and settings; the runs, spend and wall time from its run records, by the es
 successful run for each cost key, the mean run time, and the runs in flight: the ``--concurrency``
 given, else what the pilot achieved (its run time summed over its runs' wall time; the configured
 ``executor.concurrency`` is only a ceiling), bounded by ``executor.rate_limit.requests_per_minute``
-when set; plus the pilot's start-up, and its judging and report (from its last run to its
-summary's ``finished_at``) scaled by questions x arms.
+when set; plus the pilot's start-up (its start to its first run: the executor's start, Ray's
+when it uses Ray, is inside it), and its judging and report (from its last run to its summary's
+``finished_at``) scaled by questions x arms; plus the command's own process start-up
+(interpreter and imports, before the pilot's clock started), which the caller measures: the
+``plan`` command passes its own (issue 43 item 8).
 """
 
 from __future__ import annotations
@@ -54,7 +57,10 @@ from counterfact.verdicts.stats.settings import Waves
 class _Pilot:
     """What the pilot's run records and summary say about time and spend."""
 
-    def __init__(self, run_dir: Path, summary: SweepSummary) -> None:
+    def __init__(
+        self, run_dir: Path, summary: SweepSummary, process_startup_s: float | None = None
+    ) -> None:
+        self.process_startup_s = process_startup_s
         totals, first, last = RunTotals(), math.inf, -math.inf
         for record in runs_of(run_dir):  # streamed: a pilot's runs are never all in memory
             totals.add(record)
@@ -91,6 +97,7 @@ class _Pilot:
             source=source,
             startup_s=self.startup_s or 0.0,
             judging_s=judging,
+            process_startup_s=self.process_startup_s or 0.0,
         )
 
 
@@ -212,9 +219,12 @@ def plan_sweep(
     effect: float | None = None,
     concurrency: float | None = None,
     alternative: Alternative | None = None,
+    process_startup_s: float | None = None,
 ) -> PlanRecord:
     """The plan for every challenger of the pilot sweep in ``run_dir`` (``alternative``: plan
-    for that direction instead of the pilot's ``statistics.alternative``).
+    for that direction instead of the pilot's ``statistics.alternative``; ``process_startup_s``:
+    a command's start-up, interpreter and imports, added to every wall time; None leaves it
+    out).
 
     Raises:
         RunDirectoryError: no sweep records there (a bisection, or an interrupted sweep).
@@ -229,7 +239,7 @@ def plan_sweep(
         )
         raise RunDirectoryError(msg, run_dir=run_dir)
     design = _design(summary, rows, effect, alternative)
-    pilot = _Pilot(run_dir, summary)
+    pilot = _Pilot(run_dir, summary, process_startup_s)
     arms = len({r.arm for r in rows})
     shape = (len(summary.scenarios), arms)
     conc, source = _concurrency(concurrency, pilot)
@@ -260,6 +270,7 @@ def plan_sweep(
         concurrency_configured=pilot.configured,
         requests_per_minute=pilot.per_minute,
         startup_s=pilot.startup_s,
+        process_startup_s=process_startup_s,
         judging_s=pilot.judging_s,
         challengers=plans,
         notes=_notes(design),

@@ -8,8 +8,10 @@ time, runs in flight and rate limit they print the same figures:
 - run time: ``runs / throughput``, the throughput being ``in_flight / run_s`` runs per second
   (``in_flight`` runs at once, each taking the mean run time ``run_s``), bounded by
   ``executor.rate_limit.requests_per_minute / 60`` when a rate limit is set;
-- plus fixed phases the caller measured: start-up (before the first run) and judging and report
-  (after the last run), each stated separately.
+- plus fixed phases the caller measured: process start-up (the interpreter and its imports,
+  before the sweep's own clock starts; ``plan`` measures its own), start-up (the executor's
+  start up to the first run) and judging and report (after the last run), each stated
+  separately.
 
 Money keys (``usd``, ``eur``, ``cost``, ...) print to the cent (four significant digits below
 one), tokens as whole numbers with thousands separators.
@@ -98,8 +100,11 @@ class SweepEstimate:
     runs_s: float
     """Wall time of the runs themselves."""
     startup_s: float = 0.0
+    """From the sweep's start (its executor started: Ray's start-up included) to its first run."""
     judging_s: float | None = None
     """Judging and report after the last run (None: not measured, left out)."""
+    process_startup_s: float = 0.0
+    """The command's own start-up before the sweep's clock starts: interpreter and imports."""
 
     @property
     def rate_bound(self) -> bool:
@@ -110,8 +115,8 @@ class SweepEstimate:
 
     @property
     def wall_s(self) -> float:
-        """The whole: start-up, runs, judging and report."""
-        return self.startup_s + self.runs_s + (self.judging_s or 0.0)
+        """The whole: process start-up, start-up, runs, judging and report."""
+        return self.process_startup_s + self.startup_s + self.runs_s + (self.judging_s or 0.0)
 
 
 def estimate_sweep(
@@ -123,6 +128,7 @@ def estimate_sweep(
     source: str = "configured",
     startup_s: float = 0.0,
     judging_s: float | None = None,
+    process_startup_s: float = 0.0,
 ) -> SweepEstimate:
     """Spend and wall time of ``runs`` runs (see the module docstring for the formula)."""
     throughput = in_flight / unit.run_s if unit.run_s > 0 else float("inf")
@@ -139,6 +145,7 @@ def estimate_sweep(
         runs_s=runs_s,
         startup_s=startup_s,
         judging_s=judging_s,
+        process_startup_s=process_startup_s,
     )
 
 
@@ -171,6 +178,8 @@ def estimate_text(e: SweepEstimate, *, at_most: bool = False) -> str:
         bound = "sets the pace" if e.rate_bound else "does not bind"
         pace += f", rate limit {e.per_minute:g}/min {bound}"
     parts = [f"runs ~{duration(e.runs_s)} ({pace})"]
+    if e.process_startup_s > 0:
+        parts.insert(0, f"process start-up ~{duration(e.process_startup_s)}")
     if e.startup_s > 0:
         parts.append(f"start-up ~{duration(e.startup_s)}")
     left_out = ""

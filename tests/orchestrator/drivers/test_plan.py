@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import math
 import random
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,6 +17,7 @@ import pytest
 from scipy.stats import binom, binomtest, fisher_exact
 
 from counterfact import RunContext, compare_arms
+from counterfact.orchestrator.cli.plan_text import render_plan
 from counterfact.orchestrator.drivers.plan import _design, _waves, plan_sweep
 from counterfact.orchestrator.drivers.preflight import estimate, preflight_sweep
 from counterfact.orchestrator.storage.recordfiles import runs_of, summary_of, verdicts_of
@@ -285,6 +289,44 @@ def test_wall_time_is_start_up_runs_at_the_achieved_pace_and_judging(pilot: Path
     assert wall.runs_s == pytest.approx(runs * plan.run_s_mean / plan.concurrency)
     assert wall.judging_s == pytest.approx(plan.judging_s)
     assert worse.wall_s == pytest.approx(wall.startup_s + wall.runs_s + wall.judging_s)
+
+
+def test_a_process_start_up_adds_exactly_its_seconds_to_every_wall_time(pilot: Path) -> None:
+    # issue 43 item 8: the estimate left out the interpreter and its imports
+    bare, started = plan_sweep(pilot), plan_sweep(pilot, process_startup_s=7.5)
+    assert bare.process_startup_s is None and started.process_startup_s == 7.5
+    for old, new in zip(bare.challengers, started.challengers, strict=True):
+        if old.wall_s is None:
+            continue
+        assert new.wall is not None and new.wall.process_startup_s == 7.5
+        assert new.wall_s == pytest.approx(old.wall_s + 7.5)
+        if old.eval_set is not None and old.eval_set.wall_s is not None:
+            assert new.eval_set is not None and new.eval_set.wall_s is not None
+            assert new.eval_set.wall_s == pytest.approx(old.eval_set.wall_s + 7.5)
+    text = render_plan(started)
+    assert "process start-up ~7.5 s" in text and "this command's own" in text
+
+
+def test_the_plan_command_measures_its_own_start_up(pilot: Path) -> None:
+    """Reference: the whole child process's wall time, timed from outside, bounds it above."""
+    began = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "counterfact.orchestrator.cli", "plan", str(pilot), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    outside = time.perf_counter() - began
+    plan = json.loads(done.stdout)
+    startup = plan["process_startup_s"]
+    # at least the imports (numpy and scipy alone take well over 0.05 s), at most the process
+    assert 0.05 < startup < outside
+    worse = next(c for c in plan["challengers"] if c["arm"] == "worse")
+    wall = worse["wall"]
+    assert wall["process_startup_s"] == startup
+    parts = startup + wall["startup_s"] + wall["runs_s"] + wall["judging_s"]
+    assert worse["wall_s"] == pytest.approx(parts)
 
 
 def test_the_configured_concurrency_is_a_ceiling_not_the_estimate(tmp_path: Path) -> None:

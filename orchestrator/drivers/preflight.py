@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from counterfact.orchestrator.config.loading import load_bisect, load_sweep
-from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
 from counterfact.orchestrator.drivers.provenance import fingerprint_of
 from counterfact.orchestrator.storage.dirchecks import check_run_dir
 
 if TYPE_CHECKING:  # the rest loads inside the functions: bad input is refused at once
+    from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
     from counterfact.probes.runner import RunContext
     from counterfact.records.runs import RunRecord
     from counterfact.verdicts.planning.estimate import SweepEstimate
@@ -82,6 +82,7 @@ def smoke_runs(
     ``TimeoutError`` and the smoke stops there (the run is left on a daemon thread, which
     does not keep the process alive; Python cannot stop a thread).
     """
+    from counterfact.orchestrator.config.resolve import ResolvedBisect
     from counterfact.orchestrator.drivers.probing import probe_arm
     from counterfact.orchestrator.engine.loader import resolve_runner
     from counterfact.probes.runner import RunContext

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from counterfact.orchestrator.config.loading import load_bisect, load_sweep
 from counterfact.orchestrator.drivers.provenance import fingerprint_of
-from counterfact.orchestrator.storage.dirchecks import check_run_dir
 
 if TYPE_CHECKING:  # the rest loads inside the functions: bad input is refused at once
     from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
@@ -40,6 +39,8 @@ def preflight_sweep(
         RunDirectoryError: the run directory cannot be used as asked.
     """
     sweep = load_sweep(config, overrides=overrides, executor=executor, address=address)
+    from counterfact.orchestrator.storage.dirchecks import check_run_dir  # after the file's checks
+
     run_dir = sweep.run_dir_for(out)
     check_run_dir(run_dir, fingerprint_of(sweep), fresh=fresh)
     return sweep, run_dir
@@ -61,6 +62,8 @@ def preflight_bisect(
         RunDirectoryError: the run directory cannot be used as asked.
     """
     plan = load_bisect(config, overrides=overrides, executor=executor, address=address)
+    from counterfact.orchestrator.storage.dirchecks import check_run_dir  # after the file's checks
+
     run_dir = plan.sweep.run_dir_for(out, "-bisect")
     check_run_dir(run_dir, fingerprint_of(plan.sweep, [plan.base]), fresh=fresh)
     return plan, run_dir

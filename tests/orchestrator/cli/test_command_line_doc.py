@@ -27,9 +27,10 @@ def _synopsis() -> dict[str, str]:
             entries.append(line)
         else:
             entries[-1] += " " + line.strip()
-    found = {}
+    found: dict[str, str] = {}
     for entry in entries:
-        words, group, path = entry.split()[1:], main, []
+        group: click.Command = main
+        words, path = entry.split()[1:], []
         while words and isinstance(group, click.Group) and words[0] in _commands(group):
             group = _commands(group)[words.pop(0)]
             path.append(group.name or "")

@@ -400,8 +400,9 @@ def render_cli() -> str:
         "```",
     ]
     assert isinstance(main, click.Group)
-    for name in sorted(main.commands):
-        command = main.commands[name]
+    for name in main.list_commands(root):  # sorted; each imported on demand
+        command = main.get_command(root, name)
+        assert command is not None
         ctx = click.Context(command, info_name=name, parent=root, **settings)
         lines += ["", f"## `counterfact {name}`", "", "```text", command.get_help(ctx), "```"]
         if isinstance(command, click.Group):  # its subcommands too (counterfact import inspect)

@@ -8,7 +8,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
@@ -19,7 +19,6 @@ from counterfact.exceptions import (
     Terminated,
 )
 from counterfact.orchestrator.drivers.gate import GATE_STATES, Hit
-from counterfact.orchestrator.engine.executors.registry import EXECUTORS
 
 
 def notes(lines: Sequence[str]) -> None:
@@ -161,9 +160,26 @@ detail_opt = click.option(
     is_flag=True,
     help="Also print the per-question verdict table and claims (always in report.html).",
 )
-executor_opt = click.option(
-    "--executor", type=click.Choice(sorted(EXECUTORS)), help="Override executor.kind."
-)
+
+
+class ExecutorChoice(click.Choice[str]):
+    """The executor kinds, read from the registry (which imports the executors) only when
+    ``--executor`` is parsed or its help shown: ``counterfact --help`` stays light.
+    """
+
+    def __init__(self) -> None:  # no choices yet: ``__getattr__`` reads them on first use
+        self.case_sensitive = True
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "choices":
+            raise AttributeError(name)
+        from counterfact.orchestrator.engine.executors.registry import EXECUTORS
+
+        self.choices = tuple(sorted(EXECUTORS))
+        return self.choices
+
+
+executor_opt = click.option("--executor", type=ExecutorChoice(), help="Override executor.kind.")
 address_opt = click.option("--address", help="Ray address to join ('auto' or host:port).")
 out_opt = click.option(
     "--out", type=click.Path(file_okay=False), help="Run directory (default <output_dir>/<name>)."

@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-from counterfact.records.paths import VERDICTS_FILE
-
 if TYPE_CHECKING:
     from counterfact.orchestrator.drivers.sweep import SweepResult
     from counterfact.records.arms import ArmVerdictRecord
@@ -128,6 +126,8 @@ def _detail(result: SweepResult) -> None:
             continue
         click.echo(f"- {row.scenario}/{row.arm}: {row.claim}")
     if quiet:
+        from counterfact.records.paths import VERDICTS_FILE  # the records load with a result
+
         click.echo(
             f"- {quiet} arm(s) not confirmed (their claims say why); every claim is in "
             f"{VERDICTS_FILE}"

@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from counterfact.exceptions import CounterfactError
 from counterfact.orchestrator.cli.common import fail
-from counterfact.records.vocabulary import Alternative
+
+if TYPE_CHECKING:
+    from counterfact.records.vocabulary import Alternative
 
 
 @click.command()

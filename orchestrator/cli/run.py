@@ -60,16 +60,18 @@ def run(
     """
     run_dir: Path | None = None
     try:  # the imports too: a Ctrl-C while they load is an interrupt (130), not click's Abort (1)
-        from counterfact.orchestrator.drivers.gate import cannot_fire, sweep_hits
         from counterfact.orchestrator.drivers.preflight import preflight_sweep
-        from counterfact.orchestrator.drivers.sweep import SweepResult, run_sweep
+
+        # Bad input is refused before the engine and the verdicts (scipy) are imported.
+        sweep, run_dir = preflight_sweep(config, overrides, executor, address, out, fresh=fresh)
+        from counterfact.orchestrator.drivers.gate import cannot_fire, sweep_hits
+        from counterfact.orchestrator.drivers.sweep import run_sweep
         from counterfact.orchestrator.engine.progress import (
             LogProgress,
             Progress,
             TerminalProgress,
         )
 
-        sweep, run_dir = preflight_sweep(config, overrides, executor, address, out, fresh=fresh)
         notes((*sweep.notes, *sweep.executor.notes()))
         progress: Progress = TerminalProgress() if sys.stderr.isatty() else LogProgress()
         result = run_sweep(
@@ -80,6 +82,8 @@ def run(
             cache_dir=Path(cache_dir) if cache_dir else None,
         )
     except BudgetExhausted as exc:
+        from counterfact.orchestrator.drivers.sweep import SweepResult
+
         if isinstance(exc.result, SweepResult) and run_dir is not None:
             _resumed(exc.result)
             show(exc.result, run_dir, detail=detail)

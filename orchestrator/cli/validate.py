@@ -16,7 +16,6 @@ from counterfact.orchestrator.cli.common import (
     out_opt,
     set_opt,
 )
-from counterfact.verdicts.planning.estimate import amount, estimate_text
 
 if TYPE_CHECKING:
     from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
@@ -82,6 +81,7 @@ def validate(
 def _estimate(sweep: ResolvedSweep, run_dir: Path, smoke: list[RunRecord]) -> None:
     """The sweep's spend and wall time, judged from the smoke runs."""
     from counterfact.orchestrator.drivers.preflight import estimate, outlook
+    from counterfact.verdicts.planning.estimate import amount, estimate_text
 
     seen = outlook(sweep, run_dir)
     found = estimate(sweep, smoke, seen.to_run)

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import ValidationError
@@ -17,15 +17,12 @@ from counterfact.defaults import MAX_CONFIG_DEPTH, MAX_CONFIG_NODES
 from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.config.errors import config_error
 from counterfact.orchestrator.config.overrides import apply_overrides
-from counterfact.orchestrator.config.resolve import (
-    ResolvedBisect,
-    ResolvedSweep,
-    resolve_bisect,
-    resolve_sweep,
-)
-from counterfact.orchestrator.config.schema import SweepConfig
 from counterfact.orchestrator.config.yamlload import is_text, load_yaml
-from counterfact.orchestrator.engine.executors.registry import EXECUTORS, unhonoured
+
+if TYPE_CHECKING:  # the schema and resolving load the engine's parts: a file that cannot be
+    # read (missing, wrong extension, bad YAML) is refused before they are imported
+    from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
+    from counterfact.orchestrator.config.schema import SweepConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -159,6 +156,8 @@ def _check_container(
 
 def validate_config(raw: dict[str, Any]) -> SweepConfig:
     """Validate raw data against the schema; every problem names its field path."""
+    from counterfact.orchestrator.config.schema import SweepConfig
+
     _check_tree(raw)
     try:
         return SweepConfig.model_validate(raw)
@@ -202,6 +201,8 @@ def _drop_ray_only(section: dict[str, Any], kind: str) -> list[str]:
     """``--executor KIND`` on a file written for another kind: drop the options KIND does not
     honour (:data:`~counterfact.orchestrator.engine.executors.EXECUTORS`), saying so.
     """
+    from counterfact.orchestrator.engine.executors.registry import EXECUTORS, unhonoured
+
     if kind not in EXECUTORS:
         return []  # the schema names the unknown kind
     dropped = sorted(unhonoured(kind, section))
@@ -230,11 +231,14 @@ def load_sweep(
         raw = apply_overrides(copy.deepcopy(dict(path)), list(overrides))
         applied, notes = _apply_flags(raw, executor, address)
         folder = Path(base_dir).resolve() if base_dir is not None else Path.cwd()
-        sweep = resolve_sweep(
-            validate_config(raw), base_dir=folder, overrides=(*overrides, *applied)
-        )
+        config = validate_config(raw)
+        from counterfact.orchestrator.config.resolve import resolve_sweep
+
+        sweep = resolve_sweep(config, base_dir=folder, overrides=(*overrides, *applied))
         return replace(sweep, notes=notes + sweep.notes)
     config, source, applied, notes = _read(path, overrides, executor, address)
+    from counterfact.orchestrator.config.resolve import resolve_sweep  # the file was accepted
+
     sweep = resolve_sweep(config, base_dir=source.parent, source=source, overrides=applied)
     return replace(sweep, notes=notes + sweep.notes)
 
@@ -248,5 +252,7 @@ def load_bisect(
 ) -> ResolvedBisect:
     """Load, override, validate and resolve a sweep file for ``counterfact bisect``."""
     config, source, applied, notes = _read(path, overrides, executor, address)
+    from counterfact.orchestrator.config.resolve import resolve_bisect  # the file was accepted
+
     plan = resolve_bisect(config, base_dir=source.parent, source=source, overrides=applied)
     return replace(plan, sweep=replace(plan.sweep, notes=notes + plan.sweep.notes))

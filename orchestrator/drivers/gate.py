@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from counterfact.defaults import ALPHA
-from counterfact.records.arms import ArmVerdictRecord
-from counterfact.records.summary import StatisticsRecord
-from counterfact.records.verdicts import VerdictRecord
+
+if TYPE_CHECKING:
+    from counterfact.records.arms import ArmVerdictRecord
+    from counterfact.records.summary import StatisticsRecord
+    from counterfact.records.verdicts import VerdictRecord
 
 ARM_STATES = ("confirmed", "significant", "inconclusive", "underpowered", "breaks", "fixes")
 """What ``--fail-on`` matches on an arm-level verdict: its verdict or its statistical verdict,

@@ -11,20 +11,16 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from counterfact.orchestrator.config.loading import load_bisect, load_sweep
-from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
 from counterfact.orchestrator.drivers.provenance import fingerprint_of
-from counterfact.orchestrator.engine.loader import resolve_runner
-from counterfact.orchestrator.engine.worker import error_record, execute_run
-from counterfact.orchestrator.storage.dirchecks import check_run_dir
-from counterfact.orchestrator.storage.recordfiles import RunLogReader
-from counterfact.orchestrator.storage.rundir import DoneIndex
-from counterfact.probes.runner import RunContext
-from counterfact.records.paths import RunPaths
-from counterfact.records.runs import RunRecord
-from counterfact.verdicts.planning.estimate import SweepEstimate, estimate_sweep, per_run
+
+if TYPE_CHECKING:  # the rest loads inside the functions: bad input is refused at once
+    from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
+    from counterfact.probes.runner import RunContext
+    from counterfact.records.runs import RunRecord
+    from counterfact.verdicts.planning.estimate import SweepEstimate
 
 
 def preflight_sweep(
@@ -43,6 +39,8 @@ def preflight_sweep(
         RunDirectoryError: the run directory cannot be used as asked.
     """
     sweep = load_sweep(config, overrides=overrides, executor=executor, address=address)
+    from counterfact.orchestrator.storage.dirchecks import check_run_dir  # after the file's checks
+
     run_dir = sweep.run_dir_for(out)
     check_run_dir(run_dir, fingerprint_of(sweep), fresh=fresh)
     return sweep, run_dir
@@ -64,6 +62,8 @@ def preflight_bisect(
         RunDirectoryError: the run directory cannot be used as asked.
     """
     plan = load_bisect(config, overrides=overrides, executor=executor, address=address)
+    from counterfact.orchestrator.storage.dirchecks import check_run_dir  # after the file's checks
+
     run_dir = plan.sweep.run_dir_for(out, "-bisect")
     check_run_dir(run_dir, fingerprint_of(plan.sweep, [plan.base]), fresh=fresh)
     return plan, run_dir
@@ -85,7 +85,10 @@ def smoke_runs(
     ``TimeoutError`` and the smoke stops there (the run is left on a daemon thread, which
     does not keep the process alive; Python cannot stop a thread).
     """
+    from counterfact.orchestrator.config.resolve import ResolvedBisect
     from counterfact.orchestrator.drivers.probing import probe_arm
+    from counterfact.orchestrator.engine.loader import resolve_runner
+    from counterfact.probes.runner import RunContext
 
     if isinstance(target, ResolvedBisect):
         sweep, scenario = target.sweep, target.scenario.view()
@@ -113,6 +116,8 @@ def timed_out(record: RunRecord) -> bool:
 
 def _within(timeout_s: float, fn: Callable[..., Any], ctx: RunContext) -> RunRecord:
     """:func:`execute_run` on a daemon thread, waited for at most ``timeout_s``."""
+    from counterfact.orchestrator.engine.worker import error_record, execute_run
+
     done: list[RunRecord] = []
     raised: list[BaseException] = []
 
@@ -148,6 +153,10 @@ class Outlook:
 
 def outlook(sweep: ResolvedSweep, run_dir: Path) -> Outlook:
     """Read ``runs.jsonl`` (streamed) against the plan (a sequential sweep's plan at its cap)."""
+    from counterfact.orchestrator.storage.recordfiles import RunLogReader
+    from counterfact.orchestrator.storage.rundir import DoneIndex
+    from counterfact.records.paths import RunPaths
+
     seq = sweep.config.sequential
     samples = seq.max_samples if seq is not None else sweep.config.samples
     scenarios = {s.id for s in sweep.scenarios}
@@ -167,6 +176,7 @@ def estimate(sweep: ResolvedSweep, smoke: Sequence[RunRecord], runs: int) -> Swe
     ``counterfact plan`` uses too.
     """
     from counterfact.orchestrator.engine.executors.pooling import PoolSettings
+    from counterfact.verdicts.planning.estimate import estimate_sweep, per_run
 
     cfg = sweep.config.executor
     per_minute = cfg.rate_limit.requests_per_minute

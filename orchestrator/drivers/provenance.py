@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from counterfact.defaults import ALTERNATIVE
-from counterfact.orchestrator.engine.worker import now_iso
 
 if TYPE_CHECKING:
     from counterfact.orchestrator.config.resolve import ResolvedSweep
@@ -91,6 +90,8 @@ def _installed(distribution: str) -> str | None:
 
 def provenance(sweep: ResolvedSweep, started: str) -> dict[str, Any]:
     """The fields every record kind carries about where it came from."""
+    from counterfact.orchestrator.engine.worker import now_iso  # light at import: --version
+
     return {
         "config": sweep.resolved_config(),
         "config_source": str(sweep.source) if sweep.source else None,

@@ -11,11 +11,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from counterfact.exceptions import Terminated
 from counterfact.orchestrator.engine.aborting import abort_now, activate, deactivate, reset
 from counterfact.orchestrator.engine.events import get_logger
-from counterfact.orchestrator.engine.executors.base import Executor
+
+if TYPE_CHECKING:  # the CLI installs the SIGTERM handler before any executor is loaded
+    from counterfact.orchestrator.engine.executors.base import Executor
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that stop a sweep gracefully; the exit code is then 128 + the signal's number."""

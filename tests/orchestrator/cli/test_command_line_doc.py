@@ -27,20 +27,28 @@ def _synopsis() -> dict[str, str]:
             entries.append(line)
         else:
             entries[-1] += " " + line.strip()
-    found = {}
+    found: dict[str, str] = {}
     for entry in entries:
-        words, group, path = entry.split()[1:], main, []
-        while words and isinstance(group, click.Group) and words[0] in group.commands:
-            group = group.commands[words.pop(0)]
+        group: click.Command = main
+        words, path = entry.split()[1:], []
+        while words and isinstance(group, click.Group) and words[0] in _commands(group):
+            group = _commands(group)[words.pop(0)]
             path.append(group.name or "")
         key = " ".join(path)
         found[key] = f"{found[key]} {entry}" if key in found else entry
     return found
 
 
+def _commands(group: click.Group) -> dict[str, click.Command]:
+    """The group's commands (the top-level group imports each on demand: not in ``.commands``)."""
+    ctx = click.Context(group)
+    found = {name: group.get_command(ctx, name) for name in group.list_commands(ctx)}
+    return {name: command for name, command in found.items() if command is not None}
+
+
 def _leaves(group: click.Group, prefix: str = "") -> dict[str, click.Command]:
     out: dict[str, click.Command] = {}
-    for name, command in group.commands.items():
+    for name, command in _commands(group).items():
         path = f"{prefix}{name}"
         if isinstance(command, click.Group):
             out |= _leaves(command, path + " ")

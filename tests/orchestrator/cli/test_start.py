@@ -47,3 +47,64 @@ def test_the_probe_would_see_scipy() -> None:
         [sys.executable, "-c", probe, "--version"], capture_output=True, text=True, timeout=60
     )
     assert json.loads(done.stderr.strip().splitlines()[-1]) == ["scipy"]
+
+
+ENTRY = """
+import sys
+from counterfact.orchestrator.cli import entry
+sys.argv = ["counterfact", *sys.argv[1:]]
+try:
+    entry()
+finally:
+    heavy = sorted({m.split(".")[0] for m in sys.modules} & {"ray", "scipy", "matplotlib", "pandas"})
+    print("heavy:", ",".join(heavy) or "none", file=sys.stderr)
+"""
+BAD_SCHEMA = "name: x\nrunner: a.py:run\nsamples: many\narms: [{id: a}]\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "said"),
+    [
+        (["--help"], 0, "Usage: counterfact [OPTIONS] COMMAND [ARGS]..."),
+        (["--version"], 0, "counterfact, version "),
+        (["run", "--help"], 0, "Usage: counterfact run [OPTIONS] CONFIG"),
+        (["schema", "--help"], 0, "Usage: counterfact schema [OPTIONS]"),
+        (["run", "missing.yaml"], 2, "error: config file '{tmp}/missing.yaml' does not exist"),
+        (
+            ["run", "notes.txt"],
+            2,
+            "error: config file 'notes.txt' must end in .yaml, .yml or .toml",
+        ),
+        (
+            ["run", "bad.yaml"],
+            2,
+            "error: samples: Input should be a valid integer (received 'many'); write a whole "
+            "number without quotes",
+        ),
+        (
+            ["validate", "bad.yaml"],
+            2,
+            "error: samples: Input should be a valid integer (received 'many'); write a whole "
+            "number without quotes",
+        ),
+    ],
+)
+def test_help_version_and_bad_input_answer_without_the_judging_stack(
+    args: list[str], code: int, said: str, tmp_path: Path
+) -> None:
+    # As the console script runs (its ``entry``), from the sweep file's folder: the error line
+    # is the one it always was, and neither Ray nor scipy, matplotlib or pandas was imported.
+    (tmp_path / "bad.yaml").write_text(BAD_SCHEMA, encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("a note\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    lines = done.stderr.strip().splitlines()
+    assert lines[-1] == "heavy: none", done.stderr
+    assert done.returncode == code, done.stderr
+    expected = said.replace("{tmp}", str(tmp_path.resolve()))
+    assert expected in (done.stdout if code == 0 else lines[0]), done.stdout + done.stderr

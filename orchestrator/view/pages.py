@@ -118,7 +118,7 @@ def _arm_row(run: RunView, arm: ArmVerdictRecord, counts: Counter[str | None]) -
         esc(arm.standing),
         esc(arm.statistical_verdict or "—"),
         esc(p),
-        esc(f"{arm.questions:,} tested: {arm.questions_up:,} up, {arm.questions_down:,} down"),
+        esc(f"{arm.questions:,} tested: breaks {arm.questions_up:,}, fixes {arm.questions_down:,}"),
         esc(per_question or "—"),
         f'<span class="claim">{esc(arm.summary)}</span>',
     ]

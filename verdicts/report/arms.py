@@ -15,6 +15,7 @@ from counterfact.records.arms import ArmVerdictRecord
 from counterfact.records.summary import SpendRecord
 from counterfact.verdicts.planning.estimate import spend_text as amounts_text
 from counterfact.verdicts.report.plots import effects_of, forest_figure
+from counterfact.verdicts.wording.arms import P_FLOOR
 
 
 def _amounts(costs: dict[str, float]) -> str:
@@ -54,6 +55,8 @@ def _refused(spend: SpendRecord | None) -> str:
 def _p(p: float | None) -> str:
     if p is None:
         return ""
+    if p < P_FLOOR:
+        return f"< {P_FLOOR:.0e}"
     return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
 
 
@@ -78,7 +81,12 @@ def _standing(arm: ArmVerdictRecord) -> str:
 def _row(arm: ArmVerdictRecord) -> str:
     stat = arm.statistical_verdict or "untested"
     withheld = f" ({arm.questions_withheld} withheld)" if arm.questions_withheld else ""
-    moved = f"{arm.questions_up} up / {arm.questions_down} down of {arm.questions}{withheld}"
+    moved = f"breaks {arm.questions_up} / fixes {arm.questions_down} of {arm.questions}{withheld}"
+    if arm.flips is not None and arm.baseline_flips is not None and arm.pairs:
+        moved += (
+            f"; flips {arm.flips / arm.pairs:.0%} vs the baseline's "
+            f"{arm.baseline_flips / arm.pairs:.0%}"
+        )
     pairs = f"{arm.effective_pairs:,.0f} of {arm.pairs:,}"
     return (
         f'<tr data-arm-verdict="{escape(arm.arm)}" title="{escape(arm.summary)}">'

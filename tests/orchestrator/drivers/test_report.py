@@ -353,7 +353,9 @@ def test_an_eval_set_s_report_leads_with_the_arm_level_verdicts(eval_set: Path) 
     c0 = c0[: c0.index("</tr>")]
     assert '<td class="confirmed">confirmed</td><td class="significant">significant</td>' in c0
     assert re.search(r"<td>\+0\.\d{3} \[\+0\.\d{3}, \+0\.\d{3}\] \(\d+%\)</td>", c0)
-    assert re.search(r"<td>\d+ up / \d+ down of 300</td>", c0)
+    assert re.search(
+        r"<td>breaks \d+ / fixes \d+ of 300; flips \d+% vs the baseline&#x27;s \d+%</td>", c0
+    )
 
 
 def test_an_eval_set_s_report_has_every_row_and_few_figures(eval_set: Path) -> None:

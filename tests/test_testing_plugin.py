@@ -50,7 +50,7 @@ def test_the_fixture_fails_the_test_on_a_changed_arm(pytester: pytest.Pytester) 
         [
             "E       AssertionError: sweep 'gate': 1 match(es) of fail_on (confirmed):",
             "E         broken: confirmed",
-            "E         | broken: confirmed (underpowered) — effect +1.000 *",
+            "E         | broken: confirmed (underpowered) — breaks 1 question(s), fixes 0 *",
             "E       records: */gate-1",
             "E       report: */gate-1/report.html",
         ]

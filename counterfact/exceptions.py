@@ -35,8 +35,9 @@ Hierarchy::
                                      what ran is recorded; exit code 1
 
     Terminated (a KeyboardInterrupt) SIGTERM or SIGHUP outside a sweep's runs (while preparing,
-                                     judging or writing the report): the CLI says what is
-                                     recorded and exits 128 + the signal
+                                     judging or writing the report) of ``run``, ``bisect`` or
+                                     ``blame``: the CLI says what is recorded and exits 128 +
+                                     the signal
 
     CounterfactWarning               a result is valid but weak (never raised, only warned)
     └── DegenerateBandWarning        the baseline never varied, so its null band has no width

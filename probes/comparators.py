@@ -19,7 +19,8 @@ Builtins:
   no match. Patterns run on the ``regex`` package (Python's ``re`` syntax and semantics), each
   search under a deadline of :data:`REGEX_MATCH_S`: an output the pattern cannot search in time
   (catastrophic backtracking) is a failed comparison (:class:`ComparisonTimeout`: that seed is
-  unscored and in doubt), never a hang; a reference it cannot search is a :class:`ScoringError`.
+  unscored and in doubt), never a hang; a reference it cannot search in its own deadline is a
+  :class:`ScoringError` (one cut short by a spent budget leaves that seed unscored instead).
   A sweep's regex checks share one :class:`RegexBudget` (:data:`REGEX_BUDGET_S` of slow
   searching): once it is spent each search has :data:`REGEX_SPENT_MATCH_S`, and one cut short
   fails the same way, saying why.

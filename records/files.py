@@ -164,7 +164,8 @@ def _first_problem(exc: ValidationError) -> str:
     """
     error = exc.errors()[0]
     where = ".".join(str(p) for p in error["loc"]) or "(top level)"
-    got = repr(error.get("input"))[:60]
+    given = error.get("input")
+    got = repr(given[:60] if isinstance(given, str | bytes) else given)[:60]
     return f"{where}: {error['msg']} (got {got})"
 
 

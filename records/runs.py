@@ -115,7 +115,10 @@ class RunRecord(BaseModel):
             if _spendable(value):
                 kept[key] = value
             else:
-                refused[str(key)] = repr(value) if isinstance(value, float) else str(value)
+                shown = repr(value) if isinstance(value, float) else str(value)
+                refused[str(key)] = (
+                    shown if len(shown) <= 40 else f"{shown[:20]}... ({len(shown)} digits)"
+                )
         if not refused:
             return data
         return data | {"cost": kept or None, "cost_refused": refused}
@@ -137,4 +140,6 @@ def _spendable(value: Any) -> bool:
     """
     if isinstance(value, bool) or not isinstance(value, int | float):
         return True
+    if isinstance(value, int):  # compared as an int: a 400-digit one overflows math.isfinite
+        return 0 <= value <= MAX_RUN_COST
     return math.isfinite(value) and 0 <= value <= MAX_RUN_COST

@@ -25,12 +25,13 @@ from counterfact.records.vocabulary import (
     StatisticalVerdict,
 )
 
-SUMMARY_SCHEMA_VERSION: Literal[7] = 7
+SUMMARY_SCHEMA_VERSION: Literal[8] = 8
 """2 added ``statistics`` and ``pooled``; 3 added ``sequential``; 4 added ``concurrency``,
 ``budget`` and status ``budget-exhausted``; 5 added ``cache_entries_rejected``; 6 added
 ``pooled[].effect``; 7 added ``arms`` (one verdict per challenger over the question set) and
-``spend`` and ``runs_rate_limited``; older
-files still load."""
+``spend`` and ``runs_rate_limited``; 8 added ``spend.runs_cost_refused`` and ``spend.judge``,
+``judges``, ``invocation_started_at``, ``invocations`` and ``active_s``, and ``pooled[].role``
+and ``holds_if``; older files still load."""
 
 
 class PooledEffectRecord(Interval):
@@ -306,7 +307,7 @@ class TimingsRecord(_Record):
 class SweepSummary(_Provenance):
     """``summary.json``: provenance and per-scenario facts of one sweep."""
 
-    schema_version: Literal[1, 2, 3, 4, 5, 6, 7] = SUMMARY_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8] = SUMMARY_SCHEMA_VERSION
     status: Literal["complete", "interrupted", "failed", "budget-exhausted"] = "complete"
     """``interrupted`` when Ctrl-C or SIGTERM stopped the sweep (then there are no verdicts
     yet); ``failed`` when every run failed, or scheduling stopped because the runner evidently

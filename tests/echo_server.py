@@ -48,6 +48,7 @@ BAD_USAGE: dict[str, Any] = {
     "list": {"prompt_tokens": [1], "completion_tokens": 1, "total_tokens": 2},
     "object": {"prompt_tokens": {}, "completion_tokens": 1, "total_tokens": 2},
     "not-an-object": [1],
+    "huge": {"prompt_tokens": 10**400, "completion_tokens": 1, "total_tokens": 2},
 }
 """``usage`` values a broken server sends, by the path segment that asks for them."""
 

@@ -77,10 +77,8 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
 def main(verbose: bool) -> None:
     """Seeded counterfactual reruns: which change made the answer different?"""
     from counterfact.orchestrator.cli.logs import configure_logging
-    from counterfact.orchestrator.engine.interrupt import terminate_as_interrupt
 
     configure_logging(verbose=verbose)
-    terminate_as_interrupt()  # SIGTERM while judging: a message and 143, not a silent death
     # A CounterfactWarning is also a log event (with its category); printed by ``warnings`` too,
     # it would put a non-JSON line into the JSON log stream.
     warnings.simplefilter("ignore", CounterfactWarning)

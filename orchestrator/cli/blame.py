@@ -154,6 +154,9 @@ def blame(
         price=price,
     )
     run_dir: Path | None = None
+    from counterfact.orchestrator.engine.interrupt import terminate_as_interrupt
+
+    terminate_as_interrupt()  # SIGTERM while judging: a message and 128 + 15, not a silent death
     try:
         calls = read_calls(call, span)
         if len(calls) > 1:

@@ -59,6 +59,9 @@ def run(
     its records.
     """
     run_dir: Path | None = None
+    from counterfact.orchestrator.engine.interrupt import terminate_as_interrupt
+
+    terminate_as_interrupt()  # SIGTERM while judging: a message and 128 + 15, not a silent death
     try:  # the imports too: a Ctrl-C while they load is an interrupt (130), not click's Abort (1)
         from counterfact.orchestrator.drivers.preflight import preflight_sweep
 

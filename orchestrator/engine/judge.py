@@ -34,8 +34,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from counterfact.exceptions import ComparisonTimeout, ConfigError, ScoringError
+from counterfact.exceptions import (
+    ChatReplyError,
+    ComparisonTimeout,
+    ConfigError,
+    RunnerReturnError,
+    ScoringError,
+)
 from counterfact.orchestrator.runners.chat import client_for
+from counterfact.orchestrator.runners.chatlimits import token_counts, within
 from counterfact.orchestrator.runners.redact import redact, redact_exception, secrets_of
 from counterfact.probes.comparators import Comparator, JudgeComparator
 from counterfact.records.summary import JudgeRecord
@@ -297,19 +304,22 @@ class ModelJudge:
         prompt = s.prompt.format(reference=reference, output=output, rubric=s.rubric or "")
         secrets = secrets_of([os.environ.get(s.api_key_env)])
         for tried in range(RETRIES):
-            try:
-                reply = await client.chat.completions.create(
-                    model=s.model,
-                    messages=[{"role": "user", "content": prompt}],
-                    temperature=0,
-                    seed=s.seed + attempt,
-                    timeout=CALL_TIMEOUT_S,
+            try:  # a whole-call deadline: the client's own timeout is per read, and drips pass
+                reply = await within(
+                    client.chat.completions.create(
+                        model=s.model,
+                        messages=[{"role": "user", "content": prompt}],
+                        temperature=0,
+                        seed=s.seed + attempt,
+                        timeout=CALL_TIMEOUT_S,
+                    ),
+                    CALL_TIMEOUT_S,
                 )
                 break
-            except (RateLimitError, APIStatusError, APIConnectionError) as exc:
+            except (RateLimitError, APIStatusError, APIConnectionError, ChatReplyError) as exc:
                 redact_exception(exc, secrets)
                 status = getattr(exc, "status_code", None)
-                again = isinstance(exc, RateLimitError | APITimeoutError) or (
+                again = isinstance(exc, RateLimitError | APITimeoutError | ChatReplyError) or (
                     status is not None and status >= 500
                 )
                 if not again or tried == RETRIES - 1:
@@ -317,15 +327,19 @@ class ModelJudge:
                 await asyncio.sleep(2.0**tried)
         text = ""
         if getattr(reply, "choices", None):
-            text = reply.choices[0].message.content or ""
-        usage = getattr(reply, "usage", None)
+            content = reply.choices[0].message.content
+            text = content if isinstance(content, str) else ""  # not text: not a verdict
+        try:  # the chat runner's checks: wrong types and counts past 1e15 are not trusted
+            counts = token_counts(getattr(reply, "usage", None)) or (0, 0, None)
+        except RunnerReturnError:
+            counts = (0, 0, None)
         return Judgment(
             key=key,
             attempt=attempt,
             same=parse_reply(text),
             reply=redact(text[:REPLY_CHARS], secrets),
-            input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            input_tokens=counts[0],
+            output_tokens=counts[1],
         )
 
     def _keep(self, found: Judgment) -> None:

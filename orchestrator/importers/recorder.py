@@ -85,7 +85,7 @@ def _reply_body(upstream: httpx.Response) -> Any:
 def _credentials(request: Request) -> tuple[str, ...]:
     """The key values the client sent (``Authorization: Bearer KEY``, ``api-key: KEY``)."""
     found = [v for k, v in request.headers.items() if k.lower() in ("authorization", "api-key")]
-    return secrets_of([v.removeprefix("Bearer ").strip() for v in found])
+    return secrets_of([v[7:].strip() if v[:7].lower() == "bearer " else v.strip() for v in found])
 
 
 def _headers(request: Request) -> dict[str, str]:

@@ -243,9 +243,10 @@ def test_a_fix_is_said_in_words_with_its_p_and_each_side_s_flip_rate(tmp_path: P
     line = next(x for x in stdout.splitlines() if x.startswith("  fixer:"))
     assert "breaks 0 question(s), fixes 10 of 12" in line
     assert "flips 0/36 (0%) vs the baseline's 30/36 (83%)" in line
-    assert "the arm fixes more than it breaks: 10 question(s) fixed, 0 broken, p 0.00098" in (
+    assert "the arm fixes more than it breaks: 10 question(s) fixed, 0 broken, p 0.00098 " in (
         stdout
     )
+    assert "that way, unadjusted" in stdout
 
 
 def test_fail_on_tells_breaks_from_fixes_under_a_two_sided_test(tmp_path: Path) -> None:

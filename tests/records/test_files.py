@@ -153,3 +153,14 @@ def test_a_verdict_line_a_poisoned_total_nulled_names_the_field(copy: RunPaths) 
         RecordFileError, match=r"record 1 is not a verdict record: samples: .*\(got None\)"
     ):
         read_verdicts(copy.path)
+
+
+def test_a_400_digit_integer_cost_is_refused_not_a_traceback(copy: RunPaths) -> None:
+    # review finding: math.isfinite(10**400) raised OverflowError out of the reader, and every
+    # resume, report and verdict of the directory with it
+    poison(copy.runs, "1" + "0" * 400)
+    runs = list(read_runs(copy.path))[1:]
+    assert all(r.cost == {"usd": 0.5} for r in runs)
+    assert {r.cost_refused["tokens"] for r in runs if r.cost_refused} == {
+        "10000000000000000000... (401 digits)"
+    }

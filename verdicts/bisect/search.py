@@ -517,6 +517,8 @@ def interrupted_outcome(
     that did not run.
     """
     finished = dict(done)
+    asked = decide.mode
+    noise = tuple(dict.fromkeys(k for k, st in done if 0 < st.flips < st.scored))
     if decide.mode == "auto":  # a stop mid-search is read back as the rule it was run under
         decide = replace(decide, mode="majority")
     replay_decide = decide if decide.mode == "majority" or () in finished else Decide()
@@ -530,7 +532,8 @@ def interrupted_outcome(
     outcome = _run(search, suspects, max_culprits, _finisher(search, len(suspects)))
     # Sets the replay completed (a stop during a decide: test confirmation replays to the end).
     found = outcome.culprits if outcome.verdict == "confirmed" else ()
-    keep = found if decide.mode == "majority" else ()
+    # auto whose seeds split would have turned to the test: its majority sets are not claimed
+    keep = found if decide.mode == "majority" and not (asked == "auto" and noise) else ()
     reader = _Search(lambda keys, first_seed=0: [], 0, 0, False, replay_decide)
     reader.cache = {key: stats for key, stats in done if not key}
     return BisectOutcome(
@@ -541,6 +544,8 @@ def interrupted_outcome(
         probes_executed=len(done),
         speculative_unused=0,
         decide="test" if decide.mode == "test" else "majority",
+        asked=asked,
+        noise=noise,
         search_complete=False,
         checks=outcome.checks if keep else (),
         unconfirmed_found=found if not keep else (),

@@ -149,9 +149,10 @@ def _rate_notes(f: ArmFacts, t: ClusteredTest) -> list[str]:
         out.append(
             f"the arm {way} more than it {looked}: {t.down if fixes else t.up} question(s) "
             f"{'fixed' if fixes else 'broken'}, {t.up if fixes else t.down} "
-            f"{'broken' if fixes else 'fixed'}, p {_p(r.other_way_p)} that way (two-sided "
-            f"{_p(min(1.0, 2 * r.other_way_p))}); the sweep's test ({r.alternative}) looks only "
-            f"for {looked}: statistics.alternative two-sided tests both"
+            f"{'broken' if fixes else 'fixed'}, p {_p(r.other_way_p)} that way, unadjusted "
+            f"(two-sided {_p(min(1.0, 2 * r.other_way_p))}); the sweep's test "
+            f"({r.alternative}) looks only for {looked}: statistics.alternative two-sided tests "
+            "both, adjusted over the challengers"
         )
     if not r.arm_seeds_vary and t.seeds_vary and r.pairs > t.questions:
         out.append(

@@ -319,3 +319,22 @@ def test_a_judge_that_echoes_its_key_has_it_redacted(
     for path in (tmp_path / "o").iterdir():
         assert secret not in path.read_text(encoding="utf-8"), path.name
     assert "[redacted API key]" in (tmp_path / "o" / JUDGE_FILE).read_text()
+
+
+@pytest.mark.parametrize("case", ["huge", "not-an-object", "string"])
+def test_a_judge_s_broken_usage_is_not_trusted_and_never_a_traceback(
+    tmp_path: Path, case: str
+) -> None:
+    """Review finding: the judge read ``usage`` as the chat runner did before its checks: a
+    400-digit count was written to judge.jsonl and raised OverflowError on every resume."""
+    from tests.echo_server import echo_server
+
+    with echo_server() as root:
+        comparator = {"kind": "judge", "model": "m", "base_url": f"{root}usage/{case}/v1"}
+        comparator |= {"api_key_env": "JUDGE_KEY"}
+        result = _sweep(tmp_path / "o", comparator, samples=2)
+        again = _sweep(tmp_path / "o", comparator, samples=2)  # a resume reads judge.jsonl back
+    (judge,) = result.summary.judges
+    assert judge.calls >= 1 and again.summary.judges[0].calls == 0
+    spend = result.summary.spend
+    assert spend is not None and spend.judge is not None and spend.judge["tokens"] == 0

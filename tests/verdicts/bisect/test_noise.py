@@ -53,3 +53,17 @@ def test_a_baseline_that_never_gives_the_reference_is_not_called_unstable() -> N
     assert outcome.reason == "unstable-baseline" and "unstable" not in claim
     assert "never matched the reference (0 of 3 seeds)" in claim
     assert "the reference, the comparator, the temperature or the context is wrong" in claim
+
+
+def test_an_interrupted_auto_search_whose_seeds_split_claims_nothing() -> None:
+    """Review finding: a stop (Ctrl-C, failed runs) mid ``auto`` search was read back by the
+    majority rule and returned its sets as confirmed, noise included."""
+    from counterfact.verdicts.bisect.search import interrupted_outcome
+
+    probes = Scripted(noisy_b)
+    whole = bisect(SUSPECTS, probes, samples=3, decide=Decide("majority"))
+    done = [(p.ablated, p.stats) for p in whole.probes if not p.cached]
+    stopped = interrupted_outcome(done, Decide("auto"), suspects=SUSPECTS, samples=3)
+    assert stopped.culprits == () and stopped.noise and stopped.asked == "auto"
+    kept = interrupted_outcome(done, Decide("majority"), suspects=SUSPECTS, samples=3)
+    assert kept.culprits == (("b",),) and kept.noise  # kept, and noise-unmeasured says why not sure

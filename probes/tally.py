@@ -19,6 +19,7 @@ that is cheaper per batch (embeddings) keeps its advantage.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -58,6 +59,20 @@ that keeps it per seed, and the test (one place for verdict rows and culprit sea
 that waited on a rate limit and then ran is not among them: the wait changes when it ran, not
 what it answered (it is counted in ``summary.json`` ``runs_rate_limited``; one that waited too
 long failed, and counts as failed)."""
+
+
+def output_digest(text: str) -> int:
+    """An 8-byte hash of an output (blake2b): equal outputs, equal digests."""
+    raw = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(raw, "little")
+
+
+def same_outputs(arm: ArmTally, base: ArmTally, seeds: int) -> bool | None:
+    """Every seed both ran gives the same output on both (None: no seed did both)."""
+    both = arm.ok[:seeds] & base.ok[:seeds]
+    if not both.any():
+        return None
+    return bool((arm.digest[:seeds][both] == base.digest[:seeds][both]).all())
 
 
 class ArmTally:
@@ -105,6 +120,9 @@ class ArmTally:
         self.flipped_text_seed: dict[str, int] = {}
         self.flipped_other = 0
         """Flips whose output was not among the :data:`FLIPPED_OUTPUTS` distinct ones kept."""
+        self.digest = np.zeros(samples, dtype=np.uint64)
+        """A successful seed's output, as an 8-byte hash: an arm whose outputs equal the
+        baseline's on every seed changed nothing the model saw."""
 
     @property
     def retried(self) -> int:
@@ -148,6 +166,7 @@ class ArmTally:
         if not record.ok:
             return
         self.ok[seed] = True
+        self.digest[seed] = output_digest(record.output or "")
         self.manifest_at[seed] = record.manifest is not None
         for key, value in (record.cost or {}).items():
             column = self.costs.setdefault(key, np.full(self.capacity, math.nan))

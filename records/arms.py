@@ -19,8 +19,8 @@ from counterfact.records.vocabulary import (
 
 ARM_SCHEMA_VERSION: Literal[2] = 2
 """Version of the arm-level record's layout: 2 added ``flips``, ``baseline_flips``,
-``other_way_p`` and ``arm_seeds_vary``, and the stratified block's ``role`` and ``holds_if``;
-older lines still load."""
+``other_way_p``, ``arm_seeds_vary`` and ``outputs_as_baseline``, and the stratified block's
+``role`` and ``holds_if``; older lines still load."""
 
 
 class ArmEffectRecord(Interval):
@@ -106,6 +106,9 @@ class ArmVerdictRecord(_Record):
     arm_seeds_vary: bool | None = None
     """The arm's own outcomes varied across the seeds of some question (False: they never did,
     as at temperature 0, so its seeds add nothing). Null before schema 2."""
+    outputs_as_baseline: bool | None = None
+    """Every question's outputs equal the baseline's on every seed both ran: the arm changed
+    nothing the model saw. Null when no row could tell, and before schema 2."""
     p_value: float | None
     p_adjusted: float | None
     """Adjusted over the sweep's challengers (``statistics.adjust``)."""

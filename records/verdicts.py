@@ -31,7 +31,7 @@ from counterfact.records.vocabulary import (
     Verdict,
 )
 
-VERDICT_SCHEMA_VERSION: Literal[9] = 9
+VERDICT_SCHEMA_VERSION: Literal[10] = 10
 """2 added the statistical test (``statistical_verdict``, ``test``, ``effect``,
 ``similarity_test``); 3 added ``sequential`` and ``test.e_value``; 4 added ``decided_by``,
 ``tier_verdict`` and ``tier_reason``; 5 added ``sequential.min_effect``,
@@ -40,7 +40,8 @@ added ``standing`` and ``reasons``; 7 added the reasons ``arm-facet-not-reported
 ``baseline-facet-not-reported`` and the doubt ``facet-not-reported``; 8 added ``missing_seeds``
 (and ``missing_seeds_bits``) and the reason ``runs-missing``, and narrowed ``failed_seeds`` to runs
 that ran and failed (before 8 it also held seeds never run); 9 added ``check`` (which check judged
-the question: its own ``expect`` or the sweep's comparator); older lines still load."""
+the question: its own ``expect`` or the sweep's comparator); 10 added ``outputs_as_baseline``;
+older lines still load."""
 
 
 class VerdictRecord(_Record):
@@ -50,7 +51,7 @@ class VerdictRecord(_Record):
     per-seed similarities are left out above 10,000 seeds (marked so).
     """
 
-    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9] = VERDICT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10] = VERDICT_SCHEMA_VERSION
     """Version of this record's layout."""
     scenario: str
     arm: str
@@ -62,6 +63,10 @@ class VerdictRecord(_Record):
     (``numeric(tolerance=0.01)``, ``one-of(options=["A", "B"])``), or ``sweep default: `` and the
     sweep's comparator (``sweep default: contains``); the same on every row of a question. Null
     in records before version 9."""
+    outputs_as_baseline: bool | None = None
+    """A challenger's output equals the baseline's, character for character, on every seed
+    both ran: whatever it changed, the model saw nothing different (or the server dropped it).
+    Null for the baseline, with no seed both ran, and before version 10."""
     placebo: Literal["same-seeds", "fresh-seeds"] | None = None
     """A placebo arm's kind: ``fresh-seeds`` (``placebo: fresh``: independent draws of the
     baseline's configuration, so its statistical verdict is the false-alarm check) or

@@ -196,7 +196,9 @@ class _Judged:
     alpha: float = 0.05
 
 
-def _rates(counts: Sequence[QuestionCounts], j: _Judged) -> Rates | None:
+def _rates(
+    counts: Sequence[QuestionCounts], j: _Judged, rows: Sequence[VerdictRecord] = ()
+) -> Rates | None:
     """Each side's flips on the tested pairs, and the one-sided test's other direction."""
     t = j.test
     if t is None:
@@ -219,7 +221,14 @@ def _rates(counts: Sequence[QuestionCounts], j: _Judged) -> Rates | None:
         alpha=j.alpha,
         other_way_p=other,
         arm_seeds_vary=any(0 < c.n11 + c.n10 < c.pairs for c in counts if c.pairs > 1),
+        same_outputs=_same_outputs(rows),
     )
+
+
+def _same_outputs(rows: Sequence[VerdictRecord]) -> bool | None:
+    """Every row's outputs equal the baseline's (None: no row could tell)."""
+    known = [r.outputs_as_baseline for r in rows if r.outputs_as_baseline is not None]
+    return all(known) if known else None
 
 
 def _agrees(j: _Judged) -> bool | None:
@@ -282,7 +291,7 @@ def _one(
         j.stratified,
         j.withheld,
         _why_untested(rows) if t is None else "",
-        rates := _rates(counts, j),
+        rates := _rates(counts, j, rows),
     )
     return ArmVerdictRecord(
         arm=arm,
@@ -303,6 +312,7 @@ def _one(
         baseline_flips=rates.baseline_flips if rates else None,
         other_way_p=rates.other_way_p if rates else None,
         arm_seeds_vary=rates.arm_seeds_vary if rates else None,
+        outputs_as_baseline=rates.same_outputs if rates else None,
         p_value=t.p_value if t else None,
         p_adjusted=j.p_adjusted,
         adjustment=j.adjustment,

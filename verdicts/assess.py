@@ -15,7 +15,7 @@ from counterfact.probes.pairs import pairs_of
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import Similarity
 from counterfact.probes.stats import ProbeStats
-from counterfact.probes.tally import ArmTally, ScenarioTally, tally_runs
+from counterfact.probes.tally import ArmTally, ScenarioTally, same_outputs, tally_runs
 from counterfact.records.parts import (
     ChangedToRecord,
     CostRecord,
@@ -307,7 +307,7 @@ def _judgement(
     return Judgement(
         scenario=tally.scenario.id,
         arm=j.tally.arm.id,
-        tier=_tier(j, ctx, readings, _explained(j, base), tally.check_label),
+        tier=_tier(j, ctx, readings, _explained(j, base), tally.check_label, base),
         claim=_claim(j, base, ctx),
         test=tested.test,
         effect=tested.effect,
@@ -437,6 +437,7 @@ def _tier(
     readings: dict[str, CostReading | None],
     explained: Explained,
     check: str | None,
+    base: ArmTally,
 ) -> TierRow:
     """The row's tier-level fields (everything but the claim and the test)."""
     samples = j.tally.admitted
@@ -478,4 +479,7 @@ def _tier(
         flip_rate_ci=interval,
         explained=explained,
         check=check,
+        outputs_as_baseline=None
+        if j.decision is None
+        else same_outputs(j.tally, base, j.tally.admitted),
     )

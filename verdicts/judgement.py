@@ -97,6 +97,7 @@ class TierRow:
     flip_rate_ci: Interval | None
     explained: Explained
     check: str | None
+    outputs_as_baseline: bool | None = None
 
     def record_fields(self) -> dict[str, object]:
         """The fields as the verdict record takes them (seed sets and explanation inline)."""

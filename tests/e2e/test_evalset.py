@@ -270,3 +270,19 @@ def test_secondary_blocks_say_so_in_the_record(tmp_path: Path) -> None:
     assert pooled["role"] == "secondary" and "independent" in pooled["holds_if"]
     (arm,) = summary["arms"]
     assert arm["stratified"]["role"] == "secondary"
+
+
+def test_an_arm_whose_outputs_equal_the_baseline_s_is_named_a_no_op(tmp_path: Path) -> None:
+    """Issue 39: an arm whose outputs equal the baseline's on every seed (a server that dropped
+    the system prompt) read ``not-confirmed``, not "this arm changed nothing the model saw"."""
+    config = _sweep(tmp_path, "identical_epochs", 12, 3, ["dropped", "breaks10"])
+    out = tmp_path / "o"
+    code, stdout, _ = invoke("run", str(config), "--out", str(out))
+    assert code == 0
+    arms = {a.arm: a for a in read_arms(out)}
+    assert arms["dropped"].outputs_as_baseline is True  # the runner ignores its facet
+    assert arms["breaks10"].outputs_as_baseline is False
+    assert "the arm's outputs equal the baseline's on every seed of every question" in stdout
+    rows = [json.loads(x) for x in (out / "verdicts.jsonl").read_text().splitlines()]
+    assert {r["outputs_as_baseline"] for r in rows if r["arm"] == "dropped"} == {True}
+    assert {r["outputs_as_baseline"] for r in rows if r["arm"] == "baseline"} == {None}

@@ -127,7 +127,7 @@ def test_records_exports_and_the_report_name_the_check(tmp_path: Path) -> None:
     out = tmp_path / "out"
     lines = [json.loads(x) for x in (out / "verdicts.jsonl").read_text().splitlines()]
     assert {(x["scenario"], x["check"]) for x in lines} == set(CHECKS.items())
-    assert all(x["schema_version"] == 9 for x in lines)
+    assert all(x["schema_version"] == 10 for x in lines)
     assert {r.scenario: r.check for r in read_verdicts(out)} == CHECKS
     frame = load_verdicts(out)
     assert str(frame["check"].dtype) == "string"

@@ -41,6 +41,8 @@ class Rates:
     other_way_p: float | None
     """The one-sided test's p in the other direction (None for a two-sided test)."""
     arm_seeds_vary: bool
+    same_outputs: bool | None = None
+    """Every tested question's outputs equal the baseline's on every seed both ran."""
 
 
 P_FLOOR = 1e-40
@@ -159,7 +161,13 @@ def _rate_notes(f: ArmFacts, t: ClusteredTest) -> list[str]:
             "the arm's answers never vary across a question's seeds (temperature 0, or a "
             "cache): its seeds repeat one run each"
         )
-    if r.flips == r.baseline_flips and t.up == 0 and t.down == 0 and r.pairs:
+    if r.same_outputs:
+        out.append(
+            "the arm's outputs equal the baseline's on every seed of every question: it "
+            "changed nothing the model saw (did the change reach it? a server may drop a "
+            "field it does not know: check the manifests)"
+        )
+    elif r.flips == r.baseline_flips and t.up == 0 and t.down == 0 and r.pairs:
         out.append(
             "on every seed the arm was judged exactly as the baseline was: it changed no "
             "outcome (if it should have, check that the change reached the model: manifests)"

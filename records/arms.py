@@ -4,11 +4,17 @@ and ``summary.json``'s ``arms``). The per-question rows of ``verdicts.jsonl`` ar
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from counterfact.records.parts import AdjustmentRecord, DoubtRecord, Interval, _Record
+from counterfact.records.parts import (
+    AdjustmentRecord,
+    DoubtRecord,
+    Interval,
+    _Record,
+    renamed_reading,
+)
 from counterfact.records.vocabulary import (
     Alternative,
     InterventionKind,
@@ -37,8 +43,9 @@ class StratifiedRecord(_Record):
 
     p_value: float
     p_adjusted: float
-    statistical_verdict: StatisticalVerdict
-    """This secondary test's own reading, not the arm's verdict (``role``)."""
+    secondary_reading: StatisticalVerdict
+    """This secondary test's own reading (``role``), not the arm's verdict;
+    ``statistical_verdict`` before schema 2 (read as this)."""
     disagrees: bool
     """It calls the arm significant where the test over questions does not, or the reverse."""
     role: Literal["secondary"] = "secondary"
@@ -48,6 +55,11 @@ class StratifiedRecord(_Record):
         "independently); when a question's seeds repeat each other it overstates the evidence"
     )
     """The assumption under which this test's p-value holds."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older(cls, data: Any) -> Any:
+        return renamed_reading(data)
 
 
 class QuestionMoveRecord(_Record):

@@ -203,3 +203,11 @@ class SimilarityTestRecord(_Record):
     statistic: float
     p_value: float
     method: str = "Wilcoxon signed-rank (one-sided, paired)"
+
+
+def renamed_reading(data: Any) -> Any:
+    """A secondary block written before its verdict word was renamed (``statistical_verdict``)."""
+    if isinstance(data, dict) and "statistical_verdict" in data:
+        data = dict(data)
+        data.setdefault("secondary_reading", data.pop("statistical_verdict"))
+    return data

@@ -7,13 +7,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from counterfact.records.arms import ArmVerdictRecord
 from counterfact.records.parts import (
     Interval,
     SimilarityRecord,
     _Record,
+    renamed_reading,
 )
 from counterfact.records.vocabulary import (
     Adjustment,
@@ -65,9 +66,10 @@ class PooledRecord(_Record):
     pairs: int
     p_value: float
     p_adjusted: float
-    statistical_verdict: StatisticalVerdict
-    """This secondary test's own reading, not a verdict (``role``): ``arms[]`` holds each
-    challenger's verdict over the question set."""
+    secondary_reading: StatisticalVerdict
+    """This secondary test's own reading (``role``), not a verdict: ``arms[]`` holds each
+    challenger's verdict over the question set. ``statistical_verdict`` before schema 8 (read
+    as this)."""
     method: str = "McNemar stratified by scenario"
     role: Literal["secondary"] = "secondary"
     """Not a verdict: the arm-level test over questions (``arms[]``) is the headline."""
@@ -82,6 +84,11 @@ class PooledRecord(_Record):
     effect: PooledEffectRecord | None = None
     """The pooled effect with its cluster-robust interval and heterogeneity (null in summaries
     before version 6, and when a scenario's test lacks ``n11``)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older(cls, data: Any) -> Any:
+        return renamed_reading(data)
 
 
 class SequentialSummary(_Record):

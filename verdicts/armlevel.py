@@ -394,8 +394,8 @@ def _stratified(
     return StratifiedRecord(
         p_value=pooled.p_value,
         p_adjusted=pooled.p_adjusted,
-        statistical_verdict=pooled.statistical_verdict,
-        disagrees=(pooled.statistical_verdict == "significant") != (verdict == "significant"),
+        secondary_reading=pooled.secondary_reading,
+        disagrees=(pooled.secondary_reading == "significant") != (verdict == "significant"),
     )
 
 

@@ -142,7 +142,7 @@ def pooled(rows: Sequence[VerdictRecord], settings: StatisticsRecord) -> list[Po
             pairs=pairs[i],
             p_value=p[i],
             p_adjusted=p_adj[i],
-            statistical_verdict=verdict_of(
+            secondary_reading=verdict_of(
                 floor_of(pairs[i], "seed", settings.alternative),
                 p_adj[i],
                 settings.alpha,

@@ -71,7 +71,7 @@ def render_pooled(records: Sequence[PooledRecord]) -> str:
     for r in records:
         e = f", e-value {r.e_value:.3g}" if r.e_value is not None else ""
         lines.append(
-            f"  {r.arm}: {r.statistical_verdict} — {r.method} over {r.scenarios} scenarios, "
+            f"  {r.arm}: {r.secondary_reading} — {r.method} over {r.scenarios} scenarios, "
             f"{r.n10} vs {r.n01} discordant of {r.pairs} pairs{e}, p = {r.p_value:.3g}, "
             f"adjusted over the challengers {r.p_adjusted:.3g}"
         )

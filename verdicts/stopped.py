@@ -117,7 +117,7 @@ def pooled_e(rows: Sequence[VerdictRecord], settings: StatisticsRecord) -> list[
             pairs=sum(t.pairs for t in by_arm[a]),
             p_value=p[i],
             p_adjusted=p_adj[i],
-            statistical_verdict=verdict_of(0.0, p_adj[i], settings.alpha, factor),
+            secondary_reading=verdict_of(0.0, p_adj[i], settings.alpha, factor),
             method="product of stopped e-values across scenarios",
             e_value=products[i],
             effect=_fixed_sample(pooled_effect_record(rows_of[a])),

@@ -268,8 +268,18 @@ def test_secondary_blocks_say_so_in_the_record(tmp_path: Path) -> None:
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     (pooled,) = summary["pooled"]
     assert pooled["role"] == "secondary" and "independent" in pooled["holds_if"]
+    assert "statistical_verdict" not in pooled and pooled["secondary_reading"] == "significant"
     (arm,) = summary["arms"]
-    assert arm["stratified"]["role"] == "secondary"
+    assert (
+        arm["stratified"]["role"] == "secondary" and "statistical_verdict" not in arm["stratified"]
+    )
+    # a summary written before the rename still loads, its word read as the secondary reading
+    from counterfact.records.summary import PooledRecord
+
+    old = {k: v for k, v in pooled.items() if k not in ("role", "holds_if", "secondary_reading")}
+    assert PooledRecord.model_validate(old | {"statistical_verdict": "significant"}).role == (
+        "secondary"
+    )
 
 
 def test_an_arm_whose_outputs_equal_the_baseline_s_is_named_a_no_op(tmp_path: Path) -> None:

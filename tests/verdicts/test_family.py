@@ -40,7 +40,7 @@ def test_holm_over_the_sweep_family_and_the_pooled_test() -> None:
     assert (pooled_alt.arm, pooled_alt.n10, pooled_alt.n01) == ("alt", 9, 0)
     assert pooled_alt.p_value == pytest.approx(1 / 512)
     assert pooled_alt.p_adjusted == pytest.approx(2 / 512)
-    assert pooled_alt.statistical_verdict == "significant" and pooled_alt2.p_value == 1.0
+    assert pooled_alt.secondary_reading == "significant" and pooled_alt2.p_value == 1.0
     assert result.summary.statistics.adjust == "holm"  # type: ignore[attr-defined]
 
 

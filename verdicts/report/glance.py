@@ -89,7 +89,7 @@ def pooled_table(data: ReportData) -> str:
             agree += f" — effects disagree (p = {e.heterogeneity_p:.2g}){named}"
         lines.append(
             f'<tr data-pooled-arm="{escape(r.arm)}"><td>{escape(r.arm)}</td>'
-            f'<td class="{escape(r.statistical_verdict)}">{escape(r.statistical_verdict)}</td>'
+            f'<td class="{escape(r.secondary_reading)}">{escape(r.secondary_reading)}</td>'
             f"<td>{r.n10} vs {r.n01} of {r.pairs}</td><td>{r.p_value:.3g}</td>"
             f"<td>{r.p_adjusted:.3g}</td><td>{effect}</td><td>{escape(agree)}</td></tr>"
         )

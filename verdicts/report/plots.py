@@ -155,8 +155,11 @@ class _Tested(Protocol):
     def arm(self) -> str: ...
     @property
     def effect(self) -> _Interval | None: ...
-    @property
-    def statistical_verdict(self) -> str | None: ...
+
+
+def _reading(r: _Tested) -> object:
+    """An arm-level verdict's statistical verdict, or a pooled block's secondary reading."""
+    return getattr(r, "statistical_verdict", None) or getattr(r, "secondary_reading", None)
 
 
 def effects_of(records: Sequence[_Tested]) -> list[Effect]:
@@ -167,7 +170,7 @@ def effects_of(records: Sequence[_Tested]) -> list[Effect]:
             r.effect.diff,
             r.effect.low,
             r.effect.high,
-            r.statistical_verdict == "significant",
+            _reading(r) == "significant",
         )
         for r in records
         if r.effect is not None

@@ -130,7 +130,7 @@ def notes_for(f: ArmFacts) -> list[str]:
     s = f.stratified
     if s is not None and s.disagrees:
         out.append(
-            f"the seed-level stratified test (secondary) is {s.statistical_verdict} "
+            f"the seed-level stratified test (secondary) is {s.secondary_reading} "
             f"(adjusted p {_p(s.p_adjusted)}): it counts every seed pair as independent, so it "
             "is not the verdict"
         )

@@ -31,7 +31,7 @@ def test_the_table_ends_with_each_challengers_pooled_test() -> None:
     (pooled,) = result.summary.pooled
     lines = result.table().splitlines()
     at = next(i for i, x in enumerate(lines) if x.startswith("pooled across scenarios (secondary"))
-    assert lines[at + 1].startswith(f"  alt: {pooled.statistical_verdict} — McNemar stratified")
+    assert lines[at + 1].startswith(f"  alt: {pooled.secondary_reading} — McNemar stratified")
     assert f"p = {pooled.p_value:.3g}" in lines[at + 1]
     assert f"{pooled.n10} vs {pooled.n01} discordant of {pooled.pairs} pairs" in lines[at + 1]
 

@@ -344,7 +344,7 @@ def test_pooled_across_scenarios_multiplies_the_stopped_e_values() -> None:
         product = math.prod(r.sequential.e_value for r in rows)  # type: ignore[union-attr]
         assert record.e_value == pytest.approx(product, rel=1e-9)
         assert record.p_value == pytest.approx(min(1.0, 1 / product), rel=1e-9)
-    assert pooled["strong"].statistical_verdict == "significant"
+    assert pooled["strong"].secondary_reading == "significant"
 
 
 def test_a_fix_is_found_sequentially_under_alternative_less() -> None:

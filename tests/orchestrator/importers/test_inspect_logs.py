@@ -83,7 +83,7 @@ def test_two_logs_import_into_a_judged_run_directory(logs: dict[str, Path], tmp_
     assert code == 0, err
     summary = json.loads((out / "summary.json").read_text())
     (pooled,) = summary["pooled"]
-    assert pooled["arm"] == "bad" and pooled["statistical_verdict"] == "significant"
+    assert pooled["arm"] == "bad" and pooled["secondary_reading"] == "significant"
     assert pooled["effect"]["diff"] > 0.3
     rows = [json.loads(x) for x in (out / "verdicts.jsonl").read_text().splitlines()]
     assert {r["scenario"] for r in rows} == {f"q{i}" for i in range(10)}

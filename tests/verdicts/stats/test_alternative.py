@@ -150,4 +150,4 @@ def test_the_pooled_test_honours_the_direction(alternative: str) -> None:
     assert pooled.n01 == sum(r.test.n01 for r in rows if r.test is not None)
     expected = binomtest(pooled.n10, pooled.n10 + pooled.n01, 0.5, alternative=alternative)
     assert pooled.p_value == pytest.approx(expected.pvalue, rel=1e-12)
-    assert pooled.statistical_verdict == "significant"
+    assert pooled.secondary_reading == "significant"

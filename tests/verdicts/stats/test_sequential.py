@@ -202,7 +202,7 @@ def test_pooled_e_values_do_not_overflow_with_many_scenarios() -> None:
         return _Row(f"s{scenario}", "arm", test)
 
     (record,) = pooled_e([row(i) for i in range(300)], DEFAULT_STATISTICS)  # type: ignore[arg-type]
-    assert record.p_value == 0.0 and record.statistical_verdict == "significant"
+    assert record.p_value == 0.0 and record.secondary_reading == "significant"
     assert math.isfinite(record.e_value or math.inf)
 
 

@@ -110,6 +110,8 @@ def list_page(runs: Sequence[RunView], root: str) -> str:
 
 def _arm_row(run: RunView, arm: ArmVerdictRecord, counts: Counter[str | None]) -> list[str]:
     p = "—" if arm.p_adjusted is None else f"{arm.p_adjusted:.3g}"
+    if arm.p_adjusted is not None and arm.p_adjusted < 1e-40:  # a normal tail: a bound, no figure
+        p = "< 1e-40"
     per_question = ", ".join(f"{n} {v}" for v, n in sorted(counts.items(), key=str) if v)
     return [
         link("/arm", arm.arm, run=run.id, arm=arm.arm),

@@ -45,6 +45,7 @@ from counterfact.orchestrator.runners.chat import client_for
 from counterfact.orchestrator.runners.chatlimits import token_counts, within
 from counterfact.orchestrator.runners.redact import redact, redact_exception, secrets_of
 from counterfact.probes.comparators import Comparator, JudgeComparator
+from counterfact.records.runs import MAX_RUN_COST
 from counterfact.records.summary import JudgeRecord
 
 if TYPE_CHECKING:
@@ -207,7 +208,7 @@ class ModelJudge:
         self._held.clear()  # what this directory holds, not what another sweep asked
         self.calls = self.read_back = 0
         self._path = None if run_dir is None else run_dir / JUDGE_FILE
-        if self._path is None or not read or not self._path.exists():
+        if self._path is None or not read or not self._path.is_file():  # a FIFO would block
             return
         for raw in self._path.read_text(encoding="utf-8").splitlines():
             found = _read_line(raw, self.identity)
@@ -418,9 +419,28 @@ def _read_line(raw: str, identity: str) -> Judgment | None:
     if not isinstance(data, dict) or data.pop("judge", None) != identity:
         return None
     try:
-        return Judgment(**data)
+        found = Judgment(**data)
     except TypeError:
         return None
+    return found if _well_typed(found) else None
+
+
+def _well_typed(j: Judgment) -> bool:
+    """A line read back holds what this judge writes: an edited or foreign one is not trusted
+    (a 400-digit token count would overflow every cost from then on).
+    """
+
+    def count(n: object) -> bool:
+        return isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_RUN_COST
+
+    return (
+        isinstance(j.key, str)
+        and count(j.attempt)
+        and (j.same is None or isinstance(j.same, bool))
+        and isinstance(j.reply, str)
+        and count(j.input_tokens)
+        and count(j.output_tokens)
+    )
 
 
 def judges_of(checks: Iterable[Comparator]) -> list[ModelJudge]:

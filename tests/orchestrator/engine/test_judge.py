@@ -338,3 +338,16 @@ def test_a_judge_s_broken_usage_is_not_trusted_and_never_a_traceback(
     assert judge.calls >= 1 and again.summary.judges[0].calls == 0
     spend = result.summary.spend
     assert spend is not None and spend.judge is not None and spend.judge["tokens"] == 0
+
+
+def test_an_edited_judge_file_line_is_not_trusted(tmp_path: Path) -> None:
+    """Review finding: judge.jsonl lines were read back untyped; a 400-digit token count
+    raised OverflowError on every resume. Such a line is asked again instead."""
+    with StandIn(median_s=0.001, p95_s=0.002, answer=judge_reply) as api:
+        _sweep(tmp_path / "o", _judge(api.base_url), samples=2)
+        path = tmp_path / "o" / JUDGE_FILE
+        lines = [json.loads(x) for x in path.read_text().splitlines()]
+        lines[0]["input_tokens"] = 10**400
+        path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+        again = _sweep(tmp_path / "o", _judge(api.base_url), samples=2)
+    assert again.summary.judges[0].calls == 1  # the edited line's judgment, asked again

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 from calibrate_evalset import simulate
+from docsection import replace_section
 from rates import ALPHA, Rate
 from scipy.integrate import quad
 from scipy.stats import binom
@@ -189,12 +190,7 @@ def main() -> int:
         rows="\n".join(rows),
         rows_table="\n".join(rows_table()),
     )
-    text = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-    if START in text and END in text:
-        text = text[: text.index(START)] + section + text[text.index(END) + len(END) :]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    args.out.write_text(text, encoding="utf-8")
+    replace_section(args.out, START, END, section)
     print(f"wrote {args.out}")
     return 0
 

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+from docsection import replace_section
 from rates import Rate
 
 from counterfact.probes.stats import ProbeStats, summarize_probe
@@ -138,13 +139,7 @@ def main() -> int:
     text = section(args.trials, CELLS)
     print(text)
     if args.write:
-        old = DOC.read_text(encoding="utf-8")
-        start, end = old.find(START), old.find(END)
-        if start >= 0 and end >= 0:
-            new = old[:start] + text + old[end + len(END) :]
-        else:
-            new = old.rstrip("\n") + "\n\n" + text + "\n"
-        DOC.write_text(new, encoding="utf-8")
+        replace_section(DOC, START, END, text)
     return 0
 
 

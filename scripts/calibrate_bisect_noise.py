@@ -24,6 +24,7 @@ import argparse
 from pathlib import Path
 
 from calibrate_bisect import _runner
+from docsection import replace_section
 from rates import Rate
 
 from counterfact.verdicts.bisect.search import Decide, bisect
@@ -115,13 +116,7 @@ def main() -> int:
     text = section(args.trials)
     print(text)
     if args.write:
-        old = DOC.read_text(encoding="utf-8")
-        start, end = old.find(START), old.find(END)
-        if start >= 0 and end >= 0:
-            new = old[:start] + text + old[end + len(END) :]
-        else:
-            new = old.rstrip("\n") + "\n\n" + text + "\n"
-        DOC.write_text(new, encoding="utf-8")
+        replace_section(DOC, START, END, text)
     return 0
 
 

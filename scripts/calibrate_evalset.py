@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from docsection import replace_section
 from rates import ALPHA, Rate
 
 from counterfact.records.vocabulary import Alternative
@@ -219,12 +220,7 @@ def main() -> int:
         coverage="\n".join(coverage),
         verdict="every cell passed" if not failures else "FAILED: " + "; ".join(failures),
     )
-    old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-    if START in old and END in old:
-        text = old[: old.index(START)] + section + old[old.index(END) + len(END) :]
-    else:
-        text = old.rstrip("\n") + "\n\n" + section + "\n"
-    args.out.write_text(text, encoding="utf-8")
+    replace_section(args.out, START, END, section)
     print(f"wrote {args.out}; A/A check: {failures or 'ok'}")
     return 1 if failures else 0
 

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from docsection import replace_section
 from scipy.stats import binomtest
 from scipy.stats import t as student_t
 
@@ -307,12 +308,7 @@ def write_section(out: Path, cells: Sequence[Cell], command: str, seconds: float
         rows="\n".join(row(c) for c in cells),
         words=words(cells),
     )
-    old = out.read_text(encoding="utf-8") if out.exists() else ""
-    if START in old and END in old:
-        text = old[: old.index(START)] + section + old[old.index(END) + len(END) :]
-    else:
-        text = old.rstrip("\n") + "\n\n" + section + "\n"
-    out.write_text(text, encoding="utf-8")
+    replace_section(out, START, END, section)
     return section
 
 

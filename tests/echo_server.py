@@ -188,6 +188,13 @@ def echo_server() -> Iterator[str]:
             Route("/gzip/v1/chat/completions", _gzip, methods=["POST"]),
         ]
     )
+    with serve(app) as root:
+        yield root
+
+
+@contextmanager
+def serve(app: Starlette) -> Iterator[str]:
+    """``app`` served on 127.0.0.1 at a free port, in a thread: its root URL; stopped on exit."""
     sock = bind("127.0.0.1", 0)
     server = uvicorn.Server(uvicorn.Config(app, log_level="error", lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

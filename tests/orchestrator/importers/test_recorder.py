@@ -4,19 +4,16 @@ to the stand-in API, then ``counterfact blame`` over the folder it wrote (issue 
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import openai
 import pytest
-import uvicorn
 
 from counterfact.orchestrator.importers.recorder import Recorder, build_app
-from counterfact.orchestrator.view.server import bind, url_of
 from tests.context_model import WRONG, context_model, passages, recorded_call
-from tests.echo_server import echo_server
+from tests.echo_server import echo_server, serve
 from tests.helpers import invoke
 from tests.standin import StandIn
 
@@ -31,18 +28,10 @@ def api() -> Iterator[StandIn]:
 
 @pytest.fixture
 def proxy(api: StandIn, tmp_path: Path) -> Iterator[str]:
-    sock = bind("127.0.0.1", 0)
     app = build_app(Recorder(out=tmp_path / "calls", upstream=api.base_url))
     (tmp_path / "calls").mkdir()
-    server = uvicorn.Server(uvicorn.Config(app, log_level="error", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
-    yield url_of(sock) + "v1"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serve(app) as root:
+        yield root + "v1"
 
 
 def _messages(planted: bool) -> list[dict[str, str]]:
@@ -123,19 +112,12 @@ def test_an_upstream_error_page_is_relayed_and_recorded_as_text(tmp_path: Path) 
     """A 200 proxy in front of an upstream whose gateway answers 502 in HTML: the client gets
     the 502, and the call is recorded with its status and the page's text."""
     with StandIn(median_s=0.001, p95_s=0.002, raw="<html>bad gateway</html>") as api:
-        sock = bind("127.0.0.1", 0)
         (tmp_path / "calls").mkdir()
         app = build_app(Recorder(out=tmp_path / "calls", upstream=api.base_url + "/nowhere"))
-        server = uvicorn.Server(uvicorn.Config(app, log_level="error", lifespan="off"))
-        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.01)
-        client = openai.OpenAI(base_url=url_of(sock) + "v1", api_key="none", max_retries=0)
-        with pytest.raises(openai.NotFoundError):
-            client.chat.completions.create(model="stand-in", messages=_messages(True))
-        server.should_exit = True
-        thread.join(timeout=10)
+        with serve(app) as root:
+            client = openai.OpenAI(base_url=root + "v1", api_key="none", max_retries=0)
+            with pytest.raises(openai.NotFoundError):
+                client.chat.completions.create(model="stand-in", messages=_messages(True))
     (saved,) = _calls(tmp_path)
     assert saved["status"] == 404 and "text" in saved["response"]  # type: ignore[operator]
 
@@ -164,23 +146,15 @@ def test_an_upstream_that_echoes_the_key_does_not_get_it_recorded(tmp_path: Path
     recorder = Recorder(out=tmp_path / "calls", upstream="")
     with echo_server() as root:
         for where, failure in (("ok", None), ("error", openai.BadRequestError)):
-            sock = bind("127.0.0.1", 0)
             recorder.upstream = f"{root}{where}/v1"
-            app = build_app(recorder)
-            server = uvicorn.Server(uvicorn.Config(app, log_level="error", lifespan="off"))
-            thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-            thread.start()
-            while not server.started:
-                time.sleep(0.01)
-            client = openai.OpenAI(base_url=url_of(sock) + "v1", api_key=SECRET, max_retries=0)
-            if failure is None:
-                reply = client.chat.completions.create(model="m", messages=_messages(True))
-                assert SECRET in (reply.choices[0].message.content or "")  # the client sees it
-            else:
-                with pytest.raises(failure):
-                    client.chat.completions.create(model="m", messages=_messages(True))
-            server.should_exit = True
-            thread.join(timeout=10)
+            with serve(build_app(recorder)) as proxy:
+                client = openai.OpenAI(base_url=proxy + "v1", api_key=SECRET, max_retries=0)
+                if failure is None:
+                    reply = client.chat.completions.create(model="m", messages=_messages(True))
+                    assert SECRET in (reply.choices[0].message.content or "")  # it sees it
+                else:
+                    with pytest.raises(failure):
+                        client.chat.completions.create(model="m", messages=_messages(True))
     written = "".join(p.read_text() for p in (tmp_path / "calls").glob("*.json"))
     assert len(_calls(tmp_path)) == 2 and SECRET not in written
     assert written.count("[redacted API key]") == 4  # text, model and id; the error's body

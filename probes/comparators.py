@@ -54,6 +54,13 @@ import regex
 
 from counterfact.defaults import NUMERIC_TOLERANCE, SIMILARITY_THRESHOLD
 from counterfact.exceptions import ComparisonTimeout, ScoringError
+from counterfact.probes.judging import JudgeComparator
+from counterfact.probes.regex_search import (
+    REGEX_MATCH_S,
+    RegexBudget,
+    compile_pattern,
+    extract,
+)
 from counterfact.probes.registry import Kind
 
 
@@ -289,96 +296,6 @@ def how_many_named(named: tuple[str, ...]) -> str:
     return "none" if not named else f"{len(named)} ({', '.join(named)})"
 
 
-REGEX_MATCH_S = 1.0
-"""How long a regex comparator's pattern may take to search one text (an output or the
-reference); Python's ``re`` cannot be interrupted, the ``regex`` package's ``timeout=`` can.
-"""
-
-
-REGEX_BUDGET_S = 5.0
-"""Seconds of slow regex searching (each search over :data:`REGEX_SLOW_S`) one sweep (one
-``run``, resume or re-judge) may spend in full before every search's deadline tightens to
-:data:`REGEX_SPENT_MATCH_S` (issue 45 item 7: 200 questions with backtracking patterns took 24
-minutes to judge, one full deadline after another)."""
-
-REGEX_SLOW_S = 0.005
-"""A search quicker than this is not charged to the budget: an answer pattern searches a
-normal output in microseconds, so a 10,000-question sweep never spends it."""
-
-REGEX_SPENT_MATCH_S = 0.02
-"""Each search's deadline once the budget is spent: ample for a pattern that does not
-backtrack (microseconds, even on a loaded machine), 50 times less than :data:`REGEX_MATCH_S`."""
-
-REGEX_TIMED_OUT_MATCH_S = 0.005
-"""Once the budget is spent, the deadline of a pattern that already timed out in this sweep."""
-
-
-@dataclass
-class RegexBudget:
-    """The slow regex searching a sweep may still do in full, shared by its regex checks.
-
-    A search that takes :data:`REGEX_SLOW_S` or more is charged what it took (``clock``, given
-    by the caller, tells it). While :attr:`seconds` are not spent each search has
-    :data:`REGEX_MATCH_S`; after, :data:`REGEX_SPENT_MATCH_S` (:data:`REGEX_TIMED_OUT_MATCH_S` for
-    a pattern that already timed out), so a file of backtracking patterns costs seconds, not
-    minutes, and patterns that do not backtrack are judged as before. Held per process (a Ray
-    worker judging outputs holds its own).
-    """
-
-    seconds: float
-    clock: Callable[[], float]
-    spent: float = 0.0
-    timed_out: set[str] = field(default_factory=set)
-    """Patterns that outlasted their deadline on some text in this sweep."""
-
-    def deadline(self, pattern: str = "") -> float:
-        """The next search's deadline in seconds (``pattern``: the one about to search)."""
-        if self.spent >= self.seconds:
-            return REGEX_TIMED_OUT_MATCH_S if pattern in self.timed_out else REGEX_SPENT_MATCH_S
-        return max(REGEX_SPENT_MATCH_S, min(REGEX_MATCH_S, self.seconds - self.spent))
-
-    def search(self, pattern: regex.Pattern[str], text: str, deadline: float) -> str | None:
-        """:func:`extract` under ``deadline``, charged to the budget when slow.
-
-        Raises:
-            TimeoutError: the search outlasted ``deadline`` (the pattern is remembered).
-        """
-        started = self.clock()
-        try:
-            return extract(pattern, text, deadline)
-        except TimeoutError:
-            self.timed_out.add(pattern.pattern)
-            raise
-        finally:
-            took = self.clock() - started
-            if took >= REGEX_SLOW_S:
-                self.spent += took
-
-
-def compile_pattern(pattern: str) -> regex.Pattern[str]:
-    """``pattern`` compiled as Python's ``re`` would read it (``regex``'s version 0 mode).
-
-    Raises:
-        regex.error: the pattern is not a valid regular expression.
-    """
-    return regex.compile(pattern, flags=regex.VERSION0)
-
-
-def extract(pattern: regex.Pattern[str], text: str, timeout_s: float = REGEX_MATCH_S) -> str | None:
-    """The first match of ``pattern`` in ``text`` — its first group that took part, when the
-    pattern has groups — or None when nothing matched or what matched is empty.
-
-    Raises:
-        TimeoutError: the search took longer than ``timeout_s``.
-    """
-    match = pattern.search(text, timeout=timeout_s)
-    if match is None:
-        return None
-    found = next((g for g in match.groups() if g is not None), None)
-    answer = found if pattern.groups else match.group(0)
-    return answer if answer and answer.strip() else None
-
-
 @dataclass(frozen=True)
 class RegexComparator:
     """Flipped iff the extracted answers differ once normalized (or the output has none)."""
@@ -412,13 +329,13 @@ class RegexComparator:
 
     def _extract(self, text: str, what: str) -> str | None:
         budget = self.budget
-        if budget is None:
-            return self._search(text, what)
-        deadline = budget.deadline(self.pattern.pattern)
+        deadline = REGEX_MATCH_S if budget is None else budget.deadline(self.pattern.pattern)
         try:
+            if budget is None:
+                return extract(self.pattern, text)
             return budget.search(self.pattern, text, deadline)
         except TimeoutError:
-            if deadline < REGEX_MATCH_S:  # cut short by the spent budget, not its own deadline
+            if budget is not None and deadline < REGEX_MATCH_S:  # cut short by a spent budget
                 msg = (
                     f"regex comparator: /{self.pattern.pattern}/ was cut short at {deadline:g} s "
                     f"on a {len(text)}-character {what}: the sweep's {budget.seconds:g} s of slow "
@@ -426,12 +343,6 @@ class RegexComparator:
                     "so each search now has that long; simplify the patterns that time out"
                 )
                 raise ComparisonTimeout(msg) from None
-            self._timed_out(text, what)
-
-    def _search(self, text: str, what: str) -> str | None:
-        try:
-            return extract(self.pattern, text)
-        except TimeoutError:
             self._timed_out(text, what)
 
     def _timed_out(self, text: str, what: str) -> NoReturn:
@@ -484,56 +395,6 @@ class CustomComparator:
         module = getattr(self.target, "__module__", None)
         name = getattr(self.target, "__qualname__", None) or repr(self.target)
         return {"target": f"{module}:{name}" if module else name}
-
-
-class Judge(Protocol):
-    """A model that judges outputs against a reference (built by the orchestrator)."""
-
-    def prepare(self, reference: str, outputs: list[str]) -> None:
-        """Judge a batch now (concurrently, from its cache first), for :meth:`same` to read."""
-        ...
-
-    def same(self, reference: str, output: str) -> bool:
-        """True when ``output`` gives the reference's answer (or meets the rubric).
-
-        Raises:
-            ComparisonTimeout: the judge's reply was not a verdict (this output only).
-            ScoringError: the judge could not be asked at all (unreachable, refused).
-        """
-        ...
-
-    def describe(self) -> str:
-        """``judged by <model>`` (with its rubric, cut)."""
-        ...
-
-    def options(self) -> dict[str, Any]:
-        """The settings that make it this judge (model, endpoint, rubric, prompt), JSON data."""
-        ...
-
-
-@dataclass(frozen=True)
-class JudgeComparator:
-    """Flipped iff the judge says the output does not give the reference's answer."""
-
-    judge: Judge
-    kind: str = "judge"
-    answer_level: bool = True
-
-    def describe(self) -> str:
-        """The judge's words (``judged by gpt-4o-mini``)."""
-        return self.judge.describe()
-
-    def prepare(self, reference: str, outputs: list[str]) -> None:
-        """Have the judge judge a batch of outputs at once (its calls run concurrently)."""
-        self.judge.prepare(reference, outputs)
-
-    def flipped(self, reference: str, output: str, similarity: float) -> bool:
-        """True iff the judge says DIFFERENT (a reply that is no verdict raises)."""
-        return not self.judge.same(reference, output)
-
-    def options(self) -> dict[str, Any]:
-        """The judge's settings."""
-        return self.judge.options()
 
 
 def prepare_batch(comparator: Comparator, reference: str, outputs: list[str]) -> None:

@@ -20,7 +20,8 @@ from pathlib import Path
 from counterfact.orchestrator.config.checks import CheckBuilder
 from counterfact.orchestrator.config.components import ComparatorConfig
 from counterfact.probes.arms import ArmSpec
-from counterfact.probes.comparators import Comparator, RegexComparator, compile_pattern
+from counterfact.probes.comparators import Comparator, RegexComparator
+from counterfact.probes.regex_search import compile_pattern
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import SIMILARITIES
 from counterfact.probes.tally import ScenarioTally

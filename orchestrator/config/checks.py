@@ -29,17 +29,16 @@ from counterfact.orchestrator.engine.judge import build_judge
 from counterfact.orchestrator.engine.loader import load_target
 from counterfact.probes.comparators import (
     COMPARATORS,
-    REGEX_BUDGET_S,
     Comparator,
     ContainsComparator,
     NumericComparator,
     OneOfComparator,
-    RegexBudget,
     RegexComparator,
     first_number,
     how_many_named,
     normalize_text,
 )
+from counterfact.probes.regex_search import REGEX_BUDGET_S, RegexBudget
 from counterfact.probes.registry import Kind
 from counterfact.probes.scenarios import ScenarioSpec
 

@@ -41,9 +41,9 @@ from counterfact.orchestrator.runners.chatconfig import ChatPrice
 from counterfact.probes.comparators import (
     COMPARATORS,
     JUDGE_OPTIONS,
-    compile_pattern,
     normalize_text,
 )
+from counterfact.probes.regex_search import compile_pattern
 from counterfact.probes.registry import Kind, option_problem
 from counterfact.probes.similarity import SIMILARITIES
 

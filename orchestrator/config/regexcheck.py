@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import regex
 
-from counterfact.probes.comparators import extract
+from counterfact.probes.regex_search import extract
 
 REGEX_CHECK_S = 2.0
 """How long one pattern may take to search one reference at resolve time."""

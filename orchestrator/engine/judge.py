@@ -44,7 +44,8 @@ from counterfact.exceptions import (
 from counterfact.orchestrator.runners.chat import client_for
 from counterfact.orchestrator.runners.chatlimits import token_counts, within
 from counterfact.orchestrator.runners.redact import redact, redact_exception, secrets_of
-from counterfact.probes.comparators import Comparator, JudgeComparator
+from counterfact.probes.comparators import Comparator
+from counterfact.probes.judging import JudgeComparator
 from counterfact.records.runs import MAX_RUN_COST
 from counterfact.records.summary import JudgeRecord
 
@@ -175,7 +176,7 @@ Charge = Callable[[dict[str, float]], None]
 
 
 class ModelJudge:
-    """A :class:`~counterfact.probes.comparators.Judge` that asks a chat model."""
+    """A :class:`~counterfact.probes.judging.Judge` that asks a chat model."""
 
     def __init__(self, settings: JudgeSettings) -> None:
         self.settings = settings

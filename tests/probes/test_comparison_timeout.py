@@ -62,7 +62,8 @@ def test_a_timed_out_reference_still_ends_judging() -> None:
 
 def test_scoring_a_probe_leaves_a_timed_out_output_out_of_its_samples() -> None:
     # the culprit search's scoring (score_runs), as the sweep's tally does per seed
-    from counterfact.probes.comparators import RegexComparator, compile_pattern
+    from counterfact.probes.comparators import RegexComparator
+    from counterfact.probes.regex_search import compile_pattern
     from counterfact.probes.scoring import score_runs
     from counterfact.probes.similarity import TextSimilarity
     from counterfact.records.runs import RunRecord

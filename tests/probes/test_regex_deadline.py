@@ -60,12 +60,12 @@ def test_the_budget_charges_slow_searches_only_and_then_tightens_every_deadline(
     regex budget (a hostile file's backtracking must), and once it is spent a pattern that does
     not backtrack is still judged, under the tightened deadline."""
     from counterfact.exceptions import ComparisonTimeout
-    from counterfact.probes.comparators import (
+    from counterfact.probes.comparators import RegexComparator
+    from counterfact.probes.regex_search import (
         REGEX_MATCH_S,
         REGEX_SPENT_MATCH_S,
         REGEX_TIMED_OUT_MATCH_S,
         RegexBudget,
-        RegexComparator,
         compile_pattern,
     )
 

@@ -1,0 +1,58 @@
+"""A comparator that asks a model whether an output gives the reference's answer: the pure half
+(the judge itself, which calls the model, is built by the orchestrator and injected).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class Judge(Protocol):
+    """A model that judges outputs against a reference (built by the orchestrator)."""
+
+    def prepare(self, reference: str, outputs: list[str]) -> None:
+        """Judge a batch now (concurrently, from its cache first), for :meth:`same` to read."""
+        ...
+
+    def same(self, reference: str, output: str) -> bool:
+        """True when ``output`` gives the reference's answer (or meets the rubric).
+
+        Raises:
+            ComparisonTimeout: the judge's reply was not a verdict (this output only).
+            ScoringError: the judge could not be asked at all (unreachable, refused).
+        """
+        ...
+
+    def describe(self) -> str:
+        """``judged by <model>`` (with its rubric, cut)."""
+        ...
+
+    def options(self) -> dict[str, Any]:
+        """The settings that make it this judge (model, endpoint, rubric, prompt), JSON data."""
+        ...
+
+
+@dataclass(frozen=True)
+class JudgeComparator:
+    """Flipped iff the judge says the output does not give the reference's answer."""
+
+    judge: Judge
+    kind: str = "judge"
+    answer_level: bool = True
+
+    def describe(self) -> str:
+        """The judge's words (``judged by gpt-4o-mini``)."""
+        return self.judge.describe()
+
+    def prepare(self, reference: str, outputs: list[str]) -> None:
+        """Have the judge judge a batch of outputs at once (its calls run concurrently)."""
+        self.judge.prepare(reference, outputs)
+
+    def flipped(self, reference: str, output: str, similarity: float) -> bool:
+        """True iff the judge says DIFFERENT (a reply that is no verdict raises)."""
+        return not self.judge.same(reference, output)
+
+    def options(self) -> dict[str, Any]:
+        """The judge's settings."""
+        return self.judge.options()

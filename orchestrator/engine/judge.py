@@ -29,7 +29,6 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +40,7 @@ from counterfact.exceptions import (
     RunnerReturnError,
     ScoringError,
 )
+from counterfact.orchestrator.engine.loops import LoopThread
 from counterfact.orchestrator.runners.chat import client_for
 from counterfact.orchestrator.runners.chatlimits import token_counts, within
 from counterfact.orchestrator.runners.redact import redact, redact_exception, secrets_of
@@ -183,6 +183,8 @@ class ModelJudge:
         self.identity = settings.identity()
         self._held: dict[tuple[str, int], Judgment] = {}
         self._lock = threading.Lock()
+        self._loop: LoopThread | None = None
+        """The judge's own event loop (one for every batch: its client and connections stay)."""
         self._path: Path | None = None
         self._charge: Charge | None = None
         self.calls = 0
@@ -194,6 +196,7 @@ class ModelJudge:
         """Picklable (a resolved sweep may be shipped): the lock is made anew."""
         state = dict(self.__dict__)
         del state["_lock"]
+        state["_loop"] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -258,8 +261,9 @@ class ModelJudge:
                     todo[(key, attempt)] = output
         if not todo:
             return
-        with ThreadPoolExecutor(1, thread_name_prefix="judge") as pool:
-            pool.submit(asyncio.run, self._ask_all(reference, todo)).result()
+        if self._loop is None or not self._loop.alive:
+            self._loop = LoopThread(name="counterfact-judge")
+        self._loop.run(self._ask_all(reference, todo))
 
     def same(self, reference: str, output: str) -> bool:
         """The judgment of ``output`` (asked now when no batch asked it).

@@ -386,12 +386,12 @@ def took_text(summary: SweepSummary) -> str | None:
         return None
     if summary.invocations == 1:
         return f"{summary.active_s:,.1f} s"
-    last = _seconds(summary.invocation_started_at, summary.finished_at)
+    last = seconds_between(summary.invocation_started_at, summary.finished_at)
     tail = "" if last is None else f"; the last {last:,.1f} s"
     return f"{summary.active_s:,.1f} s over {summary.invocations} invocations{tail}"
 
 
-def _seconds(start: str | None, end: str) -> float | None:
+def seconds_between(start: str | None, end: str) -> float | None:
     """Seconds from ``start`` to ``end`` (ISO 8601), or None when either cannot be read."""
     try:
         began = datetime.fromisoformat(start) if start is not None else None

@@ -17,8 +17,6 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scipy.stats import binomtest
-
 from counterfact.records.arms import (
     ArmEffectRecord,
     ArmVerdictRecord,
@@ -45,7 +43,7 @@ from counterfact.verdicts.stats.clustered import (
     sign_flip_p,
 )
 from counterfact.verdicts.stats.multiplicity import adjust, best_factor
-from counterfact.verdicts.stats.significance import effect_of_counts
+from counterfact.verdicts.stats.significance import effect_of_counts, mcnemar_exact
 from counterfact.verdicts.wording.arms import ArmFacts, Rates, arm_line, disagreement, notes_for
 
 NOTABLE = 5
@@ -208,9 +206,7 @@ def _rates(
         opposite: Alternative = "less" if j.alternative == "greater" else "greater"
         if t.seeds_are_sample and len(counts) == 1:
             (c,) = counts
-            k = c.n01 if j.alternative == "greater" else c.n10
-            n = c.n10 + c.n01
-            other = float(binomtest(k, n, 0.5, alternative="greater").pvalue) if n else 1.0
+            other = mcnemar_exact(c.n10, c.n01, opposite)  # the row's own test, the other way
         else:
             other = sign_flip_p([c.moved for c in counts], opposite)[0]
     return Rates(

@@ -9,12 +9,12 @@ is kept beside them (``invocation_started_at``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from counterfact.exceptions import CounterfactError
 from counterfact.orchestrator.storage.recordfiles import summary_of
+from counterfact.records.summary import seconds_between
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class SweepTimes:
 
     def record(self, finished: str) -> dict[str, Any]:
         """``summary.json``'s time fields for an invocation ending at ``finished``."""
-        spent = _seconds(self.started, finished) or 0.0
+        spent = seconds_between(self.started, finished) or 0.0
         return {
             "started_at": self.first_started,
             "finished_at": finished,
@@ -58,12 +58,5 @@ def sweep_times(run_dir: Path | None, started: str) -> SweepTimes:
         return SweepTimes(started, started, 1, 0.0)
     before = earlier.active_s
     if before is None:  # an older record: its own invocation's span
-        before = max(_seconds(earlier.started_at, earlier.finished_at) or 0.0, 0.0)
+        before = max(seconds_between(earlier.started_at, earlier.finished_at) or 0.0, 0.0)
     return SweepTimes(earlier.started_at, started, earlier.invocations + 1, before)
-
-
-def _seconds(start: str, end: str) -> float | None:
-    try:
-        return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
-    except (TypeError, ValueError):
-        return None

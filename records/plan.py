@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-PLAN_SCHEMA_VERSION: Literal[3] = 3
+PLAN_SCHEMA_VERSION: Literal[4] = 4
 
 
 class _Record(BaseModel):
@@ -97,6 +97,11 @@ class EvalSetPlan(_Record):
     wall_s: float | None = None
     wall: WallTimeRecord | None = None
     note: str | None = None
+    effect: float | None = None
+    """The effect ``power`` is for (arm minus baseline flip rate): ``--effect`` (negative under
+    ``less``), or without it the end of the pilot's arm-level interval nearer 0, not the pilot's
+    estimate, which leans high once the noise guard lets it through (issue 43); null when
+    nothing was planned, or in a plan before schema 4."""
 
 
 class PilotEffectRecord(_Record):
@@ -155,10 +160,11 @@ class ChallengerPlan(_Record):
 class PlanRecord(_Record):
     """The whole plan."""
 
-    schema_version: Literal[1, 2, 3] = PLAN_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4] = PLAN_SCHEMA_VERSION
     """2: ``eval_set`` per challenger, ``wall`` parts, the rate limit and the configured
     concurrency beside the one used; 3: ``pilot_effect`` and ``withheld`` per challenger and the
-    measured ``process_startup_s`` (older versions read as is: every new field has a
+    measured ``process_startup_s``; 4: the eval-set plan's ``effect`` (without ``--effect``, the
+    pilot's bound, not its estimate) (older versions read as is: every new field has a
     default)."""
     run_dir: str
     name: str

@@ -95,8 +95,9 @@ def _eval_set_lines(plan: PlanRecord, e: EvalSetPlan) -> list[str]:
     else:
         se = f" ± {e.power_se:.3f}" if e.power_se is not None else ""
         power = f"{e.power:.2f}" if e.power is not None else "?"
+        aim = "" if e.effect is None else f" for an effect of {e.effect:+.3f}"
         out = [
-            head + f"{e.questions:,} questions x {e.seeds} seeds each (power {power}{se}, "
+            head + f"{e.questions:,} questions x {e.seeds} seeds each (power {power}{se}{aim}, "
             f"simulated from the pilot's {e.pilot_questions} questions)"
         ]
     if e.grid:

@@ -374,4 +374,5 @@ def _eval_set(
         wall_s=est.wall_s if est is not None and timed else None,
         wall=wall_record(est) if est is not None and timed else None,
         note=planned.note,
+        effect=planned.effect,
     )

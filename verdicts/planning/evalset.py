@@ -14,6 +14,20 @@ is recommended.
 Seed counts whose predicted runs are more than :data:`PRUNE` times the cheapest prediction are
 not simulated. When the pilot's seeds never vary within a question, every seed repeats the first
 and only the smallest seed count is simulated: more seeds add nothing, only more questions help.
+
+**Which effect is planned for** (issue 43). With ``--effect D``, D, added per question
+(:func:`counterfact.verdicts.planning.power_evalset.effect_pool`). Without it, not the pilot's own
+estimate but the end of its arm-level interval nearer 0 (:func:`pilot_bound`: the sign-flip score
+interval over questions at the level the verdicts print, 90% two-sided for alpha 0.05, so a 95%
+one-sided bound), added the same way. A pilot's estimate from a few questions is noisy, and the
+pilots that reach a plan at all are those whose interval left out 0 (the noise guard of
+:mod:`counterfact.verdicts.planning.pilot`): their estimates lean high (a winner's curse). Planned
+on the estimate, 20-question copies pilots with a true +0.2 printed 0.86 and realised 0.40 (the
+estimate they planned on averaged +0.375). The power printed is then a promise for any effect at
+least the bound, which holds for the true effect in about 95% of pilots (fewer among pilots the
+guard let through; ``docs/statistics.md``, "The planner's promises"). When the bound needs more
+than :data:`MAX_QUESTIONS` questions the plan says that no plan from this pilot keeps its promise,
+instead of printing one.
 """
 
 from __future__ import annotations
@@ -24,7 +38,9 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from counterfact.records.verdicts import VerdictRecord
+from counterfact.records.vocabulary import Alternative
 from counterfact.verdicts.planning.design import Design, cells_of, excluded
+from counterfact.verdicts.planning.pilot import pilot_effect
 from counterfact.verdicts.planning.power_evalset import (
     EXACT_UP_TO,
     EvalDesign,
@@ -97,6 +113,9 @@ class EvalSetPlanned:
     """Some pilot question's seeds varied (set by :func:`eval_set_plans`)."""
     pilot_questions: int = 0
     note: str | None = None
+    effect: float | None = None
+    """The effect the power is for (arm minus baseline flip rate, signed): ``--effect``, or the
+    pilot's bound (:func:`pilot_bound`); None: the pilot's interval holds 0, nothing planned."""
 
 
 def fewest_questions(
@@ -220,6 +239,68 @@ def _varies(row: VerdictRecord) -> bool:
     return t.n10 + both not in (0, t.pairs) or t.n01 + both not in (0, t.pairs)
 
 
+@dataclass(frozen=True)
+class PilotBound:
+    """Without ``--effect``: the effect an eval-set plan is for (module docstring)."""
+
+    size: float
+    """The end of the pilot's arm-level interval nearer 0, as a size in ``direction``."""
+    direction: Alternative
+    """``greater`` (the arm flips more) or ``less``."""
+    estimate: float
+    """The pilot's own estimate (arm minus baseline flip rate)."""
+    level: float
+    """The interval's level."""
+
+    def text(self) -> str:
+        """``+0.061, the low end of the pilot's 90% interval (its estimate +0.375)``."""
+        end = "low" if self.direction == "greater" else "high"
+        signed = self.size if self.direction == "greater" else -self.size
+        shown = f"{signed:+.3f}" if abs(signed) >= 0.01 else f"{signed:+.2g}"
+        return (
+            f"{shown}, the {end} end of the pilot's {self.level:.0%} interval for its "
+            f"effect (its estimate {self.estimate:+.3f})"
+        )
+
+
+def pilot_bound(rows: Sequence[VerdictRecord], design: Design) -> PilotBound | None:
+    """The end of the pilot's arm-level interval nearer 0, when the interval leaves out 0 on a
+    side the test looks at (None otherwise: no effect to plan for without ``--effect``).
+    """
+    seen = pilot_effect(rows, design.alternative, design.alpha)
+    if seen is None:
+        return None
+    if seen.low > 0 and design.alternative != "less":
+        return PilotBound(seen.low, "greater", seen.diff, seen.level)
+    if seen.high < 0 and design.alternative != "greater":
+        return PilotBound(-seen.high, "less", seen.diff, seen.level)
+    return None
+
+
+def _bound_note(planned: EvalSetPlanned, bound: PilotBound | None) -> str:
+    """What the effect planned for is, when the pilot's bound sets it."""
+    if bound is None:
+        return (
+            "the pilot's interval for its effect includes 0 (or lies against the test's "
+            "direction): no eval-set plan from its own rates keeps a promise (pass --effect D "
+            "to plan for the least effect worth finding)"
+        )
+    questions = planned.pilot_questions
+    if planned.questions is None:
+        return (
+            f"no plan from this pilot keeps its promise: its {questions} questions bound the "
+            f"arm's effect only at {bound.text()}, and an effect that small needs more than "
+            f"{MAX_QUESTIONS:,} questions; pass --effect D to plan for the least effect worth "
+            "finding, or run a larger pilot"
+        )
+    return (
+        f"planned for an effect of {bound.text()}, not for the estimate: an estimate from "
+        f"{questions} questions is noisy and, once the noise guard let it through, leans high; "
+        "the power holds for any effect at least the bound (a one-sided 95% bound: the true "
+        "effect is below it in about 5% of pilots, more among those the guard let through)"
+    )
+
+
 def _note(planned: EvalSetPlanned, seeds_vary: bool, one_seed: bool, design: Design) -> str:
     if planned.questions is None and not planned.grid:
         return (
@@ -249,11 +330,14 @@ def _note(planned: EvalSetPlanned, seeds_vary: bool, one_seed: bool, design: Des
 
 def pools_of(
     by_arm: Mapping[str, Sequence[VerdictRecord]], design: Design
-) -> tuple[list[str], list[Pool], dict[str, list[VerdictRecord]]]:
-    """The challengers with two or more tested questions, their pools (pair-cell rates per
-    question; with ``--effect``, the per-question effect model of
-    :func:`counterfact.verdicts.planning.power_evalset.effect_pool`) and their tested rows; no
-    challengers when none has two.
+) -> tuple[list[str], list[Pool], dict[str, list[VerdictRecord]], dict[str, PilotBound | None]]:
+    """The challengers with two or more tested questions, their pools, their tested rows and
+    (without ``--effect``) their pilot bounds; no challengers when none has two.
+
+    A pool is the per-question effect model of
+    :func:`counterfact.verdicts.planning.power_evalset.effect_pool` at ``--effect``, or without
+    it at the pilot's bound (:func:`pilot_bound`); a challenger with no bound (its interval holds
+    0: it is not planned, but counts in the adjustment) keeps its pilot's own pair-cell rates.
     """
     tested = {
         arm: [r for r in rows if r.test is not None and r.test.pairs > 0]
@@ -264,12 +348,20 @@ def pools_of(
         for arm, rows in tested.items()
     }
     arms = [a for a in by_arm if len(cells[a]) >= 2]
-    if design.effect is None:
-        pools = [pool_of([(c.p10, c.p01) for c in cells[a]]) for a in arms]
-    else:
-        effect, direction = design.effect, design.alternative
-        pools = [effect_pool([_question(r) for r in tested[a]], effect, direction) for a in arms]
-    return arms, pools, tested
+    declared = design.effect is not None
+    bounds = {a: None if declared else pilot_bound(tested[a], design) for a in arms}
+    pools = []
+    for a in arms:
+        bound = bounds[a]
+        if design.effect is not None:
+            size, direction = design.effect, design.alternative
+        elif bound is not None:
+            size, direction = bound.size, bound.direction
+        else:
+            pools.append(pool_of([(c.p10, c.p01) for c in cells[a]]))
+            continue
+        pools.append(effect_pool([_question(r) for r in tested[a]], size, direction))
+    return arms, pools, tested, bounds
 
 
 def _question(row: VerdictRecord) -> Question:
@@ -292,7 +384,7 @@ def eval_set_plans(
     """
     if design.waves is not None or design.pairing != "seed":
         return None
-    arms, pools, tested = pools_of(by_arm, design)
+    arms, pools, tested, bounds = pools_of(by_arm, design)
     if not arms:
         return None
     how = EvalDesign(design.alpha, design.adjust, design.alternative)
@@ -302,9 +394,26 @@ def eval_set_plans(
             continue
         rows = tested[arm]
         left_out = max(excluded(r) for r in rows)
-        planned = plan_eval_set(pools, i, how, target, left_out)
         varies = any(_varies(r) for r in rows)
         one_seed = all(r.test is not None and r.test.pairs < 2 for r in rows)
-        note = _note(planned, varies, one_seed, design) or None
-        out[arm] = replace(planned, seeds_vary=varies, pilot_questions=len(rows), note=note)
+        bound = bounds[arm]
+        if design.effect is None and bound is None:
+            planned = EvalSetPlanned(None, None, None, None, [], pools[i].degenerate, "none")
+            planned = replace(planned, pilot_questions=len(rows))
+            out[arm] = replace(planned, seeds_vary=varies, note=_bound_note(planned, None))
+            continue
+        planned = plan_eval_set(pools, i, how, target, left_out)
+        planned = replace(planned, pilot_questions=len(rows))
+        notes = [_note(planned, varies, one_seed, design)]
+        if design.effect is None:
+            notes.insert(0, _bound_note(planned, bound))
+        size, direction = (
+            (design.effect, design.alternative) if bound is None else (bound.size, bound.direction)
+        )
+        out[arm] = replace(
+            planned,
+            seeds_vary=varies,
+            note="; ".join(n for n in notes if n) or None,
+            effect=None if size is None else (-size if direction == "less" else size),
+        )
     return out

@@ -412,7 +412,7 @@ def test_the_eval_set_plan_reaches_the_power_and_fewer_questions_do_not(tmp_path
     # both estimates, 3 of them either way)
     assert plan.adjust == "holm" and plan.alternative == "greater"
     design = EvalDesign(plan.alpha, "holm", "greater")
-    _, pools, _ = pools_of({"worse": read_challenger(pilot, "worse")}, _design_of(pilot))
+    _, pools, _, _ = pools_of({"worse": read_challenger(pilot, "worse")}, _design_of(pilot))
     (again, se) = power_at(pools, e.questions, e.seeds, design, 3000, seed=99)[0]
     assert e.power_se is not None
     margin = 3 * math.hypot(se, e.power_se)

@@ -45,6 +45,21 @@ def test_a_pilot_goes_through_the_planner_and_its_design_is_judged(script: Modul
     assert cell.gap is not None and cell.gap[1] <= cell.gap[0] <= cell.gap[2]
 
 
+def test_copies_pilots_with_a_real_effect_realise_what_was_printed(script: ModuleType) -> None:
+    # issue 43: planned on their own estimates, 20-question copies pilots with a true +0.2
+    # printed 0.858 and realised 0.402 (docs/statistics.md before the fix: 100 pilots, 150
+    # sweeps each, realised - printed -0.456 [-0.506, -0.406]). Planned on the pilot's bound
+    # the printed power is a floor: here the planned pilots' mean realised power (60 sweeps
+    # each, standard error at most 0.065 per pilot) must not fall short of the mean printed
+    # one by more than 0.1, which the old plans missed by 0.46.
+    cell = script.run_cell("copies", "real", pilots=16, sweeps=60, seed=3)
+    assert len(cell.planned) >= 3
+    printed = np.mean([p for p, _ in cell.planned])
+    realised = np.mean([r for _, r in cell.planned])
+    assert realised >= printed - 0.1
+    assert cell.covered >= len(cell.planned) - 1  # the bound is at most the true +0.2
+
+
 def test_a_noise_pilot_showing_nothing_is_not_planned(script: ModuleType) -> None:
     # half the questions one arm-only flip, half one baseline-only: the effect is 0 exactly
     counts = [script.QuestionCounts(f"q{i}", i % 2, 1 - i % 2, 0, 5) for i in range(20)]
@@ -68,7 +83,7 @@ def test_the_section_replaces_its_old_self_and_keeps_the_rest(
     out.write_text(f"# head\n\n{script.START}\nTHE OLD SECTION\n{script.END}\n\ntail\n", "utf-8")
     cells = [
         script.Cell("independent", "noise", 2, [], [], 0),
-        script.Cell("copies", "noise", 2, [(0.85, 0.0)], [(60, 2)], 1),
+        script.Cell("copies", "noise", 2, [(0.85, 0.0)], [(60, 2)], 1, (0.05,), 0.0),
     ]
     command = "python scripts/calibrate_plan.py --pilots 2 --sweeps 5"
     script.write_section(out, cells, command, 1.0)
@@ -76,10 +91,13 @@ def test_the_section_replaces_its_old_self_and_keeps_the_rest(
     assert text.startswith("# head\n") and text.rstrip().endswith("tail") and "OLD" not in text
     assert "## The planner's promises" in text and command in text
     none = "0.000 [0.000, 0.842] (0/2)"
-    assert f"| independent | noise | {none} | {none} | — x — |" in text
+    assert f"| independent | noise | {none} | {none} | — x — | — | — |" in text
     # Clopper-Pearson 95% for 1 of 2: [0.0126, 0.9874] (scipy.stats.binomtest(1, 2))
     half = "0.500 [0.013, 0.987] (1/2)"
-    assert f"| copies | noise | {half} | {half} | 60 x 2 | 0.850 | 0.000 |" in text
+    # its plan is for +0.05 against a true 0: not covered, 0 of 1 (binomtest(0, 1): [0, 0.975])
+    uncovered = "0.000 [0.000, 0.975] (0/1)"
+    row = f"| copies | noise | {half} | {half} | 60 x 2 | +0.050 | {uncovered} | 0.850 | 0.000 |"
+    assert row in text
 
 
 def test_calibrate_py_carries_the_planner_section_over(script: ModuleType, tmp_path: Path) -> None:

@@ -195,7 +195,7 @@ def _challenger(
         note = (
             f"the power asked for is out of reach by {planned.searched_to:,} samples, even for "
             f"an effect of {effect:g}"
-        )
+        ) + ("" if planned.note is None else f"; {planned.note}")
     return ChallengerPlan(
         arm=arm,
         samples=planned.samples,

@@ -1,21 +1,33 @@
 """What ``counterfact plan`` plans for, shared by its three planners (paired, unpaired,
 sequential): the sweep's design, one challenger's plan, and the rates a pilot row implies.
 
-Per scenario, the pair-cell rates come from its test record (``n10 / pairs``, ``n01 / pairs``),
-or, with a declared effect ``d``, the baseline-side rate of the pilot and the other side raised by
-``d`` (``greater``/``two-sided``: ``p10 = p01 + d``; ``less``: ``p01 = p10 + d``). The unpaired
-planner uses the arm's and the baseline's flip rates instead (``--effect d``: the arm's rate is
-the baseline's plus ``d``, minus under ``less``).
+Per scenario, the pair-cell rates come from its test record (``n10 / pairs``, ``n01 / pairs``).
+With a declared effect ``d`` (issue 43) the effect is added per question, the way the data's
+structure adds it (:func:`counterfact.verdicts.planning.power_evalset.question_states`): the
+pilot's own difference removed, then a question whose seeds repeat (copies) moves whole, with
+probability ``d`` over the room its arm has to move, and one whose seeds varied moves seed by
+seed; the scenario is then a mixture of states
+(:class:`~counterfact.verdicts.planning.power.Mixed`), its power the weighted sum. The old
+model raised the arm's side seed by seed on every question (``p10 = p01 + d``): on a copies
+question it planned seeds as if independent (a power that grows with the seeds, where more
+seeds add nothing), and where the baseline alone flipped it kept a difference of ``-1``.
+
+The unpaired planner reads the same states as the arm's and the baseline's flip rates
+(``p10 + p11``, ``p01 + p11``): its test ignores the pairing, but a copies question's runs
+still repeat on each side, so it has the same structure. No planner is left on the old model:
+each of the three plans per question, and each question's seeds repeat or vary.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from counterfact.records.plan import ScenarioPlan
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import Adjustment, Alternative, Pairing
-from counterfact.verdicts.planning.power import CAP, Cells
+from counterfact.verdicts.planning.power import CAP, Cells, Mixed
+from counterfact.verdicts.planning.power_evalset import Question, question_states
 from counterfact.verdicts.stats.settings import Waves
 
 
@@ -64,37 +76,58 @@ def excluded(row: VerdictRecord) -> int:
     return row.test.pairs_excluded if row.test is not None else 0
 
 
-def cells_of(row: VerdictRecord, design: Design) -> Cells | None:
-    """The pair-cell rates a scenario's row implies under the design's effect (None: it has no
-    test to plan).
+def question_of(row: VerdictRecord) -> Question | None:
+    """A tested row's pair-cell rates (``n11`` taken as 0 on records too old to hold it); None
+    without a test.
     """
     t = row.test
     if t is None or t.pairs == 0:
         return None
-    p10, p01 = t.n10 / t.pairs, t.n01 / t.pairs
-    effect = design.effect
-    if effect is not None:
-        if design.alternative == "less":
-            p01 = min(p10 + effect, 1.0 - p10)
-        else:
-            p10 = min(p01 + effect, 1.0 - p01)
-    return Cells(p10, p01)
+    return Question(t.n10 / t.pairs, t.n01 / t.pairs, (t.n11 or 0) / t.pairs)
 
 
-def rates_of(row: VerdictRecord, design: Design) -> tuple[float, float] | None:
+def cells_of(row: VerdictRecord, design: Design) -> Cells | Mixed | None:
+    """The pair-cell rates a scenario's row implies under the design's effect: the pilot's
+    own, or with ``--effect`` its per-question states (module docstring); None: it has no test
+    to plan.
+    """
+    q = question_of(row)
+    if q is None:
+        return None
+    if design.effect is None:
+        return Cells(q.p10, q.p01)
+    states, _ = question_states(q, design.effect, design.alternative)
+    return Mixed(tuple(Cells(a, b) for a, b, _, _ in states), tuple(w for *_, w in states))
+
+
+def rates_of(row: VerdictRecord, design: Design) -> list[tuple[float, float, float]] | None:
     """The arm's and the baseline's flip rates a scenario's row implies under the design's
-    effect (unpaired plans); None without a test, or on a record too old to hold ``n11`` (the
-    pairs where both flipped).
+    effect (unpaired plans), per state with its weight (one state without ``--effect``); None
+    without a test, or on a record too old to hold ``n11`` (the pairs where both flipped).
     """
     t = row.test
     if t is None or t.pairs == 0 or t.n11 is None:
         return None
-    arm, base = (t.n10 + t.n11) / t.pairs, (t.n01 + t.n11) / t.pairs
-    effect = design.effect
-    if effect is not None:
-        less = design.alternative == "less"
-        arm = max(base - effect, 0.0) if less else min(base + effect, 1.0)
-    return arm, base
+    q = Question(t.n10 / t.pairs, t.n01 / t.pairs, t.n11 / t.pairs)
+    if design.effect is None:
+        return [(q.p10 + q.p11, q.p01 + q.p11, 1.0)]
+    states, _ = question_states(q, design.effect, design.alternative)
+    return [(a + c, b + c, w) for a, b, c, w in states]
+
+
+def copies_note(rows: Sequence[VerdictRecord], design: Design) -> str | None:
+    """With ``--effect`` on a pilot whose every question's seeds repeat, what that does to a
+    per-question plan, in words (None otherwise).
+    """
+    questions = [q for r in rows if (q := question_of(r)) is not None]
+    if design.effect is None or not questions or not all(q.repeats for q in questions):
+        return None
+    return (
+        "every pilot question's seeds repeat (copies): an effect moves a question whole or not "
+        "at all, so more seeds add nothing past the few its test needs; a question's own test "
+        "is significant about as often as its question moved (or its one draw differed the "
+        "test's way), and more questions, not more seeds, are what helps"
+    )
 
 
 def towards(toward: float, away: float, alternative: Alternative) -> bool:

@@ -39,13 +39,13 @@ from functools import partial
 
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import Alternative
-from counterfact.verdicts.planning.design import Design, cells_of, excluded
+from counterfact.verdicts.planning.design import Design, cells_of, excluded, question_of
 from counterfact.verdicts.planning.pilot import pilot_effect
+from counterfact.verdicts.planning.power import Cells
 from counterfact.verdicts.planning.power_evalset import (
     EXACT_UP_TO,
     EvalDesign,
     Pool,
-    Question,
     effect_pool,
     pool_of,
     power_at,
@@ -343,8 +343,9 @@ def pools_of(
         arm: [r for r in rows if r.test is not None and r.test.pairs > 0]
         for arm, rows in by_arm.items()
     }
+    plain = replace(design, effect=None)
     cells = {
-        arm: [c for r in rows if (c := cells_of(r, design)) is not None]
+        arm: [c for r in rows if isinstance(c := cells_of(r, plain), Cells)]
         for arm, rows in tested.items()
     }
     arms = [a for a in by_arm if len(cells[a]) >= 2]
@@ -360,15 +361,8 @@ def pools_of(
         else:
             pools.append(pool_of([(c.p10, c.p01) for c in cells[a]]))
             continue
-        pools.append(effect_pool([_question(r) for r in tested[a]], size, direction))
+        pools.append(effect_pool([q for r in tested[a] if (q := question_of(r))], size, direction))
     return arms, pools, tested, bounds
-
-
-def _question(row: VerdictRecord) -> Question:
-    """A tested row's pair-cell rates (``n11`` taken as 0 on records too old to hold it)."""
-    t = row.test
-    assert t is not None
-    return Question(t.n10 / t.pairs, t.n01 / t.pairs, (t.n11 or 0) / max(t.pairs, 1))
 
 
 def eval_set_plans(

@@ -15,7 +15,9 @@ once (no sample size gives them more power than the level).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -25,17 +27,21 @@ from counterfact.verdicts.planning.design import (
     Design,
     Planned,
     cells_of,
+    copies_note,
     excluded,
     nothing_to_plan,
     towards,
 )
 from counterfact.verdicts.planning.power import (
+    CAP,
     FRESH,
     Cells,
-    paired_power,
+    Mixed,
+    mixed_power,
     per_test_level,
     pooled_power,
     samples_for,
+    states_of,
 )
 from counterfact.verdicts.planning.sequential import plan_sequential
 from counterfact.verdicts.planning.unpaired import plan_unpaired
@@ -44,25 +50,44 @@ DRAWS = 10_000
 """Simulated sweeps per pooled power figure (standard error at most 0.005)."""
 
 
-def _scenario(row: VerdictRecord, cells: Cells, design: Design, target: float) -> ScenarioPlan:
+def _mean(cells: Cells | Mixed) -> Cells:
+    return cells if isinstance(cells, Cells) else cells.mean
+
+
+def _settled(cells: Cells | Mixed, level: float, alternative: str) -> int:
+    """The sample count past which more seeds cannot change the power: :data:`CAP`, or for a
+    copies question (every state one outcome a side: ``n`` pairs all alike) the fewest pairs
+    whose one-sided p, ``0.5^n``, reaches the level.
+    """
+    if not all(c.p10 in (0.0, 1.0) and c.p01 in (0.0, 1.0) for c, _ in states_of(cells)):
+        return CAP
+    one_sided = level / 2 if alternative == "two-sided" else level
+    return max(2, math.ceil(math.log2(1 / one_sided) - 1e-9))
+
+
+def _scenario(
+    row: VerdictRecord, cells: Cells | Mixed, design: Design, target: float
+) -> ScenarioPlan:
     level = per_test_level(design.alpha, design.adjust, design.family_size)
     found = None
-    if towards(cells.p10, cells.p01, design.alternative) or target <= level:
+    mean = _mean(cells)
+    if towards(mean.p10, mean.p01, design.alternative) or target <= level:
         found = samples_for(
             target,
-            lambda n: paired_power(n, cells.p10, cells.p01, level, design.alternative),
+            lambda n: mixed_power(n, cells, level, design.alternative),
+            cap=_settled(cells, level, design.alternative),
         )
     return ScenarioPlan(
         scenario=row.scenario,
-        p10=cells.p10,
-        p01=cells.p01,
+        p10=mean.p10,
+        p01=mean.p01,
         samples=None if found is None else found[0] + excluded(row),
         power=None if found is None else found[1],
     )
 
 
 def _pooled(
-    tested: Sequence[tuple[VerdictRecord, Cells]],
+    tested: Sequence[tuple[VerdictRecord, Cells | Mixed]],
     scenarios: list[ScenarioPlan],
     design: Design,
     target: float,
@@ -78,7 +103,7 @@ def _pooled(
         f"pooled test over {len(tested)} scenarios, simulated ({DRAWS:,} draws; the power "
         "re-estimated from fresh draws)"
     )
-    toward = sum(c.p10 for c in cells), sum(c.p01 for c in cells)
+    toward = sum(_mean(c).p10 for c in cells), sum(_mean(c).p01 for c in cells)
     if not towards(*toward, design.alternative) and target > level:
         return Planned(None, None, method, None, scenarios, note)
 
@@ -103,8 +128,16 @@ def plan_challenger(
     seed: int = 0,
 ) -> Planned:
     """The samples one challenger's rows (one per scenario) need for ``target`` power, under the
-    sweep's own test.
+    sweep's own test (with ``--effect`` on a copies pilot, saying what seeds cannot add).
     """
+    planned = _planned(rows, design, target, seed)
+    copies = copies_note(rows, design)
+    if copies is None:
+        return planned
+    return replace(planned, note="; ".join(n for n in (planned.note, copies) if n))
+
+
+def _planned(rows: Sequence[VerdictRecord], design: Design, target: float, seed: int) -> Planned:
     if design.waves is not None:
         return plan_sequential(rows, design, target, seed)
     if design.pairing == "none":

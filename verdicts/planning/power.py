@@ -107,25 +107,75 @@ class Cells:
     p01: float
 
 
+@dataclass(frozen=True)
+class Mixed:
+    """A scenario whose pair cells are one of several states, each with its weight: a declared
+    effect added per question (:func:`counterfact.verdicts.planning.power_evalset.question_states`:
+    a question whose seeds repeat moves whole or not at all). A sweep's seeds all come from one
+    state, drawn once per simulated sweep; exact powers are the weighted sum over the states.
+    """
+
+    states: tuple[Cells, ...]
+    weights: tuple[float, ...]
+
+    @property
+    def mean(self) -> Cells:
+        """The weighted mean of the states' cells (what a scenario's plan line shows)."""
+        w = self.weights
+        p10 = sum(x * c.p10 for x, c in zip(w, self.states, strict=True))
+        p01 = sum(x * c.p01 for x, c in zip(w, self.states, strict=True))
+        return Cells(p10, p01)
+
+
+def states_of(cells: Cells | Mixed) -> list[tuple[Cells, float]]:
+    """Each state and its weight (one state of weight 1 for plain cells)."""
+    if isinstance(cells, Cells):
+        return [(cells, 1.0)]
+    return [(c, w) for c, w in zip(cells.states, cells.weights, strict=True) if w > 0]
+
+
+def mixed_power(n: int, cells: Cells | Mixed, level: float, alternative: Alternative) -> float:
+    """Exact power of the paired test at ``n`` pairs: the weighted sum over the states."""
+    return float(
+        sum(w * paired_power(n, c.p10, c.p01, level, alternative) for c, w in states_of(cells))
+    )
+
+
+def state_rows(
+    cells: Cells | Mixed, rng: np.random.Generator, draws: int
+) -> list[tuple[Cells, Array | slice]]:
+    """Per state, the simulated sweeps (rows) drawn in it: one state takes every row (and no
+    draw from ``rng``, so plain cells see the same stream as before states existed).
+    """
+    parts = states_of(cells)
+    if len(parts) == 1:
+        return [(parts[0][0], slice(None))]
+    weights = np.asarray([w for _, w in parts])
+    pick = rng.choice(len(parts), size=draws, p=weights / weights.sum())
+    return [(c, np.flatnonzero(pick == k)) for k, (c, _) in enumerate(parts)]
+
+
 def pooled_power(
     n: int,
-    cells: Sequence[Cells],
+    cells: Sequence[Cells | Mixed],
     level: float,
     alternative: Alternative,
     rng: np.random.Generator,
     draws: int = 20_000,
 ) -> tuple[float, float]:
     """Simulated power of the stratified test (counts summed over scenarios) at ``n`` pairs per
-    scenario, and its standard error.
+    scenario, and its standard error; a :class:`Mixed` scenario draws its state once per sweep.
     """
     towards = np.zeros(draws, dtype=np.int64)
     away = np.zeros(draws, dtype=np.int64)
-    for cell in cells:
-        t, a = _oriented(cell.p10, cell.p01, alternative)
-        rest = max(0.0, 1.0 - t - a)
-        counts = rng.multinomial(n, [t, a, rest], size=draws)
-        towards += counts[:, 0]
-        away += counts[:, 1]
+    for scenario in cells:
+        for cell, rows in state_rows(scenario, rng, draws):
+            t, a = _oriented(cell.p10, cell.p01, alternative)
+            rest = max(0.0, 1.0 - t - a)
+            size = draws if isinstance(rows, slice) else rows.size
+            counts = rng.multinomial(n, [t, a, rest], size=size)
+            towards[rows] += counts[:, 0]
+            away[rows] += counts[:, 1]
     m = towards + away
     if alternative == "two-sided":
         c = critical(m, level / 2)

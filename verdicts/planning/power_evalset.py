@@ -267,5 +267,44 @@ def effect_pool(questions: Sequence[Question], effect: float, alternative: Alter
     return Pool(arr[:, 0].copy(), arr[:, 1].copy(), arr[:, 2].copy(), capped=effect > room)
 
 
+def _moved3(
+    p10: float, p01: float, p11: float, pi: float, less: bool
+) -> tuple[float, float, float]:
+    """``(p10, p01, p11)`` once a share ``pi`` of the arm's held (``less``: flipped) seeds move."""
+    if less:
+        return (1 - pi) * p10, p01 + pi * p11, (1 - pi) * p11
+    return p10 + pi * (1.0 - p10 - p01 - p11), (1 - pi) * p01, p11 + pi * p01
+
+
+def question_states(
+    q: Question, effect: float, alternative: Alternative
+) -> tuple[list[tuple[float, float, float, float]], bool]:
+    """One fixed question under a declared effect, for the per-question plans (more seeds on
+    the pilot's own questions): its states ``(p10, p01, p11, weight)`` and whether the effect
+    exceeded what its held (``less``: flipped) seeds can take.
+
+    The pilot's own difference is removed, then the effect added the way the question's
+    structure adds it (as :func:`effect_pool` does over an eval set, issue 43): a question whose
+    seeds repeat keeps repeating — its sides swapped with probability 1/2, then it moves whole
+    with probability ``pi``; one whose seeds varied takes both sides at its mean discordance
+    ``(p10 + p01) / 2`` (the per-seed null of its own paired test), then each of its seeds
+    moves with probability ``pi``. ``pi`` makes the question's own difference the effect.
+    """
+    less = alternative == "less"
+    if q.repeats:
+        sides = [_cells(q, False), _cells(q, True)]
+        room = float(np.mean([_capacity(*c, less) for c in sides]))
+        pi = min(1.0, effect / room) if room > 0 else 0.0
+        out: list[tuple[float, float, float, float]] = []
+        for side in sides:
+            out.append((*side, 0.5 * (1 - pi)))
+            out.append((*_moved3(*side, 1.0, less), 0.5 * pi))
+        return [s for s in out if s[3] > 0], effect > room
+    m = (q.p10 + q.p01) / 2
+    room = _capacity(m, m, q.p11, less)
+    pi = min(1.0, effect / room) if room > 0 else 0.0
+    return [(*_moved3(m, m, q.p11, pi, less), 1.0)], effect > room
+
+
 def _cells(q: Question, mirrored: bool) -> tuple[float, float, float]:
     return (q.p01, q.p10, q.p11) if mirrored else (q.p10, q.p01, q.p11)

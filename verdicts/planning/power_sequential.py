@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from counterfact.verdicts.planning.power import Cells
+from counterfact.verdicts.planning.power import Cells, Mixed, state_rows
 from counterfact.verdicts.stats.sequential import look
 from counterfact.verdicts.stats.settings import Waves, boundaries
 
@@ -66,14 +66,18 @@ def _se(power: float, draws: int) -> float:
 
 
 def _looks(
-    cells: Cells, rule: Waves, excluded: int, seed: int, draws: int
+    cells: Cells | Mixed, rule: Waves, excluded: int, seed: int, draws: int
 ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
     """Simulated arms run through the engine's looks up to ``rule.max_samples``: per look, its
     seeds and the arms that stopped there (all, and those significant). Each look decides once
-    per distinct count among the arms still open.
+    per distinct count among the arms still open. A :class:`Mixed` scenario draws each arm's
+    state once (a copies question moves whole), then its seeds from that state.
     """
     rng = np.random.default_rng(seed)
-    probs = [cells.p10, cells.p01, max(0.0, 1.0 - cells.p10 - cells.p01)]
+    groups = [
+        ([c.p10, c.p01, max(0.0, 1.0 - c.p10 - c.p01)], rows)
+        for c, rows in state_rows(cells, rng, draws)
+    ]
     n10 = np.zeros(draws, dtype=np.int64)
     n01 = np.zeros(draws, dtype=np.int64)
     open_ = np.ones(draws, dtype=bool)
@@ -81,10 +85,12 @@ def _looks(
     cap = rule.max_samples
     for seeds in boundaries(min(rule.samples, cap), rule.wave, cap):
         pairs = max(seeds - excluded, 0)
-        step = rng.multinomial(pairs - pairs_before, probs, size=draws)
+        for probs, rows in groups:
+            size = draws if isinstance(rows, slice) else rows.size
+            step = rng.multinomial(pairs - pairs_before, probs, size=size)
+            n10[rows] += step[:, 0]
+            n01[rows] += step[:, 1]
         pairs_before = pairs
-        n10 += step[:, 0]
-        n01 += step[:, 1]
         idx = np.flatnonzero(open_)
         counts, where = np.unique(np.stack([n10[idx], n01[idx]]), axis=1, return_inverse=True)
         why = [
@@ -100,7 +106,7 @@ def _looks(
 
 
 def sequential_power(
-    cap: int, cells: Cells, rule: Waves, excluded: int, seed: int = 0, draws: int = DRAWS
+    cap: int, cells: Cells | Mixed, rule: Waves, excluded: int, seed: int = 0, draws: int = DRAWS
 ) -> SequentialPower:
     """Simulated power of the sweep's sequential test at ``max_samples = cap``, and the mean
     seeds an arm uses there.
@@ -124,7 +130,7 @@ def sequential_power(
 
 def cap_for(
     target: float,
-    cells: Cells,
+    cells: Cells | Mixed,
     rule: Waves,
     excluded: int,
     seed: int = 0,

@@ -27,7 +27,7 @@ from counterfact.verdicts.planning.design import (
     nothing_to_plan,
     towards,
 )
-from counterfact.verdicts.planning.power import FRESH, Cells
+from counterfact.verdicts.planning.power import FRESH, Cells, Mixed
 from counterfact.verdicts.planning.power_sequential import (
     CAP,
     DRAWS,
@@ -41,9 +41,15 @@ METHOD = f"sequential e-process per scenario, simulated ({DRAWS:,} draws)"
 
 
 def _found(
-    row: VerdictRecord, cells: Cells, waves: Waves, design: Design, target: float, seed: int
+    row: VerdictRecord,
+    cells: Cells | Mixed,
+    waves: Waves,
+    design: Design,
+    target: float,
+    seed: int,
 ) -> CapFound | None:
-    if not towards(cells.p10, cells.p01, design.alternative) and target > design.alpha:
+    mean = cells if isinstance(cells, Cells) else cells.mean
+    if not towards(mean.p10, mean.p01, design.alternative) and target > design.alpha:
         return None
     return cap_for(target, cells, waves, excluded(row), seed)
 
@@ -68,8 +74,8 @@ def plan_sequential(
     scenarios = [
         ScenarioPlan(
             scenario=r.scenario,
-            p10=c.p10,
-            p01=c.p01,
+            p10=(c if isinstance(c, Cells) else c.mean).p10,
+            p01=(c if isinstance(c, Cells) else c.mean).p01,
             samples=None if f is None else f.cap,
             power=None if f is None else f.power,
             expected_samples=None if a is None else a.mean_seeds,

@@ -27,16 +27,25 @@ from counterfact.verdicts.planning.power_unpaired import TAIL, unpaired_power
 METHOD = f"Fisher exact per scenario, exact enumeration (binomial tails below {TAIL:g} left out)"
 
 
+def _power(
+    n: int, rates: Sequence[tuple[float, float, float]], level: float, design: Design
+) -> float:
+    """Exact power at ``n`` runs per side: the weighted sum over the scenario's states."""
+    return sum(w * unpaired_power(n, a, b, level, design.alternative) for a, b, w in rates)
+
+
 def _scenario(
-    row: VerdictRecord, rates: tuple[float, float], design: Design, target: float
+    row: VerdictRecord,
+    rates: Sequence[tuple[float, float, float]],
+    design: Design,
+    target: float,
 ) -> ScenarioPlan:
     level = per_test_level(design.alpha, design.adjust, design.family_size)
-    arm, base = rates
+    arm = sum(a * w for a, _, w in rates)
+    base = sum(b * w for _, b, w in rates)
     found = None
     if towards(arm, base, design.alternative) or target <= level:
-        found = samples_for(
-            target, lambda n: unpaired_power(n, arm, base, level, design.alternative)
-        )
+        found = samples_for(target, lambda n: _power(n, rates, level, design))
     t = row.test
     return ScenarioPlan(
         scenario=row.scenario,
@@ -61,8 +70,5 @@ def plan_unpaired(rows: Sequence[VerdictRecord], design: Design, target: float) 
         return Planned(None, None, METHOD, None, scenarios, note)
     n = max(s.samples for s in scenarios if s.samples is not None)
     level = per_test_level(design.alpha, design.adjust, design.family_size)
-    power = min(
-        unpaired_power(n - excluded(r), arm, base, level, design.alternative)
-        for r, (arm, base) in reach
-    )
+    power = min(_power(n - excluded(r), x, level, design) for r, x in reach)
     return Planned(n, power, METHOD, None, scenarios, note)

@@ -10,7 +10,10 @@ Paired: each scenario's own test (the exact McNemar test) is planned exactly at 
 per-test level; with several scenarios the pooled (stratified) test is simulated at the level over
 the challengers, and it is the figure recommended — the one result that survives when many
 per-scenario tests are adjusted. Rates that show no effect the test's way are out of reach at
-once (no sample size gives them more power than the level).
+once (no sample size gives them more power than the level). With ``--effect`` each scenario is
+a mixture of states (:func:`counterfact.verdicts.planning.design.cells_of`: the effect added per
+question, a copies question moving whole), its exact power the weighted sum of the states' and
+the pooled simulation drawing each scenario's state once a sweep.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import numpy as np
 
 from counterfact.records.plan import ScenarioPlan
 from counterfact.records.verdicts import VerdictRecord
+from counterfact.records.vocabulary import Alternative
 from counterfact.verdicts.planning.design import (
     Design,
     Planned,
@@ -37,6 +41,7 @@ from counterfact.verdicts.planning.power import (
     FRESH,
     Cells,
     Mixed,
+    mean_of,
     mixed_power,
     per_test_level,
     pooled_power,
@@ -50,11 +55,7 @@ DRAWS = 10_000
 """Simulated sweeps per pooled power figure (standard error at most 0.005)."""
 
 
-def _mean(cells: Cells | Mixed) -> Cells:
-    return cells if isinstance(cells, Cells) else cells.mean
-
-
-def _settled(cells: Cells | Mixed, level: float, alternative: str) -> int:
+def _settled(cells: Cells | Mixed, level: float, alternative: Alternative) -> int:
     """The sample count past which more seeds cannot change the power: :data:`CAP`, or for a
     copies question (every state one outcome a side: ``n`` pairs all alike) the fewest pairs
     whose one-sided p, ``0.5^n``, reaches the level.
@@ -70,7 +71,7 @@ def _scenario(
 ) -> ScenarioPlan:
     level = per_test_level(design.alpha, design.adjust, design.family_size)
     found = None
-    mean = _mean(cells)
+    mean = mean_of(cells)
     if towards(mean.p10, mean.p01, design.alternative) or target <= level:
         found = samples_for(
             target,
@@ -103,7 +104,7 @@ def _pooled(
         f"pooled test over {len(tested)} scenarios, simulated ({DRAWS:,} draws; the power "
         "re-estimated from fresh draws)"
     )
-    toward = sum(_mean(c).p10 for c in cells), sum(_mean(c).p01 for c in cells)
+    toward = sum(mean_of(c).p10 for c in cells), sum(mean_of(c).p01 for c in cells)
     if not towards(*toward, design.alternative) and target > level:
         return Planned(None, None, method, None, scenarios, note)
 

@@ -127,6 +127,11 @@ class Mixed:
         return Cells(p10, p01)
 
 
+def mean_of(cells: Cells | Mixed) -> Cells:
+    """Plain cells as they are, a mixture's weighted mean."""
+    return cells if isinstance(cells, Cells) else cells.mean
+
+
 def states_of(cells: Cells | Mixed) -> list[tuple[Cells, float]]:
     """Each state and its weight (one state of weight 1 for plain cells)."""
     if isinstance(cells, Cells):

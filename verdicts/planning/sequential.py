@@ -9,7 +9,9 @@ least power any of them has there.
 A sequential pilot's rates lean towards the extreme: arms that stopped early as significant did so
 on data that looked strong, arms stopped as futile on data that looked weak. The plan is then
 optimistic for the first and pessimistic for the second; ``--effect`` at the least effect worth
-finding avoids both.
+finding avoids both. With ``--effect`` each scenario is a mixture of states
+(:func:`counterfact.verdicts.planning.design.cells_of`: the effect added per question, a copies
+question moving whole), each simulated arm drawing its state once.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from counterfact.verdicts.planning.design import (
     nothing_to_plan,
     towards,
 )
-from counterfact.verdicts.planning.power import FRESH, Cells, Mixed
+from counterfact.verdicts.planning.power import FRESH, Cells, Mixed, mean_of
 from counterfact.verdicts.planning.power_sequential import (
     CAP,
     DRAWS,
@@ -48,7 +50,7 @@ def _found(
     target: float,
     seed: int,
 ) -> CapFound | None:
-    mean = cells if isinstance(cells, Cells) else cells.mean
+    mean = mean_of(cells)
     if not towards(mean.p10, mean.p01, design.alternative) and target > design.alpha:
         return None
     return cap_for(target, cells, waves, excluded(row), seed)
@@ -74,8 +76,8 @@ def plan_sequential(
     scenarios = [
         ScenarioPlan(
             scenario=r.scenario,
-            p10=(c if isinstance(c, Cells) else c.mean).p10,
-            p01=(c if isinstance(c, Cells) else c.mean).p01,
+            p10=mean_of(c).p10,
+            p01=mean_of(c).p01,
             samples=None if f is None else f.cap,
             power=None if f is None else f.power,
             expected_samples=None if a is None else a.mean_seeds,

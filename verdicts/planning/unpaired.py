@@ -4,6 +4,11 @@ The sweep judges each scenario with Fisher's exact test and has no pooled test, 
 is planned exactly (:func:`~counterfact.verdicts.planning.power_unpaired.unpaired_power`) on its
 arm's and baseline's flip rates, at its family's per-test level; the figure recommended is the most
 any scenario within reach needs, with the least power any of them has there.
+
+With ``--effect`` a scenario's rates are its per-question states
+(:func:`counterfact.verdicts.planning.design.rates_of`): the test ignores the pairing, but a
+copies question's runs still repeat on each side, so the effect moves it whole; its power is
+the weighted sum of the states'.
 """
 
 from __future__ import annotations

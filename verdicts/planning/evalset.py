@@ -293,11 +293,13 @@ def _bound_note(planned: EvalSetPlanned, bound: PilotBound | None) -> str:
             f"{MAX_QUESTIONS:,} questions; pass --effect D to plan for the least effect worth "
             "finding, or run a larger pilot"
         )
+    miss = (1 - bound.level) / 2
     return (
         f"planned for an effect of {bound.text()}, not for the estimate: an estimate from "
         f"{questions} questions is noisy and, once the noise guard let it through, leans high; "
-        "the power holds for any effect at least the bound (a one-sided 95% bound: the true "
-        "effect is below it in about 5% of pilots, more among those the guard let through)"
+        f"the power holds for any effect at least the bound (a one-sided {100 * (1 - miss):g}% "
+        f"bound: the true effect is below it in about {100 * miss:g}% of pilots, more among "
+        "those the guard let through)"
     )
 
 

@@ -272,21 +272,21 @@ Rates with their Clopper-Pearson 95% interval.
 
 {words}
 
-Why the bound and not the estimate: planned on their own estimates (before issue 43's fix,
-100 pilots a row, 150 sweeps), 20-question copies pilots with a true +0.20 printed 0.858 and
+Why the bound and not the estimate: planned on their own estimates (before issue 43's fix, 100
+pilots a row, 150 sweeps), 20-question copies pilots with a true +0.20 printed 0.858 and
 realised 0.402 (realised - printed -0.456 [-0.506, -0.406]), and independent ones printed
 0.828 and realised 0.795 (-0.032 [-0.069, +0.004]). The copies pilots the noise guard let
 through (37 of 100) were those whose noise added to the effect: their estimates averaged
-about +0.375 (measured on 60 such pilots), so the plans were for an effect almost twice the
-true one. Resampling questions whole, which the planner already did, keeps each question one
-draw; it cannot undo a winner's curse in the estimate itself. A bound costs questions: the
-plan is for the least effect the pilot cannot rule out, so its realised power at the true
-effect is usually well above the printed one. The bound is nominally one-sided 95%, but
-the pilots the guard lets through lean high, so among them it lies above the true effect more
-often (the `planned for <= true` column), most with copies; those plans realise less than the
-target (the last column). The promise is on average, not for every plan. To plan for less, or
-for an effect you choose, pass `--effect` at the least effect worth finding (the declared
-rows).
++0.375 in the 12 of 60 simulated pilots let through in a separate run, so the plans were for
+an effect almost twice the true one. Resampling questions whole, which the planner already
+did, keeps each question one draw; it cannot undo a winner's curse in the estimate itself. A
+bound costs questions: the plan is for the least effect the pilot cannot rule out, so its
+realised power at the true effect is usually well above the printed one. The bound is
+nominally one-sided 95%, but the pilots the guard lets through lean high, so among them it
+lies above the true effect more often (the `planned for <= true` column), most with copies;
+those plans realise less than the target (the last column). The promise is on average, not for
+every plan. To plan for less, or for an effect you choose, pass `--effect` at the least effect
+worth finding (the declared rows).
 {end}"""
 
 

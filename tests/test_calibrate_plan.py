@@ -1,6 +1,6 @@
 """A tiny run of scripts/calibrate_plan.py (the planner's promises), so the script cannot rot.
 
-The full run (150 pilots a cell) writes docs/statistics.md's "The planner's promises"; here the
+The full run (300 pilots a cell) writes docs/statistics.md's "The planner's promises"; here the
 same code runs on a pilot or two per cell with few sweeps.
 """
 

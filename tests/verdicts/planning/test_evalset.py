@@ -72,9 +72,9 @@ def test_a_copies_pilot_is_planned_for_its_bound_and_the_power_holds_there() -> 
     # true effect is the bound, with the questions' moves as the effect model makes them, worked
     # by hand: sides swapped at random leave 5.5 of 20 questions up, 5.5 down; the arm can move
     # on the 6 neither failed (to up) and on the 5.5 down (to both failing: unmoved), a room of
-    # 11.5 / 20, so each moves whole with pi = low / 0.575. The old plan (for +0.35: about 30
-    # questions) has power near 0.1 there; this one must reach 0.8 within 3 standard errors of
-    # its re-estimate.
+    # 11.5 / 20, so each moves whole with pi = low / 0.575. The old plan (for +0.35: 30
+    # questions) has power 0.078 there (this enumeration run against it); this one must reach
+    # 0.8 within 3 standard errors of its re-estimate.
     pi = seen.low / (11.5 / 20)
     up, down = 5.5 / 20 + pi * 6 / 20, 5.5 / 20 * (1 - pi)
     assert up - down == pytest.approx(seen.low)

@@ -418,7 +418,17 @@ def _judge(options: Mapping[str, Any]) -> Comparator:
 
 
 JUDGE_OPTIONS = frozenset(
-    {"model", "base_url", "api_key_env", "price", "rubric", "prompt", "recheck", "seed"}
+    {
+        "model",
+        "base_url",
+        "api_key_env",
+        "price",
+        "rubric",
+        "prompt",
+        "recheck",
+        "seed",
+        "timeout_s",
+    }
 )
 """What ``comparator: {kind: judge, ...}`` takes (``judge``: the built judge, added by the
 orchestrator)."""

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from counterfact.exceptions import ConfigError, JudgeUnavailable, JudgeUnparseable
-from counterfact.orchestrator.engine.judgecalls import JudgeCaller
+from counterfact.orchestrator.engine.judgecalls import CALL_TIMEOUT_S, JudgeCaller
 from counterfact.orchestrator.engine.loops import LoopThread
 from counterfact.probes.comparators import Comparator
 from counterfact.probes.judging import JudgeComparator
@@ -127,13 +127,15 @@ class JudgeSettings:
     recheck: float
     price: tuple[float, float] | None
     """USD per 1,000 input and output tokens."""
+    timeout_s: float = CALL_TIMEOUT_S
+    """Seconds one call may take before it is cut off and tried again."""
 
     def identity(self) -> str:
-        """``judge@sha256:<16 hex>`` of the settings that change a judgment (not the price or
-        the recheck share) and :data:`PROTOCOL`.
+        """``judge@sha256:<16 hex>`` of the settings that change a judgment (not the price,
+        the recheck share or the call's timeout) and :data:`PROTOCOL`.
         """
         payload = asdict(self) | {"protocol": PROTOCOL}
-        for key in ("price", "recheck", "api_key_env"):
+        for key in ("price", "recheck", "api_key_env", "timeout_s"):
             del payload[key]
         text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
         return f"judge@sha256:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
@@ -258,7 +260,7 @@ class ModelJudge:
             self._loop = LoopThread(name="counterfact-judge")
         if self._caller is None:
             s = self.settings
-            self._caller = JudgeCaller(s.model, s.base_url, s.api_key_env)
+            self._caller = JudgeCaller(s.model, s.base_url, s.api_key_env, timeout_s=s.timeout_s)
         self._loop.run(self._ask_all(self._caller, reference, todo))
 
     def same(self, reference: str, output: str) -> bool:
@@ -463,5 +465,6 @@ def build_judge(config: Any, section: str = "comparator") -> ModelJudge:
         seed=config.seed if config.seed is not None else 0,
         recheck=float(config.recheck if config.recheck is not None else RECHECK),
         price=None if price is None else (float(price.input_per_1k), float(price.output_per_1k)),
+        timeout_s=float(config.timeout_s if config.timeout_s is not None else CALL_TIMEOUT_S),
     )
     return ModelJudge(settings)

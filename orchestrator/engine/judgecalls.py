@@ -14,8 +14,9 @@ retries, a reply size cap) and paces them as the engine paces a runner's API cal
   with full jitter) before the call is sent again, up to ``max_wait_s`` of waiting in all; it
   is not an attempt (:class:`~counterfact.orchestrator.engine.worker.Attempts`, the runner's
   bookkeeping);
-- a server error (5xx) or a call past :data:`CALL_TIMEOUT_S` is tried again after a jittered
-  backoff, :data:`RETRIES` attempts in all.
+- a server error (5xx) or a call past ``timeout_s`` (``comparator.timeout_s``, default
+  :data:`CALL_TIMEOUT_S`) is tried again after a jittered backoff, :data:`RETRIES` attempts in
+  all.
 
 A call that still has no answer — a refusal (another 4xx, such as a content filter's 400), a
 judge that stayed down through its retries, rate limits past the wait allowed — is that
@@ -34,7 +35,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from counterfact.defaults import MAX_RATE_LIMIT_WAIT_S
-from counterfact.exceptions import ConfigError, JudgeUnavailable, RunnerReturnError, ScoringError
+from counterfact.exceptions import (
+    ChatReplyError,
+    ConfigError,
+    JudgeUnavailable,
+    RunnerReturnError,
+    ScoringError,
+)
 from counterfact.orchestrator.engine.allowance import WorkerSlots
 from counterfact.orchestrator.engine.ratelimits import out_of_credit, refusal_of
 from counterfact.orchestrator.engine.throttle import Allowance, Throttle
@@ -56,8 +63,8 @@ RETRY_ON = frozenset({"InternalServerError", "APITimeoutError", "ChatReplyError"
 """The exceptions a call is tried again after: a 5xx, the client's timeout, the deadline."""
 
 CALL_TIMEOUT_S = 60.0
-"""How long one judge call may take before it is tried again (the client's default is 10
-minutes: a hung judge would hold the judging that long)."""
+"""How long one judge call may take before it is tried again, by default (the client's default
+is 10 minutes: a hung judge would hold the judging that long)."""
 
 CANNOT_ASK = frozenset({401, 404})
 """HTTP statuses that say the judge cannot be asked at all (the key, the model or the path)."""
@@ -83,10 +90,13 @@ class JudgeCaller:
         *,
         concurrency: int = CONCURRENCY,
         max_wait_s: float = MAX_RATE_LIMIT_WAIT_S,
+        timeout_s: float = CALL_TIMEOUT_S,
     ) -> None:
         self.model = model
         self.base_url = base_url
         self.api_key_env = api_key_env
+        self.timeout_s = timeout_s
+        """Seconds one call may take (``comparator.timeout_s``)."""
         self.throttle = Throttle(concurrency)
         """The judge's adaptive limit (its moves are the record's ``concurrency``)."""
         self.policy = RetryPolicy(RETRIES - 1, RETRY_ON, max_wait_s)
@@ -134,9 +144,9 @@ class JudgeCaller:
                         messages=[{"role": "user", "content": prompt}],
                         temperature=0,
                         seed=seed,
-                        timeout=CALL_TIMEOUT_S,
+                        timeout=self.timeout_s,
                     ),
-                    CALL_TIMEOUT_S,
+                    self.timeout_s,
                 )
             except asyncio.CancelledError:
                 slots.release()
@@ -161,6 +171,11 @@ class JudgeCaller:
         status = getattr(exc, "status_code", None)
         where = self.base_url or os.environ.get("OPENAI_BASE_URL") or "OpenAI's API"
         said = f"{type(exc).__name__}: {str(exc)[:200]}"
+        if isinstance(exc, ChatReplyError):  # the deadline, worded for the runner: say ours
+            said = (
+                f"no complete reply within comparator.timeout_s={self.timeout_s:g} s (the "
+                f"default is {CALL_TIMEOUT_S:g}); raise it for a slower judge"
+            )
         unreachable = isinstance(exc, APIConnectionError) and not isinstance(exc, APITimeoutError)
         if unreachable or status in CANNOT_ASK or out_of_credit(exc):
             msg = (

@@ -109,3 +109,27 @@ def test_a_judge_flag_error_names_the_flag(tmp_path: Path) -> None:
         str(tmp_path / "o"),
     )
     assert code == 2 and "--judge-base-url" in err, err
+
+
+def test_a_judge_reply_that_is_no_verdict_is_its_own_doubt_in_the_search(tmp_path: Path) -> None:
+    def mumbling(body: dict[str, Any]) -> str:
+        text = "\n".join(str(m.get("content") or "") for m in body["messages"])
+        return "Probably the same, I think." if "Answer to grade:" in text else prose_model(body)
+
+    with StandIn(median_s=0.001, p95_s=0.003, answer=mumbling) as api:
+        code, out, err = invoke(
+            "blame",
+            str(_call(tmp_path)),
+            "--base-url",
+            api.base_url,
+            "--comparator",
+            "judge",
+            "--out",
+            str(tmp_path / "o"),
+            "--no-report",
+        )
+    assert code == 0, err
+    record = json.loads((tmp_path / "o" / "blame.json").read_text())
+    (doubt,) = [d for d in record["reasons"] if d["code"] == "judge-unparseable"]
+    assert "'Probably the same, I think.'" in doubt["detail"]
+    assert record["verdict"] == "inconclusive" and record["culprits"] == [], out

@@ -15,6 +15,7 @@ import pytest
 
 from counterfact import compare_arms
 from counterfact.exceptions import ScoringError, SweepInterrupted
+from counterfact.orchestrator.drivers.report import write_report
 from counterfact.orchestrator.engine.judge import DEFAULT_PROMPT, JudgeSettings, ModelJudge
 
 from ...standin import StandIn
@@ -56,6 +57,8 @@ def test_a_refused_output_is_unscored_as_judge_unavailable_and_a_resume_asks_aga
         (doubt,) = [d for d in alt.reasons if d.code == "judge-unavailable"]
         assert doubt.count == 6 and "refused it (HTTP 400)" in doubt.detail
         assert result.summary.judges is not None and result.summary.judges[0].unavailable == 1
+        report = write_report(tmp_path / "o").read_text(encoding="utf-8")
+        assert "<code>judge-unavailable</code>" in report  # the report lists the row's doubt
         refusing[0] = False
         (tmp_path / "o" / "summary.json").unlink()  # resume judges again from the records
         api.stats.served = 0

@@ -246,7 +246,8 @@ class ModelJudge:
         """Judge every output not yet judged (and the rechecks due), concurrently.
 
         Raises:
-            ScoringError: the judge could not be asked (unreachable, refused, no key).
+            ScoringError: the judge could not be asked at all (unreachable, key rejected or
+                missing, unknown model, out of credit).
         """
         todo: dict[tuple[str, int], str] = {}
         for output in outputs:

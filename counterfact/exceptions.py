@@ -22,9 +22,12 @@ Hierarchy::
     │   └── EventLoopBlocked         a runner blocked that loop past the run's timeout: the
     │                                loop's runs fail, the sweep goes on on a fresh loop
     ├── ScoringError                 a comparator or similarity measure failed or misbehaved
-    │   └── ComparisonTimeout        one output outlasted the comparator's deadline (or a
-    │                                model judge's reply was no verdict): that seed is
-    │                                unscored and in doubt, the sweep is still judged
+    │   └── ComparisonFailed         one output could not be compared: that seed is unscored
+    │       │                        and in doubt, the sweep is still judged
+    │       ├── ComparisonTimeout    it outlasted the comparator's deadline
+    │       ├── JudgeUnparseable     a model judge's reply to it was no verdict
+    │       └── JudgeUnavailable     a model judge refused it, or stayed down through its
+    │                                retries
     ├── ExecutorError                the executor could not run the plan (Ray failed to start ...)
     ├── SweepInterrupted             Ctrl-C, SIGTERM or SIGHUP stopped the sweep; what finished is
     │                                recorded; exit code 128 + the signal (130, 143, 129)
@@ -167,14 +170,42 @@ class ScoringError(CounterfactError):
     """A comparator or similarity measure failed, or returned values outside its contract."""
 
 
-class ComparisonTimeout(ScoringError):
-    """A comparator could not judge one *output* within its time bound (a regex pattern that
-    backtracks catastrophically on it), or a model judge (``comparator: {kind: judge}``) replied
-    with something that is not a verdict. That comparison failed: the seed is left unscored, as
-    a failed run is, and its row is in doubt (``comparison-timed-out``); the rest of the sweep is
-    judged. A timeout on the reference is a plain :class:`ScoringError` (nothing can be judged),
-    and so is a judge that cannot be reached at all.
+class ComparisonFailed(ScoringError):
+    """One *output* could not be compared with the reference. That comparison failed: the seed
+    is left unscored, as a failed run is, and its row is in doubt under the subclass's code
+    (:attr:`doubt`); the rest of the sweep is judged. A failure on the reference, or a judge
+    that cannot be asked at all, is a plain :class:`ScoringError` (nothing can be judged).
     """
+
+    doubt: str = "comparison-timed-out"
+    """The doubt code the seeds it left unscored are listed under (``records.DoubtCode``)."""
+
+
+class ComparisonTimeout(ComparisonFailed):
+    """A comparator could not judge one output within its time bound (a regex pattern that
+    backtracks catastrophically on it): ``comparison-timed-out``.
+    """
+
+    doubt = "comparison-timed-out"
+
+
+class JudgeUnparseable(ComparisonFailed):
+    """A model judge (``comparator: {kind: judge}``) replied to one output with something that
+    is not a verdict (its first line is not exactly ``SAME`` or ``DIFFERENT``):
+    ``judge-unparseable``. Never a flip.
+    """
+
+    doubt = "judge-unparseable"
+
+
+class JudgeUnavailable(ComparisonFailed):
+    """A model judge gave no answer on one output: it refused the request (an HTTP 4xx such as
+    a content filter's 400), or it stayed down (5xx, timeouts, rate limits past the wait
+    allowed) through its retries: ``judge-unavailable``. Not kept in ``judge.jsonl``: a resume
+    asks it again.
+    """
+
+    doubt = "judge-unavailable"
 
 
 class ExecutorError(CounterfactError):

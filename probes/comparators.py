@@ -32,8 +32,9 @@ Builtins:
 - ``judge``: a model asked whether the output gives the same answer as the reference (or meets
   a ``rubric``). The judge itself — the client, its cache, its spend — is built by the
   orchestrator (``counterfact.orchestrator.engine.judge``) and handed in as a :class:`Judge`;
-  this module only asks it. A reply that is not a verdict is a failed comparison
-  (:class:`ComparisonTimeout`'s path: that seed is unscored and in doubt), never a flip.
+  this module only asks it. A reply that is not a verdict, or no answer at all, is a failed
+  comparison (``JudgeUnparseable``, ``JudgeUnavailable``: that seed is unscored and in doubt),
+  never a flip.
 
 ``numeric``, ``contains``, ``regex``, ``one-of``, ``custom`` and ``judge`` judge the *answer*
 (``answer_level``); the others compare whole outputs, so claims then say the *output* changed.
@@ -418,7 +419,17 @@ def _judge(options: Mapping[str, Any]) -> Comparator:
 
 
 JUDGE_OPTIONS = frozenset(
-    {"model", "base_url", "api_key_env", "price", "rubric", "prompt", "recheck", "seed"}
+    {
+        "model",
+        "base_url",
+        "api_key_env",
+        "price",
+        "rubric",
+        "prompt",
+        "recheck",
+        "seed",
+        "timeout_s",
+    }
 )
 """What ``comparator: {kind: judge, ...}`` takes (``judge``: the built judge, added by the
 orchestrator)."""

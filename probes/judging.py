@@ -19,8 +19,11 @@ class Judge(Protocol):
         """True when ``output`` gives the reference's answer (or meets the rubric).
 
         Raises:
-            ComparisonTimeout: the judge's reply was not a verdict (this output only).
-            ScoringError: the judge could not be asked at all (unreachable, refused).
+            JudgeUnparseable: the judge's reply was not a verdict (this output only).
+            JudgeUnavailable: the judge refused this output, or gave no answer through its
+                retries (this output only).
+            ScoringError: the judge could not be asked at all (unreachable, key rejected,
+                unknown model, out of credit).
         """
         ...
 

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from counterfact.exceptions import ComparisonTimeout
+from counterfact.exceptions import ComparisonFailed
 from counterfact.probes.comparators import Comparator, prepare_batch
 from counterfact.probes.similarity import Similarity
 from counterfact.probes.stats import ProbeStats, summarize_probe
+from counterfact.probes.tally import comparison_doubt
 from counterfact.records.runs import RunRecord
+from counterfact.records.vocabulary import DoubtCode
 
-TimedOut = Callable[[RunRecord, str], None]
-"""Told each run whose output could not be judged in time, and why."""
+TimedOut = Callable[[RunRecord, DoubtCode, str], None]
+"""Told each run whose output could not be compared: the doubt code that says how, and the
+failure's message."""
 
 
 def score_runs(
@@ -23,10 +26,10 @@ def score_runs(
 ) -> ProbeStats:
     """Similarity and flips of successful runs against the reference.
 
-    A run whose output the comparator could not judge in time (:class:`ComparisonTimeout`) is
-    left out, as a failed run is: its seed is not a sample, and ``timed_out`` is told the run
-    and the timeout's message; any other :class:`~counterfact.exceptions.ScoringError`
-    propagates.
+    A run whose output the comparator could not compare (:class:`ComparisonFailed`: a deadline,
+    a judge's reply that is no verdict, a judge that gave no answer) is left out, as a failed run
+    is: its seed is not a sample, and ``timed_out`` is told the run, the doubt code and the
+    message; any other :class:`~counterfact.exceptions.ScoringError` propagates.
     """
     outputs = [r.output or "" for r in runs]
     sims = similarity.score(reference, outputs)
@@ -35,9 +38,9 @@ def score_runs(
     for run, output, sim in zip(runs, outputs, sims, strict=True):
         try:
             judged.append((run, comparator.flipped(reference, output, sim), sim))
-        except ComparisonTimeout as exc:  # this output only: the others are judged
+        except ComparisonFailed as exc:  # this output only: the others are judged
             if timed_out is not None:
-                timed_out(run, str(exc))
+                timed_out(run, comparison_doubt(exc), str(exc))
     return summarize_probe(
         [r.seed for r, _, _ in judged],
         [f for _, f, _ in judged],

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from counterfact.exceptions import ComparisonTimeout, ScoringError
+from counterfact.exceptions import ComparisonFailed, ScoringError
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.comparators import Comparator, normalize_text, prepare_batch
 from counterfact.probes.manifest import Application, ManifestLog
@@ -59,6 +59,20 @@ that keeps it per seed, and the test (one place for verdict rows and culprit sea
 that waited on a rate limit and then ran is not among them: the wait changes when it ran, not
 what it answered (it is counted in ``summary.json`` ``runs_rate_limited``; one that waited too
 long failed, and counts as failed)."""
+
+
+COMPARISON_DOUBTS: tuple[DoubtCode, ...] = (
+    "comparison-timed-out",
+    "judge-unparseable",
+    "judge-unavailable",
+)
+"""Why an output could not be compared, in the order :attr:`ArmTally.uncompared` numbers them
+(from 1)."""
+
+
+def comparison_doubt(exc: ComparisonFailed) -> DoubtCode:
+    """The doubt code of a failed comparison (its class's :attr:`~ComparisonFailed.doubt`)."""
+    return next((c for c in COMPARISON_DOUBTS if c == exc.doubt), "comparison-timed-out")
 
 
 def output_digest(text: str) -> int:
@@ -103,11 +117,12 @@ class ArmTally:
         """The seed's task was resubmitted after its worker or node died."""
         self.escaped_at = np.zeros(samples, dtype=bool)
         """The seed's run held text UTF-8 cannot encode, judged on its escaped form."""
-        self.comparison_timed_out = np.zeros(samples, dtype=bool)
-        """The seed's output outlasted the comparator's deadline: left unscored, as a failed
-        run is (:class:`~counterfact.exceptions.ComparisonTimeout`)."""
-        self.timeout_reason = ""
-        """The first timeout's message (the pattern, the deadline, the fix)."""
+        self.uncompared = np.zeros(samples, dtype=np.uint8)
+        """Why the seed's output could not be compared (0: it was, or was not tried; else 1 +
+        its code's place in :data:`COMPARISON_DOUBTS`): left unscored, as a failed run is
+        (:class:`~counterfact.exceptions.ComparisonFailed`)."""
+        self.uncompared_reasons: dict[DoubtCode, str] = {}
+        """Each code's first message (the pattern and its deadline, the judge's reply ...)."""
         self.manifest_at = np.zeros(samples, dtype=bool)
         """The seed's successful run reported a manifest."""
         self.unreported_at = np.zeros(samples, dtype=bool)
@@ -182,10 +197,15 @@ class ArmTally:
         if flipped:
             self._count_flipped(seed, output)
 
-    def time_out(self, seed: int, reason: str) -> None:
-        """The seed's comparison outlasted its deadline: it stays unscored, and in doubt."""
-        self.comparison_timed_out[seed] = True
-        self.timeout_reason = self.timeout_reason or reason
+    @property
+    def comparison_failed(self) -> np.ndarray[Any, np.dtype[np.bool_]]:
+        """Per seed: its output could not be compared (whatever the reason)."""
+        return self.uncompared > 0
+
+    def fail_comparison(self, seed: int, code: DoubtCode, reason: str) -> None:
+        """The seed's comparison failed (``code`` says how): it stays unscored, and in doubt."""
+        self.uncompared[seed] = COMPARISON_DOUBTS.index(code) + 1
+        self.uncompared_reasons.setdefault(code, reason)
 
     def _count_flipped(self, seed: int, output: str) -> None:
         text = output if len(output) <= OUTPUT_CHARS else output[: OUTPUT_CHARS - 1] + "…"
@@ -301,8 +321,8 @@ class ScenarioTally:
             for (arm, seed, output), sim in zip(queued, sims, strict=True):
                 try:
                     flipped = self.comparator.flipped(reference, output, sim)
-                except ComparisonTimeout as exc:  # this output only: the others are judged
-                    self.arms[arm].time_out(seed, str(exc))
+                except ComparisonFailed as exc:  # this output only: the others are judged
+                    self.arms[arm].fail_comparison(seed, comparison_doubt(exc), str(exc))
                     continue
                 self.arms[arm].score(seed, flipped, sim, output)
         except ScoringError as exc:

@@ -26,13 +26,14 @@ from counterfact.records.vocabulary import (
     StatisticalVerdict,
 )
 
-SUMMARY_SCHEMA_VERSION: Literal[8] = 8
+SUMMARY_SCHEMA_VERSION: Literal[9] = 9
 """2 added ``statistics`` and ``pooled``; 3 added ``sequential``; 4 added ``concurrency``,
 ``budget`` and status ``budget-exhausted``; 5 added ``cache_entries_rejected``; 6 added
 ``pooled[].effect``; 7 added ``arms`` (one verdict per challenger over the question set) and
 ``spend`` and ``runs_rate_limited``; 8 added ``spend.runs_cost_refused`` and ``spend.judge``,
 ``judges``, ``invocation_started_at``, ``invocations`` and ``active_s``, and ``pooled[].role``
-and ``holds_if``; older files still load."""
+and ``holds_if``; 9 added ``judges[].unavailable``, ``judges[].rate_limited`` and
+``judges[].concurrency``; older files still load."""
 
 
 class PooledEffectRecord(Interval):
@@ -283,6 +284,14 @@ class JudgeRecord(_Record):
     """Its 95% Wilson interval's lower end (``scipy.stats.binomtest(...).proportion_ci``)."""
     high: float | None
     """Its upper end."""
+    unavailable: int = 0
+    """Calls this session the judge refused, or left unanswered through its retries (their
+    outputs are unscored, ``judge-unavailable``; a resume asks them again)."""
+    rate_limited: int = 0
+    """Judge calls refused with HTTP 429 this session, each waited out and sent again."""
+    concurrency: ConcurrencyRecord | None = None
+    """How the judge's own allowed concurrency moved (its calls go through the same adaptive
+    controller as the runs'); null when it made no call this session."""
 
 
 class ExecutorRecord(_Record):
@@ -314,7 +323,7 @@ class TimingsRecord(_Record):
 class SweepSummary(_Provenance):
     """``summary.json``: provenance and per-scenario facts of one sweep."""
 
-    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8] = SUMMARY_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9] = SUMMARY_SCHEMA_VERSION
     status: Literal["complete", "interrupted", "failed", "budget-exhausted"] = "complete"
     """``interrupted`` when Ctrl-C or SIGTERM stopped the sweep (then there are no verdicts
     yet); ``failed`` when every run failed, or scheduling stopped because the runner evidently

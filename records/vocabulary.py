@@ -131,6 +131,8 @@ DoubtCode = Literal[
     "placebo-not-deterministic",
     "comparison-timed-out",
     "noise-unmeasured",
+    "judge-unparseable",
+    "judge-unavailable",
 ]
 """One kind of doubt about a verdict (a :class:`~counterfact.records.parts.DoubtRecord`).
 ``runs-rate-limited`` is no longer given (a run that waited on a rate limit and then ran is not
@@ -140,6 +142,10 @@ re-probed on fresh seeds, or one flipped there. ``placebo-not-deterministic``: a
 ``placebo: true`` arm (the baseline's configuration on its own seeds) was judged differently
 from the baseline on the same seed — the determinism check failed. ``comparison-timed-out``: the
 comparator could not judge some outputs within its deadline (a regex that backtracks on them);
-those seeds are unscored, as failed runs are. ``noise-unmeasured``: a culprit search under
+those seeds are unscored, as failed runs are. ``judge-unparseable``: a model judge's reply on
+some outputs was not a verdict; ``judge-unavailable``: a model judge refused some outputs, or
+stayed down through its retries (a record written before these two holds an unparseable reply
+as ``comparison-timed-out``); either way those seeds are unscored, as failed runs
+are, and never flips. ``noise-unmeasured``: a culprit search under
 ``decide: majority`` had probes whose seeds split (the answers vary by seed), and the majority
 rule does not test a flip against that noise."""

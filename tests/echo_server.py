@@ -8,7 +8,8 @@ text and model name (``/ok/v1``), or in a 400 error's body (``/error/v1``). And 
 - ``/endless/v1``: a 200 whose chunked body never ends (64 KiB a chunk);
 - ``/usage/<case>/v1``: a reply whose ``usage`` is one of :data:`BAD_USAGE`;
 - ``/nomodel/v1``: a good reply that names no ``model``;
-- ``/gzip/v1``: a good reply gzipped whatever ``Accept-Encoding`` asked (a bomb's carrier).
+- ``/gzip/v1``: a good reply gzipped whatever ``Accept-Encoding`` asked (a bomb's carrier);
+- ``/down/v1``: HTTP 503 every time (a server that stays down).
 """
 
 from __future__ import annotations
@@ -171,6 +172,12 @@ async def _error(request: Request) -> JSONResponse:
     return JSONResponse(body, status_code=400)
 
 
+async def _down(request: Request) -> JSONResponse:
+    del request
+    body = {"error": {"message": "the service is unavailable", "type": "server_error"}}
+    return JSONResponse(body, status_code=503)
+
+
 @contextmanager
 def echo_server() -> Iterator[str]:
     """The server's root URL (``http://127.0.0.1:PORT/``); stopped on exit."""
@@ -186,6 +193,7 @@ def echo_server() -> Iterator[str]:
             Route("/usage/{case}/v1/chat/completions", _usage, methods=["POST"]),
             Route("/nomodel/v1/chat/completions", _no_model, methods=["POST"]),
             Route("/gzip/v1/chat/completions", _gzip, methods=["POST"]),
+            Route("/down/v1/chat/completions", _down, methods=["POST"]),
         ]
     )
     with serve(app) as root:

@@ -72,6 +72,9 @@ class Case:
     """What ``setup`` planted, in words (the table's input column)."""
     teardown: Callable[[Path], None] | None = None
     """Undoes what ``setup`` did that would keep the folder from being removed."""
+    reason: str | None = None
+    """For a sweep that ends but leaves rows in doubt: the doubt code whose first reason in
+    ``verdicts.jsonl`` is the table's error."""
 
 
 def _hard_linked_runs(folder: Path) -> None:
@@ -190,6 +193,48 @@ def _server(route: str) -> Callable[[Path], None]:
 
 def _stop_server(folder: Path) -> None:
     _SERVERS.pop(folder).close()
+
+
+_ROOTS: dict[Path, str] = {}
+"""The echo server's root URL each judge case's folder is using (shown as ``<server>/``)."""
+
+JUDGE = BASE + (
+    "comparator: {kind: judge, model: m, base_url: 'BASE_URL', api_key_env: JUDGE_KEY, "
+    "recheck: 0MORE}\n"
+)
+"""The base config judged by a model judge at ``BASE_URL`` (a case fills it in)."""
+
+
+def _judge_server(folder: Path) -> None:
+    """The echo server, its root recorded for the error text, and ``JUDGE_KEY`` set."""
+    stack = contextlib.ExitStack()
+    _ROOTS[folder] = stack.enter_context(echo_server())
+    stack.enter_context(_environ({"JUDGE_KEY": "none"}))
+    _SERVERS[folder] = stack
+
+
+def _stop_judge_server(folder: Path) -> None:
+    _ROOTS.pop(folder, None)
+    _stop_server(folder)
+
+
+def _judge_case(
+    what: str, route: str, planted: str, code: int = 0, reason: str | None = None, more: str = ""
+) -> Case:
+    """A sweep judged by a model judge at the echo server's ``route`` (or at ``route`` itself
+    when it is a URL)."""
+    url = route if route.startswith("http") else f"http://SERVER/{route}"
+    return Case(
+        what,
+        JUDGE.replace("BASE_URL", url).replace("MORE", more),
+        args=("run", "{cfg}", "--out", "{dir}/out", "--no-report"),
+        expect_code=code,
+        group="records",
+        setup=_judge_server,
+        teardown=_stop_judge_server,
+        planted=f"a judge whose server {planted}",
+        reason=reason,
+    )
 
 
 def _chat_case(what: str, route: str, planted: str, config: str = CHAT) -> Case:
@@ -737,6 +782,47 @@ CASES: list[Case] = [
         "a judge whose API key variable is not set",
         BASE + "comparator: {kind: judge, model: m, api_key_env: COUNTERFACT_NO_SUCH_KEY}\n",
     ),
+    _judge_case(
+        "a model judge that cannot be reached",
+        "http://127.0.0.1:9/v1",
+        "is not listening (connection refused)",
+        code=1,
+    ),
+    _judge_case(
+        "a model judge that stays down through its retries (HTTP 503)",
+        "down/v1",
+        "answers every request with HTTP 503",
+        reason="judge-unavailable",
+    ),
+    _judge_case(
+        "a model judge slower than its timeout_s",
+        "drip/v1",
+        "sends its reply a byte every 0.2 s (timeout_s: 0.5)",
+        reason="judge-unavailable",
+        more=", timeout_s: 0.5",
+    ),
+    _judge_case(
+        "a model judge that refuses the request (HTTP 400)",
+        "error/v1",
+        "answers with HTTP 400 (a refusal, as a content filter's)",
+        reason="judge-unavailable",
+    ),
+    _judge_case(
+        "a model judge whose reply is not a verdict",
+        "ok/v1",
+        "replies 'Paris, says none' (not SAME or DIFFERENT)",
+        reason="judge-unparseable",
+    ),
+    _judge_case(
+        "a model judge whose account is out of credit (HTTP 429 insufficient_quota)",
+        "quota/v1",
+        "answers every request with OpenAI's 429 insufficient_quota",
+        code=1,
+    ),
+    Case(
+        "a judge whose timeout_s is not positive",
+        BASE + "comparator: {kind: judge, model: m, timeout_s: 0}\n",
+    ),
     Case(
         "a question file that declares a judge (an endpoint and a key to send)",
         BASE + "scenarios: {file: set.jsonl}\n",
@@ -756,6 +842,9 @@ def run_case(case: Case, folder: Path) -> tuple[int, str]:
         config = config.replace("agent.py:run", "agent.py:returns")
     if case.setup is not None:
         case.setup(folder)
+    root = _ROOTS.get(folder)  # a judge case's server: its address goes in, and out of the text
+    if root is not None:
+        config = config.replace("http://SERVER/", root)
     cfg = folder / f"sweep{case.suffix}"
     if case.raw is not None:
         cfg.write_bytes(case.raw)
@@ -773,6 +862,18 @@ def run_case(case: Case, folder: Path) -> tuple[int, str]:
         first = json.loads((folder / "out" / "runs.jsonl").read_text().splitlines()[0])
         error = f"runs.jsonl error: {first['error']['type']}: {first['error']['message']}"
         return result.exit_code, error
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    text = lines[-1] if lines else ""
-    return result.exit_code, text.replace(str(folder), "<dir>")
+    if case.reason is not None:
+        rows = [json.loads(x) for x in (folder / "out" / "verdicts.jsonl").read_text().splitlines()]
+        found = [d for r in rows for d in r.get("reasons") or [] if d["code"] == case.reason]
+        text = f"verdicts.jsonl reason {case.reason}: {found[0]['detail'] if found else '(none)'}"
+    else:
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        text = lines[-1] if lines else ""
+    return result.exit_code, _plain(text, folder, root)
+
+
+def _plain(text: str, folder: Path, root: str | None) -> str:
+    """``text`` with the case's folder and its server's address in stable words."""
+    if root is not None:
+        text = text.replace(root, "<server>/")
+    return text.replace(str(folder), "<dir>")

@@ -11,7 +11,8 @@ way at random (seeded by the request and how many times it was sent: every clien
 same weather); with ``outage`` (start, seconds), every request is refused from ``start`` seconds
 after the first request (since the stats were reset) for that long; with ``storm`` (refused,
 served), requests come in storms: ``refused`` in a row are refused, the next ``served`` are served,
-and so on (counted over every request received). The answer is ``Paris`` unless the request's model is
+and so on (counted over every request received); with ``status``, a request it names is
+answered with that HTTP error. The answer is ``Paris`` unless the request's model is
 ``flaky-model`` (then ``Lyon`` on odd seeds) or its system message says ``contrary`` (then
 ``Lyon``). The reply
 names the model asked for, or ``serve_as[model]`` (a dated snapshot, a silent fallback); its
@@ -89,6 +90,7 @@ class StandIn:
         serve_as: dict[str, str] | None = None,
         answer: Callable[[dict[str, Any]], str] | None = None,
         raw: str | None = None,
+        status: Callable[[dict[str, Any]], int | None] | None = None,
     ) -> None:
         self.median_s = median_s
         self.p95_s = p95_s
@@ -102,6 +104,9 @@ class StandIn:
         self.raw = raw
         """When given, the reply's text from the request body (a model whose answer depends
         on its context); else Paris or Lyon as above."""
+        self.status = status
+        """When given, an HTTP error status to answer a request with (its body an OpenAI-style
+        error), or None to serve it."""
         self.stats = StandInStats()
         app = Starlette(
             routes=[
@@ -128,6 +133,12 @@ class StandIn:
         sockets = self._server.servers[0].sockets
         port = sockets[0].getsockname()[1]
         return f"http://127.0.0.1:{port}/v1"
+
+    @property
+    def open_connections(self) -> int:
+        """TCP connections the server holds open now (a client's pool keeps them between calls
+        until the client is closed)."""
+        return len(self._server.server_state.connections)
 
     def __enter__(self) -> StandIn:
         self._thread.start()
@@ -182,6 +193,10 @@ class StandIn:
             headers = {"Retry-After": f"{self.retry_after:g}"}
             error = {"error": {"message": "rate limit", "type": "rate_limit_exceeded"}}
             return JSONResponse(error, status_code=429, headers=headers)
+        failing = self.status(body) if self.status is not None else None
+        if failing is not None:
+            error = {"error": {"message": f"stand-in error {failing}", "type": "stand_in"}}
+            return JSONResponse(error, status_code=failing)
         stats.in_flight += 1
         stats.peak_in_flight = max(stats.peak_in_flight, stats.in_flight)
         if since_outage is not None and len(stats.after_outage) < 100_000:

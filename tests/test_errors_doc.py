@@ -41,7 +41,9 @@ def test_case_gets_a_clean_error(case: Case) -> None:
         ran = (tmp_path / "runs").exists() or (tmp_path / "out").exists()
     _GOT[case.what] = (code, error)
     assert code == case.expect_code
-    assert error.startswith(("error: ", "Error: ", "runs.jsonl error: RunnerReturnError: "))
+    assert error.startswith(
+        ("error: ", "Error: ", "runs.jsonl error: RunnerReturnError: ", "verdicts.jsonl reason ")
+    )
     assert "Traceback" not in error
     if case.group == "config":
         assert not ran

@@ -257,7 +257,7 @@ def _band_record(band: NullBand | None) -> NullBandRecord | None:
 def _gaps(arm: ArmTally, base: ArmTally, samples: int) -> RunGaps:
     """The seeds ``0..samples-1`` that are not samples: runs that failed, seeds never run."""
     seen_a, seen_b = arm.seen[:samples], base.seen[:samples]
-    timed_out = arm.comparison_timed_out[:samples] | base.comparison_timed_out[:samples]
+    timed_out = arm.comparison_failed[:samples] | base.comparison_failed[:samples]
     return RunGaps(
         arm_failed=int((seen_a & ~arm.ok[:samples]).sum()),
         baseline_failed=int((seen_b & ~base.ok[:samples]).sum()),

@@ -47,7 +47,7 @@ def seed_sets(
     in time, is failed; one without a record was never run (missing).
     """
     seen = tally.seen[:samples]
-    broken = (seen & ~tally.ok[:samples]) | tally.comparison_timed_out[:samples]
+    broken = (seen & ~tally.ok[:samples]) | tally.comparison_failed[:samples]
     failed = [int(s) for s in np.flatnonzero(broken)]
     missing = [int(s) for s in np.flatnonzero(~seen)]
     flipped = list(stats.flipped_seeds) if stats is not None else None

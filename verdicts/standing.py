@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from counterfact.probes.manifest import Application
-from counterfact.probes.tally import RUN_FLAGS, ArmTally
+from counterfact.probes.tally import COMPARISON_DOUBTS, RUN_FLAGS, ArmTally
 from counterfact.records.parts import DoubtRecord, SequentialRecord
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import DoubtCode, Standing
@@ -73,11 +73,15 @@ RUN_FLAG_WORDS: dict[DoubtCode, str] = {
     "runs-lost-workers": "were resubmitted after their worker or node died",
     "text-escaped": "held text UTF-8 cannot encode and were judged on its escaped form",
     "comparison-timed-out": "ran but their output could not be compared with the reference in "
-    "time (the regex comparator's search deadline; simplify comparator.pattern), or a model "
-    "judge's reply to it was not a verdict: they are not samples",
+    "time (the regex comparator's search deadline; simplify comparator.pattern): they are not "
+    "samples",
+    "judge-unparseable": "ran but the model judge's reply on their output was not a verdict "
+    "(its first line must be exactly SAME or DIFFERENT): they are not samples, never flips",
+    "judge-unavailable": "ran but the model judge gave no answer on their output (it refused, "
+    "or stayed down through its retries): they are not samples; a resume asks it again",
 }
-"""How each run-level doubt (:data:`~counterfact.probes.tally.RUN_FLAGS`, and a culprit
-search's ``comparison-timed-out``) is worded."""
+"""How each run-level doubt (:data:`~counterfact.probes.tally.RUN_FLAGS`, and the failed
+comparisons of :data:`~counterfact.probes.tally.COMPARISON_DOUBTS`) is worded."""
 
 
 def run_doubts(arm: ArmTally, base: ArmTally) -> list[Doubt]:
@@ -113,9 +117,7 @@ def run_doubts(arm: ArmTally, base: ArmTally) -> list[Doubt]:
                 at_least=True,
             )
         )
-    timeout = timeout_doubt(arm, base)
-    if timeout is not None:
-        out.append(timeout)
+    out += comparison_doubts(arm, base)
     for code, attr, _ in RUN_FLAGS:
         words = RUN_FLAG_WORDS[code]
         a, b = getattr(arm, attr)[:n], getattr(base, attr)[:n]
@@ -130,18 +132,27 @@ def run_doubts(arm: ArmTally, base: ArmTally) -> list[Doubt]:
     return out
 
 
-def timeout_doubt(arm: ArmTally, base: ArmTally) -> Doubt | None:
-    """Outputs of the arm or its baseline the comparator could not judge in time, or None."""
+def comparison_doubts(arm: ArmTally, base: ArmTally) -> list[Doubt]:
+    """Outputs of the arm or its baseline that could not be compared, one doubt per cause
+    (:data:`~counterfact.probes.tally.COMPARISON_DOUBTS`): a comparator's deadline, a judge's
+    reply that was no verdict, a judge that gave no answer.
+    """
     n = arm.admitted
-    a, b = arm.comparison_timed_out[:n], base.comparison_timed_out[:n]
-    if not (a.any() or b.any()):
-        return None
-    reason = arm.timeout_reason or base.timeout_reason
-    detail = (
-        f"{int(a.sum())} of the arm's outputs and {int(b.sum())} of the baseline's could not be "
-        f"judged (in time, or by the judge) and are left unscored, as failed runs are ({reason})"
-    )
-    return Doubt("comparison-timed-out", int(a.sum() + b.sum()), detail, _seeds(a | b))
+    a_all, b_all = arm.uncompared[:n], base.uncompared[:n]
+    if not (a_all.any() or b_all.any()):  # the usual case, checked without counting
+        return []
+    out: list[Doubt] = []
+    for number, code in enumerate(COMPARISON_DOUBTS, start=1):
+        a, b = a_all == number, b_all == number
+        if not (a.any() or b.any()):
+            continue
+        reason = arm.uncompared_reasons.get(code) or base.uncompared_reasons.get(code, "")
+        detail = (
+            f"{int(a.sum())} of the arm's runs and {int(b.sum())} of the baseline's "
+            f"{RUN_FLAG_WORDS[code]} ({reason})"
+        )
+        out.append(Doubt(code, int(a.sum() + b.sum()), detail, _seeds(a | b)))
+    return out
 
 
 def unreported_doubt(who: str, app: Application, seeds: tuple[int, ...]) -> Doubt | None:
@@ -385,15 +396,15 @@ def bisect_doubts(
     answer_level: bool,
     run_flags: Mapping[DoubtCode, Sequence[tuple[str, int]]] | None = None,
     manifests: SearchManifests | None = None,
-    timeout_reason: str = "",
+    reasons: Mapping[DoubtCode, str] | None = None,
 ) -> list[Doubt]:
     """Doubts about a culprit search's result: an incomplete search, sets not checked
     1-minimal, probes with failed runs, the probes' runs (``run_flags``: the (probe, seed) of
-    each run that was retried, cached, resubmitted or escaped, or whose comparison timed out:
-    ``timeout_reason`` says why), their manifests, and how the scenario is judged.
+    each run that was retried, cached, resubmitted or escaped, or whose comparison failed:
+    ``reasons`` says why, by code), their manifests, and how the scenario is judged.
     """
     out: list[Doubt] = [
-        _run_doubt(code, runs, timeout_reason if code == "comparison-timed-out" else "")
+        _run_doubt(code, runs, (reasons or {}).get(code, ""))
         for code, runs in (run_flags or {}).items()
         if runs
     ]

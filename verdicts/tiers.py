@@ -199,9 +199,9 @@ def _short(ev: ArmEvidence, ctx: ScenarioContext) -> Decision:
             "runs-failed",
             f"Inconclusive: on scenario '{ctx.scenario}', {gaps.uncompared} of {n} seeds ran but "
             "their output could not be compared with the reference in time (the comparator's "
-            "deadline), or a model judge's reply was no verdict (the comparison-timed-out "
-            "reason says which); they are not "
-            "samples, so no verdict is drawn for this arm. " + _bounds(ctx, s.scored),
+            "deadline) or by the model judge (a reply that was no verdict, or no answer): the "
+            "comparison-timed-out, judge-unparseable or judge-unavailable reason says which; "
+            "they are not samples, so no verdict is drawn for this arm. " + _bounds(ctx, s.scored),
         )
     if not (gaps.arm_failed or gaps.baseline_failed or gaps.uncompared):
         return Decision(

@@ -45,7 +45,22 @@ if TYPE_CHECKING:
     default="contains",
     show_default=True,
     help="How an answer is judged the same: a comparator kind (contains, exact, normalized, "
-    "similarity, ...).",
+    "similarity, ...), or judge: a model decides (--judge-model, default the call's own).",
+)
+@click.option(
+    "--judge-model",
+    default=None,
+    help="With --comparator judge: the judge model (default: the model the replay asks for).",
+)
+@click.option(
+    "--judge-base-url",
+    default=None,
+    help="With --comparator judge: the judge's endpoint (default: the replay's, --base-url).",
+)
+@click.option(
+    "--judge-api-key-env",
+    default=None,
+    help="With --comparator judge: the judge's key variable (default: --api-key-env).",
 )
 @click.option("--keep", multiple=True, help="A part never to suspect (repeat for more).")
 @click.option("--suspects", multiple=True, help="Search these parts only (repeat for more).")
@@ -109,6 +124,9 @@ def blame(
     span: str | None,
     expect: str | None,
     comparator: str,
+    judge_model: str | None,
+    judge_base_url: str | None,
+    judge_api_key_env: str | None,
     keep: tuple[str, ...],
     suspects: tuple[str, ...],
     parts: Literal["messages", "paragraphs", "sentences"],
@@ -152,6 +170,9 @@ def blame(
         executor=executor,
         model=model,
         price=price,
+        judge_model=judge_model,
+        judge_base_url=judge_base_url,
+        judge_api_key_env=judge_api_key_env,
     )
     run_dir: Path | None = None
     from counterfact.orchestrator.engine.interrupt import terminate_as_interrupt
@@ -161,15 +182,7 @@ def blame(
         calls = read_calls(call, span)
         if len(calls) > 1:
             run_dir = Path(out) if out else Path("runs") / f"blame-{safe_name(call.stem)}"
-            try:
-                _many(calls, options, run_dir, fresh, concurrency, fail_on)
-            except KeyboardInterrupt:
-                click.echo(
-                    f"interrupted: the calls that ended are in {run_dir}/blame.jsonl and those "
-                    "in flight finish; run the same command again to resume",
-                    err=True,
-                )
-                raise SystemExit(130) from None
+            _many(calls, options, run_dir, fresh, concurrency, fail_on)
             return
         found = calls[0]
         run_dir = Path(out) if out else Path("runs") / f"blame-{safe_name(found.id)}"
@@ -185,6 +198,28 @@ def blame(
 
 
 def _many(
+    calls: Sequence[RecordedCall],
+    options: BlameOptions,
+    run_dir: Path,
+    fresh: bool,
+    concurrency: int,
+    fail_on: tuple[str, ...],
+) -> None:
+    """Blame every call; print the first few as they end, then the summary (Ctrl-C: say what
+    is kept, exit 130).
+    """
+    try:
+        _blame_many(calls, options, run_dir, fresh, concurrency, fail_on)
+    except KeyboardInterrupt:
+        click.echo(
+            f"interrupted: the calls that ended are in {run_dir}/blame.jsonl and those "
+            "in flight finish; run the same command again to resume",
+            err=True,
+        )
+        raise SystemExit(130) from None
+
+
+def _blame_many(
     calls: Sequence[RecordedCall],
     options: BlameOptions,
     run_dir: Path,

@@ -129,6 +129,9 @@ class ComparatorConfig(_Model):
     self-disagreement (default 0.1; 0 turns it off)."""
     seed: StrictInt | None = None
     """judge only: the seed sent with each judge call (default 0; a recheck sends seed + 1)."""
+    timeout_s: StrictFloat | StrictInt | None = Field(default=None, allow_inf_nan=False)
+    """judge only: seconds one judge call may take before it is cut off and tried again
+    (default 60; 3 attempts in all, then that output is ``judge-unavailable``)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -145,6 +148,14 @@ class ComparatorConfig(_Model):
     def _recheck_share(cls, value: float | None) -> float | None:
         if value is not None and not 0.0 <= value <= 1.0:
             msg = f"'recheck' must lie in [0, 1] (a share of judgments), got {value}"
+            raise ValueError(msg)
+        return value
+
+    @field_validator("timeout_s")
+    @classmethod
+    def _positive_timeout(cls, value: float | None) -> float | None:
+        if value is not None and not value > 0:
+            msg = f"'timeout_s' must be > 0 (seconds a judge call may take), got {value}"
             raise ValueError(msg)
         return value
 

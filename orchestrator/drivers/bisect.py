@@ -285,10 +285,10 @@ def _not_applied(
 
 def _run_flags(session: Session, probes: ProbeRunner) -> dict[DoubtCode, list[tuple[str, int]]]:
     """The search's runs that were retried, cached, resubmitted or escaped (from the records
-    kept in memory, else from ``runs.jsonl``), and those whose output could not be compared in
-    time, as (probe, seed).
+    kept in memory, else from ``runs.jsonl``), and those whose output could not be compared
+    (by how), as (probe, seed).
     """
-    timed_out: dict[DoubtCode, list[tuple[str, int]]] = {"comparison-timed-out": probes.timed_out}
+    timed_out: dict[DoubtCode, list[tuple[str, int]]] = dict(probes.uncompared)
     store = session.store
     if store.keep:
         records: Iterable[RunRecord] = store.records
@@ -356,7 +356,7 @@ def _record(
     manifests = probes.manifests()
     flags = _run_flags(session, probes)
     doubts = bisect_doubts(
-        outcome, samples, seed0, answer_level, flags, manifests, probes.timeout_reason
+        outcome, samples, seed0, answer_level, flags, manifests, probes.uncompared_reasons
     )
     assessed = outcome.verdict != "inconclusive"
     standing = standing_of(doubts, assessed)

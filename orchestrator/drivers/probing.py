@@ -22,6 +22,7 @@ from counterfact.probes.runner import RunContext
 from counterfact.probes.scoring import score_or_count
 from counterfact.probes.stats import ProbeStats
 from counterfact.records.runs import RunRecord
+from counterfact.records.vocabulary import DoubtCode
 from counterfact.verdicts.applied import check_failed
 from counterfact.verdicts.standing import SearchManifests
 
@@ -66,11 +67,12 @@ class ProbeRunner:
         self._runs = 0
         self._lacking: list[tuple[str, int]] = []
         self._unreported: list[tuple[str, int]] = []
-        self.timed_out: list[tuple[str, int]] = []
-        """(probe, seed) of each run whose output the comparator could not judge in time: not a
-        sample of its probe, as a failed run is not."""
-        self.timeout_reason = ""
-        """The first comparison timeout's message (the doubt says it)."""
+        self.uncompared: dict[DoubtCode, list[tuple[str, int]]] = {}
+        """(probe, seed) of each run whose output could not be compared, by the doubt code that
+        says how (a deadline, a judge's reply that is no verdict, a judge that gave no answer):
+        not a sample of its probe, as a failed run is not."""
+        self.uncompared_reasons: dict[DoubtCode, str] = {}
+        """Each code's first message (the doubt says it)."""
         self.order: list[str] = []
         """The suspects in the order the search took them (set once ranked)."""
         self.ranking = 0
@@ -151,18 +153,18 @@ class ProbeRunner:
         check = sweep.comparator_for(self.bisect.scenario)
         timed_out: list[tuple[str, int]] = []
 
-        def late(run: RunRecord, reason: str) -> None:
+        def late(run: RunRecord, code: DoubtCode, reason: str) -> None:
             timed_out.append((run.arm, run.seed))
-            self.timeout_reason = self.timeout_reason or reason
+            self.uncompared.setdefault(code, []).append((run.arm, run.seed))
+            self.uncompared_reasons.setdefault(code, reason)
 
         probe = score_or_count(ok, self.reference.text, check, sweep.similarity, late)
-        self.timed_out += timed_out
         self.log.info(
             "bisect.probe",
             ablated=list(key),
             flips=probe.flips,
             samples=probe.scored,
             executed=self.source.runner_calls,
-            comparison_timed_out=[seed for _, seed in timed_out],
+            uncompared=[seed for _, seed in timed_out],
         )
         return probe

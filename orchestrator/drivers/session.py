@@ -38,6 +38,7 @@ from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.executors.registry import make_executor
 from counterfact.orchestrator.engine.failwatch import FailureWatch, all_failed_message
 from counterfact.orchestrator.engine.interrupt import graceful_stop
+from counterfact.orchestrator.engine.judge import ModelJudge, judges_of
 from counterfact.orchestrator.engine.live import LiveTracker
 from counterfact.orchestrator.engine.liveticker import LiveTicker, Show
 from counterfact.orchestrator.engine.source import RunSource
@@ -85,6 +86,11 @@ class Watched:
     scenarios: tuple[str, ...]
     arms: tuple[str, ...]
     baseline: str
+
+
+def sweep_judges(sweep: ResolvedSweep) -> list[ModelJudge]:
+    """The model judges the sweep's checks ask (``comparator: {kind: judge}``)."""
+    return judges_of([sweep.comparator, *(sc.check(sweep.comparator) for sc in sweep.scenarios)])
 
 
 class Session:
@@ -206,7 +212,17 @@ class Session:
             try:
                 self._close_executor()
             finally:
-                self.store.close()
+                try:
+                    self.store.close()
+                finally:
+                    self._close_judges()
+
+    def _close_judges(self) -> None:
+        """Close the model judges' clients and loops, however the sweep ended (judging is
+        done inside the session; a judge used later opens them anew).
+        """
+        for judge in sweep_judges(self.sweep):
+            judge.close()
 
     def mark(self, status: LiveStatus) -> None:
         """The work moved on (``judging``): ``live.json`` says so at once."""

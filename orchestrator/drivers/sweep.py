@@ -12,13 +12,12 @@ from counterfact.exceptions import DegenerateBandWarning
 from counterfact.orchestrator.config.resolve import ResolvedSweep
 from counterfact.orchestrator.drivers.provenance import fingerprint_of, provenance
 from counterfact.orchestrator.drivers.sequential import WavesOutcome, execute_waves
-from counterfact.orchestrator.drivers.session import Ending, Session, watched
+from counterfact.orchestrator.drivers.session import Ending, Session, sweep_judges, watched
 from counterfact.orchestrator.drivers.sweeptimes import SweepTimes, sweep_times
 from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.events import get_logger, warn_caller
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.heap import judging_heap
-from counterfact.orchestrator.engine.judge import ModelJudge, judges_of
 from counterfact.orchestrator.engine.plan import build_plan
 from counterfact.orchestrator.engine.progress import NoProgress, Progress, live_hook
 from counterfact.orchestrator.engine.source import RunSource
@@ -218,11 +217,6 @@ def _run(
     return None
 
 
-def _judges(sweep: ResolvedSweep) -> list[ModelJudge]:
-    """The model judges the sweep's checks ask (``comparator: {kind: judge}``)."""
-    return judges_of([sweep.comparator, *(sc.check(sweep.comparator) for sc in sweep.scenarios)])
-
-
 def _bind_judges(
     sweep: ResolvedSweep,
     run_dir: Path | None,
@@ -241,7 +235,7 @@ def _bind_judges(
         if budget is not None:
             budget.charge(cost)
 
-    for judge in _judges(sweep):
+    for judge in sweep_judges(sweep):
         judge.bind(run_dir, charge, read=not fresh)
 
 
@@ -417,7 +411,7 @@ def _judge(
         "pooled": stratified,
         "sequential": waves.summary(rows, tallies) if waves is not None else None,
         "rollup": rollup(rows),
-        "judges": [j.record() for j in _judges(sweep)] or None,
+        "judges": [j.record() for j in sweep_judges(sweep)] or None,
     }
     summary = _summary(sweep, facts, scenarios, judged)
     store = facts.session.store

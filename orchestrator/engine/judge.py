@@ -7,14 +7,20 @@ answer as the reference — or, with ``rubric``, whether it meets the rubric —
 Calls go at temperature 0 with a fixed seed. The reply is read strictly (:func:`parse_reply`):
 its first line must be exactly ``SAME`` or ``DIFFERENT`` (or a JSON object
 ``{"verdict": "SAME"}``); anything else is that seed's failed comparison
-(:class:`~counterfact.exceptions.ComparisonTimeout`: unscored and in doubt), never a flip.
+(:class:`~counterfact.exceptions.JudgeUnparseable`: unscored and in doubt), never a flip. A
+call the judge refused, or left unanswered through its retries, is that seed's failed
+comparison too (:class:`~counterfact.exceptions.JudgeUnavailable`), not kept: a resume asks it
+again.
 
-Outputs are judged a batch at a time (the tally's scoring batch), concurrently under a
-semaphore of :data:`CONCURRENCY` calls, on an event loop of a thread of its own (the driver's
-thread may be inside a loop already). Each judgment is kept by (the judge's settings, the
-reference, the output): identical outputs cost one call. With a run directory every call is
-appended to ``judge.jsonl`` and read back on resume, so a resume asks nothing already asked.
-Each call's tokens (and ``usd`` with ``price``) go to the sweep's spend under ``judge``.
+Outputs are judged a batch at a time (the tally's scoring batch), concurrently, on an event
+loop of a thread of its own (the driver's thread may be inside a loop already); the calls are
+paced by the project's rate control
+(:class:`~counterfact.orchestrator.engine.judgecalls.JudgeCaller`). :meth:`ModelJudge.close`
+closes the client and stops that loop (the session does, however the sweep ends). Each judgment
+is kept by (the judge's settings, the reference, the output): identical outputs cost one call.
+With a run directory every call is appended to ``judge.jsonl`` and read back on resume, so a
+resume asks nothing already asked. Each call's tokens (and ``usd`` with ``price``) go to the
+sweep's spend under ``judge``.
 
 Its noise is measured: a share ``recheck`` of judgments (chosen by a hash of the judge's
 settings and the output, so a resume picks the same) is asked a second time with the next seed;
@@ -24,6 +30,7 @@ the self-disagreement rate and its Wilson interval go to ``summary.json`` ``judg
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -31,26 +38,15 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from counterfact.exceptions import (
-    ChatReplyError,
-    ComparisonTimeout,
-    ConfigError,
-    RunnerReturnError,
-    ScoringError,
-)
+from counterfact.exceptions import ConfigError, JudgeUnavailable, JudgeUnparseable
+from counterfact.orchestrator.engine.judgecalls import CALL_TIMEOUT_S, JudgeCaller
 from counterfact.orchestrator.engine.loops import LoopThread
-from counterfact.orchestrator.runners.chat import client_for
-from counterfact.orchestrator.runners.chatlimits import token_counts, within
-from counterfact.orchestrator.runners.redact import redact, redact_exception, secrets_of
 from counterfact.probes.comparators import Comparator
 from counterfact.probes.judging import JudgeComparator
 from counterfact.records.runs import MAX_RUN_COST
-from counterfact.records.summary import JudgeRecord
-
-if TYPE_CHECKING:
-    from openai import AsyncOpenAI
+from counterfact.records.summary import ConcurrencyRecord, JudgeRecord
 
 JUDGE_FILE = "judge.jsonl"
 """The run directory's judge cache: one JSON line per call, append-only."""
@@ -58,17 +54,6 @@ JUDGE_FILE = "judge.jsonl"
 PROTOCOL = 1
 """The judge request's version, part of its identity: bump it when the same settings would send
 a different request (recorded judgments then no longer stand for them)."""
-
-CONCURRENCY = 8
-"""Judge calls in flight at once."""
-
-RETRIES = 3
-"""Attempts of one call on a rate limit, a server error (5xx) or a timeout, a second apart,
-doubling."""
-
-CALL_TIMEOUT_S = 60.0
-"""How long one judge call may take before it is tried again (the client's default is 10
-minutes: a hung judge would hold the judging that long)."""
 
 RECHECK = 0.1
 """The default share of judgments asked twice."""
@@ -142,13 +127,15 @@ class JudgeSettings:
     recheck: float
     price: tuple[float, float] | None
     """USD per 1,000 input and output tokens."""
+    timeout_s: float = CALL_TIMEOUT_S
+    """Seconds one call may take before it is cut off and tried again."""
 
     def identity(self) -> str:
-        """``judge@sha256:<16 hex>`` of the settings that change a judgment (not the price or
-        the recheck share) and :data:`PROTOCOL`.
+        """``judge@sha256:<16 hex>`` of the settings that change a judgment (not the price,
+        the recheck share or the call's timeout) and :data:`PROTOCOL`.
         """
         payload = asdict(self) | {"protocol": PROTOCOL}
-        for key in ("price", "recheck", "api_key_env"):
+        for key in ("price", "recheck", "api_key_env", "timeout_s"):
             del payload[key]
         text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
         return f"judge@sha256:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
@@ -182,9 +169,14 @@ class ModelJudge:
         self.settings = settings
         self.identity = settings.identity()
         self._held: dict[tuple[str, int], Judgment] = {}
+        self._failed: dict[tuple[str, int], str] = {}
+        """Calls the judge refused or left unanswered this session (not kept: a resume asks
+        them again), by (key, attempt): why."""
         self._lock = threading.Lock()
         self._loop: LoopThread | None = None
         """The judge's own event loop (one for every batch: its client and connections stay)."""
+        self._caller: JudgeCaller | None = None
+        """Its calls, paced by their own throttle (made on the first call)."""
         self._path: Path | None = None
         self._charge: Charge | None = None
         self.calls = 0
@@ -193,10 +185,10 @@ class ModelJudge:
         """Judgments read back from ``judge.jsonl``."""
 
     def __getstate__(self) -> dict[str, Any]:
-        """Picklable (a resolved sweep may be shipped): the lock is made anew."""
+        """Picklable (a resolved sweep may be shipped): the lock, loop and caller are made anew."""
         state = dict(self.__dict__)
         del state["_lock"]
-        state["_loop"] = None
+        state["_loop"] = state["_caller"] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -208,8 +200,11 @@ class ModelJudge:
         unless ``read`` is False: ``--fresh`` moves that file aside) and tell ``charge`` every
         call's cost, the recorded ones' too (they are the directory's spend).
         """
+        self.close()  # a judge bound again (the next sweep in a notebook) starts anew
+        self._caller = None
         self._charge = charge
         self._held.clear()  # what this directory holds, not what another sweep asked
+        self._failed.clear()
         self.calls = self.read_back = 0
         self._path = None if run_dir is None else run_dir / JUDGE_FILE
         if self._path is None or not read or not self._path.is_file():  # a FIFO would block
@@ -251,102 +246,95 @@ class ModelJudge:
         """Judge every output not yet judged (and the rechecks due), concurrently.
 
         Raises:
-            ScoringError: the judge could not be asked (unreachable, refused, no key).
+            ScoringError: the judge could not be asked at all (unreachable, key rejected or
+                missing, unknown model, out of credit).
         """
         todo: dict[tuple[str, int], str] = {}
         for output in outputs:
             key = self.key(reference, output)
             for attempt in (0, 1) if self.rechecked(key) else (0,):
-                if (key, attempt) not in self._held:
+                if (key, attempt) not in self._held and (key, attempt) not in self._failed:
                     todo[(key, attempt)] = output
         if not todo:
             return
         if self._loop is None or not self._loop.alive:
             self._loop = LoopThread(name="counterfact-judge")
-        self._loop.run(self._ask_all(reference, todo))
+        if self._caller is None:
+            s = self.settings
+            self._caller = JudgeCaller(s.model, s.base_url, s.api_key_env, timeout_s=s.timeout_s)
+        self._loop.run(self._ask_all(self._caller, reference, todo))
 
     def same(self, reference: str, output: str) -> bool:
         """The judgment of ``output`` (asked now when no batch asked it).
 
         Raises:
-            ComparisonTimeout: the judge's reply was not a verdict.
+            JudgeUnparseable: the judge's reply was not a verdict.
+            JudgeUnavailable: the judge refused it, or gave no answer through its retries.
         """
         key = self.key(reference, output)
-        found = self._held.get((key, 0))
-        if found is None:
+        if (key, 0) not in self._held and (key, 0) not in self._failed:
             self.prepare(reference, [output])
-            found = self._held[(key, 0)]
+        why = self._failed.get((key, 0))
+        if why is not None:
+            raise JudgeUnavailable(why)
+        found = self._held[(key, 0)]
         if found.same is None:
             msg = (
                 f"the judge {self.settings.model} replied {found.reply[:80]!r}, which is not a "
                 "verdict (its first line must be exactly SAME or DIFFERENT), so that output is "
                 "unscored; make comparator.prompt ask for that, or use another judge model"
             )
-            raise ComparisonTimeout(msg)
+            raise JudgeUnparseable(msg)
         return found.same
 
-    async def _ask_all(self, reference: str, todo: dict[tuple[str, int], str]) -> None:
-        try:
-            client = client_for(self.settings.base_url, self.settings.api_key_env)
-        except ConfigError as exc:  # the key went missing since the config was read
-            raise ScoringError(str(exc)) from exc
-        gate = asyncio.Semaphore(CONCURRENCY)
+    async def _ask_all(
+        self, caller: JudgeCaller, reference: str, todo: dict[tuple[str, int], str]
+    ) -> None:
+        s = self.settings
 
         async def one(key: str, attempt: int, output: str) -> None:
-            async with gate:
-                self._keep(await self._ask(client, key, attempt, reference, output))
+            prompt = s.prompt.format(reference=reference, output=output, rubric=s.rubric or "")
+            try:
+                reply = await caller.ask(prompt, s.seed + attempt)
+            except JudgeUnavailable as exc:
+                self._failed[(key, attempt)] = str(exc)
+                return
+            self._keep(
+                Judgment(
+                    key=key,
+                    attempt=attempt,
+                    same=parse_reply(reply.text),
+                    reply=reply.text[:REPLY_CHARS],
+                    input_tokens=reply.input_tokens,
+                    output_tokens=reply.output_tokens,
+                )
+            )
 
         tasks = [one(key, attempt, output) for (key, attempt), output in todo.items()]
         failed = [r for r in await asyncio.gather(*tasks, return_exceptions=True) if r is not None]
         if failed:
             raise failed[0]
 
-    async def _ask(
-        self, client: AsyncOpenAI, key: str, attempt: int, reference: str, output: str
-    ) -> Judgment:
-        from openai import APIConnectionError, APIStatusError, APITimeoutError, RateLimitError
+    def close(self) -> None:
+        """Cancel what is left of its calls, close its client (its connections) and stop its
+        event loop; a later batch opens them anew. Safe to call twice, and from a ``finally``.
+        """
+        loop, caller = self._loop, self._caller
+        self._loop = None
+        if loop is None or not loop.alive:
+            return
 
-        s = self.settings
-        prompt = s.prompt.format(reference=reference, output=output, rubric=s.rubric or "")
-        secrets = secrets_of([os.environ.get(s.api_key_env)])
-        for tried in range(RETRIES):
-            try:  # a whole-call deadline: the client's own timeout is per read, and drips pass
-                reply = await within(
-                    client.chat.completions.create(
-                        model=s.model,
-                        messages=[{"role": "user", "content": prompt}],
-                        temperature=0,
-                        seed=s.seed + attempt,
-                        timeout=CALL_TIMEOUT_S,
-                    ),
-                    CALL_TIMEOUT_S,
-                )
-                break
-            except (RateLimitError, APIStatusError, APIConnectionError, ChatReplyError) as exc:
-                redact_exception(exc, secrets)
-                status = getattr(exc, "status_code", None)
-                again = isinstance(exc, RateLimitError | APITimeoutError | ChatReplyError) or (
-                    status is not None and status >= 500
-                )
-                if not again or tried == RETRIES - 1:
-                    raise _unreachable(s, exc) from exc
-                await asyncio.sleep(2.0**tried)
-        text = ""
-        if getattr(reply, "choices", None):
-            content = reply.choices[0].message.content
-            text = content if isinstance(content, str) else ""  # not text: not a verdict
-        try:  # the chat runner's checks: wrong types and counts past 1e15 are not trusted
-            counts = token_counts(getattr(reply, "usage", None)) or (0, 0, None)
-        except RunnerReturnError:
-            counts = (0, 0, None)
-        return Judgment(
-            key=key,
-            attempt=attempt,
-            same=parse_reply(text),
-            reply=redact(text[:REPLY_CHARS], secrets),
-            input_tokens=counts[0],
-            output_tokens=counts[1],
-        )
+        async def shut() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if caller is not None:
+                await caller.aclose()
+
+        with contextlib.suppress(Exception):  # closing must not hide why the sweep ended
+            loop.submit(shut()).result(timeout=10)
+        loop.stop()
 
     def _keep(self, found: Judgment) -> None:
         with self._lock:
@@ -374,7 +362,7 @@ class ModelJudge:
         """What the judge did and how often it disagreed with itself (Wilson interval, 95%)."""
         from scipy.stats import binomtest
 
-        held = dict(self._held)
+        held, caller = dict(self._held), self._caller
         pairs = [
             (first.same, again.same)
             for (key, attempt), first in held.items()
@@ -402,17 +390,12 @@ class ModelJudge:
             disagreement=rate,
             low=low,
             high=high,
+            unavailable=len(self._failed),
+            rate_limited=0 if caller is None else caller.rate_limited,
+            concurrency=None
+            if caller is None or not self.calls + len(self._failed)
+            else ConcurrencyRecord.model_validate(caller.throttle.summary()),
         )
-
-
-def _unreachable(settings: JudgeSettings, exc: Exception) -> ScoringError:
-    where = settings.base_url or os.environ.get("OPENAI_BASE_URL") or "OpenAI's API"
-    msg = (
-        f"the judge {settings.model} at {where} could not be asked: {type(exc).__name__}: "
-        f"{str(exc)[:200]}; every run is recorded — fix comparator.base_url / api_key_env (or "
-        "start the judge's server) and resume, which asks only what was not judged"
-    )
-    return ScoringError(msg)
 
 
 def _read_line(raw: str, identity: str) -> Judgment | None:
@@ -483,5 +466,6 @@ def build_judge(config: Any, section: str = "comparator") -> ModelJudge:
         seed=config.seed if config.seed is not None else 0,
         recheck=float(config.recheck if config.recheck is not None else RECHECK),
         price=None if price is None else (float(price.input_per_1k), float(price.output_per_1k)),
+        timeout_s=float(config.timeout_s if config.timeout_s is not None else CALL_TIMEOUT_S),
     )
     return ModelJudge(settings)

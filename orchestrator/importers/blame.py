@@ -6,6 +6,8 @@ The call becomes a one-scenario culprit search over the built-in chat runner
 with each probe's parts taken out; its recorded answer is the reference (``--expect``: the
 answer it should have given, and a part is to blame when removing it makes the answer right);
 the suspects are every part but the question and ``--keep``, ordered by a free lexical prior.
+``--comparator judge`` has a model judge whether an answer is the same (by default the call's
+own model at its endpoint; ``--judge-model``, ``--judge-base-url``, ``--judge-api-key-env``).
 A call sampled at temperature 0 is replayed on 2 seeds under the majority rule; any other on
 ``samples`` seeds under ``decide: test`` (a paired test per probe and fresh-seed confirmation),
 so a sampled model's noise is never claimed as a culprit.
@@ -75,6 +77,12 @@ class BlameOptions:
     """Replay at this model instead of the call's own."""
     price: tuple[float, float] | None = None
     """USD per 1,000 input and output tokens: each replay's cost gets ``usd``."""
+    judge_model: str | None = None
+    """With ``comparator="judge"``: the judge model (None: the model the replay asks for)."""
+    judge_base_url: str | None = None
+    """The judge's endpoint (None: the replay's, :attr:`base_url`)."""
+    judge_api_key_env: str | None = None
+    """The judge's key variable (None: the replay's, :attr:`api_key_env`)."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +131,7 @@ def blame_plan(call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
                 "reference": reference,
             }
         ],
-        "comparator": options.comparator,
+        "comparator": judge_comparator(call, options),
         "bisect": {
             "suspects": list(options.suspects) or "all",
             "keep": list(options.keep),
@@ -145,7 +153,30 @@ def blame_plan(call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
     return _ordered(_expected(plan, options), call, options)
 
 
+def judge_comparator(call: RecordedCall, options: BlameOptions) -> str | Mapping[str, Any]:
+    """The comparator ``--comparator`` names; ``judge`` is a model judge: by default the model
+    the replay asks for, at the replay's endpoint with its key (and its ``--price``).
+    """
+    if options.comparator != "judge":
+        return options.comparator
+    judge: dict[str, Any] = {
+        "kind": "judge",
+        "model": options.judge_model or model_of(call, options),
+        "api_key_env": options.judge_api_key_env or options.api_key_env,
+    }
+    base_url = options.judge_base_url or options.base_url
+    if base_url:
+        judge["base_url"] = base_url
+    own = options.judge_model is None and options.judge_base_url is None
+    if own and options.price is not None:  # the call's own model: the call's price
+        judge["price"] = {"input_per_1k": options.price[0], "output_per_1k": options.price[1]}
+    return judge
+
+
 FLAGS = {
+    "comparator.model": "--judge-model",
+    "comparator.base_url": "--judge-base-url",
+    "comparator.api_key_env": "--judge-api-key-env",
     "runner.kind": "blame",  # the openai package missing: the command itself needs it
     "runner.model": "--model",
     "runner.base_url": "--base-url",
@@ -272,8 +303,12 @@ def blame_call(
     Raises:
         ConfigError: the call cannot be replayed; nothing was sent.
     """
-    if options.base_url is not None and (problem := url_problem(options.base_url)) is not None:
-        raise ConfigError(problem, field="--base-url")
+    for url, flag in (
+        (options.base_url, "--base-url"),
+        (options.judge_base_url, "--judge-base-url"),
+    ):
+        if url is not None and (problem := url_problem(url)) is not None:
+            raise ConfigError(problem, field=flag)
     plan = blame_plan(call, options)
     if check:
         check_server(options, model_of(call, options))

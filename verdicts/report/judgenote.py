@@ -33,6 +33,11 @@ def judge_notes(judges: Sequence[JudgeRecord] | None, rows: Sequence[VerdictReco
             if judge.not_verdicts
             else ""
         )
+        if judge.unavailable:
+            unparsed += (
+                f"; {judge.unavailable} call(s) were refused or left unanswered (those outputs "
+                "are unscored: run again to ask them)"
+            )
         if judge.disagreement is None or judge.high is None:
             notes.append(
                 f"judge {judge.model}: {judge.judgments:,} judgment(s), {judge.calls:,} call(s) "

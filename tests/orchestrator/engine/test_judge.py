@@ -124,7 +124,7 @@ def test_a_reply_that_is_no_verdict_leaves_the_seed_unscored_not_flipped(tmp_pat
         result = _sweep(tmp_path / "o", _judge(api.base_url), arms)
     alt = result.row("alt")
     assert alt.flips == 0 and alt.verdict == "inconclusive"
-    assert any(r.code == "comparison-timed-out" for r in alt.reasons)
+    assert any(r.code == "judge-unparseable" for r in alt.reasons)
     assert "not a verdict" in " ".join(r.detail for r in alt.reasons)
     assert result.summary.judges[0].not_verdicts == 1
 

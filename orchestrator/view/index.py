@@ -55,6 +55,8 @@ class LineIndex:
         """Lines that were not JSON objects of the expected shape."""
         self.lines_indexed = 0
         """Lines parsed since the file was first indexed (a page read adds none)."""
+        self.held = 0
+        """Lines the index holds an entry for now (0 again when the file is indexed anew)."""
         self._lock = threading.Lock()
         self._file: tuple[int, int] | None = None
         self._done = 0
@@ -105,6 +107,7 @@ class LineIndex:
         self._file = file
         self._done = 0
         self.damaged = 0
+        self.held = 0
         self._at_end = True
         self._reset()
 
@@ -149,6 +152,8 @@ class LineIndex:
             self._add(offset, data)
         except DAMAGED:
             self.damaged += 1
+        else:
+            self.held += 1
 
     def read_line(self, offset: int) -> bytes:
         """The line at ``offset`` (as indexed; at most :data:`LINE_LIMIT` bytes of it)."""

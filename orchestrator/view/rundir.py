@@ -9,6 +9,7 @@ with a message naming it: the page says so instead of failing.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -100,6 +101,33 @@ class _Cached(Generic[T]):
             return self._value
 
 
+@dataclass(frozen=True)
+class SummaryHead:
+    """What the list and a page's status need of ``summary.json``: read without validating
+    the whole record (10,000 questions make it megabytes, and a served folder may hold many).
+    """
+
+    name: str
+    status: str
+    failure: str | None
+
+
+def summary_head(data: bytes) -> SummaryHead:
+    """The head of a ``summary.json``.
+
+    Raises:
+        ValueError: not JSON, or not an object with a text ``name`` and ``status``.
+    """
+    found = json.loads(data)
+    name = found.get("name") if isinstance(found, dict) else None
+    status = found.get("status", "complete") if isinstance(found, dict) else None
+    if not isinstance(name, str) or not isinstance(status, str):
+        msg = "not a sweep summary (no text name and status)"
+        raise ValueError(msg)
+    failure = found.get("failure")
+    return SummaryHead(name, status, None if failure is None else str(failure))
+
+
 def age_s(stamp: str, now: datetime | None = None) -> float | None:
     """Seconds since an ISO 8601 time; None when it does not parse."""
     try:
@@ -145,6 +173,7 @@ class RunView:
         self.runs = RunsIndex(paths.runs)
         self.verdicts = VerdictsIndex(paths.verdicts)
         self._summary = _Cached(paths.summary, SweepSummary.model_validate_json, RECORD_LIMIT)
+        self._head = _Cached(paths.summary, summary_head, RECORD_LIMIT)
         self._arms = _Cached(paths.arms, parse_arms, RECORD_LIMIT)
         self._bisect = _Cached(paths.bisect, BisectRecord.model_validate_json, RECORD_LIMIT)
         self._behind: threading.Thread | None = None
@@ -160,6 +189,10 @@ class RunView:
     def summary(self) -> SweepSummary | None:
         """``summary.json``, or None before the sweep wrote it."""
         return self._summary.get()
+
+    def summary_head(self) -> SummaryHead | None:
+        """The name and status of ``summary.json`` (its whole record is not read), or None."""
+        return self._head.get()
 
     def bisect(self) -> BisectRecord | None:
         """``bisect.json``, or None (a sweep)."""
@@ -231,13 +264,13 @@ class RunView:
 
     def name(self) -> str:
         """The sweep's name: the summary's, the live state's, else the folder's."""
-        for read in (self.summary, self.live):
+        for read in (self.summary_head, self.live):
             try:
                 found = read()
             except Unreadable:
                 continue
             if found is not None:
-                return found.name if isinstance(found, SweepSummary) else found.sweep
+                return found.name if isinstance(found, SummaryHead) else found.sweep
         return self.entry.path.name
 
     def status(self) -> Status:
@@ -248,9 +281,9 @@ class RunView:
             if note is not None:
                 return Status(live.status, False, note)
             return Status(live.status, True)
-        summary = self.summary()
-        if summary is not None:
-            return Status(summary.status, False, summary.failure or "")
+        head = self.summary_head()
+        if head is not None:
+            return Status(head.status, False, head.failure or "")
         bisect = self.bisect()
         if bisect is not None:
             return Status("bisection", False, f"{bisect.verdict} ({bisect.reason})")

@@ -9,7 +9,6 @@ with a message naming it: the page says so instead of failing.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -18,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from counterfact.orchestrator.view.files import RunDir, Unreadable, identity, read_whole
 from counterfact.orchestrator.view.index import RunsIndex, VerdictsIndex
@@ -35,8 +34,9 @@ RECORD_LIMIT = 64 << 20
 """The largest ``summary.json``, ``arms.jsonl`` or ``bisect.json`` read (bytes): a larger one
 is said to be too large, from its size, without reading it."""
 INDEX_BUDGET_S = 0.25
-"""Seconds a page spends indexing ``runs.jsonl`` and ``verdicts.jsonl`` (each); the rest is
-indexed by a background thread while the page shows what was read so far."""
+"""Seconds a page spends indexing ``runs.jsonl`` and ``verdicts.jsonl`` (together: what is
+left after the runs goes to the verdicts, at least one chunk each); the rest is indexed by a
+background thread while the page shows what was read so far."""
 BACKGROUND_STEP_S = 0.2
 """Seconds the background thread indexes at a time, holding the run's lock."""
 LIVE_LIMIT = 1 << 20
@@ -84,6 +84,13 @@ class _Cached(Generic[T]):
         self.size = 0
         """Bytes of the file parsed now (0 when none is held)."""
 
+    def held(self) -> T | None:
+        """The value already parsed, when the file has not changed since; else None (nothing
+        is read or parsed).
+        """
+        with self._lock:
+            return self._value if identity(self.path) == self._seen else None
+
     def get(self) -> T | None:
         with self._lock:
             now = identity(self.path)
@@ -101,31 +108,17 @@ class _Cached(Generic[T]):
             return self._value
 
 
-@dataclass(frozen=True)
-class SummaryHead:
-    """What the list and a page's status need of ``summary.json``: read without validating
-    the whole record (10,000 questions make it megabytes, and a served folder may hold many).
+class SummaryHead(BaseModel):
+    """What the list and a page's status need of ``summary.json``: validated alone, the rest of
+    the file skipped (10,000 questions make it megabytes, and a served folder may hold many; the
+    whole record takes about 8x as long).
     """
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
 
     name: str
-    status: str
-    failure: str | None
-
-
-def summary_head(data: bytes) -> SummaryHead:
-    """The head of a ``summary.json``.
-
-    Raises:
-        ValueError: not JSON, or not an object with a text ``name`` and ``status``.
-    """
-    found = json.loads(data)
-    name = found.get("name") if isinstance(found, dict) else None
-    status = found.get("status", "complete") if isinstance(found, dict) else None
-    if not isinstance(name, str) or not isinstance(status, str):
-        msg = "not a sweep summary (no text name and status)"
-        raise ValueError(msg)
-    failure = found.get("failure")
-    return SummaryHead(name, status, None if failure is None else str(failure))
+    status: str = "complete"
+    failure: str | None = None
 
 
 def age_s(stamp: str, now: datetime | None = None) -> float | None:
@@ -173,7 +166,7 @@ class RunView:
         self.runs = RunsIndex(paths.runs)
         self.verdicts = VerdictsIndex(paths.verdicts)
         self._summary = _Cached(paths.summary, SweepSummary.model_validate_json, RECORD_LIMIT)
-        self._head = _Cached(paths.summary, summary_head, RECORD_LIMIT)
+        self._head = _Cached(paths.summary, SummaryHead.model_validate_json, RECORD_LIMIT)
         self._arms = _Cached(paths.arms, parse_arms, RECORD_LIMIT)
         self._bisect = _Cached(paths.bisect, BisectRecord.model_validate_json, RECORD_LIMIT)
         self._behind: threading.Thread | None = None
@@ -191,7 +184,12 @@ class RunView:
         return self._summary.get()
 
     def summary_head(self) -> SummaryHead | None:
-        """The name and status of ``summary.json`` (its whole record is not read), or None."""
+        """The name and status of ``summary.json`` (from the whole record when a page already
+        read it, else without validating the rest), or None.
+        """
+        whole = self._summary.held()
+        if whole is not None:
+            return SummaryHead(name=whole.name, status=whole.status, failure=whole.failure)
         return self._head.get()
 
     def bisect(self) -> BisectRecord | None:
@@ -214,13 +212,13 @@ class RunView:
 
     def indexed(self, budget_s: float | None = None) -> RunView:
         """Refresh both indexes (cheap when the files did not change) for at most about
-        ``budget_s`` seconds each (:data:`INDEX_BUDGET_S` by default), and return self; what
+        ``budget_s`` seconds together (:data:`INDEX_BUDGET_S` by default), and return self; what
         is left is indexed in the background (:meth:`progress` says how far it is).
         """
         budget = INDEX_BUDGET_S if budget_s is None else budget_s
         self.used = time.monotonic()
         self.runs.refresh(budget)
-        self.verdicts.refresh(budget)
+        self.verdicts.refresh(max(0.0, budget - (time.monotonic() - self.used)))
         if not self.runs.complete or not self.verdicts.complete:
             self._index_behind()
         return self

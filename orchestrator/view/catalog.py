@@ -28,7 +28,7 @@ class Limits:
     """Run directories with indexes held."""
     bytes: int = 1 << 30
     """Estimated memory of the indexes held (a 10,000 questions x 4 arms x 5 seeds directory:
-    about 90 MiB)."""
+    about 65 MiB with its summary read)."""
 
 
 class Catalog:

@@ -44,11 +44,11 @@ STALE_S = 30.0
 """A ``running`` live state not rewritten for this long: the sweep is probably gone."""
 ACTIVE = frozenset({"starting", "running", "judging"})
 """Live statuses of a sweep still at work."""
-RUN_ENTRY_BYTES = 180
-"""Memory an index entry of ``runs.jsonl`` holds, about (tracemalloc: 33.6 MiB for 200,000
+RUN_ENTRY_BYTES = 110
+"""Memory an index entry of ``runs.jsonl`` holds, about (tracemalloc: 21.6 MiB for 200,000
 runs of 10,000 questions x 4 arms x 5 seeds)."""
-ROW_ENTRY_BYTES = 620
-"""Memory an index entry of ``verdicts.jsonl`` holds, about (23.3 MiB for 40,000 rows)."""
+ROW_ENTRY_BYTES = 300
+"""Memory an index entry of ``verdicts.jsonl`` holds, about (11.8 MiB for 40,000 rows)."""
 RECORD_FACTOR = 5
 """Memory a parsed ``summary.json``, ``arms.jsonl`` or ``bisect.json`` holds per byte of its
 file, about (31.7 MiB for a 6.5 MB summary of 10,000 questions)."""

@@ -76,13 +76,21 @@ class Catalog:
                 self._evict(found)
         return found
 
-    def _evict(self, keep: RunView) -> None:
+    def trim(self) -> None:
+        """Evict as :meth:`get` does, keeping none in particular (after the list, which indexes
+        every running sweep a little to name its arms).
+        """
+        with self._lock:
+            self._evict(None)
+
+    def _evict(self, keep: RunView | None) -> None:
         """Replace the least recently used views by fresh ones (no index) until those holding
         anything fit :attr:`limits`; ``keep`` is never evicted.
         """
         held = [v for v in self._views.values() if v is not keep and v.footprint() > 0]
         held.sort(key=lambda v: v.used)
-        count, size = len(held) + 1, sum(v.footprint() for v in held) + keep.footprint()
+        kept = 0 if keep is None else keep.footprint()
+        count, size = len(held) + (keep is not None), sum(v.footprint() for v in held) + kept
         for view in held:
             if count <= self.limits.count and size <= self.limits.bytes:
                 break

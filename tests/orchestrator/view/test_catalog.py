@@ -80,3 +80,14 @@ def test_an_evicted_view_stops_indexing(tmp_path: Path) -> None:
     time.sleep(0.3)
     assert 0 < view.runs.held == held < 20_000
     assert not view.runs.complete
+
+
+def test_the_list_page_is_trimmed_too(tmp_path: Path) -> None:
+    """The list indexes every running sweep a little (to name its arms): it evicts as well."""
+    catalog = Catalog(_served(tmp_path, "abc"), limits=Limits(count=2))
+    views = catalog.runs()
+    for view in views:
+        view.indexed()
+    catalog.trim()
+    assert catalog.evicted == 1
+    assert catalog.get(views[0].id) is not views[0]  # the least recently indexed

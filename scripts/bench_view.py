@@ -18,11 +18,13 @@ connection, asks:
 
     python scripts/bench_view.py                          # recorded in docs/benchmarks.md
     python scripts/bench_view.py --questions 2500 --copies 0 --no-record
+    python scripts/bench_view.py --lines 1000000 --copies 0   # running/ grown to 10^6 lines
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import statistics
@@ -188,12 +190,30 @@ def measure(folder: Path, repeat: int, questions: int, copies: int) -> list[str]
     return rows + more
 
 
-def _prepare(folder: Path, questions: int, seeds: int, copies: int) -> str:
+def grow(source: Path, out: Path, lines: int) -> str:
+    """``out``: ``source``'s lines, then copies of them under new seeds up to ``lines`` lines
+    (each as large as a real one).
+    """
+    first = source.read_bytes().splitlines()
+    with out.open("w", encoding="utf-8") as fh:
+        for n in range(lines):
+            copy, index = divmod(n, len(first))
+            line = json.loads(first[index])
+            line["seed"] += copy * 1_000_000  # copy 0 is the real line
+            fh.write(json.dumps(line, separators=(",", ":")) + "\n")
+    return f"; running/runs.jsonl grown to {lines:,} lines, {out.stat().st_size / 2**20:,.0f} MiB"
+
+
+def _prepare(folder: Path, questions: int, seeds: int, copies: int, grow_to: int) -> str:
     start = time.perf_counter()
     build(folder / "evalset", questions, seeds)
     built = time.perf_counter() - start
     (folder / "running").mkdir()
-    os.link(folder / "evalset" / "runs.jsonl", folder / "running" / "runs.jsonl")
+    grown = ""
+    if grow_to:
+        grown = grow(folder / "evalset" / "runs.jsonl", folder / "running" / "runs.jsonl", grow_to)
+    else:
+        os.link(folder / "evalset" / "runs.jsonl", folder / "running" / "runs.jsonl")
     for n in range(copies):
         (folder / f"copy-{n}").mkdir()
         for name in ("runs.jsonl", "verdicts.jsonl", "summary.json", "arms.jsonl", "sweep.json"):
@@ -206,7 +226,7 @@ def _prepare(folder: Path, questions: int, seeds: int, copies: int) -> str:
     )
     return (
         f"- run directory: {questions:,} questions x {len(ARMS)} arms x {seeds} seeds = "
-        f"{lines:,} runs through the engine in {built:.0f} s; {sizes}"
+        f"{lines:,} runs through the engine in {built:.0f} s; {sizes}{grown}"
     )
 
 
@@ -216,11 +236,14 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--copies", type=int, default=10, help="run directories browsed after")
+    parser.add_argument(
+        "--lines", type=int, default=0, help="grow running/runs.jsonl to this many lines"
+    )
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "served"
-        head = _prepare(folder, args.questions, args.seeds, args.copies)
+        head = _prepare(folder, args.questions, args.seeds, args.copies, args.lines)
         print(head, flush=True)
         rows = [head, *measure(folder, args.repeat, args.questions, args.copies)]
     if not args.no_record:

@@ -1,16 +1,24 @@
-"""``counterfact view`` on a large run directory: each page's time and size over HTTP.
+"""``counterfact view`` on an eval-set run directory: each page's latency and the server's memory.
 
-A real sweep (in-process executor, 4 arms, 100 questions, 3 seeds) writes a run directory
-(``finished``); its ``runs.jsonl`` lines are then copied under new seeds up to ``--lines``
-lines (each copied line is as large as a real one). Beside it, ``running`` holds the same
-``runs.jsonl`` and nothing else (a sweep at work: the list names its arms from the runs). The
-real command, ``counterfact view FOLDER --port 0``, serves both in a subprocess; httpx asks
-for each page twice (cold: the first request after start, then again), waits until the
-indexes are complete, asks once more, and reads the server's peak RSS from /proc. Target
-(issue 45): the first page well under 2 s and under ~1 MB at 10^6 lines.
+A real sweep (the engine, in-process executor) of ``--questions`` questions (10,000) x 4 arms x
+``--seeds`` seeds (5) writes a run directory (``evalset``: 200,000 runs, and the real
+``verdicts.jsonl``, ``summary.json`` and ``arms.jsonl`` of judging them). Beside it, ``running``
+holds the same ``runs.jsonl`` and nothing else (a sweep at work: its pages list the runs), and
+``copy-N`` hard links of ``evalset`` for the eviction check. The real command,
+``python -m counterfact.orchestrator.cli view FOLDER --port 0`` (what ``counterfact view``
+runs), serves them in a subprocess; one kept-alive httpx client, as a browser keeps its
+connection, asks:
 
-    python scripts/bench_view.py                      # 10^6 lines, recorded in benchmarks.md
-    python scripts/bench_view.py --lines 100000 --no-record
+- the first page (``/``) and the sweep page cold, the first requests after start (target ≤ 1 s);
+- once the indexes are complete, an arm's question list (first page, a later page, filtered)
+  and several questions' outputs side by side, each asked ``--repeat`` times (target ≤ 0.3 s);
+- the server's peak RSS from /proc (``VmHWM``) after the index, and after browsing every
+  ``copy-N`` one after another (each indexed whole): the eviction policy must hold the peak
+  near the bound, not grow with the directories browsed.
+
+    python scripts/bench_view.py                          # recorded in docs/benchmarks.md
+    python scripts/bench_view.py --questions 2500 --copies 0 --no-record
+    python scripts/bench_view.py --lines 1000000 --copies 0   # running/ grown to 10^6 lines
 """
 
 from __future__ import annotations
@@ -19,10 +27,13 @@ import argparse
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -31,123 +42,210 @@ from benchlog import record
 from counterfact import RunContext, compare_arms
 
 ARMS = ["baseline", "alt", "other", "fourth"]
-QUESTIONS = 100
 
 
 def _runner(ctx: RunContext) -> dict[str, object]:
-    word = "no" if ctx.arm.id == "alt" and ctx.seed % 3 == 0 else "yes"
-    return {"output": f"The answer is {word}, as the passage says.", "cost": {"tokens": 12}}
+    """Arm 'alt' flips on a quarter of the questions (even seeds), 'other' on one in fifty."""
+    q = int(ctx.scenario.id[1:])
+    flips = (ctx.arm.id == "alt" and q % 4 == 0 and ctx.seed % 2 == 0) or (
+        ctx.arm.id == "other" and q % 50 == 0
+    )
+    return {"output": "no" if flips else "yes", "cost": {"tokens": 12}}
 
 
-def build(out: Path, lines: int) -> None:
-    """A real sweep into ``out``, then its runs.jsonl grown to ``lines`` lines."""
+def build(out: Path, questions: int, seeds: int) -> None:
+    """A real sweep into ``out``: every record file as the engine writes it."""
     compare_arms(
         [{"id": a, "facets": {"model": a}} for a in ARMS],
         _runner,
-        samples=3,
-        scenarios=[{"id": f"q{i}", "inputs": {}, "reference": "yes"} for i in range(QUESTIONS)],
+        samples=seeds,
+        scenarios=[{"id": f"q{i}", "inputs": {}, "reference": "yes"} for i in range(questions)],
         comparator="exact",
         executor="local",
         name="bench-view",
         out=out,
     )
-    template = json.loads((out / "runs.jsonl").read_text(encoding="utf-8").splitlines()[0])
-    per_question = lines // (QUESTIONS * len(ARMS))
-    with (out / "runs.jsonl").open("w", encoding="utf-8") as fh:
-        for seed in range(per_question):
-            for q in range(QUESTIONS):
-                for arm in ARMS:
-                    line = template | {"scenario": f"q{q}", "arm": arm, "seed": seed}
-                    fh.write(json.dumps(line, separators=(",", ":")) + "\n")
 
 
-def _peak_rss_mib(pid: int) -> float:
+def _rss_mib(pid: int, key: str = "VmHWM") -> float:
     status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
-    line = next(s for s in status.splitlines() if s.startswith("VmHWM:"))
+    line = next(s for s in status.splitlines() if s.startswith(f"{key}:"))
     return int(line.split()[1]) / 1024
 
 
-PAGES = [
-    ("/", {}),
-    ("/sweep", {"run": "finished"}),
-    ("/arm", {"run": "finished", "arm": "alt"}),
-    ("/question", {"run": "finished", "arm": "alt", "q": "q7"}),
-    ("/output", {"run": "finished", "arm": "alt", "q": "q7", "seed": "5"}),
-    ("/sweep", {"run": "running"}),
-    ("/arm", {"run": "running", "arm": "alt"}),
-]
+def _load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load {one:.2f}/{five:.2f}"
 
 
-def _time(client: httpx.Client, path: str, params: dict[str, str]) -> tuple[float, httpx.Response]:
+def _get(client: httpx.Client, path: str, **params: str) -> tuple[float, httpx.Response]:
     start = time.perf_counter()
     reply = client.get(path, params=params)
     return time.perf_counter() - start, reply
 
 
-def _indexed(client: httpx.Client) -> float:
-    """Seconds until both directories' pages no longer say they are indexing."""
+def _indexed(client: httpx.Client, run: str) -> float:
+    """Seconds until ``run``'s pages no longer say they are indexing."""
     start = time.perf_counter()
-    while any(
-        "reload for the rest" in client.get("/sweep", params={"run": run}).text
-        for run in ("finished", "running")
-    ):
-        time.sleep(0.5)
+    while "reload for the rest" in client.get("/sweep", params={"run": run}).text:
+        time.sleep(0.2)
     return time.perf_counter() - start
 
 
-def measure(folder: Path) -> list[str]:
-    """Each page cold then warm, then once more after the indexes are complete, on the real
-    command in a subprocess.
-    """
+@contextmanager
+def served(folder: Path) -> Iterator[tuple[httpx.Client, int]]:
+    """The real command serving ``folder``, and a kept-alive client of it."""
     cmd = [sys.executable, "-m", "counterfact.orchestrator.cli", "view", str(folder)]
     proc = subprocess.Popen([*cmd, "--port", "0"], stdout=subprocess.PIPE, text=True)
-    rows = []
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().split(" at ")[1].split()[0]
         with httpx.Client(base_url=url, timeout=600) as client:
-            replies = {}
-            for path, params in PAGES:
-                cold, _ = _time(client, path, params)
-                warm, reply = _time(client, path, params)
-                replies[(path, str(params))] = (cold, warm)
-            waited = _indexed(client)
-            for path, params in PAGES:
-                cold, warm = replies[(path, str(params))]
-                done, reply = _time(client, path, params)
-                shown = f"{path}?{httpx.QueryParams(params)}" if params else path
-                rows.append(
-                    f"- `{shown}`: HTTP {reply.status_code}, {len(reply.content):,} bytes; "
-                    f"cold {cold:.2f} s, again {warm:.2f} s, indexed {done:.2f} s"
-                )
-                print(rows[-1], flush=True)
-            rows.append(f"- both indexes complete {waited:.1f} s after the pages above")
-        rows.append(f"- server peak RSS {_peak_rss_mib(proc.pid):,.0f} MiB")
-        print(*rows[-2:], sep="\n", flush=True)
+            yield client, proc.pid
     finally:
         proc.send_signal(signal.SIGINT)  # only the server this script started
         proc.wait(timeout=30)
+
+
+def _row(name: str, times: list[float], reply: httpx.Response, target: float) -> str:
+    worst = max(times)
+    met = "met" if worst <= target else "**missed**"
+    spread = f"median {statistics.median(times):.3f} s, max {worst:.3f} s over {len(times)}"
+    return (
+        f"- `{name}`: HTTP {reply.status_code}, {len(reply.content):,} bytes; {spread} "
+        f"(target ≤ {target} s: {met}; {_load()})"
+    )
+
+
+def _cold(client: httpx.Client) -> list[str]:
+    """The first page and the sweep page, each the first request of its kind after start."""
+    rows = []
+    for path, params in (("/", {}), ("/sweep", {"run": "evalset"})):
+        took, reply = _get(client, path, **params)
+        shown = f"{path}?{httpx.QueryParams(params)}" if params else path
+        rows.append(_row(shown + " (cold)", [took], reply, 1.0))
+    took, reply = _get(client, "/sweep", run="running")
+    rows.append(_row("/sweep?run=running (cold, runs.jsonl only)", [took], reply, 1.0))
     return rows
+
+
+def _warm(client: httpx.Client, repeat: int, questions: int) -> list[str]:
+    """Each page ``repeat`` times once the indexes are complete."""
+    pages = [
+        ("/arm", {"run": "evalset", "arm": "alt"}),
+        ("/arm", {"run": "evalset", "arm": "alt", "page": str(max(1, questions // 200))}),
+        ("/arm", {"run": "evalset", "arm": "alt", "verdict": "confirmed"}),
+        ("/arm", {"run": "running", "arm": "alt"}),
+        ("/sweep", {"run": "evalset"}),
+    ]
+    asked = [f"q{i * questions // 5 + 7}" for i in range(5)]
+    rows = []
+    for path, params in pages:
+        replies = [_get(client, path, **params) for _ in range(repeat)]
+        name = f"{path}?{httpx.QueryParams(params)}"
+        rows.append(_row(name, [t for t, _ in replies], replies[-1][1], 0.3))
+    for run in ("evalset", "running"):
+        replies = [
+            _get(client, "/question", run=run, arm="alt", q=q) for q in asked for _ in range(repeat)
+        ]
+        name = f"/question?run={run}&arm=alt&q=… ({len(asked)} questions)"
+        rows.append(_row(name, [t for t, _ in replies], replies[-1][1], 0.3))
+    replies = [_get(client, "/output", run="evalset", arm="alt", q=q, seed="3") for q in asked]
+    rows.append(
+        _row("/output?run=evalset&arm=alt&q=…&seed=3", [t for t, _ in replies], replies[-1][1], 0.3)
+    )
+    return rows
+
+
+def _browse_copies(client: httpx.Client, pid: int, copies: int) -> list[str]:
+    """Each copy indexed whole, one after another; the peak RSS after each."""
+    peaks = []
+    for n in range(copies):
+        run = f"copy-{n}"
+        client.get("/sweep", params={"run": run})
+        _indexed(client, run)
+        client.get("/arm", params={"run": run, "arm": "alt"})
+        peaks.append(_rss_mib(pid))
+    shown = ", ".join(f"{p:,.0f}" for p in peaks)
+    return [
+        f"- browsing {copies} more copies of it, each indexed whole: peak RSS after each "
+        f"{shown} MiB ({_load()})"
+    ]
+
+
+def measure(folder: Path, repeat: int, questions: int, copies: int) -> list[str]:
+    with served(folder) as (client, pid):
+        rows = [f"- server RSS before the first request {_rss_mib(pid, 'VmRSS'):,.0f} MiB"]
+        rows += _cold(client)
+        waited = max(_indexed(client, "evalset"), _indexed(client, "running"))
+        rows.append(
+            f"- both indexes complete {waited:.1f} s after the pages above; server peak RSS "
+            f"{_rss_mib(pid):,.0f} MiB, now {_rss_mib(pid, 'VmRSS'):,.0f} MiB ({_load()})"
+        )
+        print(*rows, sep="\n", flush=True)
+        more = _warm(client, repeat, questions)
+        if copies:
+            more += _browse_copies(client, pid, copies)
+        print(*more, sep="\n", flush=True)
+    return rows + more
+
+
+def grow(source: Path, out: Path, lines: int) -> str:
+    """``out``: ``source``'s lines, then copies of them under new seeds up to ``lines`` lines
+    (each as large as a real one).
+    """
+    first = source.read_bytes().splitlines()
+    with out.open("w", encoding="utf-8") as fh:
+        for n in range(lines):
+            copy, index = divmod(n, len(first))
+            line = json.loads(first[index])
+            line["seed"] += copy * 1_000_000  # copy 0 is the real line
+            fh.write(json.dumps(line, separators=(",", ":")) + "\n")
+    return f"; running/runs.jsonl grown to {lines:,} lines, {out.stat().st_size / 2**20:,.0f} MiB"
+
+
+def _prepare(folder: Path, questions: int, seeds: int, copies: int, grow_to: int) -> str:
+    start = time.perf_counter()
+    build(folder / "evalset", questions, seeds)
+    built = time.perf_counter() - start
+    (folder / "running").mkdir()
+    grown = ""
+    if grow_to:
+        grown = grow(folder / "evalset" / "runs.jsonl", folder / "running" / "runs.jsonl", grow_to)
+    else:
+        os.link(folder / "evalset" / "runs.jsonl", folder / "running" / "runs.jsonl")
+    for n in range(copies):
+        (folder / f"copy-{n}").mkdir()
+        for name in ("runs.jsonl", "verdicts.jsonl", "summary.json", "arms.jsonl", "sweep.json"):
+            os.link(folder / "evalset" / name, folder / f"copy-{n}" / name)
+    evalset = folder / "evalset"
+    lines = sum(1 for _ in (evalset / "runs.jsonl").open("rb"))
+    sizes = ", ".join(
+        f"{name} {os.path.getsize(evalset / name) / 2**20:,.1f} MiB"
+        for name in ("runs.jsonl", "verdicts.jsonl", "summary.json")
+    )
+    return (
+        f"- run directory: {questions:,} questions x {len(ARMS)} arms x {seeds} seeds = "
+        f"{lines:,} runs through the engine in {built:.0f} s; {sizes}{grown}"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lines", type=int, default=1_000_000)
+    parser.add_argument("--questions", type=int, default=10_000)
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--copies", type=int, default=10, help="run directories browsed after")
+    parser.add_argument(
+        "--lines", type=int, default=0, help="grow running/runs.jsonl to this many lines"
+    )
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "served"
-        start = time.perf_counter()
-        build(folder / "finished", args.lines)
-        (folder / "running").mkdir()
-        os.link(folder / "finished" / "runs.jsonl", folder / "running" / "runs.jsonl")
-        size = os.path.getsize(folder / "finished" / "runs.jsonl")
-        head = (
-            f"- runs.jsonl: {args.lines:,} lines, {size / 2**20:,.0f} MiB "
-            f"(built in {time.perf_counter() - start:.0f} s)"
-        )
+        head = _prepare(folder, args.questions, args.seeds, args.copies, args.lines)
         print(head, flush=True)
-        rows = [head, *measure(folder)]
+        rows = [head, *measure(folder, args.repeat, args.questions, args.copies)]
     if not args.no_record:
         record("bench_view", rows)
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from counterfact.orchestrator.engine.plan import seed_blocks
 from counterfact.orchestrator.engine.source import Planned, RunSource
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.pairs import pairs_of
@@ -70,15 +71,17 @@ class WaveScheduler:
         self._views = {a.id: a.view() for a in arms}
 
     def start(self) -> None:
-        """Queue the first wave (seed-major: partial results stay paired) and replay what the
-        run directory already holds.
+        """Queue the first wave (in the plan's order: blocks of seeds, arms interleaved per
+        block, :mod:`~counterfact.orchestrator.engine.plan`) and replay what the run directory
+        already holds.
         """
         for sc_id, states in self.states.items():
             sc = self.tallies[sc_id].scenario
             planned: list[Planned] = []
-            for seed in range(self.waves.samples):
-                planned.append(self._planned(sc, self.baseline, seed))
-                planned.extend(self._planned(sc, s.spec, seed) for s in states)
+            for seeds in seed_blocks(self.waves.samples):
+                planned.extend(self._planned(sc, self.baseline, seed) for seed in seeds)
+                for state in states:
+                    planned.extend(self._planned(sc, state.spec, seed) for seed in seeds)
             self._base_requested[sc_id][: self.waves.samples] = True
             for state in states:
                 state.scheduled = self.waves.samples

@@ -117,7 +117,9 @@ class _Routes:
         return self.catalog.get(request.query_params.get(key, ""))
 
     def index(self, request: Request) -> Response:
-        return HTMLResponse(list_page(self.catalog.runs(), str(self.catalog.root)))
+        listed = list_page(self.catalog.runs(), str(self.catalog.root))
+        self.catalog.trim()
+        return HTMLResponse(listed)
 
     def sweep(self, request: Request) -> Response:
         run = self._run(request)

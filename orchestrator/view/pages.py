@@ -204,6 +204,7 @@ def sweep_page(run: RunView) -> str:
     crumbs = [link("/sweep", run.id, run=run.id)]
     try:
         run.indexed()
+        run.summary()  # read whole once: the status then comes from it, not from a second read
         status = run.status()
         # a finished sweep's last live.json is history: its records say the rest, nothing polls
         live = run.live() if status.active else None

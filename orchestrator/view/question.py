@@ -102,7 +102,7 @@ def _cell(run: RunView, record: RunRecord | None, flipped: bool) -> str:
 
 def run_record(run: RunView, arm: str, scenario: str, seed: int) -> RunRecord | None:
     """The record of one run, or None when there is none (or its line is damaged)."""
-    found = run.runs.seeds(arm, scenario).get(seed)
+    found = run.runs.run(arm, scenario, seed)
     if found is None:
         return None
     try:

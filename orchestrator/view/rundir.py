@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from counterfact.orchestrator.view.files import RunDir, Unreadable, identity, read_whole
 from counterfact.orchestrator.view.index import RunsIndex, VerdictsIndex
@@ -34,8 +34,9 @@ RECORD_LIMIT = 64 << 20
 """The largest ``summary.json``, ``arms.jsonl`` or ``bisect.json`` read (bytes): a larger one
 is said to be too large, from its size, without reading it."""
 INDEX_BUDGET_S = 0.25
-"""Seconds a page spends indexing ``runs.jsonl`` and ``verdicts.jsonl`` (each); the rest is
-indexed by a background thread while the page shows what was read so far."""
+"""Seconds a page spends indexing ``runs.jsonl`` and ``verdicts.jsonl`` (together: what is
+left after the runs goes to the verdicts, at least one chunk each); the rest is indexed by a
+background thread while the page shows what was read so far."""
 BACKGROUND_STEP_S = 0.2
 """Seconds the background thread indexes at a time, holding the run's lock."""
 LIVE_LIMIT = 1 << 20
@@ -43,6 +44,14 @@ STALE_S = 30.0
 """A ``running`` live state not rewritten for this long: the sweep is probably gone."""
 ACTIVE = frozenset({"starting", "running", "judging"})
 """Live statuses of a sweep still at work."""
+RUN_ENTRY_BYTES = 110
+"""Memory an index entry of ``runs.jsonl`` holds, about (tracemalloc: 21.6 MiB for 200,000
+runs of 10,000 questions x 4 arms x 5 seeds)."""
+ROW_ENTRY_BYTES = 300
+"""Memory an index entry of ``verdicts.jsonl`` holds, about (11.8 MiB for 40,000 rows)."""
+RECORD_FACTOR = 5
+"""Memory a parsed ``summary.json``, ``arms.jsonl`` or ``bisect.json`` holds per byte of its
+file, about (31.7 MiB for a 6.5 MB summary of 10,000 questions)."""
 
 
 def _parsed(path: Path, data: bytes, parse: Callable[[bytes], T]) -> T:
@@ -72,21 +81,44 @@ class _Cached(Generic[T]):
         self._seen: object = object()
         self._value: T | None = None
         self._error: Unreadable | None = None
+        self.size = 0
+        """Bytes of the file parsed now (0 when none is held)."""
+
+    def held(self) -> T | None:
+        """The value already parsed, when the file has not changed since; else None (nothing
+        is read or parsed).
+        """
+        with self._lock:
+            return self._value if identity(self.path) == self._seen else None
 
     def get(self) -> T | None:
         with self._lock:
             now = identity(self.path)
             if now != self._seen:
                 self._seen = now
-                self._value, self._error = None, None
+                self._value, self._error, self.size = None, None, 0
                 try:
                     data = read_whole(self.path, self._limit)
                     self._value = None if data is None else _parsed(self.path, data, self._parse)
+                    self.size = 0 if data is None else len(data)
                 except Unreadable as exc:
                     self._error = exc
             if self._error is not None:
                 raise self._error
             return self._value
+
+
+class SummaryHead(BaseModel):
+    """What the list and a page's status need of ``summary.json``: validated alone, the rest of
+    the file skipped (10,000 questions make it megabytes, and a served folder may hold many; the
+    whole record takes about 8x as long).
+    """
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    name: str
+    status: str = "complete"
+    failure: str | None = None
 
 
 def age_s(stamp: str, now: datetime | None = None) -> float | None:
@@ -134,9 +166,13 @@ class RunView:
         self.runs = RunsIndex(paths.runs)
         self.verdicts = VerdictsIndex(paths.verdicts)
         self._summary = _Cached(paths.summary, SweepSummary.model_validate_json, RECORD_LIMIT)
+        self._head = _Cached(paths.summary, SummaryHead.model_validate_json, RECORD_LIMIT)
         self._arms = _Cached(paths.arms, parse_arms, RECORD_LIMIT)
         self._bisect = _Cached(paths.bisect, BisectRecord.model_validate_json, RECORD_LIMIT)
         self._behind: threading.Thread | None = None
+        self._closed = threading.Event()
+        self.used = time.monotonic()
+        """When a page last asked for its indexes (the catalog evicts the least recent)."""
 
     @property
     def id(self) -> str:
@@ -146,6 +182,15 @@ class RunView:
     def summary(self) -> SweepSummary | None:
         """``summary.json``, or None before the sweep wrote it."""
         return self._summary.get()
+
+    def summary_head(self) -> SummaryHead | None:
+        """The name and status of ``summary.json`` (from the whole record when a page already
+        read it, else without validating the rest), or None.
+        """
+        whole = self._summary.held()
+        if whole is not None:
+            return SummaryHead(name=whole.name, status=whole.status, failure=whole.failure)
+        return self._head.get()
 
     def bisect(self) -> BisectRecord | None:
         """``bisect.json``, or None (a sweep)."""
@@ -167,15 +212,29 @@ class RunView:
 
     def indexed(self, budget_s: float | None = None) -> RunView:
         """Refresh both indexes (cheap when the files did not change) for at most about
-        ``budget_s`` seconds each (:data:`INDEX_BUDGET_S` by default), and return self; what
+        ``budget_s`` seconds together (:data:`INDEX_BUDGET_S` by default), and return self; what
         is left is indexed in the background (:meth:`progress` says how far it is).
         """
         budget = INDEX_BUDGET_S if budget_s is None else budget_s
+        self.used = time.monotonic()
         self.runs.refresh(budget)
-        self.verdicts.refresh(budget)
+        self.verdicts.refresh(max(0.0, budget - (time.monotonic() - self.used)))
         if not self.runs.complete or not self.verdicts.complete:
             self._index_behind()
         return self
+
+    def footprint(self) -> int:
+        """Bytes its indexes and parsed records hold, estimated from their entries and sizes."""
+        records = self._summary.size + self._arms.size + self._bisect.size
+        return (
+            self.runs.held * RUN_ENTRY_BYTES
+            + self.verdicts.held * ROW_ENTRY_BYTES
+            + records * RECORD_FACTOR
+        )
+
+    def close(self) -> None:
+        """Stop indexing in the background (the catalog dropped this view: evicted)."""
+        self._closed.set()
 
     def progress(self) -> str:
         """How far an incomplete index is (``""`` once both are complete)."""
@@ -183,14 +242,14 @@ class RunView:
 
     def _index_behind(self) -> None:
         with self.lock:
-            if self._behind is not None and self._behind.is_alive():
+            if self._closed.is_set() or (self._behind is not None and self._behind.is_alive()):
                 return
             self._behind = threading.Thread(target=self._finish, daemon=True, name="view-index")
             self._behind.start()
 
     def _finish(self) -> None:
         """Index both files to their end, a step at a time, letting pages in between."""
-        while True:
+        while not self._closed.is_set():
             with self.lock:
                 try:
                     self.runs.refresh(BACKGROUND_STEP_S)
@@ -203,13 +262,13 @@ class RunView:
 
     def name(self) -> str:
         """The sweep's name: the summary's, the live state's, else the folder's."""
-        for read in (self.summary, self.live):
+        for read in (self.summary_head, self.live):
             try:
                 found = read()
             except Unreadable:
                 continue
             if found is not None:
-                return found.name if isinstance(found, SweepSummary) else found.sweep
+                return found.name if isinstance(found, SummaryHead) else found.sweep
         return self.entry.path.name
 
     def status(self) -> Status:
@@ -220,9 +279,9 @@ class RunView:
             if note is not None:
                 return Status(live.status, False, note)
             return Status(live.status, True)
-        summary = self.summary()
-        if summary is not None:
-            return Status(summary.status, False, summary.failure or "")
+        head = self.summary_head()
+        if head is not None:
+            return Status(head.status, False, head.failure or "")
         bisect = self.bisect()
         if bisect is not None:
             return Status("bisection", False, f"{bisect.verdict} ({bisect.reason})")

@@ -1,21 +1,22 @@
-"""The CPU path from the CLI: marginal runs/s of an instant runner, and a 20 ms runner against
-the ideal, each sweep a fresh ``counterfact run`` process on a fresh local Ray instance.
+"""The CPU path as a user runs it: marginal runs/s of an instant runner, and a 20 ms runner
+against the ideal, each sweep a whole ``counterfact run`` process (start-up, the executor the
+CLI chooses, judging and ``report.html`` included) started from another folder.
 
 "Marginal" takes start-up out: two sweeps of different sizes, the extra runs over the extra
-wall seconds (instant runner; default 20,000 and 100,000 runs), or the extra wall seconds
-against the ideal for the extra runs (20 ms of computation per run, default 1,000 and 3,000
-runs; ideal = extra runs x 20 ms / the CPUs Ray has). Wall time is measured from outside the
-process (start to exit), records are written to a run directory and judged, as a user runs it.
+wall seconds (instant runner; default 50,000 and 250,000 runs: 25,000 and 125,000 seeds of two
+arms on one question), or the extra wall seconds against the ideal for the extra runs (20 ms of
+computation per run, default 800 and 1,600 runs; ideal = extra runs x 20 ms / the CPUs). Wall
+time is measured from outside the process (start to exit). ``--no-report`` measures the trimmed
+path earlier rows used; a user's command writes the report.
 
 Several checkouts can be measured in one invocation (``--tree NAME=PATH``, each put first on
 ``PYTHONPATH``), their sweeps alternated, so before/after figures share the machine's weather:
 
-    python scripts/bench_cpu.py --tree before=/tmp/base --tree after=.
+    python scripts/bench_cpu.py --tree before=/tmp/base --tree after=. --repeat 2
     python scripts/bench_cpu.py --part instant --part local
 
-Parts: ``instant`` (Ray), ``20ms`` (Ray), ``local`` (the instant runner in-process: the
-executor the lazy retry RNG speeds up most). ``--record`` appends the result to
-``docs/benchmarks.md``.
+Parts: ``instant`` and ``20ms`` (the CLI's default executor: Ray for a sync runner), ``local``
+(the instant runner in-process). ``--record`` appends the result to ``docs/benchmarks.md``.
 """
 
 from __future__ import annotations
@@ -93,24 +94,25 @@ class TreeCpu:
 
 
 def sweep(
-    tree: Path, runner: str, runs: int, executor: str
+    tree: Path, runner: str, runs: int, executor: str | None, report: bool = True
 ) -> tuple[float, float, dict[str, float]]:
-    """One ``counterfact run`` (two arms, ``runs / 2`` seeds): wall seconds from outside, the
-    execution seconds ``summary.json`` reports, and CPU seconds by process kind.
+    """One ``counterfact run`` (two arms, ``runs / 2`` seeds) as a user types it, from another
+    folder, with the executor the CLI chooses (``executor=None``) and its report: wall seconds
+    from outside, the execution seconds ``summary.json`` reports, and CPU seconds by process kind.
     """
     with tempfile.TemporaryDirectory() as tmp:
         cfg = Path(tmp) / "sweep.yaml"
         cfg.write_text(
             f"name: cpu\nrunner: {RUNNERS}:{runner}\nsamples: {runs // 2}\nreference: 'yes'\n"
             "comparator: {kind: exact}\narms: [{id: a}, {id: b, facets: {x: 1}}]\n"
-            f"executor: {{kind: {executor}}}\n",
+            + (f"executor: {{kind: {executor}}}\n" if executor else ""),
             encoding="utf-8",
         )
         env = {**os.environ, "PYTHONPATH": str(tree)}
         cmd = [sys.executable, "-m", "counterfact.orchestrator.cli", "run", str(cfg)]
         started = time.perf_counter()
         proc = subprocess.Popen(
-            [*cmd, "--out", f"{tmp}/o", "--no-report"],
+            [*cmd, "--out", f"{tmp}/o", *([] if report else ["--no-report"])],
             cwd=tmp,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -129,15 +131,16 @@ def sweep(
     return wall, float(summary["timings"]["execution_s"]), seconds
 
 
-PARTS = {
-    "instant": ("instant", "ray"),
-    "20ms": ("busy_20ms", "ray"),
+PARTS: dict[str, tuple[str, str | None]] = {
+    "instant": ("instant", None),
+    "20ms": ("busy_20ms", None),
     "local": ("instant", "local"),
 }
+"""Each part's runner and executor (None: the CLI's own choice, Ray for these sync runners)."""
 
 
 def measure(
-    trees: dict[str, Path], part: str, sizes: tuple[int, int], repeat: int
+    trees: dict[str, Path], part: str, sizes: tuple[int, int], repeat: int, report: bool
 ) -> dict[str, Measured]:
     """Every tree's sweeps of ``part``, alternated: tree by tree within each repeat."""
     runner, executor = PARTS[part]
@@ -145,7 +148,7 @@ def measure(
     for _ in range(repeat):
         for name, tree in trees.items():
             for size in sizes:
-                wall, execution, cpu = sweep(tree, runner, size, executor)
+                wall, execution, cpu = sweep(tree, runner, size, executor, report)
                 found[name].walls.setdefault(size, []).append(wall)
                 found[name].execution.setdefault(size, []).append(execution)
                 found[name].cpu.setdefault(size, []).append(cpu)
@@ -198,8 +201,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tree", action="append", metavar="NAME=PATH", default=[])
     parser.add_argument("--part", action="append", choices=sorted(PARTS))
-    parser.add_argument("--instant", type=int, nargs=2, default=(20_000, 100_000))
-    parser.add_argument("--slow", type=int, nargs=2, default=(1_000, 3_000))
+    parser.add_argument("--instant", type=int, nargs=2, default=(50_000, 250_000))
+    parser.add_argument("--slow", type=int, nargs=2, default=(800, 1_600))
+    parser.add_argument(
+        "--no-report", action="store_true", help="the trimmed path: no report.html (not a user's)"
+    )
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--record", action="store_true", help="append to docs/benchmarks.md")
     args = parser.parse_args()
@@ -209,7 +215,7 @@ def main() -> None:
     lines = []
     for part in args.part or ["instant", "20ms"]:
         sizes = tuple(args.slow if part == "20ms" else args.instant)
-        got = measure(trees, part, (sizes[0], sizes[1]), args.repeat)
+        got = measure(trees, part, (sizes[0], sizes[1]), args.repeat, not args.no_report)
         lines += [*describe(part, (sizes[0], sizes[1]), got, cpus), ""]
     load = os.getloadavg()[0]
     lines.append(

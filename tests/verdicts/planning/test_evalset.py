@@ -8,32 +8,12 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from counterfact.records import parts
-from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.planning.design import Design
 from counterfact.verdicts.planning.evalset import eval_set_plans, pilot_bound
 from counterfact.verdicts.planning.pilot import pilot_effect
+from tests.verdicts.planning.pilot_rows import rows_of
 
 DESIGN = Design(0.05, "holm", "greater", 20, 1)
-
-
-def rows_of(cells: list[tuple[int, int, int]], pairs: int) -> list[VerdictRecord]:
-    """One challenger's rows, ``(n10, n01, n11)`` a question (the fields the planner reads)."""
-    return [
-        VerdictRecord.model_construct(
-            scenario=f"q{i}",
-            arm="arm",
-            is_baseline=False,
-            placebo=None,
-            samples_declared=pairs,
-            effect=None,
-            sequential=None,
-            test=parts.TestRecord.model_construct(
-                n10=a, n01=b, n11=c, pairs=pairs, pairs_excluded=0
-            ),
-        )
-        for i, (a, b, c) in enumerate(cells)
-    ]
 
 
 def sign_test_power(questions: int, up: float, down: float, alpha: float) -> float:

@@ -16,33 +16,13 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from counterfact.records import parts
-from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.planning.design import Design, cells_of
 from counterfact.verdicts.planning.paired import plan_challenger
 from counterfact.verdicts.planning.power import Cells, Mixed, mixed_power, paired_power
 from counterfact.verdicts.planning.power_evalset import Question, question_states
 from counterfact.verdicts.planning.power_sequential import sequential_power
 from counterfact.verdicts.stats.settings import Waves
-
-
-def rows_of(cells: list[tuple[int, int, int]], pairs: int) -> list[VerdictRecord]:
-    """One challenger's rows, ``(n10, n01, n11)`` a question (the fields the planner reads)."""
-    return [
-        VerdictRecord.model_construct(
-            scenario=f"q{i}",
-            arm="arm",
-            is_baseline=False,
-            placebo=None,
-            samples_declared=pairs,
-            effect=None,
-            sequential=None,
-            test=parts.TestRecord.model_construct(
-                n10=a, n01=b, n11=c, pairs=pairs, pairs_excluded=0
-            ),
-        )
-        for i, (a, b, c) in enumerate(cells)
-    ]
+from tests.verdicts.planning.pilot_rows import rows_of
 
 
 def design(effect: float, scenarios: int, **kw: object) -> Design:

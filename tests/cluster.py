@@ -28,12 +28,26 @@ import pytest
 RAY = str(Path(sys.executable).parent / "ray")
 CLI = (sys.executable, "-m", "counterfact.orchestrator.cli")
 RUNNER = """
+import os
+import pathlib
 import time
 
 def run(ctx):
-    time.sleep(float(ctx.scenario.inputs.get("sleep_s", 0.05)))
+    inputs = ctx.scenario.inputs
+    busy = inputs.get("busy_dir")
+    if busy and os.environ.get("CF_TEST_WORKER_NODE"):  # on the worker node: long, and seen
+        mark = pathlib.Path(busy) / f"{ctx.arm.id}-{ctx.seed}"
+        mark.touch()
+        time.sleep(float(inputs["busy_s"]))
+        mark.unlink()
+    else:
+        time.sleep(float(inputs.get("sleep_s", 0.05)))
     return "yes" if ctx.arm.id == "base" else "no"
 """
+WORKER_MARK = "CF_TEST_WORKER_NODE"
+"""Set in the worker node's environment only (its Ray workers inherit it): a sweep given a
+``busy_dir`` input marks there each run in flight on the worker node, so a test can kill the node
+while it certainly holds a run, not after its last one."""
 
 
 def free_port() -> int:
@@ -132,7 +146,7 @@ def _start(tmp: Path, args: list[str], env: dict[str, str]) -> None:
 
 def _start_worker(cluster: TwoNodes) -> None:
     worker = [f"--address={cluster.gcs}", f"--node-manager-port={cluster.worker_port}"]
-    _start(cluster.tmp, [*worker, *_agent_ports()], cluster.env)
+    _start(cluster.tmp, [*worker, *_agent_ports()], {**cluster.env, WORKER_MARK: "1"})
 
 
 @contextlib.contextmanager
@@ -222,13 +236,21 @@ def _wait_for_nodes(cluster: TwoNodes, nodes: int, timeout_s: float = 120.0) -> 
     )
 
 
-def sweep_dir(tmp_path: Path, samples: int, sleep_s: float, extra: str = "") -> Path:
+def sweep_dir(
+    tmp_path: Path, samples: int, sleep_s: float, extra: str = "", busy_s: float | None = None
+) -> Path:
+    """A two-arm sweep of ``samples`` seeds; with ``busy_s``, runs on the worker node take that
+    long and mark themselves in ``tmp_path / "busy"`` while they run."""
     work = tmp_path / "job"
     work.mkdir()
     (work / "agent.py").write_text(RUNNER)
+    inputs = f"sleep_s: {sleep_s}"
+    if busy_s is not None:
+        (tmp_path / "busy").mkdir()
+        inputs += f", busy_dir: '{tmp_path / 'busy'}', busy_s: {busy_s}"
     (work / "sweep.yaml").write_text(
         f"name: mn\nrunner: agent.py:run\nsamples: {samples}\n"
-        f"scenarios: [{{id: s, inputs: {{sleep_s: {sleep_s}}}, reference: 'yes'}}]\n"
+        f"scenarios: [{{id: s, inputs: {{{inputs}}}, reference: 'yes'}}]\n"
         "comparator: {kind: exact}\narms: [{id: base}, {id: alt, facets: {m: 1}}]\n" + extra
     )
     return work

@@ -124,8 +124,10 @@ def test_a_stopped_job_resubmitted_resumes_without_rerunning(
 def test_killing_the_worker_node_loses_no_run(
     two_nodes: TwoNodes, tmp_path: Path, executor: str, sleep_s: float
 ) -> None:
-    work = sweep_dir(tmp_path, samples=60, sleep_s=sleep_s, extra=executor)
-    out = tmp_path / "out"
+    # runs on the worker node last 2 s and mark themselves while they run: the kill lands on one
+    # in flight there, however late the node's first worker process starts on a loaded machine
+    work = sweep_dir(tmp_path, samples=60, sleep_s=sleep_s, extra=executor, busy_s=2.0)
+    out, busy = tmp_path / "out", tmp_path / "busy"
     driver = subprocess.Popen(
         [*CLI, "run", str(work / "sweep.yaml"), "--address", two_nodes.gcs, "--out", str(out)],
         env=two_nodes.env,
@@ -136,9 +138,10 @@ def test_killing_the_worker_node_loses_no_run(
         raylet = two_nodes.worker_raylet()
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            if (out / "runs.jsonl").exists() and len(Counter(r["node"] for r in records(out))) == 2:
+            if any(busy.iterdir()):
                 break
-            time.sleep(0.1)
+            time.sleep(0.05)
+        assert any(busy.iterdir()), "no run ever started on the worker node"
         os.kill(raylet, signal.SIGKILL)  # the worker node dies mid-sweep
         _, err = driver.communicate(timeout=300)
     finally:  # a driver left running would hold the shared cluster's CPU for the next test

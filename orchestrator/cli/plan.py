@@ -29,7 +29,10 @@ if TYPE_CHECKING:
     "--effect",
     type=click.FloatRange(0.0, 1.0, min_open=True),
     default=None,
-    help="Plan for this flip-rate difference (arm minus baseline) instead of the pilot's rates.",
+    help=(
+        "Plan for this flip-rate difference (arm minus baseline) instead of the pilot's "
+        "bounded effect."
+    ),
 )
 @click.option(
     "--concurrency",

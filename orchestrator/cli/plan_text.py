@@ -60,7 +60,11 @@ def _estimate(
 
 
 def _header(plan: PlanRecord) -> list[str]:
-    what = f"an effect of {plan.effect:g}" if plan.effect is not None else "the pilot's rates"
+    what = (
+        f"an effect of {plan.effect:g}"
+        if plan.effect is not None
+        else "the pilot's effect, bounded"
+    )
     test = "exact McNemar" if plan.pairing == "seed" else "Fisher exact (unpaired)"
     if plan.sequential:
         test = "the sequential e-process"

@@ -186,11 +186,8 @@ def _challenger(
     found = None if runs_needed is None else pilot.estimate(runs_needed, *conc, 1.0)
     note = planned.note
     if planned.samples is None and planned.scenarios and effect is None:
-        note = (
-            f"the power asked for is out of reach by {planned.searched_to:,} samples at the "
-            "pilot's rates: it shows no effect the test's way, or one too small (pass "
-            "--effect D to plan for an effect of D)"
-        )
+        if planned.bound is not None:  # else the note says the pilot bounds no effect
+            note = f"the power asked for is out of reach by {planned.searched_to:,} samples: {note}"
     elif planned.samples is None and planned.scenarios:
         note = (
             f"the power asked for is out of reach by {planned.searched_to:,} samples, even for "

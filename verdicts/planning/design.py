@@ -28,6 +28,7 @@ from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import Adjustment, Alternative, Pairing
 from counterfact.verdicts.planning.power import CAP, Cells, Mixed
 from counterfact.verdicts.planning.power_evalset import Question, question_states
+from counterfact.verdicts.planning.seedbound import SeedsBound
 from counterfact.verdicts.stats.settings import Waves
 
 
@@ -48,8 +49,11 @@ class Design:
     """A sequential pilot's settings: its e-process is planned instead (per scenario, whatever
     the pairing)."""
     effect: float | None = None
-    """The effect to plan for (``--effect``): the arm's side raised by it; None plans for the
-    pilot's own rates."""
+    """The effect to plan for (``--effect``, or without it the pilot's bound): the arm's side
+    raised by it; None plans for the pilot's own rates."""
+    toward: Alternative | None = None
+    """The side the effect moves the arm (``less``: fewer flips); None: the test's direction.
+    Set for a two-sided test planned at a pilot bound below 0."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,9 @@ class Planned:
     note: str | None
     searched_to: int = CAP
     """The largest sample count the search tried (what "out of reach" means)."""
+    bound: SeedsBound | None = None
+    """Without ``--effect``: the pilot's bound the plan is for (None: it bounds no effect, or
+    ``--effect`` was given)."""
 
 
 def nothing_to_plan() -> Planned:
@@ -96,7 +103,7 @@ def cells_of(row: VerdictRecord, design: Design) -> Cells | Mixed | None:
         return None
     if design.effect is None:
         return Cells(q.p10, q.p01)
-    states, _ = question_states(q, design.effect, design.alternative)
+    states, _ = question_states(q, design.effect, design.toward or design.alternative)
     return Mixed(tuple(Cells(a, b) for a, b, _, _ in states), tuple(w for *_, w in states))
 
 
@@ -111,7 +118,7 @@ def rates_of(row: VerdictRecord, design: Design) -> list[tuple[float, float, flo
     q = Question(t.n10 / t.pairs, t.n01 / t.pairs, t.n11 / t.pairs)
     if design.effect is None:
         return [(q.p10 + q.p11, q.p01 + q.p11, 1.0)]
-    states, _ = question_states(q, design.effect, design.alternative)
+    states, _ = question_states(q, design.effect, design.toward or design.alternative)
     return [(a + c, b + c, w) for a, b, c, w in states]
 
 

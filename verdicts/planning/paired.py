@@ -13,7 +13,9 @@ per-scenario tests are adjusted. Rates that show no effect the test's way are ou
 once (no sample size gives them more power than the level). With ``--effect`` each scenario is
 a mixture of states (:func:`counterfact.verdicts.planning.design.cells_of`: the effect added per
 question, a copies question moving whole), its exact power the weighted sum of the states' and
-the pooled simulation drawing each scenario's state once a sweep.
+the pooled simulation drawing each scenario's state once a sweep. Without ``--effect`` the plan is
+the ``--effect`` plan at the pilot's bound (:mod:`counterfact.verdicts.planning.seedbound`), not
+at its own rates, and a pilot whose interval holds 0 gets no plan.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from counterfact.verdicts.planning.design import (
     copies_note,
     excluded,
     nothing_to_plan,
+    question_of,
     towards,
 )
 from counterfact.verdicts.planning.power import (
@@ -48,6 +51,7 @@ from counterfact.verdicts.planning.power import (
     samples_for,
     states_of,
 )
+from counterfact.verdicts.planning.seedbound import bound_note, seeds_bound
 from counterfact.verdicts.planning.sequential import plan_sequential
 from counterfact.verdicts.planning.unpaired import plan_unpaired
 
@@ -131,11 +135,45 @@ def plan_challenger(
     """The samples one challenger's rows (one per scenario) need for ``target`` power, under the
     sweep's own test (with ``--effect`` on a copies pilot, saying what seeds cannot add).
     """
-    planned = _planned(rows, design, target, seed)
-    copies = copies_note(rows, design)
-    if copies is None:
-        return planned
-    return replace(planned, note="; ".join(n for n in (planned.note, copies) if n))
+    if design.effect is not None:
+        planned = _planned(rows, design, target, seed)
+        notes = [planned.note, copies_note(rows, design)]
+    elif _all_repeat(rows):
+        planned = _planned(rows, design, target, seed)
+        notes = [planned.note, REPEATS]
+    else:
+        bound = seeds_bound(rows, design.alternative, design.alpha)
+        if bound is None:
+            planned = replace(nothing_to_plan(), scenarios=_scenarios_of(rows, design))
+        else:
+            at = replace(design, effect=bound.size, toward=bound.direction)
+            planned = _planned(rows, at, target, seed)
+        notes = [bound_note(bound, planned.samples is not None), planned.note]
+        planned = replace(planned, bound=bound)
+    return replace(planned, note="; ".join(n for n in notes if n) or None)
+
+
+REPEATS = (
+    "every pilot question's seeds repeat: the pilot saw its questions as they are (no seed "
+    "noise to lean high), so more seeds are planned at its own rates"
+)
+
+
+def _all_repeat(rows: Sequence[VerdictRecord]) -> bool:
+    """Whether every pilot question's seeds repeat (copies): its rates are no noisy estimate."""
+    questions = [q for r in rows if (q := question_of(r)) is not None]
+    return bool(questions) and all(q.repeats for q in questions)
+
+
+def _scenarios_of(rows: Sequence[VerdictRecord], design: Design) -> list[ScenarioPlan]:
+    """The scenarios' pilot rates, with no plan (the pilot bounds no effect)."""
+    plain = [(r, c) for r in rows if (c := cells_of(r, design)) is not None]
+    return [
+        ScenarioPlan(
+            scenario=r.scenario, p10=mean_of(c).p10, p01=mean_of(c).p01, samples=None, power=None
+        )
+        for r, c in plain
+    ]
 
 
 def _planned(rows: Sequence[VerdictRecord], design: Design, target: float, seed: int) -> Planned:

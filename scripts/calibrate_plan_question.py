@@ -205,7 +205,9 @@ one question: printed 0.812, realised 0.642, realised - printed -0.170 [-0.202, 
 pilots). At the bound's end nearer 0 (the one-sided {bound_level} bound of the pilot's seeds) the
 plan is for an effect the pilot shows with that confidence, and the printed power holds for any
 true effect at least that large: it errs low, and a pilot whose bound lies at 0 gets no plan
-(the noise rows). Declared with `--effect`, the plan is for the effect you name. Plans with
+(the noise rows). Declared with `--effect`, the plan is for the effect you name; with one
+question it is slightly optimistic (about a point): the question's discordance, which the
+effect is added to, is itself estimated from the pilot's 10 seeds. Plans with
 seeds that repeat (copies) are not measured here: there more seeds add nothing, and the plan
 says so.
 {end}"""  # noqa: E501

@@ -3,11 +3,12 @@
 Each command is a whole new process of the venv's console script (``counterfact``, beside this
 interpreter), started from another folder, run ``--repeat`` times in alternation with a bare
 ``python -c pass`` and with an eager import of the judging path, so the figures come from one
-run on one machine. ``--tree`` measures another checkout (``PYTHONPATH`` points there: the old
-code in a clone, for a before/after). Appends the result, with the machine's load, to
+run on one machine. ``--tree NAME=PATH`` measures a checkout (``PYTHONPATH`` points there: the
+old code in a worktree, for a before/after); given several, their runs alternate too, and each
+row says its ratio to the first tree's. Appends the result, with the machine's load, to
 ``docs/benchmarks.md``.
 
-    python scripts/bench_cli_start.py [--repeat 7] [--tree /tmp/old]
+    python scripts/bench_cli_start.py [--repeat 7] [--tree main=/work/main --tree new=.]
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from benchlog import record
 ROOT = Path(__file__).resolve().parent.parent
 BAD = "name: x\nrunner: a.py:run\nsamples: many\narms: [{id: a}]\n"
 """A sweep file with a schema error (``samples`` is not a number)."""
+BAD_FIELD = "name: x\nrunner: a.py:run\nsampels: 5\narms: [{id: a}]\n"
+"""A sweep file with a misspelt field (``sampels``)."""
 
 
 def commands(tree: Path, out: Path) -> dict[str, list[str]]:
@@ -38,6 +41,8 @@ def commands(tree: Path, out: Path) -> dict[str, list[str]]:
         "counterfact schema": [cli, "schema"],
         "counterfact run missing.yaml": [cli, "run", "missing.yaml"],
         "counterfact run bad.yaml (schema error)": [cli, "run", "bad.yaml"],
+        "counterfact run field.yaml (unknown field)": [cli, "run", "field.yaml"],
+        "counterfact validate field.yaml (unknown field)": [cli, "validate", "field.yaml"],
         "counterfact validate configs/quickstart.yaml": [
             cli,
             "validate",
@@ -72,26 +77,34 @@ def load() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--tree", type=Path, default=ROOT, help="checkout to measure")
+    parser.add_argument(
+        "--tree", action="append", default=[], metavar="NAME=PATH", help="checkout to measure"
+    )
     args = parser.parse_args()
-    tree = args.tree.resolve()
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+    named = (t.partition("=") for t in args.tree)
+    trees = {n: Path(p or n).resolve() for n, _, p in named} or {"this checkout": ROOT}
     before = load()
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
         (cwd / "bad.yaml").write_text(BAD, encoding="utf-8")
-        cmds = commands(tree, cwd / "o")
-        times: dict[str, list[float]] = {name: [] for name in cmds}
+        (cwd / "field.yaml").write_text(BAD_FIELD, encoding="utf-8")
+        cmds = {name: commands(tree, cwd / "o") for name, tree in trees.items()}
+        times: dict[tuple[str, str], list[float]] = {(t, c): [] for t in trees for c in cmds[t]}
         for _ in range(args.repeat):
-            for name, cmd in cmds.items():
-                times[name].append(timed(cmd, cwd, env))
-    base = statistics.median(times["python -c pass"])
-    lines = [f"- code measured: `{tree}`; before: {before}; after: {load()}"]
-    for name, values in times.items():
+            for name, cmd_name in ((t, c) for c in cmds[next(iter(trees))] for t in trees):
+                env = {**os.environ, "PYTHONPATH": str(trees[name])}
+                times[name, cmd_name].append(timed(cmds[name][cmd_name], cwd, env))
+    first = next(iter(trees))
+    where = "; ".join(f"{n} `{p}`" for n, p in trees.items())
+    lines = [f"- code measured: {where}; before: {before}; after: {load()}"]
+    for (tree, name), values in times.items():
         med = statistics.median(values)
+        base = statistics.median(times[tree, "python -c pass"])
+        ratio = med / statistics.median(times[first, name])
         lines.append(
-            f"- {name}: median {med:.3f} s (min {min(values):.3f}, max {max(values):.3f}); "
-            f"{med / base:.1f}x a bare interpreter"
+            f"- {name}{f' [{tree}]' if len(trees) > 1 else ''}: median {med:.3f} s "
+            f"(min {min(values):.3f}, max {max(values):.3f}); {med / base:.1f}x a bare "
+            f"interpreter" + (f"; {ratio:.2f}x {first}'s" if tree != first else "")
         )
     lines.append(
         f"- over {args.repeat} alternated runs each, whole processes of the console script from "

@@ -14,7 +14,10 @@ connection, asks:
   and several questions' outputs side by side, each asked ``--repeat`` times (target ≤ 0.3 s);
 - the server's peak RSS from /proc (``VmHWM``) after the index, and after browsing every
   ``copy-N`` one after another (each indexed whole): the eviction policy must hold the peak
-  near the bound, not grow with the directories browsed.
+  near the bound, not grow with the directories browsed;
+- the runs index alone, built in this process under ``tracemalloc``: what it holds once built
+  (bytes a run) and its peak while the one streamed pass reads the file, beside the estimate
+  the catalog evicts by.
 
     python scripts/bench_view.py                          # recorded in docs/benchmarks.md
     python scripts/bench_view.py --questions 2500 --copies 0 --no-record
@@ -32,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -105,6 +109,26 @@ def served(folder: Path) -> Iterator[tuple[httpx.Client, int]]:
     finally:
         proc.send_signal(signal.SIGINT)  # only the server this script started
         proc.wait(timeout=30)
+
+
+def index_memory(runs: Path) -> str:
+    """The runs index of ``runs`` built here under ``tracemalloc``: held and peak memory."""
+    from counterfact.orchestrator.view.index import RunsIndex
+
+    tracemalloc.start()
+    try:
+        index = RunsIndex(runs)
+        index.refresh()
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    cells = sum(map(len, index.cells.values()))
+    return (
+        f"- runs index of {index.held:,} runs ({cells:,} arm-questions), built alone under "
+        f"tracemalloc: holds {held / 2**20:.1f} MiB ({held / max(1, index.held):.0f} bytes a "
+        f"run), peak {peak / 2**20:.1f} MiB during the pass; the catalog estimates "
+        f"{index.footprint() / 2**20:.1f} MiB ({_load()})"
+    )
 
 
 def _row(name: str, times: list[float], reply: httpx.Response, target: float) -> str:
@@ -246,6 +270,8 @@ def main() -> None:
         head = _prepare(folder, args.questions, args.seeds, args.copies, args.lines)
         print(head, flush=True)
         rows = [head, *measure(folder, args.repeat, args.questions, args.copies)]
+        rows.append(index_memory(folder / "evalset" / "runs.jsonl"))
+        print(rows[-1], flush=True)
     if not args.no_record:
         record("bench_view", rows)
 

@@ -76,9 +76,16 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
 @click.option("-v", "--verbose", is_flag=True, help="Log debug events.")
 def main(verbose: bool) -> None:
     """Seeded counterfactual reruns: which change made the answer different?"""
-    from counterfact.orchestrator.cli.logs import configure_logging
+    from counterfact.orchestrator.engine.events import set_up_before_events
 
-    configure_logging(verbose=verbose)
+    def set_up() -> None:
+        from counterfact.orchestrator.cli.logs import configure_logging
+
+        configure_logging(verbose=verbose)
+
+    # Configured before the first event, not now: bad input is answered without structlog.
+    set_up_before_events(set_up)
+    click.get_current_context().call_on_close(lambda: set_up_before_events(None))
     # A CounterfactWarning is also a log event (with its category); printed by ``warnings`` too,
     # it would put a non-JSON line into the JSON log stream.
     warnings.simplefilter("ignore", CounterfactWarning)

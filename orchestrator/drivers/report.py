@@ -16,13 +16,13 @@ from counterfact.orchestrator.storage.atomic import write_atomic, write_json, wr
 from counterfact.orchestrator.storage.recordfiles import (
     bisect_of,
     blame_of,
+    briefs_of,
     require_records,
-    runs_of,
     summary_of,
     verdicts_of,
 )
 from counterfact.records.paths import RunPaths
-from counterfact.records.runs import RunRecord
+from counterfact.records.runlines import RunBrief
 from counterfact.records.summary import SweepSummary
 from counterfact.verdicts.report.data import FailedRun, Output, ReportData
 from counterfact.verdicts.report.detail import is_compact, sectioned
@@ -77,7 +77,7 @@ class _Outputs:
     def __init__(self) -> None:
         self.seen: dict[tuple[str, str], _Counted] = {}
 
-    def add(self, record: RunRecord) -> None:
+    def add(self, record: RunBrief) -> None:
         if record.output is not None:
             self.seen.setdefault((record.scenario, record.arm), _Counted()).add(
                 record.output, record.seed
@@ -97,7 +97,7 @@ class _Manifests:
         self.seen: dict[tuple[str, str], dict[str, _Counted]] = {}
         self.partial: set[tuple[str, str]] = set()
 
-    def add(self, record: RunRecord) -> None:
+    def add(self, record: RunBrief) -> None:
         if not record.manifest:
             return
         where = (record.scenario, record.arm)
@@ -158,7 +158,7 @@ def report_data(run_dir: Path) -> ReportData:
     failed: list[FailedRun] = []
     total = recorded = 0
     outputs, manifests = _Outputs(), _Manifests()
-    for record in runs_of(run_dir):
+    for record in briefs_of(run_dir):
         recorded += 1
         if shown is None or record.scenario in shown:
             outputs.add(record)

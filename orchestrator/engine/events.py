@@ -9,31 +9,54 @@ configures ``logging`` — as httpx and Ray's libraries behave.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 import warnings
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-import structlog
+if TYPE_CHECKING:
+    import structlog
 
 LOGGER_NAME = "counterfact"
 logging.getLogger(LOGGER_NAME).addHandler(logging.NullHandler())
 
-_STDLIB_PROCESSORS: list[structlog.typing.Processor] = [
-    structlog.stdlib.filter_by_level,  # a disabled level costs nothing further
-    structlog.contextvars.merge_contextvars,
-    structlog.processors.KeyValueRenderer(key_order=["event"], sort_keys=True),
-]
-"""Events reach ``logging`` as one line ``event='run.failed' arm='alt' seed=2 ...``."""
+_SETUP: list[Callable[[], None]] = []
+"""The host's logging set-up still to run before the first event (:func:`set_up_before_events`)."""
+
+
+def set_up_before_events(setup: Callable[[], None] | None) -> None:
+    """Run ``setup`` (which configures structlog) just before the first logger is made, not now;
+    None forgets a set-up not yet run. The CLI's: a command that fails on bad input before any
+    event never imports structlog (and rich), so it answers at once.
+    """
+    _SETUP[:] = [] if setup is None else [setup]
+
+
+@functools.cache
+def _stdlib_processors() -> list[structlog.typing.Processor]:
+    """Events reach ``logging`` as one line ``event='run.failed' arm='alt' seed=2 ...``."""
+    import structlog
+
+    return [
+        structlog.stdlib.filter_by_level,  # a disabled level costs nothing further
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.KeyValueRenderer(key_order=["event"], sort_keys=True),
+    ]
 
 
 def get_logger(**context: Any) -> Any:
     """A structlog logger bound to ``context``, routed as the module docstring says."""
+    import structlog  # here: importing this module costs nothing (the CLI's start)
+
+    if _SETUP:
+        _SETUP.pop()()
     if structlog.is_configured():
         return structlog.get_logger(LOGGER_NAME).bind(**context)
     std = logging.getLogger(LOGGER_NAME)
     logger = structlog.wrap_logger(
-        std, processors=_STDLIB_PROCESSORS, wrapper_class=structlog.stdlib.BoundLogger
+        std, processors=_stdlib_processors(), wrapper_class=structlog.stdlib.BoundLogger
     )
     return logger.bind(**context)
 

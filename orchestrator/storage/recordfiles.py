@@ -17,6 +17,7 @@ from counterfact.records.bisect import BisectRecord
 from counterfact.records.blame import BlameRecord
 from counterfact.records.files import RecordFileError, RunLog, read_lines, read_record
 from counterfact.records.paths import BISECT_FILE, RUNS_FILE, SUMMARY_FILE, RunPaths
+from counterfact.records.runlines import RunBrief
 from counterfact.records.runs import RunRecord
 from counterfact.records.summary import SweepSummary
 from counterfact.records.verdicts import VerdictRecord
@@ -47,6 +48,16 @@ class RunLogReader(RunLog):
         """
         if self.path.exists():
             yield from super().__iter__()
+
+    def briefs(self) -> Iterator[RunBrief]:
+        """Yield each record's brief (what the report reads), in file order (nothing when there
+        is no file).
+
+        Raises:
+            RunDirectoryError: a line other than the last is not a run record.
+        """
+        if self.path.exists():
+            yield from super().briefs()
 
 
 def require_records(run_dir: Path) -> None:
@@ -112,3 +123,10 @@ def verdicts_of(run_dir: Path) -> list[VerdictRecord]:
 def runs_of(run_dir: Path) -> Iterator[RunRecord]:
     """The run records of ``runs.jsonl``, streamed."""
     yield from RunLogReader(RunPaths(run_dir).runs, advice="inspect or repair that line")
+
+
+def briefs_of(run_dir: Path) -> Iterator[RunBrief]:
+    """What the report reads of each record of ``runs.jsonl``, streamed: a line :func:`runs_of`
+    refuses is refused here too, and no record is built.
+    """
+    yield from RunLogReader(RunPaths(run_dir).runs, advice="inspect or repair that line").briefs()

@@ -17,6 +17,7 @@ import json
 import math
 import threading
 import time
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -179,17 +180,49 @@ class ArmCount:
     failed: int = 0
 
 
+_ABSENT = -1
+"""A seed with no line in a cell's array."""
+SPARSE_GAP = 1024
+"""A seed more than this beyond its cell's array turns the cell into a dict."""
+RUN_BYTES = 8
+"""Memory one run holds in :class:`RunsIndex`: an 8-byte slot of its cell's array."""
+CELL_BYTES = 160
+"""Memory one (arm, question) holds in :class:`RunsIndex` besides its runs' slots: the array
+and its dict entry (tracemalloc, 10,000 questions x 4 arms x 5 seeds: 7 MiB for 200,000
+runs; ``scripts/bench_view.py`` reports it)."""
+
+
+def _get(cell: array[int] | dict[int, int], seed: int) -> int | None:
+    """The packed entry of ``seed`` in ``cell``, or None."""
+    if isinstance(cell, dict):
+        return cell.get(seed)
+    packed = cell[seed] if 0 <= seed < len(cell) else _ABSENT
+    return None if packed == _ABSENT else packed
+
+
+def _items(cell: array[int] | dict[int, int]) -> list[tuple[int, int]]:
+    """(seed, packed) of every run of ``cell``, by seed."""
+    if isinstance(cell, dict):
+        return sorted(cell.items())
+    return [(s, p) for s, p in enumerate(cell) if p != _ABSENT]
+
+
 class RunsIndex(LineIndex):
-    """``runs.jsonl`` by (arm, question): each seed's line offset and whether it succeeded."""
+    """``runs.jsonl`` by (arm, question): each seed's line offset and whether it succeeded.
+
+    Seeds are numbered from 0 up, so each (arm, question)'s runs are an ``array('q')`` indexed
+    by seed (8 bytes a run, where a dict of them held ~60: 200,000 runs of an eval set hold
+    7 MiB, not 21.6); a seed far past the others (:data:`SPARSE_GAP`) or negative turns its cell
+    into a dict.
+    """
 
     def _reset(self) -> None:
-        self.cells: dict[tuple[str, str], dict[int, int]] = {}
-        """(arm, question) → seed → its line's offset times 2, plus 1 when it succeeded (one int
-        a run, not a tuple: 200,000 runs hold about 12 MiB less)."""
+        self.cells: dict[str, dict[str, array[int] | dict[int, int]]] = {}
+        """arm → question → seed's line offset times 2, plus 1 when it succeeded (an array
+        indexed by seed, -1 where none; or a dict by seed). Arms and each arm's questions in
+        first-seen order."""
         self.arms: dict[str, ArmCount] = {}
         """Every arm seen, in first-seen order, with its counts."""
-        self.questions: dict[str, dict[str, None]] = {}
-        """Per arm, its questions in first-seen order (an ordered set)."""
         self._names: dict[str, str] = {}
         """One string per question id, shared by every arm's entries."""
 
@@ -197,30 +230,59 @@ class RunsIndex(LineIndex):
         super().__init__(path)
         self._reset()
 
+    @property
+    def questions(self) -> dict[str, dict[str, array[int] | dict[int, int]]]:
+        """Per arm, its questions in first-seen order (the keys)."""
+        return self.cells
+
+    def footprint(self) -> int:
+        """Bytes the index holds, about (:data:`RUN_BYTES` a run, :data:`CELL_BYTES` a cell)."""
+        return self.held * RUN_BYTES + sum(map(len, self.cells.values())) * CELL_BYTES
+
     def _add(self, offset: int, data: Any) -> None:
         scenario, arm, seed = str(data["scenario"]), str(data["arm"]), data["seed"]
         if not isinstance(seed, int) or isinstance(seed, bool):
             seed = int(seed)  # 3.0 is seed 3; Infinity, NaN or "x" is a damaged line
         scenario = self._names.setdefault(scenario, scenario)
         ok = data.get("error") is None and data.get("output") is not None
-        seeds = self.cells.setdefault((arm, scenario), {})
         count = self.arms.setdefault(arm, ArmCount())
-        if seed in seeds:  # a later line for the same run replaces the earlier
+        replaced = self._put(self.cells.setdefault(arm, {}), scenario, seed, offset << 1 | ok)
+        if replaced is not None:  # a later line for the same run replaces the earlier
             count.runs -= 1
-            count.failed -= not seeds[seed] & 1
-        seeds[seed] = offset << 1 | ok
+            count.failed -= not replaced & 1
         count.runs += 1
         count.failed += not ok
-        self.questions.setdefault(arm, {})[scenario] = None
+
+    @staticmethod
+    def _put(
+        cells: dict[str, array[int] | dict[int, int]], scenario: str, seed: int, packed: int
+    ) -> int | None:
+        """Set ``seed``'s entry in ``scenario``'s cell; the entry it replaced, or None."""
+        cell = cells.get(scenario)
+        if cell is None:
+            cell = cells[scenario] = array("q")
+        if isinstance(cell, array):
+            if 0 <= seed < len(cell) + SPARSE_GAP:
+                if seed >= len(cell):
+                    cell.extend([_ABSENT] * (seed + 1 - len(cell)))
+                old = cell[seed]
+                cell[seed] = packed
+                return None if old == _ABSENT else old
+            cell = cells[scenario] = dict(_items(cell))  # a seed far out: a dict from now on
+        replaced = cell.get(seed)
+        cell[seed] = packed
+        return replaced
 
     def seeds(self, arm: str, scenario: str) -> dict[int, tuple[int, bool]]:
         """Seed → (offset, succeeded) of one (arm, question)."""
-        found = self.cells.get((arm, scenario), {})
-        return {seed: (packed >> 1, bool(packed & 1)) for seed, packed in found.items()}
+        found = self.cells.get(arm, {}).get(scenario)
+        items = [] if found is None else _items(found)
+        return {seed: (packed >> 1, bool(packed & 1)) for seed, packed in items}
 
     def run(self, arm: str, scenario: str, seed: int) -> tuple[int, bool] | None:
         """(offset, succeeded) of one run, or None when none is indexed."""
-        packed = self.cells.get((arm, scenario), {}).get(seed)
+        found = self.cells.get(arm, {}).get(scenario)
+        packed = None if found is None else _get(found, seed)
         return None if packed is None else (packed >> 1, bool(packed & 1))
 
     def record(self, offset: int) -> RunRecord:

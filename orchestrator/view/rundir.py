@@ -44,9 +44,6 @@ STALE_S = 30.0
 """A ``running`` live state not rewritten for this long: the sweep is probably gone."""
 ACTIVE = frozenset({"starting", "running", "judging"})
 """Live statuses of a sweep still at work."""
-RUN_ENTRY_BYTES = 110
-"""Memory an index entry of ``runs.jsonl`` holds, about (tracemalloc: 21.6 MiB for 200,000
-runs of 10,000 questions x 4 arms x 5 seeds)."""
 ROW_ENTRY_BYTES = 300
 """Memory an index entry of ``verdicts.jsonl`` holds, about (11.8 MiB for 40,000 rows)."""
 RECORD_FACTOR = 5
@@ -227,9 +224,7 @@ class RunView:
         """Bytes its indexes and parsed records hold, estimated from their entries and sizes."""
         records = self._summary.size + self._arms.size + self._bisect.size
         return (
-            self.runs.held * RUN_ENTRY_BYTES
-            + self.verdicts.held * ROW_ENTRY_BYTES
-            + records * RECORD_FACTOR
+            self.runs.footprint() + self.verdicts.held * ROW_ENTRY_BYTES + records * RECORD_FACTOR
         )
 
     def close(self) -> None:

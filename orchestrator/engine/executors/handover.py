@@ -9,7 +9,8 @@ Back, the task returns its records as the ``runs.jsonl`` lines they are stored a
 ``bytes`` (:func:`encode`; each line made by
 :func:`~counterfact.orchestrator.storage.writable.record_line` on the worker, so the escaping of
 unwritable text happens where the record is made). Ray moves bytes without pickling; the driver
-parses each line once for its tallies (:func:`decode`) and writes the lines as they came, in one
+parses each line once for its tallies (:func:`decode`, through the fast
+:func:`~counterfact.records.runlines.parse_run`) and writes the lines as they came, in one
 write and one flush per batch (:meth:`.RunStore.append_batch`).
 """
 
@@ -23,6 +24,7 @@ from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
 from counterfact.orchestrator.engine.worker import RetryPolicy, execute_run
 from counterfact.orchestrator.storage.writable import record_line
 from counterfact.probes.runner import ArmView, RunContext, ScenarioView
+from counterfact.records.runlines import parse_run
 from counterfact.records.runs import RunRecord
 
 
@@ -88,7 +90,7 @@ def decode(blob: bytes) -> Decoded:
     """The records of :func:`encode`'s ``blob`` (each line parsed and validated once)."""
     lines = blob.decode("utf-8").split("\n")
     lines.pop()  # the empty piece after the last newline
-    return Decoded([RunRecord.model_validate_json(line) for line in lines], lines)
+    return Decoded([parse_run(line) for line in lines], lines)
 
 
 def run_shipment(

@@ -9,20 +9,34 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from counterfact.defaults import INFRA_RETRIES, JOIN_TIMEOUT_S, MAX_IN_FLIGHT
 from counterfact.exceptions import ConfigError
-from counterfact.orchestrator.engine.executors.base import Executor
-from counterfact.orchestrator.engine.executors.local import LocalExecutor
-from counterfact.orchestrator.engine.executors.pooling import PoolSettings
-from counterfact.orchestrator.engine.worker import RetryPolicy
+
+if TYPE_CHECKING:  # the executors load when one is built: the config schema needs the table only
+    from counterfact.orchestrator.engine.executors.base import Executor
+    from counterfact.orchestrator.engine.executors.pooling import PoolSettings
+    from counterfact.orchestrator.engine.worker import RetryPolicy
+
+
+def _policy() -> RetryPolicy:
+    from counterfact.orchestrator.engine.worker import RetryPolicy
+
+    return RetryPolicy()
+
+
+def _pool() -> PoolSettings:
+    from counterfact.orchestrator.engine.executors.pooling import PoolSettings
+
+    return PoolSettings()
 
 
 @dataclass(frozen=True)
 class ExecutorOptions:
     """What an executor may be built with (the ``executor:`` section, validated)."""
 
-    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    policy: RetryPolicy = field(default_factory=_policy)
     address: str | None = None
     max_in_flight: int = MAX_IN_FLIGHT
     num_cpus: int | None = None
@@ -31,7 +45,7 @@ class ExecutorOptions:
     join_timeout_s: float = JOIN_TIMEOUT_S
     ship_dir: str | None = None
     """A file runner's folder: shipped to every node when joining a cluster."""
-    pool: PoolSettings = field(default_factory=PoolSettings)
+    pool: PoolSettings = field(default_factory=_pool)
     """Overlapping runs: ``concurrency`` and ``rate_limit``."""
 
 
@@ -85,6 +99,8 @@ def _ray(options: ExecutorOptions) -> Executor:
 
 
 def _local(options: ExecutorOptions) -> Executor:
+    from counterfact.orchestrator.engine.executors.local import LocalExecutor
+
     return LocalExecutor(policy=options.policy, pool=options.pool, timeout_s=options.timeout_s)
 
 

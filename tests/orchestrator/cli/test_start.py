@@ -58,8 +58,12 @@ try:
 finally:
     heavy = sorted({m.split(".")[0] for m in sys.modules} & {"ray", "scipy", "matplotlib", "pandas"})
     print("heavy:", ",".join(heavy) or "none", file=sys.stderr)
+    later = {"structlog", "rich", "rapidfuzz", "numpy"}
+    print("later:", ",".join(sorted({m.split(".")[0] for m in sys.modules} & later)) or "none",
+          file=sys.stderr)
 """
 BAD_SCHEMA = "name: x\nrunner: a.py:run\nsamples: many\narms: [{id: a}]\n"
+BAD_FIELD = "name: x\nrunner: a.py:run\nsampels: 5\narms: [{id: a}]\n"
 
 
 @pytest.mark.parametrize(
@@ -87,14 +91,19 @@ BAD_SCHEMA = "name: x\nrunner: a.py:run\nsamples: many\narms: [{id: a}]\n"
             "error: samples: Input should be a valid integer (received 'many'); write a whole "
             "number without quotes",
         ),
+        (["run", "field.yaml"], 2, "error: sampels: unknown key; did you mean 'samples'?"),
+        (["validate", "field.yaml"], 2, "error: sampels: unknown key; did you mean 'samples'?"),
+        (["schema"], 0, '"title": "SweepConfig"'),
     ],
 )
 def test_help_version_and_bad_input_answer_without_the_judging_stack(
     args: list[str], code: int, said: str, tmp_path: Path
 ) -> None:
     # As the console script runs (its ``entry``), from the sweep file's folder: the error line
-    # is the one it always was, and neither Ray nor scipy, matplotlib or pandas was imported.
+    # is the one it always was, and neither Ray nor scipy, matplotlib or pandas was imported;
+    # nor structlog (and rich), rapidfuzz or numpy, which load where the work needs them.
     (tmp_path / "bad.yaml").write_text(BAD_SCHEMA, encoding="utf-8")
+    (tmp_path / "field.yaml").write_text(BAD_FIELD, encoding="utf-8")
     (tmp_path / "notes.txt").write_text("a note\n", encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "-c", ENTRY, *args],
@@ -104,7 +113,7 @@ def test_help_version_and_bad_input_answer_without_the_judging_stack(
         cwd=tmp_path,
     )
     lines = done.stderr.strip().splitlines()
-    assert lines[-1] == "heavy: none", done.stderr
+    assert lines[-2:] == ["heavy: none", "later: none"], done.stderr
     assert done.returncode == code, done.stderr
     expected = said.replace("{tmp}", str(tmp_path.resolve()))
     assert expected in (done.stdout if code == 0 else lines[0]), done.stdout + done.stderr

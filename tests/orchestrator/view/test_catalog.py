@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 
 from counterfact.orchestrator.view.catalog import Catalog, Limits
-from counterfact.orchestrator.view.rundir import RUN_ENTRY_BYTES, RunView
+from counterfact.orchestrator.view.index import CELL_BYTES, RUN_BYTES
+from counterfact.orchestrator.view.rundir import RunView
 
 from ...helpers import run_record
 
@@ -49,7 +50,7 @@ def test_least_recently_browsed_is_evicted_past_the_count(tmp_path: Path) -> Non
 
 
 def test_estimated_bytes_bound_the_indexes_kept(tmp_path: Path) -> None:
-    one = RUNS * RUN_ENTRY_BYTES
+    one = RUNS * RUN_BYTES + CELL_BYTES  # one (arm, question)
     catalog = Catalog(_served(tmp_path, "ab"), limits=Limits(count=10, bytes=one + one // 2))
     a = _browse(catalog, "a")
     assert a.footprint() == one

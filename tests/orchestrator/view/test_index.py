@@ -142,6 +142,26 @@ def test_a_damaged_line_is_counted_and_skipped(tmp_path: Path) -> None:
     assert index.damaged == 2 and sorted(index.seeds("base", "s")) == [0, 1]
 
 
+def test_seeds_far_apart_negative_or_repeated_are_each_found(tmp_path: Path) -> None:
+    # A cell's runs are an array indexed by seed; a seed far past it or below 0 turns the cell
+    # into a dict, and a later line for a seed replaces the earlier (counted once).
+    path = tmp_path / "runs.jsonl"
+    seeds = [2, 0, 5_000_000, -3, 1]
+    lines = [_run_line("s", seed, f"o{seed}") for seed in seeds]
+    failed = run_record(0, "base", scenario="s", error=("E", "m")).model_dump_json() + "\n"
+    path.write_text(_run_line("t", 4, "x") + "".join(lines) + failed, encoding="utf-8")
+    index = _index(path)
+    found = index.seeds("base", "s")
+    assert sorted(found) == [-3, 0, 1, 2, 5_000_000]
+    assert found[0][1] is False and all(ok for seed, (_, ok) in found.items() if seed != 0)
+    assert index.record(found[5_000_000][0]).output == "o5000000"
+    assert index.seeds("base", "t") == {4: index.run("base", "t", 4)}
+    assert index.run("base", "t", 3) is None and index.run("base", "t", 99) is None
+    assert index.run("base", "s", -3) == found[-3] and index.run("other", "s", 0) is None
+    assert (index.arms["base"].runs, index.arms["base"].failed) == (6, 1)
+    assert list(index.questions["base"]) == ["t", "s"]
+
+
 def test_a_replaced_file_is_indexed_anew(tmp_path: Path) -> None:
     path = tmp_path / "runs.jsonl"
     path.write_text(_run_line("old", 0, "x") * 1, encoding="utf-8")

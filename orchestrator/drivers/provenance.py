@@ -12,8 +12,6 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from counterfact.defaults import ALTERNATIVE
-
 if TYPE_CHECKING:
     from counterfact.orchestrator.config.resolve import ResolvedSweep
     from counterfact.orchestrator.storage.cache import RunCache
@@ -37,46 +35,16 @@ def fingerprint_of(sweep: ResolvedSweep, arms: Sequence[ArmSpec] | None = None) 
     chosen = list(arms) if arms is not None else list(sweep.arms)
     kind = "sweep" if arms is None else "bisection"
     found = fingerprint(
-        sweep.runner_identity, chosen, sweep.scenarios, _design(sweep), sweep.runner_files
+        sweep.runner_identity, chosen, sweep.scenarios, sweep.design, sweep.runner_files
     )
-    return found | {"kind": kind, "name": sweep.config.name}
-
-
-def _design(sweep: ResolvedSweep) -> dict[str, Any] | None:
-    """What a sequential sweep's decisions depend on, besides the seeds and the cap."""
-    seq = sweep.config.sequential
-    if seq is None:
-        return None
-    stats = sweep.config.statistics
-    return {
-        "samples": sweep.config.samples,
-        "wave": seq.wave_size(sweep.config.samples),
-        "alpha": stats.alpha,
-        "adjust": stats.adjust,
-        "family": stats.family,
-        "pairing": stats.pairing,
-        "arms": sorted(a.id for a in sweep.arms),
-    } | _direction(stats.alternative, seq.min_effect)
-
-
-def _direction(alternative: str, min_effect: float | None) -> dict[str, Any]:
-    """The e-process's direction and the futility effect, recorded when not the defaults (so a
-    directory written before they existed still resumes); a change on resume is refused: a
-    direction picked after seeing the looks would spoil the test's error rate.
-    """
-    found: dict[str, Any] = {}
-    if alternative != ALTERNATIVE:
-        found["alternative"] = alternative
-    if min_effect is not None:
-        found["min_effect"] = min_effect
-    return found
+    return found | {"kind": kind, "name": sweep.name}
 
 
 def open_cache(sweep: ResolvedSweep, cache_dir: Path | None) -> RunCache | None:
     """The run cache ``cache_dir`` names, else the config's ``cache_dir``; None: no cache."""
     from counterfact.orchestrator.storage.cache import RunCache
 
-    folder = cache_dir or (Path(sweep.config.cache_dir) if sweep.config.cache_dir else None)
+    folder = cache_dir or sweep.cache_dir
     return RunCache(folder, sweep.runner_identity) if folder is not None else None
 
 

@@ -114,24 +114,23 @@ class Session:
         spend: SpendTally | None = None,
     ) -> None:
         self.sweep = sweep
-        self.log = log if log is not None else get_logger(sweep=sweep.config.name)
+        self.log = log if log is not None else get_logger(sweep=sweep.name)
         if spend is None:  # the driver does not count spend: count it here, for live.json
             spend = SpendTally()
             sink = _also(spend.observe, sink)
         self.live = LiveTracker(
-            sweep.config.name,
+            sweep.name,
             counts=lambda: (self.store.done.count, self.store.failed),
             spend=spend.totals,
-            budget=sweep.config.budget,
-            concurrency_max=sweep.config.executor.concurrency,
+            budget=sweep.budget_limits,
+            concurrency_max=sweep.executor_options.pool.concurrency,
         )
         """The live counts (``live.json``, the progress line's numbers)."""
         self._show = show
         self._ticker: LiveTicker | None = None
         seeds = None  # a bisection re-tests on fresh seeds past samples
         if fingerprint.get("kind") == "sweep":
-            waves = sweep.waves
-            seeds = waves.max_samples if waves is not None else sweep.config.samples
+            seeds = sweep.max_seeds
         self.store = RunStore(
             run_dir,
             fresh=fresh,

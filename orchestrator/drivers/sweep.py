@@ -139,11 +139,11 @@ def run_sweep(
         RunsFailed: the runner evidently cannot work, or every run failed.
         BudgetExhausted: the budget stopped scheduling; what ran is judged.
     """
-    log = get_logger(sweep=sweep.config.name)
+    log = get_logger(sweep=sweep.name)
     started = now_iso()
     plan = build_plan(sweep.scenarios, sweep.arms, sweep.samples)
     tallies = _tallies(sweep)
-    budget = Budget(sweep.config.budget) if sweep.config.budget else None
+    budget = Budget(sweep.budget_limits) if sweep.budget_limits else None
     spend = SpendTally(tuple(a.id for a in sweep.arms))
     clock = SweepClock()
     _bind_judges(sweep, run_dir, spend, budget, fresh=fresh)
@@ -342,7 +342,7 @@ def _summary(
     made = provenance(sweep, facts.times.started)
     return SweepSummary.model_validate(
         {
-            "name": sweep.config.name,
+            "name": sweep.name,
             **made,
             **facts.times.record(made["finished_at"]),
             "status": facts.ending.status,
@@ -397,7 +397,7 @@ def _judge(
     unrun: UnrunCause = "budget" if facts.ending.kind == "budget" else "stopped"
     for sc in sweep.scenarios:
         finished = tallies[sc.id].finish()
-        assessed = assess_tally(finished, sweep.config.cost_key, settings, looks, cap, unrun)
+        assessed = assess_tally(finished, sweep.cost_key, settings, looks, cap, unrun)
         _warn_degenerate(assessed, sc.id, log)
         judgements.extend(assessed.judgements)
         scenarios.append(assessed.summary)

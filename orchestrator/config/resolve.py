@@ -56,6 +56,7 @@ from counterfact.probes.comparators import Comparator
 from counterfact.probes.ids import check_ids
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import SIMILARITIES, Similarity
+from counterfact.records.fingerprint import SequentialDesign
 from counterfact.records.summary import StatisticsRecord
 from counterfact.verdicts.stats.settings import Waves, stop_threshold
 
@@ -168,7 +169,7 @@ class ResolvedSweep:
         )
 
     @cached_property
-    def design(self) -> dict[str, Any] | None:
+    def design(self) -> SequentialDesign | None:
         """What a sequential sweep's decisions depend on, besides the seeds and the cap (part
         of its run directory's fingerprint); None for a fixed-sample sweep.
         """
@@ -176,23 +177,20 @@ class ResolvedSweep:
         if seq is None or waves is None:
             return None
         stats = self.statistics
-        found: dict[str, Any] = {
-            "samples": self.samples,
-            "wave": waves.wave,
-            "alpha": stats.alpha,
-            "adjust": stats.adjust,
-            "family": stats.family,
-            "pairing": stats.pairing,
-            "arms": sorted(a.id for a in self.arms),
-        }
-        # the direction and the futility effect, recorded when not the defaults (so a directory
-        # written before they existed still resumes); a change on resume is refused: a direction
-        # picked after seeing the looks would spoil the test's error rate
-        if stats.alternative != ALTERNATIVE:
-            found["alternative"] = stats.alternative
-        if seq.min_effect is not None:
-            found["min_effect"] = seq.min_effect
-        return found
+        # the direction is recorded when not the default (so a directory written before it
+        # existed still resumes); a change on resume is refused: a direction picked after
+        # seeing the looks would spoil the test's error rate
+        return SequentialDesign(
+            samples=self.samples,
+            wave=waves.wave,
+            alpha=stats.alpha,
+            adjust=stats.adjust,
+            family=stats.family,
+            pairing=stats.pairing,
+            arms=sorted(a.id for a in self.arms),
+            alternative=stats.alternative if stats.alternative != ALTERNATIVE else None,
+            min_effect=seq.min_effect,
+        )
 
     @cached_property
     def executor_options(self) -> ExecutorOptions:

@@ -372,7 +372,6 @@ def _record(
         manifests=manifests.application,
     )
     return BisectRecord(
-        name=sweep.name,
         scenario=plan.scenario.id,
         verdict=outcome.verdict,
         reason=outcome.reason,
@@ -410,7 +409,7 @@ def _record(
         wall_time_s=wall,
         status=_status(failed=failed, ending=ending),
         failure=failure if failed else None,
-        **provenance(sweep, started),
+        **dict(provenance(sweep, started)),
     )
 
 

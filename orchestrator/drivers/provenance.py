@@ -10,12 +10,14 @@ import platform
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from counterfact.orchestrator.config.resolve import ResolvedSweep
     from counterfact.orchestrator.storage.cache import RunCache
     from counterfact.probes.arms import ArmSpec
+    from counterfact.records.fingerprint import Fingerprint
+    from counterfact.records.summary import Provenance
 
 
 def package_version() -> str:
@@ -26,7 +28,7 @@ def package_version() -> str:
         return "0+unknown"
 
 
-def fingerprint_of(sweep: ResolvedSweep, arms: Sequence[ArmSpec] | None = None) -> dict[str, Any]:
+def fingerprint_of(sweep: ResolvedSweep, arms: Sequence[ArmSpec] | None = None) -> Fingerprint:
     """What a run directory of this sweep means (``arms`` default: every arm of the sweep, and
     the directory holds a sweep; given ``arms``, a bisection).
     """
@@ -34,10 +36,15 @@ def fingerprint_of(sweep: ResolvedSweep, arms: Sequence[ArmSpec] | None = None) 
 
     chosen = list(arms) if arms is not None else list(sweep.arms)
     kind = "sweep" if arms is None else "bisection"
-    found = fingerprint(
-        sweep.runner_identity, chosen, sweep.scenarios, sweep.design, sweep.runner_files
+    return fingerprint(
+        sweep.runner_identity,
+        chosen,
+        sweep.scenarios,
+        sweep.design,
+        sweep.runner_files,
+        kind=kind,
+        name=sweep.name,
     )
-    return found | {"kind": kind, "name": sweep.name}
 
 
 def open_cache(sweep: ResolvedSweep, cache_dir: Path | None) -> RunCache | None:
@@ -56,17 +63,19 @@ def _installed(distribution: str) -> str | None:
         return None
 
 
-def provenance(sweep: ResolvedSweep, started: str) -> dict[str, Any]:
-    """The fields every record kind carries about where it came from."""
+def provenance(sweep: ResolvedSweep, started: str) -> Provenance:
+    """What every record kind carries about where it came from."""
     from counterfact.orchestrator.engine.worker import now_iso  # light at import: --version
+    from counterfact.records.summary import Provenance
 
-    return {
-        "config": sweep.resolved_config(),
-        "config_source": str(sweep.source) if sweep.source else None,
-        "overrides": list(sweep.overrides),
-        "counterfact_version": package_version(),
-        "python_version": platform.python_version(),
-        "ray_version": _installed("ray"),
-        "started_at": started,
-        "finished_at": now_iso(),
-    }
+    return Provenance(
+        name=sweep.name,
+        config=sweep.resolved_config(),
+        config_source=str(sweep.source) if sweep.source else None,
+        overrides=list(sweep.overrides),
+        counterfact_version=package_version(),
+        python_version=platform.python_version(),
+        ray_version=_installed("ray"),
+        started_at=started,
+        finished_at=now_iso(),
+    )

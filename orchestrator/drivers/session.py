@@ -44,6 +44,7 @@ from counterfact.orchestrator.engine.liveticker import LiveTicker, Show
 from counterfact.orchestrator.engine.source import RunSource
 from counterfact.orchestrator.engine.spend import SpendTally
 from counterfact.orchestrator.storage.rundir import RunStore
+from counterfact.records.fingerprint import Fingerprint
 from counterfact.records.live import LiveStatus
 from counterfact.records.paths import LIVE_FILE
 from counterfact.records.runs import RunRecord
@@ -101,7 +102,7 @@ class Session:
         sweep: ResolvedSweep,
         run_dir: Path | None,
         *,
-        fingerprint: dict[str, Any],
+        fingerprint: Fingerprint,
         watched: Watched,
         executor: Executor | None = None,
         fresh: bool = False,
@@ -129,7 +130,7 @@ class Session:
         self._show = show
         self._ticker: LiveTicker | None = None
         seeds = None  # a bisection re-tests on fresh seeds past samples
-        if fingerprint.get("kind") == "sweep":
+        if fingerprint.kind == "sweep":
             seeds = sweep.max_seeds
         self.store = RunStore(
             run_dir,

@@ -342,9 +342,8 @@ def _summary(
     made = provenance(sweep, facts.times.started)
     return SweepSummary.model_validate(
         {
-            "name": sweep.name,
-            **made,
-            **facts.times.record(made["finished_at"]),
+            **dict(made),
+            **facts.times.record(made.finished_at),
             "status": facts.ending.status,
             "failure": facts.ending.failure,
             "runs_used": source.runner_calls,

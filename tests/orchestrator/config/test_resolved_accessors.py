@@ -40,7 +40,7 @@ def test_a_sequential_sweep_caps_its_seeds_and_records_its_design(tmp_path: Path
     assert sweep.waves is not None
     # the fingerprint's design: what the decisions depend on; the direction only when not the
     # default, so a directory written before it existed still resumes
-    assert sweep.design == {
+    assert sweep.design is not None and sweep.design.as_data() == {
         "samples": 4,
         "wave": sweep.waves.wave,
         "alpha": 0.05,

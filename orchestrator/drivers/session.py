@@ -33,7 +33,7 @@ from counterfact.exceptions import BudgetExhausted, RunsFailed, SweepInterrupted
 from counterfact.orchestrator.config.resolve import ResolvedSweep
 from counterfact.orchestrator.drivers.provenance import open_cache
 from counterfact.orchestrator.engine.budget import Budget
-from counterfact.orchestrator.engine.events import get_logger
+from counterfact.orchestrator.engine.events import Logger, get_logger
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.executors.registry import make_executor
 from counterfact.orchestrator.engine.failwatch import FailureWatch, all_failed_message
@@ -110,7 +110,7 @@ class Session:
         sink: Callable[[RunRecord], None] | None = None,
         keep: bool | None = None,
         budget: Budget | None = None,
-        log: Any = None,
+        log: Logger | None = None,
         show: Show | None = None,
         spend: SpendTally | None = None,
     ) -> None:

@@ -15,7 +15,7 @@ from counterfact.orchestrator.drivers.sequential import WavesOutcome, execute_wa
 from counterfact.orchestrator.drivers.session import Ending, Session, sweep_judges, watched
 from counterfact.orchestrator.drivers.sweeptimes import SweepTimes, sweep_times
 from counterfact.orchestrator.engine.budget import Budget
-from counterfact.orchestrator.engine.events import get_logger, warn_caller
+from counterfact.orchestrator.engine.events import Logger, get_logger, warn_caller
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.heap import judging_heap
 from counterfact.orchestrator.engine.plan import build_plan
@@ -207,7 +207,7 @@ def _run(
     tallies: dict[str, ScenarioTally],
     source: RunSource,
     progress: Progress,
-    log: Any,
+    log: Logger,
     clock: SweepClock,
 ) -> WavesOutcome | None:
     """Execute the plan: in waves (sequential), or what is not yet recorded of the fixed plan."""
@@ -285,7 +285,7 @@ def _execute(
     plan: list[RunContext],
     source: RunSource,
     progress: Progress,
-    log: Any,
+    log: Logger,
     clock: SweepClock,
 ) -> None:
     """Split the plan into records already had and runs to execute, and execute those."""
@@ -364,7 +364,7 @@ def _summary(
     )
 
 
-def _warn_degenerate(assessed: ScenarioAssessment, scenario: str, log: Any) -> None:
+def _warn_degenerate(assessed: ScenarioAssessment, scenario: str, log: Logger) -> None:
     """A gating band from a baseline that never varied: valid but weak, so warn (and log)."""
     band = assessed.summary.null_band
     if band is None or not (band.degenerate and band.gates):
@@ -384,7 +384,7 @@ def _judge(
     sweep: ResolvedSweep,
     tallies: dict[str, ScenarioTally],
     facts: _Facts,
-    log: Any,
+    log: Logger,
     waves: WavesOutcome | None = None,
 ) -> SweepResult:
     judgements: list[Judgement] = []

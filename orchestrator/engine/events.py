@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import sys
 import warnings
-from typing import Any
+from typing import Any, TypeAlias, cast
 
 import structlog
 
@@ -27,15 +27,20 @@ _STDLIB_PROCESSORS: list[structlog.typing.Processor] = [
 """Events reach ``logging`` as one line ``event='run.failed' arm='alt' seed=2 ...``."""
 
 
-def get_logger(**context: Any) -> Any:
+Logger: TypeAlias = structlog.stdlib.BoundLogger
+"""What :func:`get_logger` returns: a structlog bound logger (when the host configured
+structlog, its own wrapper class, which takes the same calls)."""
+
+
+def get_logger(**context: Any) -> Logger:
     """A structlog logger bound to ``context``, routed as the module docstring says."""
     if structlog.is_configured():
-        return structlog.get_logger(LOGGER_NAME).bind(**context)
+        return cast("Logger", structlog.get_logger(LOGGER_NAME).bind(**context))
     std = logging.getLogger(LOGGER_NAME)
     logger = structlog.wrap_logger(
         std, processors=_STDLIB_PROCESSORS, wrapper_class=structlog.stdlib.BoundLogger
     )
-    return logger.bind(**context)
+    return cast("Logger", logger.bind(**context))
 
 
 def _ours(module: str) -> bool:

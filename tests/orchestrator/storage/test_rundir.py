@@ -137,3 +137,12 @@ def test_without_a_directory_records_stay_in_memory(
         store.write_record("x.json", {"a": 1})
         assert [r.seed for r in store.records] == [0]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_sweep_json_of_the_wrong_shape_is_one_clear_error(tmp_path: Path) -> None:
+    # a JSON mapping whose arms are not an object: named by its field, nothing is resumed
+    with RunStore(tmp_path / "d", fingerprint=FP) as store:
+        store.append(record(0))
+    (tmp_path / "d" / FINGERPRINT_FILE).write_text(json.dumps({"runner": "r", "arms": []}))
+    with pytest.raises(RunDirectoryError, match=r"sweep\.json is damaged \(arms: .*JSON object"):
+        check_run_dir(tmp_path / "d", FP, fresh=False)

@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from counterfact.exceptions import (
         BudgetExhausted,
+        CodeInDataError,
         ConfigError,
         CounterfactError,
         CounterfactWarning,
         DegenerateBandWarning,
         ExecutorError,
         RateLimited,
+        RecordWriteError,
         RefusalError,
         ResumeConflictError,
         RunDirectoryError,
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
         run_bisect,
     )
     from counterfact.orchestrator.drivers.export import (
+        load_arms,
         load_probes,
         load_runs,
         load_verdicts,
@@ -68,6 +71,7 @@ if TYPE_CHECKING:
         RunResult,
         ScenarioView,
     )
+    from counterfact.records.arms import ArmVerdictRecord
     from counterfact.records.bisect import BisectRecord
     from counterfact.records.runs import RunRecord
     from counterfact.records.summary import SweepSummary
@@ -75,12 +79,14 @@ if TYPE_CHECKING:
 
 _WHERE: dict[str, str] = {
     "BudgetExhausted": "counterfact.exceptions",
+    "CodeInDataError": "counterfact.exceptions",
     "ConfigError": "counterfact.exceptions",
     "CounterfactError": "counterfact.exceptions",
     "CounterfactWarning": "counterfact.exceptions",
     "DegenerateBandWarning": "counterfact.exceptions",
     "ExecutorError": "counterfact.exceptions",
     "RateLimited": "counterfact.exceptions",
+    "RecordWriteError": "counterfact.exceptions",
     "RefusalError": "counterfact.exceptions",
     "ResumeConflictError": "counterfact.exceptions",
     "RunDirectoryError": "counterfact.exceptions",
@@ -89,6 +95,7 @@ _WHERE: dict[str, str] = {
     "ScoringError": "counterfact.exceptions",
     "SweepInterrupted": "counterfact.exceptions",
     "RunsFailed": "counterfact.exceptions",
+    "load_arms": "counterfact.orchestrator.drivers.export",
     "load_probes": "counterfact.orchestrator.drivers.export",
     "load_runs": "counterfact.orchestrator.drivers.export",
     "load_verdicts": "counterfact.orchestrator.drivers.export",
@@ -109,6 +116,7 @@ _WHERE: dict[str, str] = {
     "RunResult": "counterfact.probes.runner",
     "Runner": "counterfact.probes.runner",
     "ScenarioView": "counterfact.probes.runner",
+    "ArmVerdictRecord": "counterfact.records.arms",
     "BisectRecord": "counterfact.records.bisect",
     "SweepSummary": "counterfact.records.summary",
     "VerdictRecord": "counterfact.records.verdicts",
@@ -141,16 +149,19 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "ArmVerdictRecord",
     "ArmView",
     "BisectRecord",
     "BisectResult",
     "BudgetExhausted",
+    "CodeInDataError",
     "ConfigError",
     "CounterfactError",
     "CounterfactWarning",
     "DegenerateBandWarning",
     "ExecutorError",
     "RateLimited",
+    "RecordWriteError",
     "RefusalError",
     "ResumeConflictError",
     "RunContext",
@@ -172,6 +183,7 @@ __all__ = [
     "apply_ablations",
     "compare_arms",
     "find_culprits",
+    "load_arms",
     "load_bisect",
     "load_probes",
     "load_runs",

@@ -3,7 +3,9 @@
 ``runs.jsonl`` lines are :class:`RunRecord`; ``verdicts.jsonl`` lines are :class:`VerdictRecord`;
 ``arms.jsonl`` lines are :class:`ArmVerdictRecord` (one verdict per challenger over the question
 set); ``summary.json`` is :class:`SweepSummary`; ``bisect.json`` is :class:`BisectRecord`;
-``blame.json`` is :class:`BlameRecord` and a ``blame.jsonl`` line :class:`BlameLine`. Their
+``blame.json`` is :class:`BlameRecord` and a ``blame.jsonl`` line :class:`BlameLine`;
+``sweep.json`` (what a run directory's records mean) is :class:`Fingerprint`, and every record
+kind carries a :class:`Provenance`. Their
 closed vocabularies live in :mod:`counterfact.records.vocabulary`, the seed-set encoding in
 :mod:`counterfact.records.seedsets`, the files' names in :mod:`counterfact.records.paths`
 (:class:`RunPaths`), and their readers in :mod:`counterfact.records.files`.
@@ -34,6 +36,7 @@ from counterfact.records.files import (
     read_summary,
     read_verdicts,
 )
+from counterfact.records.fingerprint import Fingerprint
 from counterfact.records.live import LIVE_SCHEMA_VERSION, LiveState
 from counterfact.records.parts import Interval
 from counterfact.records.paths import LIVE_FILE, RunPaths
@@ -43,6 +46,7 @@ from counterfact.records.summary import (
     SUMMARY_SCHEMA_VERSION,
     BudgetRecord,
     ConcurrencyRecord,
+    Provenance,
     SweepSummary,
 )
 from counterfact.records.verdicts import VERDICT_SCHEMA_VERSION, VerdictRecord
@@ -63,9 +67,11 @@ __all__ = [
     "BlameRecord",
     "BudgetRecord",
     "ConcurrencyRecord",
+    "Fingerprint",
     "Interval",
     "LiveState",
     "PlanRecord",
+    "Provenance",
     "RecordFileError",
     "RunError",
     "RunPaths",

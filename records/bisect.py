@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from counterfact.records.parts import DoubtRecord, SimilarityRecord, _Record
-from counterfact.records.summary import ReferenceRecord, _Provenance
+from counterfact.records.summary import Provenance, ReferenceRecord
 from counterfact.records.vocabulary import (
     BisectReason,
     BisectVerdict,
@@ -84,7 +84,7 @@ class CulpritCheckRecord(_Record):
     """Each one's paired test against the fresh baseline probe (same order)."""
 
 
-class BisectRecord(_Provenance):
+class BisectRecord(Provenance):
     """``bisect.json``: the culprit search and its evidence."""
 
     schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8] = BISECT_SCHEMA_VERSION

@@ -173,10 +173,14 @@ class ScenarioSummary(_Record):
     """Arm order, baseline first."""
 
 
-class _Provenance(_Record):
-    """Where a record came from: the resolved config, what the user passed, versions, times."""
+class Provenance(_Record):
+    """Where a record came from: the resolved config, what the user passed, versions, times.
+    Built once per record by the driver; ``summary.json`` and ``bisect.json`` carry its fields
+    at their top level (each record kind is a ``Provenance``).
+    """
 
     name: str
+    """The sweep's name."""
     config: dict[str, Any]
     """The resolved configuration (after defaults and overrides)."""
     config_source: str | None
@@ -189,7 +193,9 @@ class _Provenance(_Record):
     ray_version: str | None = None
     """The installed Ray, when there is one (null in older records, or without Ray)."""
     started_at: str
+    """When the sweep started (ISO 8601, UTC)."""
     finished_at: str
+    """When this record was made (ISO 8601, UTC)."""
 
 
 class ConcurrencyRecord(_Record):
@@ -320,7 +326,7 @@ class TimingsRecord(_Record):
     when no report was written, or before it was)."""
 
 
-class SweepSummary(_Provenance):
+class SweepSummary(Provenance):
     """``summary.json``: provenance and per-scenario facts of one sweep."""
 
     schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9] = SUMMARY_SCHEMA_VERSION

@@ -13,16 +13,19 @@ import counterfact.records
 def test_all_is_sorted_and_exact() -> None:
     assert counterfact.__all__ == sorted(counterfact.__all__)
     assert counterfact.__all__ == [
+        "ArmVerdictRecord",
         "ArmView",
         "BisectRecord",
         "BisectResult",
         "BudgetExhausted",
+        "CodeInDataError",
         "ConfigError",
         "CounterfactError",
         "CounterfactWarning",
         "DegenerateBandWarning",
         "ExecutorError",
         "RateLimited",
+        "RecordWriteError",
         "RefusalError",
         "ResumeConflictError",
         "RunContext",
@@ -44,6 +47,7 @@ def test_all_is_sorted_and_exact() -> None:
         "apply_ablations",
         "compare_arms",
         "find_culprits",
+        "load_arms",
         "load_bisect",
         "load_probes",
         "load_runs",

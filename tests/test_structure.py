@@ -445,3 +445,81 @@ def test_no_import_circle_between_subpackages() -> None:
 def test_the_circle_check_finds_a_circle() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
     assert _circles(graph) == [["a", "b", "c"]]
+
+
+def room_of(module: str) -> str | None:
+    """The room a module lives in: a subpackage of ``counterfact.orchestrator`` (named by its
+    folder: ``cli``, ``engine`` ...), one of the other three linked folders, or a top-level
+    module (``testing_plugin`` with ``testing``; ``counterfact`` is the facade); None for the
+    ``counterfact.orchestrator`` package itself (a docstring, no code).
+    """
+    parts = module.split(".")
+    if parts[1:2] == ["orchestrator"]:
+        return parts[2] if len(parts) > 2 else None
+    if len(parts) == 1:
+        return "counterfact"
+    return "testing" if parts[1] == "testing_plugin" else parts[1]
+
+
+def rooms() -> dict[str, set[str]]:
+    """Each room, and the rooms it imports (its arrows)."""
+    graph: dict[str, set[str]] = {}
+    for module, path in MODULES.items():
+        here = room_of(module)
+        if here is None:
+            continue
+        targets = {room_of(n) for n in _imports(path) if n in MODULES}
+        graph.setdefault(here, set()).update(t for t in targets if t not in (None, here))
+    return graph
+
+
+def floors(graph: dict[str, set[str]]) -> dict[str, int]:
+    """Each room's floor: 0 for a room that imports none, else one above the highest room it
+    imports (so every arrow runs down; the graph has no circle, checked above).
+    """
+    found: dict[str, int] = {}
+
+    def floor(room: str) -> int:
+        if room not in found:
+            found[room] = 1 + max((floor(t) for t in graph[room]), default=-1)
+        return found[room]
+
+    for room in graph:
+        floor(room)
+    return found
+
+
+def floors_text() -> str:
+    """The floors and arrows as ``docs/architecture.md`` draws them, top floor first."""
+    graph = rooms()
+    level = floors(graph)
+    lines = []
+    for n in range(max(level.values()), -1, -1):
+        for room in sorted(r for r in graph if level[r] == n):
+            arrows = ", ".join(sorted(graph[room], key=lambda t: (-level[t], t))) or "-"
+            lines.append(f"{n}  {room:<12} -> {arrows}")
+    arrows = sum(len(t) for t in graph.values())
+    floors_seen = max(level.values()) + 1
+    lines.append(f"{len(graph)} rooms on {floors_seen} floors, {arrows} arrows")
+    return "\n".join(lines)
+
+
+def test_the_architecture_doc_draws_the_floors_measured_here() -> None:
+    # The floors as the imports make them (printed: pytest -s tests/test_structure.py -k floors,
+    # or python tests/test_structure.py); docs/architecture.md carries the same block verbatim.
+    drawn = floors_text()
+    print(drawn)
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert drawn in doc, "docs/architecture.md's floors are out of date; paste:\n" + drawn
+
+
+def test_the_floors_count_every_room_once() -> None:
+    graph = rooms()
+    assert {"records", "probes", "verdicts", "cli", "view", "counterfact"} <= set(graph)
+    level = floors(graph)
+    assert level["records"] == 0 and level["cli"] == max(level.values())
+    assert all(level[t] < level[r] for r, targets in graph.items() for t in targets)
+
+
+if __name__ == "__main__":
+    print(floors_text())

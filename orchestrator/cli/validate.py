@@ -85,9 +85,9 @@ def _estimate(sweep: ResolvedSweep, run_dir: Path, smoke: list[RunRecord]) -> No
 
     seen = outlook(sweep, run_dir)
     found = estimate(sweep, smoke, seen.to_run)
-    line = estimate_text(found, at_most=sweep.config.sequential is not None)
+    line = estimate_text(found, at_most=sweep.waves is not None)
     click.echo(f"estimate for the runs to go: {line} (from {len(smoke)} smoke runs)")
-    for key, limit in sweep.config.budget.items():
+    for key, limit in sweep.budget_limits.items():
         if found.spend.get(key, 0.0) > limit:
             click.echo(
                 f"note: budget.{key}={limit:g} is below the estimate "
@@ -124,11 +124,11 @@ def _smoke(target: ResolvedSweep | ResolvedBisect, timeout_s: float) -> list[Run
 
 
 def _bisect_ok(plan: ResolvedBisect, run_dir: Path) -> None:
-    settings, config = plan.settings, plan.sweep.config
+    settings, sweep = plan.settings, plan.sweep
     click.echo(
-        f"ok: bisect {config.name!r}: {len(settings.suspects)} suspects, at most "
-        f"{settings.max_probes} probes x {config.samples} samples = "
-        f"{settings.max_probes * config.samples} runs on executor "
+        f"ok: bisect {sweep.name!r}: {len(settings.suspects)} suspects, at most "
+        f"{settings.max_probes} probes x {sweep.samples} samples = "
+        f"{settings.max_probes * sweep.samples} runs on executor "
         f"{plan.sweep.executor.kind!r}; records would go to {run_dir}/"
     )
 
@@ -137,8 +137,8 @@ def _identity(sweep: ResolvedSweep) -> str:
     """What the runner's identity (resume, cache) covers, in one line."""
     from counterfact.orchestrator.runners.chat import ChatRunner
 
-    if sweep.config.runner_version is not None:
-        what = f"runner_version {sweep.config.runner_version!r}"
+    if sweep.runner_version is not None:
+        what = f"runner_version {sweep.runner_version!r}"
     elif isinstance(sweep.runner, ChatRunner):
         what = "the chat runner's settings and endpoint"
     else:
@@ -160,20 +160,19 @@ def _sweep_ok(sweep: ResolvedSweep, run_dir: Path) -> None:
     for line in sweep.notes:
         click.echo(f"note: {line}")
     seen = outlook(sweep, run_dir)
-    seq = sweep.config.sequential
-    most = "at most " if seq is not None else ""
+    waves = sweep.waves
+    most = "at most " if waves is not None else ""
     if seen.recorded:
         click.echo(
             f"note: {run_dir}/ holds {seen.recorded} recorded runs; run would resume them and "
             f"execute {most}{seen.to_run} more"
             + (" (a torn last line would be dropped)" if seen.torn else "")
         )
-    samples = f"{sweep.config.samples} samples"
-    if seq is not None:
-        wave = seq.wave_size(sweep.config.samples)
-        samples += f" then waves of {wave} up to {seq.max_samples} (sequential)"
+    samples = f"{sweep.samples} samples"
+    if waves is not None:
+        samples += f" then waves of {waves.wave} up to {waves.max_samples} (sequential)"
     click.echo(
-        f"ok: sweep {sweep.config.name!r}: {len(sweep.arms)} arms (baseline {sweep.baseline!r}), "
+        f"ok: sweep {sweep.name!r}: {len(sweep.arms)} arms (baseline {sweep.baseline!r}), "
         f"{len(sweep.scenarios)} scenario(s), {samples} -> {most}{seen.planned} "
         f"runs on executor {sweep.executor.kind!r}; records would go to {run_dir}/"
     )

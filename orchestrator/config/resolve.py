@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
-from counterfact.defaults import MAX_PLAN_RUNS
+from counterfact.defaults import ALTERNATIVE, MAX_PLAN_RUNS
 from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.config.chatcheck import check_chat
 from counterfact.orchestrator.config.chatparts_check import suspect_parts
@@ -56,6 +56,7 @@ from counterfact.probes.comparators import Comparator
 from counterfact.probes.ids import check_ids
 from counterfact.probes.scenarios import ScenarioSpec
 from counterfact.probes.similarity import SIMILARITIES, Similarity
+from counterfact.records.fingerprint import SequentialDesign
 from counterfact.records.summary import StatisticsRecord
 from counterfact.verdicts.stats.settings import Waves, stop_threshold
 
@@ -105,9 +106,40 @@ class ResolvedSweep:
         return runner_files(self.config.runner_files, self.base_dir)
 
     @property
+    def name(self) -> str:
+        """The sweep's name (its run directory's default name, the logs' ``sweep``)."""
+        return self.config.name
+
+    @property
     def samples(self) -> int:
         """Seeds per (scenario, arm); a sequential sweep's first wave (and minimum)."""
         return self.config.samples
+
+    @property
+    def max_seeds(self) -> int:
+        """Seeds per (scenario, arm) at most: a sequential sweep's cap, else ``samples``."""
+        waves = self.waves
+        return waves.max_samples if waves is not None else self.samples
+
+    @property
+    def cost_key(self) -> str:
+        """The ``cost`` key the verdicts report spend by."""
+        return self.config.cost_key
+
+    @property
+    def budget_limits(self) -> dict[str, float]:
+        """The ``budget:`` section: a limit per cost key (empty: no budget)."""
+        return {key: float(limit) for key, limit in self.config.budget.items()}
+
+    @property
+    def runner_version(self) -> str | None:
+        """The declared ``runner_version`` (None: the runner's module source is its identity)."""
+        return self.config.runner_version
+
+    @property
+    def cache_dir(self) -> Path | None:
+        """The config's run cache folder (None: no cache unless the caller names one)."""
+        return Path(self.config.cache_dir) if self.config.cache_dir else None
 
     @cached_property
     def statistics(self) -> StatisticsRecord:
@@ -133,6 +165,30 @@ class ResolvedSweep:
             alpha=stats.alpha,
             threshold=stop_threshold(stats.alpha, stats.adjust, family),
             alternative=stats.alternative,
+            min_effect=seq.min_effect,
+        )
+
+    @cached_property
+    def design(self) -> SequentialDesign | None:
+        """What a sequential sweep's decisions depend on, besides the seeds and the cap (part
+        of its run directory's fingerprint); None for a fixed-sample sweep.
+        """
+        seq, waves = self.config.sequential, self.waves
+        if seq is None or waves is None:
+            return None
+        stats = self.statistics
+        # the direction is recorded when not the default (so a directory written before it
+        # existed still resumes); a change on resume is refused: a direction picked after
+        # seeing the looks would spoil the test's error rate
+        return SequentialDesign(
+            samples=self.samples,
+            wave=waves.wave,
+            alpha=stats.alpha,
+            adjust=stats.adjust,
+            family=stats.family,
+            pairing=stats.pairing,
+            arms=sorted(a.id for a in self.arms),
+            alternative=stats.alternative if stats.alternative != ALTERNATIVE else None,
             min_effect=seq.min_effect,
         )
 

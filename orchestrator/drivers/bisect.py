@@ -161,7 +161,7 @@ def run_bisect(
     """
     _require_bisect_plan(bisect_plan)
     sweep = bisect_plan.sweep
-    log = get_logger(sweep=sweep.config.name, scenario=bisect_plan.scenario.id)
+    log = get_logger(sweep=sweep.name, scenario=bisect_plan.scenario.id)
     started = now_iso()
     base = bisect_plan.base.id
     session = Session(
@@ -372,7 +372,6 @@ def _record(
         manifests=manifests.application,
     )
     return BisectRecord(
-        name=sweep.config.name,
         scenario=plan.scenario.id,
         verdict=outcome.verdict,
         reason=outcome.reason,
@@ -410,7 +409,7 @@ def _record(
         wall_time_s=wall,
         status=_status(failed=failed, ending=ending),
         failure=failure if failed else None,
-        **provenance(sweep, started),
+        **dict(provenance(sweep, started)),
     )
 
 

@@ -157,8 +157,7 @@ def outlook(sweep: ResolvedSweep, run_dir: Path) -> Outlook:
     from counterfact.orchestrator.storage.rundir import DoneIndex
     from counterfact.records.paths import RunPaths
 
-    seq = sweep.config.sequential
-    samples = seq.max_samples if seq is not None else sweep.config.samples
+    samples = sweep.max_seeds
     scenarios = {s.id for s in sweep.scenarios}
     arms = {a.id for a in sweep.arms}
     planned = len(scenarios) * len(arms) * samples
@@ -175,14 +174,11 @@ def estimate(sweep: ResolvedSweep, smoke: Sequence[RunRecord], runs: int) -> Swe
     (a mean over a handful of runs: an order of magnitude, not a quote), by the estimator
     ``counterfact plan`` uses too.
     """
-    from counterfact.orchestrator.engine.executors.pooling import PoolSettings
     from counterfact.verdicts.planning.estimate import estimate_sweep, per_run
 
-    cfg = sweep.config.executor
-    per_minute = cfg.rate_limit.requests_per_minute
-    rate = None if per_minute is None else float(per_minute)
-    pool = PoolSettings(cfg.concurrency, rate)
-    cpus = cfg.num_cpus or os.cpu_count() or 1
+    options = sweep.executor_options
+    pool, rate = options.pool, options.pool.per_minute
+    cpus = options.num_cpus or os.cpu_count() or 1
     local = sweep.executor.kind == "local"
     overlapping = pool.overlapping(sweep.runner, 1 if local else cpus)
     parallel = overlapping or (1 if local else cpus)

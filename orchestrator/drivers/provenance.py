@@ -10,14 +10,14 @@ import platform
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from counterfact.defaults import ALTERNATIVE
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from counterfact.orchestrator.config.resolve import ResolvedSweep
     from counterfact.orchestrator.storage.cache import RunCache
     from counterfact.probes.arms import ArmSpec
+    from counterfact.records.fingerprint import Fingerprint
+    from counterfact.records.summary import Provenance
 
 
 def package_version() -> str:
@@ -28,7 +28,7 @@ def package_version() -> str:
         return "0+unknown"
 
 
-def fingerprint_of(sweep: ResolvedSweep, arms: Sequence[ArmSpec] | None = None) -> dict[str, Any]:
+def fingerprint_of(sweep: ResolvedSweep, arms: Sequence[ArmSpec] | None = None) -> Fingerprint:
     """What a run directory of this sweep means (``arms`` default: every arm of the sweep, and
     the directory holds a sweep; given ``arms``, a bisection).
     """
@@ -36,47 +36,22 @@ def fingerprint_of(sweep: ResolvedSweep, arms: Sequence[ArmSpec] | None = None) 
 
     chosen = list(arms) if arms is not None else list(sweep.arms)
     kind = "sweep" if arms is None else "bisection"
-    found = fingerprint(
-        sweep.runner_identity, chosen, sweep.scenarios, _design(sweep), sweep.runner_files
+    return fingerprint(
+        sweep.runner_identity,
+        chosen,
+        sweep.scenarios,
+        sweep.design,
+        sweep.runner_files,
+        kind=kind,
+        name=sweep.name,
     )
-    return found | {"kind": kind, "name": sweep.config.name}
-
-
-def _design(sweep: ResolvedSweep) -> dict[str, Any] | None:
-    """What a sequential sweep's decisions depend on, besides the seeds and the cap."""
-    seq = sweep.config.sequential
-    if seq is None:
-        return None
-    stats = sweep.config.statistics
-    return {
-        "samples": sweep.config.samples,
-        "wave": seq.wave_size(sweep.config.samples),
-        "alpha": stats.alpha,
-        "adjust": stats.adjust,
-        "family": stats.family,
-        "pairing": stats.pairing,
-        "arms": sorted(a.id for a in sweep.arms),
-    } | _direction(stats.alternative, seq.min_effect)
-
-
-def _direction(alternative: str, min_effect: float | None) -> dict[str, Any]:
-    """The e-process's direction and the futility effect, recorded when not the defaults (so a
-    directory written before they existed still resumes); a change on resume is refused: a
-    direction picked after seeing the looks would spoil the test's error rate.
-    """
-    found: dict[str, Any] = {}
-    if alternative != ALTERNATIVE:
-        found["alternative"] = alternative
-    if min_effect is not None:
-        found["min_effect"] = min_effect
-    return found
 
 
 def open_cache(sweep: ResolvedSweep, cache_dir: Path | None) -> RunCache | None:
     """The run cache ``cache_dir`` names, else the config's ``cache_dir``; None: no cache."""
     from counterfact.orchestrator.storage.cache import RunCache
 
-    folder = cache_dir or (Path(sweep.config.cache_dir) if sweep.config.cache_dir else None)
+    folder = cache_dir or sweep.cache_dir
     return RunCache(folder, sweep.runner_identity) if folder is not None else None
 
 
@@ -88,17 +63,19 @@ def _installed(distribution: str) -> str | None:
         return None
 
 
-def provenance(sweep: ResolvedSweep, started: str) -> dict[str, Any]:
-    """The fields every record kind carries about where it came from."""
+def provenance(sweep: ResolvedSweep, started: str) -> Provenance:
+    """What every record kind carries about where it came from."""
     from counterfact.orchestrator.engine.worker import now_iso  # light at import: --version
+    from counterfact.records.summary import Provenance
 
-    return {
-        "config": sweep.resolved_config(),
-        "config_source": str(sweep.source) if sweep.source else None,
-        "overrides": list(sweep.overrides),
-        "counterfact_version": package_version(),
-        "python_version": platform.python_version(),
-        "ray_version": _installed("ray"),
-        "started_at": started,
-        "finished_at": now_iso(),
-    }
+    return Provenance(
+        name=sweep.name,
+        config=sweep.resolved_config(),
+        config_source=str(sweep.source) if sweep.source else None,
+        overrides=list(sweep.overrides),
+        counterfact_version=package_version(),
+        python_version=platform.python_version(),
+        ray_version=_installed("ray"),
+        started_at=started,
+        finished_at=now_iso(),
+    )

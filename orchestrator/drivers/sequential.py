@@ -9,11 +9,11 @@ record (:func:`counterfact.verdicts.stopped.sequential_record`) on its row.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.config.resolve import ResolvedSweep
 from counterfact.orchestrator.drivers.waves import WaveScheduler
+from counterfact.orchestrator.engine.events import Logger
 from counterfact.orchestrator.engine.progress import Progress
 from counterfact.orchestrator.engine.source import RunSource
 from counterfact.orchestrator.engine.timings import SweepClock, start_executor
@@ -59,7 +59,7 @@ def execute_waves(
     tallies: dict[str, ScenarioTally],
     source: RunSource,
     progress: Progress,
-    log: Any,
+    log: Logger,
     clock: SweepClock,
 ) -> WavesOutcome:
     """Run waves until every challenger stopped (or a stop was requested).

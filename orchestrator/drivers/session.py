@@ -33,7 +33,7 @@ from counterfact.exceptions import BudgetExhausted, RunsFailed, SweepInterrupted
 from counterfact.orchestrator.config.resolve import ResolvedSweep
 from counterfact.orchestrator.drivers.provenance import open_cache
 from counterfact.orchestrator.engine.budget import Budget
-from counterfact.orchestrator.engine.events import get_logger
+from counterfact.orchestrator.engine.events import Logger, get_logger
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.executors.registry import make_executor
 from counterfact.orchestrator.engine.failwatch import FailureWatch, all_failed_message
@@ -44,6 +44,7 @@ from counterfact.orchestrator.engine.liveticker import LiveTicker, Show
 from counterfact.orchestrator.engine.source import RunSource
 from counterfact.orchestrator.engine.spend import SpendTally
 from counterfact.orchestrator.storage.rundir import RunStore
+from counterfact.records.fingerprint import Fingerprint
 from counterfact.records.live import LiveStatus
 from counterfact.records.paths import LIVE_FILE
 from counterfact.records.runs import RunRecord
@@ -101,7 +102,7 @@ class Session:
         sweep: ResolvedSweep,
         run_dir: Path | None,
         *,
-        fingerprint: dict[str, Any],
+        fingerprint: Fingerprint,
         watched: Watched,
         executor: Executor | None = None,
         fresh: bool = False,
@@ -109,29 +110,28 @@ class Session:
         sink: Callable[[RunRecord], None] | None = None,
         keep: bool | None = None,
         budget: Budget | None = None,
-        log: Any = None,
+        log: Logger | None = None,
         show: Show | None = None,
         spend: SpendTally | None = None,
     ) -> None:
         self.sweep = sweep
-        self.log = log if log is not None else get_logger(sweep=sweep.config.name)
+        self.log = log if log is not None else get_logger(sweep=sweep.name)
         if spend is None:  # the driver does not count spend: count it here, for live.json
             spend = SpendTally()
             sink = _also(spend.observe, sink)
         self.live = LiveTracker(
-            sweep.config.name,
+            sweep.name,
             counts=lambda: (self.store.done.count, self.store.failed),
             spend=spend.totals,
-            budget=sweep.config.budget,
-            concurrency_max=sweep.config.executor.concurrency,
+            budget=sweep.budget_limits,
+            concurrency_max=sweep.executor_options.pool.concurrency,
         )
         """The live counts (``live.json``, the progress line's numbers)."""
         self._show = show
         self._ticker: LiveTicker | None = None
         seeds = None  # a bisection re-tests on fresh seeds past samples
-        if fingerprint.get("kind") == "sweep":
-            waves = sweep.waves
-            seeds = waves.max_samples if waves is not None else sweep.config.samples
+        if fingerprint.kind == "sweep":
+            seeds = sweep.max_seeds
         self.store = RunStore(
             run_dir,
             fresh=fresh,

@@ -15,7 +15,7 @@ from counterfact.orchestrator.drivers.sequential import WavesOutcome, execute_wa
 from counterfact.orchestrator.drivers.session import Ending, Session, sweep_judges, watched
 from counterfact.orchestrator.drivers.sweeptimes import SweepTimes, sweep_times
 from counterfact.orchestrator.engine.budget import Budget
-from counterfact.orchestrator.engine.events import get_logger, warn_caller
+from counterfact.orchestrator.engine.events import Logger, get_logger, warn_caller
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.heap import judging_heap
 from counterfact.orchestrator.engine.plan import build_plan
@@ -139,11 +139,11 @@ def run_sweep(
         RunsFailed: the runner evidently cannot work, or every run failed.
         BudgetExhausted: the budget stopped scheduling; what ran is judged.
     """
-    log = get_logger(sweep=sweep.config.name)
+    log = get_logger(sweep=sweep.name)
     started = now_iso()
     plan = build_plan(sweep.scenarios, sweep.arms, sweep.samples)
     tallies = _tallies(sweep)
-    budget = Budget(sweep.config.budget) if sweep.config.budget else None
+    budget = Budget(sweep.budget_limits) if sweep.budget_limits else None
     spend = SpendTally(tuple(a.id for a in sweep.arms))
     clock = SweepClock()
     _bind_judges(sweep, run_dir, spend, budget, fresh=fresh)
@@ -207,7 +207,7 @@ def _run(
     tallies: dict[str, ScenarioTally],
     source: RunSource,
     progress: Progress,
-    log: Any,
+    log: Logger,
     clock: SweepClock,
 ) -> WavesOutcome | None:
     """Execute the plan: in waves (sequential), or what is not yet recorded of the fixed plan."""
@@ -285,7 +285,7 @@ def _execute(
     plan: list[RunContext],
     source: RunSource,
     progress: Progress,
-    log: Any,
+    log: Logger,
     clock: SweepClock,
 ) -> None:
     """Split the plan into records already had and runs to execute, and execute those."""
@@ -342,9 +342,8 @@ def _summary(
     made = provenance(sweep, facts.times.started)
     return SweepSummary.model_validate(
         {
-            "name": sweep.config.name,
-            **made,
-            **facts.times.record(made["finished_at"]),
+            **dict(made),
+            **facts.times.record(made.finished_at),
             "status": facts.ending.status,
             "failure": facts.ending.failure,
             "runs_used": source.runner_calls,
@@ -365,7 +364,7 @@ def _summary(
     )
 
 
-def _warn_degenerate(assessed: ScenarioAssessment, scenario: str, log: Any) -> None:
+def _warn_degenerate(assessed: ScenarioAssessment, scenario: str, log: Logger) -> None:
     """A gating band from a baseline that never varied: valid but weak, so warn (and log)."""
     band = assessed.summary.null_band
     if band is None or not (band.degenerate and band.gates):
@@ -385,7 +384,7 @@ def _judge(
     sweep: ResolvedSweep,
     tallies: dict[str, ScenarioTally],
     facts: _Facts,
-    log: Any,
+    log: Logger,
     waves: WavesOutcome | None = None,
 ) -> SweepResult:
     judgements: list[Judgement] = []
@@ -397,7 +396,7 @@ def _judge(
     unrun: UnrunCause = "budget" if facts.ending.kind == "budget" else "stopped"
     for sc in sweep.scenarios:
         finished = tallies[sc.id].finish()
-        assessed = assess_tally(finished, sweep.config.cost_key, settings, looks, cap, unrun)
+        assessed = assess_tally(finished, sweep.cost_key, settings, looks, cap, unrun)
         _warn_degenerate(assessed, sc.id, log)
         judgements.extend(assessed.judgements)
         scenarios.append(assessed.summary)

@@ -14,10 +14,16 @@ import logging
 import sys
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 if TYPE_CHECKING:
     import structlog
+
+    Logger: TypeAlias = structlog.stdlib.BoundLogger
+    """What :func:`get_logger` returns: a structlog bound logger (when the host configured
+    structlog, its own wrapper class, which takes the same calls)."""
+else:
+    Logger = Any  # structlog is imported only when a logger is made (the CLI's start)
 
 LOGGER_NAME = "counterfact"
 logging.getLogger(LOGGER_NAME).addHandler(logging.NullHandler())
@@ -46,19 +52,19 @@ def _stdlib_processors() -> list[structlog.typing.Processor]:
     ]
 
 
-def get_logger(**context: Any) -> Any:
+def get_logger(**context: Any) -> Logger:
     """A structlog logger bound to ``context``, routed as the module docstring says."""
     import structlog  # here: importing this module costs nothing (the CLI's start)
 
     if _SETUP:
         _SETUP.pop()()
     if structlog.is_configured():
-        return structlog.get_logger(LOGGER_NAME).bind(**context)
+        return cast("Logger", structlog.get_logger(LOGGER_NAME).bind(**context))
     std = logging.getLogger(LOGGER_NAME)
     logger = structlog.wrap_logger(
         std, processors=_stdlib_processors(), wrapper_class=structlog.stdlib.BoundLogger
     )
-    return logger.bind(**context)
+    return cast("Logger", logger.bind(**context))
 
 
 def _ours(module: str) -> bool:

@@ -18,9 +18,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from counterfact.orchestrator.engine.events import get_logger
+from counterfact.orchestrator.engine.events import Logger, get_logger
 from counterfact.orchestrator.engine.live import LiveTracker
 from counterfact.orchestrator.engine.throttle import ThrottleNow
 from counterfact.orchestrator.storage.atomic import write_atomic
@@ -46,7 +45,7 @@ class LiveTicker:
         show: Show | None = None,
         *,
         every_s: float = EVERY_S,
-        log: Any = None,
+        log: Logger | None = None,
     ) -> None:
         self.tracker = tracker
         self.path = path

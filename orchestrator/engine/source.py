@@ -6,9 +6,9 @@ drivers, so both resume, cache, count and log runs the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
 from counterfact.orchestrator.engine.budget import Budget
+from counterfact.orchestrator.engine.events import Logger
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.failwatch import FailureWatch
 from counterfact.orchestrator.engine.feed import Refill, RunFeed
@@ -33,7 +33,7 @@ class RunSource:
         store: RunStore,
         executor: Executor,
         cache: RunCache | None,
-        log: Any,
+        log: Logger,
         *,
         watch: FailureWatch | None = None,
         budget: Budget | None = None,

@@ -31,15 +31,11 @@ from pydantic import ValidationError
 from counterfact.exceptions import RunDirectoryError
 from counterfact.orchestrator.storage.atomic import write_atomic, writing
 from counterfact.orchestrator.storage.boundedread import read_regular
-from counterfact.orchestrator.storage.dirchecks import (
-    FIRST_LINE_KEY,
-    first_line_digest,
-    read_fingerprint,
-)
-from counterfact.orchestrator.storage.fingerprints import canonical_json
+from counterfact.orchestrator.storage.dirchecks import first_line_digest, read_fingerprint
 from counterfact.orchestrator.storage.recordfiles import RunLogReader
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.runner import RunContext
+from counterfact.records.fingerprint import canonical_json
 from counterfact.records.paths import RunPaths
 from counterfact.records.runs import RunRecord
 
@@ -110,18 +106,18 @@ class RunCache:
             return 0
         try:  # damaged, or a runs.jsonl copied in from elsewhere: nothing of it is adopted
             old = read_fingerprint(meaning)
-            first_line_digest(paths.runs, old.get(FIRST_LINE_KEY))
+            first_line_digest(paths.runs, old.runs_first_line_sha256)
         except RunDirectoryError:
             return 0
-        if old.get("runner") != self.runner_identity:
+        if old.runner != self.runner_identity:
             return 0  # another runner's results: this sweep could never use them
-        arms, scenarios = old.get("arms", {}), old.get("scenarios", {})
+        arms, scenarios = old.arms, old.scenarios
         stored = 0
         for record in RunLogReader(paths.runs):
             if not record.ok or record.arm not in arms or record.scenario not in scenarios:
                 continue
             payload = _payload(
-                old.get("runner"), scenarios[record.scenario], arms[record.arm], record.seed
+                old.runner, scenarios[record.scenario], arms[record.arm], record.seed
             )
             path = self._path(_key(payload))
             if not path.exists():

@@ -13,10 +13,11 @@ import os
 import stat
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+
+from pydantic import ValidationError
 
 from counterfact.exceptions import ResumeConflictError, RunDirectoryError
-from counterfact.orchestrator.storage.fingerprints import differences, owner_conflict
+from counterfact.records.fingerprint import Fingerprint, differences, owner_conflict
 from counterfact.records.paths import (
     BISECT_FILE,
     FINGERPRINT_FILE,
@@ -106,7 +107,7 @@ def refuse_odd_records(run_dir: Path) -> None:
             raise RunDirectoryError(msg, run_dir=run_dir)
 
 
-def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: bool) -> None:
+def check_run_dir(run_dir: Path, fingerprint: Fingerprint | None, *, fresh: bool) -> None:
     """Refuse, before anything runs, a directory whose records a resume would misread.
 
     Raises:
@@ -152,7 +153,7 @@ def check_run_dir(run_dir: Path, fingerprint: dict[str, Any] | None, *, fresh: b
         raise ResumeConflictError(msg, run_dir=run_dir)
 
 
-def read_fingerprint(path: Path) -> dict[str, Any]:
+def read_fingerprint(path: Path) -> Fingerprint:
     """``sweep.json``; one clear error when it is damaged (truncated, not a JSON mapping).
 
     Raises:
@@ -172,14 +173,22 @@ def read_fingerprint(path: Path) -> dict[str, Any]:
             "check what the records mean; pass --fresh or --out NEW_DIR"
         )
         raise RunDirectoryError(msg, run_dir=path.parent)
-    return data
+    try:
+        return Fingerprint.model_validate(data)
+    except ValidationError as exc:
+        where = ".".join(str(p) for p in exc.errors()[0]["loc"])
+        msg = (
+            f"{path} is damaged ({where}: {exc.errors()[0]['msg']}), so a resume cannot check "
+            "what the records mean; pass --fresh (moves the directory aside) or --out NEW_DIR"
+        )
+        raise RunDirectoryError(msg, run_dir=path.parent) from exc
 
 
-def _with_owner(run_dir: Path, stored: dict[str, Any]) -> dict[str, Any]:
+def _with_owner(run_dir: Path, stored: Fingerprint) -> Fingerprint:
     """``sweep.json`` with its kind and name; directories written before they were recorded
     say it through their records (``bisect.json`` or ``summary.json``).
     """
-    if "kind" in stored:
+    if "kind" in stored.model_fields_set:
         return stored
     for name, kind in ((BISECT_FILE, "bisection"), (SUMMARY_FILE, "sweep")):
         path = run_dir / name
@@ -188,7 +197,7 @@ def _with_owner(run_dir: Path, stored: dict[str, Any]) -> dict[str, Any]:
                 owner = json.loads(path.read_text(encoding="utf-8")).get("name")
             except (ValueError, AttributeError):
                 owner = None
-            return stored | {"kind": kind, "name": owner}
+            return Fingerprint.model_validate(stored.as_data() | {"kind": kind, "name": owner})
     return stored
 
 

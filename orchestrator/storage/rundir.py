@@ -35,10 +35,10 @@ from counterfact.orchestrator.storage.dirchecks import (
     remove_litter,
     retire_previous,
 )
-from counterfact.orchestrator.storage.fingerprints import merged
 from counterfact.orchestrator.storage.lockfile import open_lock
 from counterfact.orchestrator.storage.recordfiles import RunLogReader
 from counterfact.orchestrator.storage.writable import record_line
+from counterfact.records.fingerprint import Fingerprint, merged
 from counterfact.records.paths import SUMMARY_FILE, RunPaths
 from counterfact.records.runs import RunRecord
 
@@ -57,16 +57,16 @@ Known = tuple[set[str], set[str], bool]
 """Scenario ids, arm ids, and whether probe arms (``ablate:[...]``, a bisection's) belong."""
 
 
-def _known(old: dict[str, Any], new: dict[str, Any] | None) -> Known | None:
+def _known(old: Fingerprint | None, new: Fingerprint | None) -> Known | None:
     """Every scenario and arm any version of this directory's sweep declared (``sweep.json``
     keeps removed ones, and the new plan adds its own); None when there is nothing to check
     against (no fingerprint, or a directory without ``sweep.json``).
     """
-    if new is None or "arms" not in old:
+    if new is None or old is None or "arms" not in old.model_fields_set:
         return None
-    scenarios = set(old.get("scenarios", {})) | set(new.get("scenarios", {}))
-    arms = set(old.get("arms", {})) | set(new.get("arms", {}))
-    return scenarios, arms, "bisection" in (old.get("kind"), new.get("kind"))
+    scenarios = set(old.scenarios) | set(new.scenarios)
+    arms = set(old.arms) | set(new.arms)
+    return scenarios, arms, "bisection" in (old.kind, new.kind)
 
 
 def _refuse_foreign(record: RunRecord, known: Known, runs: Path, line: int) -> None:
@@ -151,7 +151,7 @@ class RunStore:
         run_dir: Path | None,
         *,
         fresh: bool = False,
-        fingerprint: dict[str, Any] | None = None,
+        fingerprint: Fingerprint | None = None,
         sink: Callable[[RunRecord], None] | None = None,
         keep: bool | None = None,
         seeds: int | None = None,
@@ -181,7 +181,7 @@ class RunStore:
         self._synced = time.monotonic()
         self._first_line: str | None = None
         """SHA-256 of ``runs.jsonl``'s first line, recorded in ``sweep.json``."""
-        self._meaning: dict[str, Any] | None = None
+        self._meaning: Fingerprint | None = None
 
     def __enter__(self) -> RunStore:
         """Open the store; on any failure release what was taken (the directory lock)."""
@@ -221,8 +221,8 @@ class RunStore:
         remove_litter(self.run_dir)
         paths = RunPaths(self.run_dir)
         runs, stored = paths.runs, paths.fingerprint
-        old = read_fingerprint(stored) if stored.exists() else {}
-        self._first_line = first_line_digest(runs, old.get(FIRST_LINE_KEY))
+        old = read_fingerprint(stored) if stored.exists() else None
+        self._first_line = first_line_digest(runs, old.runs_first_line_sha256 if old else None)
         reader = RunLogReader(runs)
         known = _known(old, fingerprint)
         for record in reader:
@@ -244,7 +244,7 @@ class RunStore:
         if self._first_line is None:  # a lone record just got its newline: it is the first
             self._first_line = first_line_digest(runs, None)
         if fingerprint is not None:
-            self._meaning = merged(old, fingerprint) | {"schema_version": 1}
+            self._meaning = merged(old, fingerprint)
             self._write_fingerprint()
         retire_previous(self.run_dir)  # every check passed: this open writes
 
@@ -253,7 +253,8 @@ class RunStore:
         if self.run_dir is None or self._meaning is None:
             return
         first = {FIRST_LINE_KEY: self._first_line} if self._first_line else {}
-        write_json(RunPaths(self.run_dir).fingerprint, self._meaning | first, sort_keys=True)
+        meaning = self._meaning.as_data() | first
+        write_json(RunPaths(self.run_dir).fingerprint, meaning, sort_keys=True)
 
     def _move_old(self, run_dir: Path) -> Path:
         """Move the old directory aside holding its lock: a live driver's is refused."""

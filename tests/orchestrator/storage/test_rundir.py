@@ -14,12 +14,13 @@ from counterfact import ResumeConflictError, RunDirectoryError
 from counterfact.orchestrator.storage.dirchecks import check_run_dir
 from counterfact.orchestrator.storage.rundir import RunStore
 from counterfact.orchestrator.storage.writable import record_line
+from counterfact.records.fingerprint import Fingerprint
 from counterfact.records.paths import FINGERPRINT_FILE, RUNS_FILE
 from counterfact.records.runs import RunRecord
 
 from ...helpers import run_record
 
-FP = {"runner": "r@version:1", "arms": {"a": {"facets": {}}}, "scenarios": {"s": {}}}
+FP = Fingerprint(runner="r@version:1", arms={"a": {"facets": {}}}, scenarios={"s": {}})
 
 
 def record(seed: int, arm: str = "a") -> RunRecord:
@@ -82,7 +83,7 @@ def test_the_lock_is_released_when_opening_fails(tmp_path: Path) -> None:
     folder = tmp_path / "d"
     folder.mkdir()
     (folder / RUNS_FILE).write_text('{"not": "a record"}\n{"also": "bad"}\n')
-    (folder / FINGERPRINT_FILE).write_text(json.dumps(FP))
+    (folder / FINGERPRINT_FILE).write_text(json.dumps(FP.as_data()))
     with pytest.raises(RunDirectoryError, match="line 1 is not a run record"), RunStore(folder):
         pass
     (folder / RUNS_FILE).write_text("")
@@ -93,12 +94,12 @@ def test_the_lock_is_released_when_opening_fails(tmp_path: Path) -> None:
 def test_fingerprint_is_merged_and_a_change_refused(tmp_path: Path) -> None:
     with RunStore(tmp_path / "d", fingerprint=FP) as store:
         store.append(record(0))
-    more = {**FP, "arms": {"b": {"facets": {"x": 1}}}}
+    more = Fingerprint(runner=FP.runner, arms={"b": {"facets": {"x": 1}}}, scenarios=FP.scenarios)
     with RunStore(tmp_path / "d", fingerprint=more):
         pass
     stored = json.loads((tmp_path / "d" / FINGERPRINT_FILE).read_text())
     assert set(stored["arms"]) == {"a", "b"} and stored["schema_version"] == 1
-    changed = {**FP, "runner": "r@version:2"}
+    changed = Fingerprint(runner="r@version:2", arms=FP.arms, scenarios=FP.scenarios)
     with pytest.raises(ResumeConflictError, match="runner: was 'r@version:1', now 'r@version:2'"):
         check_run_dir(tmp_path / "d", changed, fresh=False)
 
@@ -136,3 +137,12 @@ def test_without_a_directory_records_stay_in_memory(
         store.write_record("x.json", {"a": 1})
         assert [r.seed for r in store.records] == [0]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_sweep_json_of_the_wrong_shape_is_one_clear_error(tmp_path: Path) -> None:
+    # a JSON mapping whose arms are not an object: named by its field, nothing is resumed
+    with RunStore(tmp_path / "d", fingerprint=FP) as store:
+        store.append(record(0))
+    (tmp_path / "d" / FINGERPRINT_FILE).write_text(json.dumps({"runner": "r", "arms": []}))
+    with pytest.raises(RunDirectoryError, match=r"sweep\.json is damaged \(arms: .*JSON object"):
+        check_run_dir(tmp_path / "d", FP, fresh=False)

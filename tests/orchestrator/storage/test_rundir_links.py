@@ -14,11 +14,12 @@ import pytest
 from counterfact import RunDirectoryError
 from counterfact.orchestrator.storage.dirchecks import check_run_dir
 from counterfact.orchestrator.storage.rundir import RunStore
+from counterfact.records.fingerprint import Fingerprint
 from counterfact.records.paths import FINGERPRINT_FILE, LOCK_FILE, RUNS_FILE
 
 from ...helpers import run_record
 
-FP = {"runner": "r@version:1", "arms": {"a": {"facets": {}}}, "scenarios": {"s": {}}}
+FP = Fingerprint(runner="r@version:1", arms={"a": {"facets": {}}}, scenarios={"s": {}})
 
 
 def _resumable(folder: Path) -> None:

@@ -10,7 +10,9 @@ the suspects are every part but the question and ``--keep``, ordered by a free l
 own model at its endpoint; ``--judge-model``, ``--judge-base-url``, ``--judge-api-key-env``).
 A call sampled at temperature 0 is replayed on 2 seeds under the majority rule; any other on
 ``samples`` seeds under ``decide: test`` (a paired test per probe and fresh-seed confirmation),
-so a sampled model's noise is never claimed as a culprit.
+so a sampled model's noise is never claimed as a culprit, with ``bisect.stop_early``: a probe
+stops drawing seeds once the rest cannot change its decision (the decision all ``samples``
+seeds would give, for fewer model calls).
 
 The search is :func:`~counterfact.orchestrator.drivers.bisect.run_bisect` itself, so its run
 directory resumes, its runs are cached and its record is ``bisect.json``; ``blame.json`` adds the
@@ -138,6 +140,7 @@ def blame_plan(call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
             "max_probes": options.max_probes,
             "max_culprits": options.max_culprits,
             "decide": "test" if sampled else "auto",
+            "stop_early": sampled,  # a probe stops once its other seeds cannot change it
             "rank": options.rank if options.rank in ("loo", "surrogate") else "given",
         },
         "statistics": {"alpha": options.alpha},

@@ -33,6 +33,7 @@ from counterfact.orchestrator.config.chatcheck import url_problem
 from counterfact.orchestrator.config.loading import validate_config
 from counterfact.orchestrator.config.resolve import ResolvedBisect, resolve_bisect
 from counterfact.orchestrator.drivers.bisect import BisectResult, run_bisect
+from counterfact.orchestrator.importers.blame_share import Shared
 from counterfact.orchestrator.importers.recorded import RecordedCall, safe_name
 from counterfact.orchestrator.runners.chatparts import Level, split
 from counterfact.orchestrator.storage.atomic import write_json
@@ -299,9 +300,11 @@ def blame_call(
     run_dir: Path | None,
     fresh: bool = False,
     check: bool = True,
+    shared: Shared | None = None,
 ) -> BlameResult:
     """Blame ``call``: the search's records in ``run_dir`` (``runs.jsonl``, ``bisect.json``,
-    ``blame.json``), resumed when it already holds some.
+    ``blame.json``), resumed when it already holds some. ``shared``: the search runs on its
+    part of a rate controller shared with other calls (``blame DIR``).
 
     Raises:
         ConfigError: the call cannot be replayed; nothing was sent.
@@ -315,7 +318,14 @@ def blame_call(
     plan = blame_plan(call, options)
     if check:
         check_server(options, model_of(call, options))
-    result = run_bisect(plan, run_dir=run_dir, fresh=fresh)
+    if shared is None:
+        result = run_bisect(plan, run_dir=run_dir, fresh=fresh)
+    else:
+        executor = shared.executor(plan)
+        try:
+            result = run_bisect(plan, run_dir=run_dir, fresh=fresh, executor=executor)
+        finally:
+            executor.close()
     record = BlameRecord(
         **result.record.model_dump(),
         call=call.id,

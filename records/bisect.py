@@ -14,7 +14,7 @@ from counterfact.records.vocabulary import (
     Standing,
 )
 
-BISECT_SCHEMA_VERSION: Literal[8] = 8
+BISECT_SCHEMA_VERSION: Literal[9] = 9
 """2 added ``decide``, ``confirmations`` and each probe's ``p_value``; 3 added ``status`` and
 ``failure``; 4 added ``search_complete``, ``culprit_checks``, ``unconfirmed_found``,
 ``standing`` and ``reasons``; 5 added ``runs_rate_limited`` and the reasons
@@ -22,7 +22,8 @@ BISECT_SCHEMA_VERSION: Literal[8] = 8
 reason ``underpowered`` (``decide: test`` at too few samples to reach alpha), and each culprit
 check's ``minimal_on_fresh``, ``fresh_probes`` and ``fresh_p_values`` (its 1-minimality
 re-tested on fresh seeds); 7 added ``ranking_probes`` (``bisect.rank``'s pass); 8 added
-``decide_asked`` and ``noise_seen`` (``bisect.decide: auto``, the new default)."""
+``decide_asked`` and ``noise_seen`` (``bisect.decide: auto``, the new default); 9 added
+``stop_early`` and each probe's ``decided_early`` (``bisect.stop_early``)."""
 
 
 class BisectProbeRecord(_Record):
@@ -45,6 +46,10 @@ class BisectProbeRecord(_Record):
     """``decide: test``: seeds where the probe flipped and the baseline probe did not."""
     n01: int | None = None
     """``decide: test``: seeds where the baseline probe flipped and the probe did not."""
+    decided_early: bool = False
+    """``bisect.stop_early``: the probe stopped before its last seed because the seeds not
+    drawn could not change its decision (``samples`` is then the seeds drawn, and ``p_value``
+    is theirs); the decision is the one all the seeds would give. False in older files."""
 
 
 class ConfirmationRecord(_Record):
@@ -87,7 +92,7 @@ class CulpritCheckRecord(_Record):
 class BisectRecord(Provenance):
     """``bisect.json``: the culprit search and its evidence."""
 
-    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8] = BISECT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9] = BISECT_SCHEMA_VERSION
     status: Literal["complete", "interrupted", "failed"] = "complete"
     """``failed`` when every run failed or the runner evidently cannot work (``failure``)."""
     failure: str | None = None
@@ -148,6 +153,9 @@ class BisectRecord(Provenance):
     probes_executed: int
     """Probes that ran (cached uses excluded); counts against max_probes."""
     speculative: bool
+    stop_early: bool = False
+    """``bisect.stop_early``: probes stopped drawing seeds once their decision was fixed
+    (``probes[].decided_early``). False in older files."""
     speculative_unused: int
     """Probes run ahead whose result the search never needed."""
     max_probes: int

@@ -16,6 +16,7 @@ no-culprit case (each with a Wilson 95% interval), and model calls. Then the wal
     python scripts/bench_blame.py                  # everything (about 15 minutes)
     python scripts/bench_blame.py --reps 4 --part accuracy
     python scripts/bench_blame.py --part scale --calls 200 --calls 2000
+    python scripts/bench_blame.py --part accuracy --temperature 0.7   # the sampled cells
 """
 
 from __future__ import annotations
@@ -171,12 +172,14 @@ def wilson(hits: Sequence[bool]) -> str:
     return f"{sum(hits)}/{len(hits)} [{ci.low:.2f}, {ci.high:.2f}]"
 
 
-def accuracy(reps: int) -> list[str]:
+def accuracy(reps: int, temperatures: Sequence[float]) -> list[str]:
     lines = [
         "| temperature | parts | case | method | planted found | nothing else | calls (mean) |",
         "|---|---|---|---|---|---|---|",
     ]
     for temperature, samples in ((0.0, 2), (0.7, 12)):
+        if temperature not in temperatures:
+            continue
         noise = NOISE if temperature else 0.0
         tallies: dict[tuple[int, str, str], Tally] = {}
         for case in cases(reps, temperature):
@@ -287,12 +290,15 @@ def main() -> None:
     parser.add_argument("--part", action="append", choices=["accuracy", "wall", "scale"])
     parser.add_argument("--calls", type=int, action="append")
     parser.add_argument("--concurrency", type=int, action="append")
+    parser.add_argument(
+        "--temperature", type=float, action="append", choices=[0.0, 0.7], help="accuracy cells"
+    )
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "none")  # the stand-in takes no key
     parts = args.part or ["accuracy", "wall"]
     lines: list[str] = []
     if "accuracy" in parts:
-        lines += accuracy(args.reps)
+        lines += accuracy(args.reps, args.temperature or (0.0, 0.7))
     if "wall" in parts:
         lines += [
             "",

@@ -5,6 +5,7 @@ called the result sure).
     python scripts/calibrate_bisect_noise.py                # print the figures
     python scripts/calibrate_bisect_noise.py --write        # and replace the section of
                                                             # docs/statistics.md
+    python scripts/calibrate_bisect_noise.py --stop-early   # the same with bisect.stop_early
 
 The model is ``calibrate_bisect.py``'s: ranked suspects, each run's outcome inverted with
 probability ``noise`` independently. Two designs: *no bug* (six suspects, none matters: every
@@ -21,13 +22,15 @@ Rates with Clopper-Pearson 95% intervals (``rates.py``).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from calibrate_bisect import _runner
 from docsection import replace_section
 from rates import Rate
 
-from counterfact.verdicts.bisect.search import Decide, bisect
+from counterfact.probes.stats import ProbeStats, summarize_probe
+from counterfact.verdicts.bisect.search import Curtail, Decide, bisect
 from counterfact.verdicts.standing import bisect_doubts, standing_of
 
 SUSPECTS = [f"s{i}" for i in range(6)]
@@ -41,8 +44,35 @@ NEVER = frozenset({"never"})
 """A bug no probe ablates (``no bug``): every run answers the reference but for noise."""
 
 
+Runner = Callable[..., list[ProbeStats]]
+
+
+def curtailing(run: Runner) -> Runner:
+    """``run`` drawing each probe's seeds in the waves ``curtail`` asks for (the outcome of a
+    seed is fixed in advance, so a probe's prefix is what the full probe would have drawn)."""
+
+    def go(
+        keys: Sequence[tuple[str, ...]], first_seed: int = 0, curtail: Curtail | None = None
+    ) -> list[ProbeStats]:
+        full = run(keys, first_seed)
+        if curtail is None:
+            return full
+        out = []
+        for key, stats in zip(keys, full, strict=True):
+            seeds, flips, n = tuple(stats.seeds), set(stats.flipped_seeds), 0
+            while n < len(seeds) and (
+                more := curtail(key, {s: s in flips for s in seeds[:n]}, seeds)
+            ):
+                n += more
+            drawn = list(seeds[:n])
+            out.append(summarize_probe(drawn, [s in flips for s in drawn], [1.0] * n, [None] * n))
+        return out
+
+    return go
+
+
 def measure(
-    trials: int, noise: float, samples: int, design: str, mode: str
+    trials: int, noise: float, samples: int, design: str, mode: str, stop_early: bool = False
 ) -> tuple[Rate, Rate, Rate]:
     """(searches claiming a false culprit, those that also called the result sure, searches
     that claimed a set holding the bug)."""
@@ -51,9 +81,10 @@ def measure(
     for trial in range(trials):
         outcome = bisect(
             SUSPECTS,
-            _runner(trial, samples, noise, bug or NEVER),
+            curtailing(_runner(trial, samples, noise, bug or NEVER)),
             samples=samples,
             decide=Decide(mode=mode, alpha=0.05),  # type: ignore[arg-type]
+            stop_early=stop_early,
         )
         wrong = [c for c in outcome.culprits if bug is None or not bug <= set(c)]
         claimed = outcome.verdict == "confirmed"
@@ -66,7 +97,7 @@ def measure(
     return Rate(false, trials), Rate(sure, trials), Rate(found, trials)
 
 
-def section(trials: int) -> str:
+def section(trials: int, stop_early: bool = False) -> str:
     lines = [
         START,
         "## Culprits claimed from noise, by `bisect.decide`",
@@ -85,7 +116,7 @@ def section(trials: int) -> str:
     for design in DESIGNS:
         for noise, samples in CELLS:
             for mode in MODES:
-                false, sure, found = measure(trials, noise, samples, design, mode)
+                false, sure, found = measure(trials, noise, samples, design, mode, stop_early)
                 bug = f"{found} ({found.hits}/{found.n})" if DESIGNS[design] else "—"
                 lines.append(
                     f"| {design} | {noise:g} | {samples} | {mode} | {false} ({false.hits}/"
@@ -112,8 +143,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=1000)
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--stop-early", action="store_true", help="bisect.stop_early on")
     args = parser.parse_args()
-    text = section(args.trials)
+    if args.write and args.stop_early:
+        parser.error("--write records the searches as configured by default: drop --stop-early")
+    text = section(args.trials, args.stop_early)
     print(text)
     if args.write:
         replace_section(DOC, START, END, text)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Literal
 
 import click
 
-from counterfact.exceptions import CounterfactError
+from counterfact.exceptions import BudgetExhausted, ConfigError, CounterfactError
 from counterfact.orchestrator.cli.common import (
     GATE_EXIT,
     aborted,
@@ -113,6 +113,13 @@ if TYPE_CHECKING:
     show_default=True,
     help="Calls blamed at once when CALL holds several.",
 )
+@click.option(
+    "--budget",
+    multiple=True,
+    metavar="KEY=N",
+    help="With a folder of calls: stop starting calls before runs=N model calls or usd=X "
+    "would be spent (counted per call, over every call; repeat for both).",
+)
 @executor_opt
 @fresh_opt
 @report_opt
@@ -139,6 +146,7 @@ def blame(
     price: tuple[float, float] | None,
     out: str | None,
     concurrency: int,
+    budget: tuple[str, ...],
     executor: str | None,
     fresh: bool,
     no_report: bool,
@@ -180,9 +188,10 @@ def blame(
     terminate_as_interrupt()  # SIGTERM while judging: a message and 128 + 15, not a silent death
     try:
         calls = read_calls(call, span)
+        limits = _many_only(len(calls), budget, executor)
         if len(calls) > 1:
             run_dir = Path(out) if out else Path("runs") / f"blame-{safe_name(call.stem)}"
-            _many(calls, options, run_dir, fresh, concurrency, fail_on)
+            _many(calls, options, run_dir, fresh, concurrency, fail_on, limits)
             return
         found = calls[0]
         run_dir = Path(out) if out else Path("runs") / f"blame-{safe_name(found.id)}"
@@ -197,6 +206,32 @@ def blame(
     finish(run_dir, not no_report, bisect_hits(result.record, fail_on))
 
 
+def _many_only(calls: int, budget: tuple[str, ...], executor: str | None) -> dict[str, float]:
+    """``--budget``'s limits, a folder's only; a folder's calls run in-process (one rate
+    controller).
+
+    Raises:
+        ConfigError: either flag given where it does not apply.
+    """
+    from counterfact.orchestrator.importers.blame_share import parse_budget
+
+    limits = parse_budget(budget)
+    if calls == 1 and limits:
+        msg = (
+            "--budget is counted per call over a folder of calls; for one call, cap its "
+            "probes with --max-probes"
+        )
+        raise ConfigError(msg, field="--budget")
+    if calls > 1 and executor not in (None, "local"):
+        msg = (
+            f"--executor {executor}: a folder of calls runs in-process, every call under one "
+            "rate controller and budget (Ray is not built for it yet); blame one call on Ray, "
+            "or drop --executor"
+        )
+        raise ConfigError(msg, field="--executor")
+    return limits
+
+
 def _many(
     calls: Sequence[RecordedCall],
     options: BlameOptions,
@@ -204,12 +239,16 @@ def _many(
     fresh: bool,
     concurrency: int,
     fail_on: tuple[str, ...],
+    limits: dict[str, float],
 ) -> None:
     """Blame every call; print the first few as they end, then the summary (Ctrl-C: say what
-    is kept, exit 130).
+    is kept, exit 130; the budget reached: say how to go on, exit 4).
     """
     try:
-        _blame_many(calls, options, run_dir, fresh, concurrency, fail_on)
+        _blame_many(calls, options, run_dir, fresh, concurrency, fail_on, limits)
+    except BudgetExhausted as exc:
+        click.echo(f"error: {exc}", err=True)
+        raise SystemExit(exc.exit_code) from None
     except KeyboardInterrupt:
         click.echo(
             f"interrupted: the calls that ended are in {run_dir}/blame.jsonl and those "
@@ -226,6 +265,7 @@ def _blame_many(
     fresh: bool,
     concurrency: int,
     fail_on: tuple[str, ...],
+    limits: dict[str, float],
 ) -> None:
     """Blame every call; print the first few as they end, then the summary."""
     from counterfact.orchestrator.cli.blame_text import SHOWN_CALLS, call_line, render_summary
@@ -242,9 +282,20 @@ def _blame_many(
             click.echo(f"  ... ({len(calls) - SHOWN_CALLS} more in blame.jsonl)")
 
     click.echo(f"blaming {len(calls)} calls, {min(concurrency, len(calls))} at once")
-    found = blame_calls(
-        calls, options, run_dir=run_dir, fresh=fresh, concurrency=concurrency, on_done=done
-    )
+    try:
+        found = blame_calls(
+            calls,
+            options,
+            run_dir=run_dir,
+            fresh=fresh,
+            concurrency=concurrency,
+            on_done=done,
+            budget=limits,
+        )
+    except BudgetExhausted as exc:  # the calls blamed are summed up first
+        lines: list[BlameLine] = exc.result  # type: ignore[assignment]
+        click.echo(render_summary(lines, most_blamed(lines)))
+        raise
     click.echo(render_summary(found, most_blamed(found)))
     click.echo(f"\nrecords: {run_dir}/ (blame.jsonl, calls/<call>/blame.json)")
     if all(line.verdict is None for line in found):

@@ -186,6 +186,12 @@ class BisectConfig(_Model):
     """Independent culprit sets to search for at most."""
     speculative: StrictBool = False
     """Probe both halves of a split at once (less wall time, more probes spent)."""
+    stop_early: StrictBool = False
+    """Curtailed probes: each probe but the baseline draws its seeds in waves and stops once
+    the seeds not drawn cannot change its decision, whatever they would say; the decision is
+    always the one all ``samples`` seeds give, so only the runs spent change (fewer, in more
+    rounds). Under ``decide: auto`` only the test's pass is curtailed; the confirmation on
+    fresh seeds never is. ``counterfact blame`` turns it on for a sampled call."""
     decide: Literal["auto", "majority", "test"] = "auto"
     """``auto`` (the default): the majority rule (rule 10) while every probe's seeds agree; once
     some probe's seeds split (the program's answers vary by seed), the search is decided again

@@ -174,6 +174,7 @@ def find_culprits(
     max_culprits: int = MAX_CULPRITS,
     speculative: bool = False,
     decide: Literal["auto", "majority", "test"] = "auto",
+    stop_early: bool = False,
     alpha: float = ALPHA,
     name: str = "find-culprits",
     out: str | Path | None = None,
@@ -203,6 +204,7 @@ def find_culprits(
         decide: ``"auto"`` (the default: the majority rule until a probe's seeds split, then
             the test), ``"majority"`` (rule 10) or ``"test"`` (rule 20: paired tests against
             the baseline at ``alpha``, every culprit set re-confirmed on fresh seeds).
+        stop_early: stop each probe once its other seeds cannot change its decision.
         alpha: significance level for ``decide="test"``.
         name: recorded in ``bisect.json``.
         out: run directory for ``runs.jsonl`` and ``bisect.json``; None keeps them in memory.
@@ -228,11 +230,11 @@ def find_culprits(
             "max_culprits": max_culprits,
             "speculative": speculative,
             "decide": decide,
+            "stop_early": stop_early,
         },
         "statistics": {"alpha": alpha},
     } | ({"runner_version": runner_version} if runner_version is not None else {})
-    if executor is not None:
-        raw["executor"] = _component(executor)
+    raw |= {"executor": _component(executor)} if executor is not None else {}
     plan = resolve_bisect(validate_config(raw), base_dir=_folder(base_dir))
     return run_bisect(
         plan, run_dir=_optional_path(out), fresh=fresh, cache_dir=_optional_path(cache_dir)

@@ -247,6 +247,7 @@ def _search(
             max_culprits=settings.max_culprits,
             speculative=settings.speculative,
             decide=decide,
+            stop_early=settings.stop_early,
         )
     except (SweepInterrupted, RunsFailed) as exc:
         found = interrupted_outcome(
@@ -256,6 +257,7 @@ def _search(
             samples=plan.sweep.samples,
             max_culprits=settings.max_culprits,
             reason="runs-failed" if isinstance(exc, RunsFailed) else "interrupted",
+            early=frozenset(probes.early),
         )
         return found, exc, time.perf_counter() - t0
     except ManifestCheckFailed as exc:
@@ -279,6 +281,7 @@ def _not_applied(
         samples=plan.sweep.samples,
         max_culprits=plan.settings.max_culprits,
         reason=reason,
+        early=frozenset(probes.early),
     )
     return replace(found, verdict="inconclusive", culprits=(), checks=(), unconfirmed_found=())
 
@@ -317,6 +320,7 @@ def _probe_records(outcome: BisectOutcome) -> list[BisectProbeRecord]:
             p_value=p.p_value,
             n10=p.n10,
             n01=p.n01,
+            decided_early=p.decided_early,
         )
         for p in outcome.probes
     ]
@@ -398,6 +402,7 @@ def _record(
         ranking_probes=probes.ranking,
         probes_executed=outcome.probes_executed,
         speculative=settings.speculative,
+        stop_early=settings.stop_early,
         speculative_unused=outcome.speculative_unused,
         max_probes=settings.max_probes,
         max_culprits=settings.max_culprits,

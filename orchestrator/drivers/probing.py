@@ -10,7 +10,7 @@ leaves a declared facet out — stops the search after the probes that showed it
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from counterfact.orchestrator.config.resolve import ResolvedBisect
 from counterfact.orchestrator.drivers.session import Session
@@ -24,6 +24,7 @@ from counterfact.probes.stats import ProbeStats
 from counterfact.records.runs import RunRecord
 from counterfact.records.vocabulary import DoubtCode
 from counterfact.verdicts.applied import check_failed
+from counterfact.verdicts.bisect.search import Curtail
 from counterfact.verdicts.standing import SearchManifests
 
 
@@ -80,13 +81,28 @@ class ProbeRunner:
         self.removal: Application | None = None
         """The check of a probe whose manifests still listed a part it removed (it stopped the
         search); None when every removal took effect."""
+        self.early: set[tuple[str, ...]] = set()
+        """Probes (at seed 0) that stopped before their last seed (``bisect.stop_early``)."""
 
-    def __call__(self, keys: Sequence[tuple[str, ...]], first_seed: int = 0) -> list[ProbeStats]:
+    def __call__(
+        self,
+        keys: Sequence[tuple[str, ...]],
+        first_seed: int = 0,
+        curtail: Curtail | None = None,
+    ) -> list[ProbeStats]:
         """Run each key's probe (all their seeds at once) and return their statistics; seeds
         ``first_seed..first_seed+samples-1`` (a confirmation on fresh seeds starts later).
+
+        With ``curtail`` (``bisect.stop_early``) each probe draws its seeds in waves, as many
+        at a time as ``curtail`` asks for, and stops when it asks for none
+        (:mod:`~counterfact.verdicts.bisect.curtail`); the keys' waves run together.
         """
         arms = [probe_arm(self.bisect.base, key) for key in keys]
-        by_arm = self._records(arms, first_seed)
+        seeds = tuple(range(first_seed, first_seed + self.bisect.sweep.samples))
+        if curtail is None:
+            by_arm = self._records(arms, {a.id: seeds for a in arms})
+        else:
+            by_arm = self._waves(keys, arms, seeds, curtail)
         stats = [self._score(key, by_arm[arm.id]) for key, arm in zip(keys, arms, strict=True)]
         if first_seed == 0:
             self.done.extend(zip(keys, stats, strict=True))
@@ -134,10 +150,66 @@ class ProbeRunner:
             unreported=tuple(self._unreported),
         )
 
-    def _records(self, arms: Sequence[ArmSpec], first_seed: int) -> dict[str, list[RunRecord]]:
+    def _waves(
+        self,
+        keys: Sequence[tuple[str, ...]],
+        arms: Sequence[ArmSpec],
+        seeds: tuple[int, ...],
+        curtail: Curtail,
+    ) -> dict[str, list[RunRecord]]:
+        """Each key's runs, drawn in the waves ``curtail`` asks for (every open key's wave at
+        once); a probe with a failed or uncompared run draws all its seeds.
+        """
+        by_arm: dict[str, list[RunRecord]] = {a.id: [] for a in arms}
+        drawn = dict.fromkeys(by_arm, 0)
+        closed: set[str] = set()
+        while True:
+            wave: dict[str, tuple[int, ...]] = {}
+            for key, arm in zip(keys, arms, strict=True):
+                if arm.id in wave or arm.id in closed or drawn[arm.id] >= len(seeds):
+                    continue
+                more = self._more(key, by_arm[arm.id], seeds, drawn[arm.id], curtail)
+                if more:
+                    wave[arm.id] = seeds[drawn[arm.id] : drawn[arm.id] + more]
+                    continue
+                closed.add(arm.id)
+                if key and seeds[0] == 0:
+                    self.early.add(key)
+            if not wave:
+                return by_arm
+            for arm_id, records in self._records([a for a in arms if a.id in wave], wave).items():
+                by_arm[arm_id].extend(records)
+                drawn[arm_id] += len(wave[arm_id])
+
+    def _more(
+        self,
+        key: tuple[str, ...],
+        records: list[RunRecord],
+        seeds: tuple[int, ...],
+        drawn: int,
+        curtail: Curtail,
+    ) -> int:
+        """Seeds the probe draws next: all the rest once a run failed or was not compared."""
+        if not drawn:
+            return curtail(key, {}, seeds)
+        ok = [r for r in records if r.ok]
+        if len(ok) < drawn or self.reference.text is None:
+            return len(seeds) - drawn
+        sweep = self.bisect.sweep
+        check = sweep.comparator_for(self.bisect.scenario)
+        stats = score_or_count(ok, self.reference.text, check, sweep.similarity)
+        if stats.scored < drawn:
+            return len(seeds) - drawn
+        flips = set(stats.flipped_seeds)
+        return curtail(key, {s: s in flips for s in stats.seeds}, seeds)
+
+    def _records(
+        self, arms: Sequence[ArmSpec], seeds: Mapping[str, Sequence[int]]
+    ) -> dict[str, list[RunRecord]]:
         view = self.bisect.scenario.view()
-        seeds = range(first_seed, first_seed + self.bisect.sweep.samples)
-        planned: list[Planned] = [(RunContext(view, a.view(), s), a) for a in arms for s in seeds]
+        planned: list[Planned] = [
+            (RunContext(view, a.view(), s), a) for a in arms for s in seeds[a.id]
+        ]
         known, todo = self.source.split(planned)
         by_arm: dict[str, list[RunRecord]] = {a.id: [] for a in arms}
         for record in [*known, *self.source.execute(todo)]:

@@ -10,7 +10,9 @@ the suspects are every part but the question and ``--keep``, ordered by a free l
 own model at its endpoint; ``--judge-model``, ``--judge-base-url``, ``--judge-api-key-env``).
 A call sampled at temperature 0 is replayed on 2 seeds under the majority rule; any other on
 ``samples`` seeds under ``decide: test`` (a paired test per probe and fresh-seed confirmation),
-so a sampled model's noise is never claimed as a culprit.
+so a sampled model's noise is never claimed as a culprit, with ``bisect.stop_early``: a probe
+stops drawing seeds once the rest cannot change its decision (the decision all ``samples``
+seeds would give, for fewer model calls).
 
 The search is :func:`~counterfact.orchestrator.drivers.bisect.run_bisect` itself, so its run
 directory resumes, its runs are cached and its record is ``bisect.json``; ``blame.json`` adds the
@@ -31,6 +33,7 @@ from counterfact.orchestrator.config.chatcheck import url_problem
 from counterfact.orchestrator.config.loading import validate_config
 from counterfact.orchestrator.config.resolve import ResolvedBisect, resolve_bisect
 from counterfact.orchestrator.drivers.bisect import BisectResult, run_bisect
+from counterfact.orchestrator.importers.blame_share import Shared
 from counterfact.orchestrator.importers.recorded import RecordedCall, safe_name
 from counterfact.orchestrator.runners.chatparts import Level, split
 from counterfact.orchestrator.storage.atomic import write_json
@@ -138,6 +141,7 @@ def blame_plan(call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
             "max_probes": options.max_probes,
             "max_culprits": options.max_culprits,
             "decide": "test" if sampled else "auto",
+            "stop_early": sampled,  # a probe stops once its other seeds cannot change it
             "rank": options.rank if options.rank in ("loo", "surrogate") else "given",
         },
         "statistics": {"alpha": options.alpha},
@@ -296,9 +300,11 @@ def blame_call(
     run_dir: Path | None,
     fresh: bool = False,
     check: bool = True,
+    shared: Shared | None = None,
 ) -> BlameResult:
     """Blame ``call``: the search's records in ``run_dir`` (``runs.jsonl``, ``bisect.json``,
-    ``blame.json``), resumed when it already holds some.
+    ``blame.json``), resumed when it already holds some. ``shared``: the search runs on its
+    part of a rate controller shared with other calls (``blame DIR``).
 
     Raises:
         ConfigError: the call cannot be replayed; nothing was sent.
@@ -312,7 +318,14 @@ def blame_call(
     plan = blame_plan(call, options)
     if check:
         check_server(options, model_of(call, options))
-    result = run_bisect(plan, run_dir=run_dir, fresh=fresh)
+    if shared is None:
+        result = run_bisect(plan, run_dir=run_dir, fresh=fresh)
+    else:
+        executor = shared.executor(plan)
+        try:
+            result = run_bisect(plan, run_dir=run_dir, fresh=fresh, executor=executor)
+        finally:
+            executor.close()
     record = BlameRecord(
         **result.record.model_dump(),
         call=call.id,

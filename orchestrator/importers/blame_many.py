@@ -3,32 +3,34 @@
 Each call is blamed as :func:`~counterfact.orchestrator.importers.blame.blame_call` blames one,
 in its own run directory ``<out>/calls/<call>/`` (so each resumes on its own after a crash:
 finished probes are read back), on the in-process executor; up to ``concurrency`` calls run at
-once, each on its own event loop in a thread, so a thousand calls that wait on an API take
-about the time of their slowest searches, not their sum. ``blame.jsonl`` holds one line per
-call, in the calls' order, written when the last call ends; a call that cannot be replayed is
-a line with its ``error``, and the others go on.
+once, each in a thread feeding the process's one event loop, so a thousand calls that wait on
+an API take about the time of their slowest searches, not their sum. The calls share one rate
+controller and one budget (:mod:`~counterfact.orchestrator.importers.blame_share`).
+``blame.jsonl`` holds one line per call, in the calls' order, written when the last call ends;
+a call that cannot be replayed is a line with its ``error``, and the others go on.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from threading import Event
 
-from counterfact.exceptions import ConfigError, CounterfactError
+from counterfact.exceptions import BudgetExhausted, ConfigError, CounterfactError
 from counterfact.orchestrator.importers.blame import (
     BlameOptions,
     blame_call,
     check_server,
     model_of,
 )
+from counterfact.orchestrator.importers.blame_share import CallSpend, Shared
 from counterfact.orchestrator.importers.recorded import RecordedCall, safe_name
 from counterfact.orchestrator.storage.atomic import write_atomic
 from counterfact.records.blame import BlameLine, BlameRecord
-from counterfact.records.paths import BLAME_LINES_FILE
+from counterfact.records.paths import BLAME_FILE, BLAME_LINES_FILE
 
 CALLS_DIR = "calls"
 CLIP = 100
@@ -50,17 +52,33 @@ def _line(call: RecordedCall, record: BlameRecord, where: str) -> BlameLine:
     )
 
 
+NOT_RUN_BUDGET = "not run (budget reached)"
+
+
 def _one(
-    call: RecordedCall, options: BlameOptions, run_dir: Path, fresh: bool, stop: Event
+    call: RecordedCall,
+    options: BlameOptions,
+    run_dir: Path,
+    fresh: bool,
+    stop: Event,
+    shared: Shared,
 ) -> BlameLine:
     where = f"{CALLS_DIR}/{safe_name(call.id)}"
     if stop.is_set():  # interrupted before this call began: left for the resume
         return BlameLine(call=call.id, verdict=None, reason=None, error="not run (interrupted)")
+    blamed = not fresh and (run_dir / where / BLAME_FILE).exists()  # read back, whatever budget
+    reserved = not blamed and shared.may_start()
+    if not blamed and not reserved:
+        return BlameLine(call=call.id, verdict=None, reason=None, error=NOT_RUN_BUDGET)
     try:
-        result = blame_call(call, options, run_dir=run_dir / where, fresh=fresh, check=False)
+        result = blame_call(
+            call, options, run_dir=run_dir / where, fresh=fresh, check=False, shared=shared
+        )
     except Exception as exc:  # this call cannot be blamed (or its search broke); others go on
+        shared.done(None, reserved)
         words = str(exc) if isinstance(exc, CounterfactError) else f"{type(exc).__name__}: {exc}"
         return BlameLine(call=call.id, verdict=None, reason=None, error=words)
+    shared.done(CallSpend.of(result.bisect.runs), reserved)
     return _line(call, result.record, f"{where}/blame.json")  # the record stays on disk only
 
 
@@ -72,12 +90,17 @@ def blame_calls(
     fresh: bool = False,
     concurrency: int = 64,
     on_done: Callable[[BlameLine], None] | None = None,
+    budget: Mapping[str, float] | None = None,
 ) -> list[BlameLine]:
-    """Blame every call, ``concurrency`` at once; ``blame.jsonl`` in ``run_dir``.
+    """Blame every call, ``concurrency`` at once, under one rate controller and ``budget``
+    (``runs``, ``usd``: :mod:`~counterfact.orchestrator.importers.blame_share`);
+    ``blame.jsonl`` in ``run_dir``.
 
     Raises:
         ConfigError: two calls would share a folder, or the server does not serve a model the
             calls ask for (checked once per model, before anything is sent).
+        BudgetExhausted: the budget stopped calls from starting; ``blame.jsonl`` is written
+            (those calls' lines say so) and the exception's ``result`` holds the lines.
     """
     folders = Counter(safe_name(c.id) for c in calls)
     twice = [f for f, k in folders.items() if k > 1]
@@ -87,12 +110,13 @@ def blame_calls(
     models = {model_of(c, options) for c in calls if options.model or c.request.get("model")}
     for model in sorted(models):  # a call without a model gets its own error line
         check_server(options, model)
-    local = replace(options, executor="local")  # each call's probes on its own thread's loop
+    local = replace(options, executor="local")  # each call's probes on the process's loop
+    shared = Shared(min(concurrency, len(calls)), budget)
     done: list[BlameLine] = []
     stop = Event()
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="blame")
     try:
-        futures = [pool.submit(_one, c, local, run_dir, fresh, stop) for c in calls]
+        futures = [pool.submit(_one, c, local, run_dir, fresh, stop, shared) for c in calls]
         for future in futures:
             done.append(future.result())
             if on_done is not None:
@@ -106,7 +130,20 @@ def blame_calls(
     finally:
         pool.shutdown(wait=False)
     _write_lines(run_dir, done)
+    if shared.exhausted:
+        raise _over_budget(shared, done)
     return done
+
+
+def _over_budget(shared: Shared, done: list[BlameLine]) -> BudgetExhausted:
+    left = sum(line.error == NOT_RUN_BUDGET for line in done)
+    keys = "/".join(f"--budget {k}=<more>" for k in shared.exhausted)
+    msg = (
+        f"budget reached: {shared.summary()} spent; {len(done) - left} calls blamed, {left} "
+        f"not started. To continue, raise it ({keys}) and run the same command again: the "
+        "calls blamed are read back, nothing is sent twice"
+    )
+    return BudgetExhausted(msg, recorded=len(done) - left, result=done)
 
 
 def _write_lines(run_dir: Path, done: Sequence[BlameLine]) -> None:

@@ -101,6 +101,10 @@ def test_a_sampled_model_is_blamed_by_a_paired_test_not_its_noise(tmp_path: Path
     assert record["decide"] == "test"
     assert record["culprits"] == [["m1.p3"]], out
     assert "p " in out  # the effect carries its test
+    # a sampled call's probes stop once their other seeds cannot change them (stop_early)
+    assert record["stop_early"] is True
+    stopped = [p for p in record["probes"] if p["decided_early"]]
+    assert stopped and all(p["samples"] < 12 for p in stopped)
 
 
 def test_a_wrong_answer_that_comes_from_the_model_blames_no_part(tmp_path: Path) -> None:

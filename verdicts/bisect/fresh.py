@@ -15,7 +15,7 @@ can still hide a superfluous suspect: the check lowers the rate, it does not rem
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from counterfact.probes.stats import ProbeStats
@@ -62,17 +62,20 @@ def fresh_checks(
     base: ProbeStats,
     first_seed: int,
     alpha: float,
+    early: Collection[Key] = (),
 ) -> list[FreshCheck]:
     """Probe every held set's one-smaller sets on the fresh seeds in one batch (a set of one
-    needs none) and test each against ``base``, the fresh baseline probe.
+    needs none) and test each against ``base``, the fresh baseline probe. ``early``: filled by
+    ``run`` with the probes that stopped once their decision was fixed (``stop_early``): they
+    count as decided on the seeds they drew.
     """
     wanted = [one_smaller(c) for c in culprits]
     keys = sorted({k for ks in wanted for k in ks})
     stats = dict(zip(keys, run(keys, first_seed), strict=True)) if keys else {}
     out = []
     for culprit, ks in zip(culprits, wanted, strict=True):
-        ps = tuple(_p(stats[k], base, scored=base.scored) for k in ks)
-        complete = all(stats[k].scored >= base.scored for k in ks)
+        ps = tuple(_p(stats[k], base, scored=0 if k in early else base.scored) for k in ks)
+        complete = all(stats[k].scored >= base.scored or k in early for k in ks)
         out.append(FreshCheck(tuple(culprit), tuple(ks), ps, alpha, complete))
     return out
 

@@ -26,13 +26,14 @@ of budget for nothing whenever it does. ``speculative_unused`` counts those.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
 from counterfact.defaults import ALPHA, MAX_CULPRITS, MAX_PROBES
 from counterfact.probes.stats import ProbeStats
 from counterfact.records.vocabulary import BisectReason, BisectVerdict
+from counterfact.verdicts.bisect.curtail import Rule, more_seeds
 from counterfact.verdicts.bisect.fresh import FreshCheck, fresh_checks, probes_needed
 from counterfact.verdicts.bisect.power import Underpowered, underpowered
 from counterfact.verdicts.stats.significance import mcnemar_exact
@@ -58,6 +59,9 @@ class BisectProbe:
     """``decide: test``: seeds where the probe flipped and the baseline probe did not."""
     n01: int | None = None
     """``decide: test``: seeds where the baseline probe flipped and the probe did not."""
+    decided_early: bool = False
+    """``stop_early``: the probe stopped before its last seed, its decision fixed whatever the
+    rest would have said (:mod:`~counterfact.verdicts.bisect.curtail`)."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,21 @@ class ProbeRunner(Protocol):
         ...
 
 
+Curtail = Callable[[Key, Mapping[int, bool], tuple[int, ...]], int]
+"""``stop_early``: given a probe's key, its seeds drawn so far (seed -> flipped) and every seed
+it would run, how many more to draw now (0: stop, its decision is fixed)."""
+
+
+class CurtailingRunner(Protocol):
+    """A :class:`ProbeRunner` that can draw each probe's seeds in waves (``stop_early``)."""
+
+    def __call__(
+        self, keys: Sequence[Key], first_seed: int = 0, curtail: Curtail | None = None
+    ) -> list[ProbeStats]:
+        """The statistics of each key's probe, each stopped where ``curtail`` says."""
+        ...
+
+
 @dataclass(frozen=True)
 class Decide:
     """How a probe's flip is decided (rules 10 and 20)."""
@@ -180,9 +199,13 @@ class _Search:
         max_probes: int,
         speculative: bool,
         decide: Decide = Decide(),
+        stop_early: bool = False,
     ) -> None:
         self.run_probes = run_probes
         self.decide = decide
+        self.stop_early = stop_early and decide.mode in ("majority", "test")
+        self.early: set[Key] = set()
+        """Probes that stopped before their last seed, their decision fixed."""
         self.samples = samples
         self.max_probes = max_probes
         self.speculative = speculative
@@ -192,6 +215,8 @@ class _Search:
         self.ahead: set[Key] = set()
         self.fresh_base: ProbeStats | None = None
         """``decide: test``: the baseline probe of the confirmation's fresh seeds."""
+        self.fresh_early: set[Key] = set()
+        """``stop_early``: probes on the fresh seeds that stopped before their last seed."""
 
     def _flipped(self, stats: ProbeStats, baseline: bool) -> bool:
         if self.decide.mode == "majority":
@@ -207,10 +232,54 @@ class _Search:
         self, ids: tuple[str, ...], stats: ProbeStats, cached: bool, spec: bool
     ) -> BisectProbe:
         flipped = self._flipped(stats, not ids)
+        early = tuple(sorted(ids)) in self.early
         if self.decide.mode != "test" or not ids:
-            return BisectProbe(ids, stats, flipped, cached, spec)
+            return BisectProbe(ids, stats, flipped, cached, spec, decided_early=early)
         n10, n01, p = paired_p(stats, self.cache[()], self.decide.exclude_seed0)
-        return BisectProbe(ids, stats, flipped, cached, spec, p, n10, n01)
+        return BisectProbe(ids, stats, flipped, cached, spec, p, n10, n01, early)
+
+    def _curtailer(self, base: ProbeStats | None, alpha: float, early: set[Key]) -> Curtail:
+        """``stop_early``: how many seeds a probe draws next, paired against ``base`` (the
+        search's own baseline probe when None) at ``alpha``; the baseline draws all. A probe
+        that stops before its last seed is added to ``early``.
+        """
+
+        def curtail(key: Key, drawn: Mapping[int, bool], seeds: tuple[int, ...]) -> int:
+            if not key:
+                return len(seeds) - len(drawn)
+            test = self.decide.mode == "test"
+            rule = Rule("test" if test else "majority", seeds, alpha)
+            if test:
+                paired = base if base is not None else self.cache[()]
+                first = seeds[0] == 0  # seed 0 is a pair only on the fresh seeds (none there)
+                rule = replace(
+                    rule,
+                    base_flipped=frozenset(paired.flipped_seeds),
+                    exclude_seed0=self.decide.exclude_seed0 and first,
+                )
+            more = more_seeds(rule, drawn)
+            if not more and len(drawn) < len(seeds):
+                early.add(key)
+            return more
+
+        return curtail
+
+    def _run(
+        self,
+        keys: Sequence[Key],
+        first_seed: int = 0,
+        base: ProbeStats | None = None,
+        alpha: float | None = None,
+    ) -> list[ProbeStats]:
+        """Run ``keys``' probes; with ``stop_early`` each stops once its decision is fixed
+        (paired against ``base`` at ``alpha``: by default the search's baseline and level).
+        """
+        if not self.stop_early:  # a search's own probes as every runner takes them: keys only
+            return self.run_probes(keys, first_seed) if first_seed else self.run_probes(keys)
+        runner: CurtailingRunner = self.run_probes  # type: ignore[assignment]
+        level = self.decide.alpha if alpha is None else alpha
+        early = self.early if first_seed == 0 else self.fresh_early
+        return runner(keys, first_seed, curtail=self._curtailer(base, level, early))
 
     def ask(self, ids: Sequence[str], ahead: Sequence[str] | None = None) -> bool:
         """Did ablating ``ids`` flip? Optionally run ``ahead`` at the same time."""
@@ -220,7 +289,7 @@ class _Search:
             stats = self.cache[key]
             self.ahead.discard(key)
             self.log.append(self._entry(tuple(ids), stats, True, False))
-            return self._check(stats, baseline)
+            return self._check(key, stats, baseline)
         if self.executed >= self.max_probes:
             raise _BudgetExhausted
         batch: list[tuple[tuple[str, ...], bool]] = [(tuple(ids), False)]
@@ -228,7 +297,7 @@ class _Search:
             ahead_key = tuple(sorted(ahead))
             if ahead_key not in self.cache and self.executed + 2 <= self.max_probes:
                 batch.append((tuple(ahead), True))
-        results = self.run_probes([tuple(sorted(b)) for b, _ in batch])
+        results = self._run([tuple(sorted(b)) for b, _ in batch])
         for (ordered, spec), stats in zip(batch, results, strict=True):
             self.executed += 1
             k = tuple(sorted(ordered))
@@ -236,10 +305,10 @@ class _Search:
             if spec:
                 self.ahead.add(k)
             self.log.append(self._entry(ordered, stats, False, spec))
-        return self._check(results[0], baseline)
+        return self._check(key, results[0], baseline)
 
-    def _check(self, stats: ProbeStats, baseline: bool) -> bool:
-        if stats.scored < self.samples:
+    def _check(self, key: Key, stats: ProbeStats, baseline: bool) -> bool:
+        if stats.scored < self.samples and key not in self.early:
             raise _RunsFailed
         return self._flipped(stats, baseline)
 
@@ -292,14 +361,20 @@ class _Search:
         """
         first = self.samples
         keys = [(), *(tuple(sorted(c)) for c in culprits)]
-        results = self.run_probes(keys, first)
+        alpha = self.decide.alpha / max_culprits
+        if self.stop_early:  # the fresh baseline first: each set's probe is paired against it
+            (base,) = self.run_probes([()], first)
+            results = [base, *self._run(keys[1:], first, base, alpha)]
+        else:
+            results = self.run_probes(keys, first)
         self.executed += len(keys)
-        base, alpha = results[0], self.decide.alpha / max_culprits
+        base = results[0]
         self.fresh_base = base
         found = []
-        for culprit, stats in zip(culprits, results[1:], strict=True):
+        for key, culprit, stats in zip(keys[1:], culprits, results[1:], strict=True):
             n10, n01, p = paired_p(stats, base, exclude_seed0=False)
-            ok = stats.scored == self.samples and p <= alpha
+            whole = stats.scored == self.samples or key in self.fresh_early
+            ok = whole and p <= alpha
             found.append(Confirmation(tuple(culprit), first, n10, n01, p, alpha, ok))
         return found
 
@@ -313,6 +388,7 @@ def bisect(
     max_culprits: int = MAX_CULPRITS,
     speculative: bool = False,
     decide: Decide = Decide(),
+    stop_early: bool = False,
 ) -> BisectOutcome:
     """Find minimal culprit sets among ranked ``suspects`` (see the module docstring).
 
@@ -320,6 +396,13 @@ def bisect(
     probe's seeds split, the answers are shown to vary by seed and the search is decided again
     by the paired test with fresh-seed confirmation (rule 20), so sampling noise is not claimed
     as a culprit (issue 39: two of three sets a 3-seed majority search claimed were noise).
+
+    ``stop_early`` (``run_probes`` must then be a :class:`CurtailingRunner`): each search probe
+    but the baseline stops drawing seeds once the rest cannot change its decision
+    (:mod:`~counterfact.verdicts.bisect.curtail`), so every decision, and so the outcome, is the
+    one the full ``samples`` seeds give; only the probes' cost (and recorded p) differ. Under
+    ``auto`` only the test's pass is curtailed: the majority pass draws every seed, so a split
+    seed is not left undrawn. The confirmation and fresh re-tests are never curtailed.
     """
     kw: dict[str, Any] = {
         "samples": samples,
@@ -328,13 +411,14 @@ def bisect(
         "speculative": speculative,
     }
     if decide.mode != "auto":
-        outcome = _decided(suspects, run_probes, decide=decide, **kw)
+        outcome = _decided(suspects, run_probes, decide=decide, stop_early=stop_early, **kw)
         return replace(outcome, asked=decide.mode, noise=split_probes(outcome))
     first = _decided(suspects, run_probes, decide=replace(decide, mode="majority"), **kw)
     noise = split_probes(first)
     if not noise:
         return replace(first, asked="auto")
-    second = _decided(suspects, run_probes, decide=replace(decide, mode="test"), **kw)
+    test = replace(decide, mode="test")
+    second = _decided(suspects, run_probes, decide=test, stop_early=stop_early, **kw)
     if second.underpowered is not None:  # no probe of its own: the first's are the evidence
         return replace(
             second,
@@ -364,9 +448,10 @@ def _decided(
     max_culprits: int,
     speculative: bool,
     decide: Decide,
+    stop_early: bool = False,
 ) -> BisectOutcome:
     """One search under ``decide`` (``majority`` or ``test``)."""
-    search = _Search(run_probes, samples, max_probes, speculative, decide)
+    search = _Search(run_probes, samples, max_probes, speculative, decide, stop_early)
     short = None
     if decide.mode == "test":
         short = underpowered(samples, decide.alpha, max_culprits, decide.exclude_seed0)
@@ -413,9 +498,12 @@ def _retest(
     need = probes_needed(kept)
     if search.fresh_base is None or search.executed + need > max_probes:
         return {tuple(k): None for k in kept}
-    found = fresh_checks(
-        search.run_probes, kept, search.fresh_base, search.samples, search.decide.alpha
-    )
+    base, alpha = search.fresh_base, search.decide.alpha
+
+    def run(keys: Sequence[Key], first_seed: int) -> list[ProbeStats]:
+        return search._run(keys, first_seed, base, alpha)
+
+    found = fresh_checks(run, kept, base, search.samples, alpha, search.fresh_early)
     search.executed += need
     return {f.culprit: f for f in found}
 
@@ -509,12 +597,13 @@ def interrupted_outcome(
     samples: int = 0,
     max_culprits: int = MAX_CULPRITS,
     reason: BisectReason = "interrupted",
+    early: frozenset[Key] = frozenset(),
 ) -> BisectOutcome:
     """The outcome of a search stopped early — by Ctrl-C (``reason`` ``interrupted``) or by its
     runs failing (``runs-failed``): the search replayed on the probes finished so far
     (``decide`` reads them as the search did), keeping the culprit sets it had completed
     (``search_complete`` False); none under ``decide: test``, whose sets need a confirmation
-    that did not run.
+    that did not run. ``early``: the probes that stopped early (``stop_early``), read as decided.
     """
     finished = dict(done)
     asked = decide.mode
@@ -529,6 +618,7 @@ def interrupted_outcome(
         return [finished[k] for k in keys]
 
     search = _Search(cached_only, samples, len(finished) + 1, False, replay_decide)
+    search.early = set(early)
     outcome = _run(search, suspects, max_culprits, _finisher(search, len(suspects)))
     # Sets the replay completed (a stop during a decide: test confirmation replays to the end).
     found = outcome.culprits if outcome.verdict == "confirmed" else ()
@@ -536,6 +626,7 @@ def interrupted_outcome(
     keep = found if decide.mode == "majority" and not (asked == "auto" and noise) else ()
     reader = _Search(lambda keys, first_seed=0: [], 0, 0, False, replay_decide)
     reader.cache = {key: stats for key, stats in done if not key}
+    reader.early = set(early)
     return BisectOutcome(
         verdict="confirmed" if keep else "inconclusive",
         reason=reason,

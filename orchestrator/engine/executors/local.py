@@ -56,6 +56,10 @@ class LocalExecutor(Executor):
         self.pool = pool or PoolSettings()
         self.timeout_s = timeout_s
         self.throttle: Throttle | None = None
+        """The rate controller; set before the first run to share one with other executors."""
+        self.share: tuple[int, int] = (0, 1)
+        """(index, of how many): this executor's part of a shared throttle's limit (``blame
+        DIR``'s calls each take one part, as Ray's workers do)."""
 
     def run(
         self, runner: RunnerRef, contexts: Sequence[RunContext] | RunFeed
@@ -92,7 +96,7 @@ class LocalExecutor(Executor):
         start = Allowance(throttle.limit, throttle.per_minute, throttle.epoch)
         return RunCore(
             resolve_runner(runner),
-            WorkerSlots(link, start),
+            WorkerSlots(link, start, *self.share),
             self.policy,
             timeout_s=self.timeout_s,
             node=LOCAL_NODE,

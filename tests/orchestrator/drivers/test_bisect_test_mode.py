@@ -88,3 +88,41 @@ def test_too_few_samples_end_underpowered_with_the_samples_needed(tmp_path: Path
     assert [str(h) for h in bisect_hits(result.record, ["underpowered"])] == [
         "bisection: underpowered"
     ]
+
+
+def test_stop_early_decides_every_probe_as_all_its_seeds_would_for_fewer_runs(
+    tmp_path: Path,
+) -> None:
+    """``bisect.stop_early``: the same search (each probe's decision, the set, its confirmation)
+    for fewer runs; a probe that stopped early says so and rests on fewer seeds; the record
+    says the option was on, and reads back as it was written."""
+    from counterfact.records import read_bisect
+
+    full = find_culprits(["w", "x", "z", "y"], noisy_agent, decide="test", **KW)  # type: ignore[arg-type]
+    early = find_culprits(
+        ["w", "x", "z", "y"],
+        noisy_agent,
+        decide="test",
+        stop_early=True,
+        out=tmp_path / "b",
+        **KW,  # type: ignore[arg-type]
+    )
+    a, b = full.record, early.record
+    assert (b.verdict, b.culprits) == (a.verdict, a.culprits) == ("confirmed", [["x", "y"]])
+    assert [(p.ablated, p.flipped) for p in b.probes] == [(p.ablated, p.flipped) for p in a.probes]
+    assert [c.confirmed for c in b.confirmations] == [c.confirmed for c in a.confirmations]
+    assert b.culprit_checks[0].minimal_on_fresh == a.culprit_checks[0].minimal_on_fresh
+    assert b.runs_used < a.runs_used
+    stopped = [p for p in b.probes if p.decided_early]
+    assert stopped and all(p.samples < 20 and p.ablated for p in stopped)
+    assert not b.probes[0].decided_early and b.probes[0].samples == 20  # the baseline: all
+    assert b.stop_early and not a.stop_early and not any(p.decided_early for p in a.probes)
+    assert read_bisect(tmp_path / "b") == b
+
+
+def test_a_resumed_curtailed_search_reads_its_runs_back_and_runs_nothing(tmp_path: Path) -> None:
+    kw = dict(KW, decide="test", stop_early=True, out=tmp_path / "b")
+    first = find_culprits(["w", "x", "z", "y"], noisy_agent, **kw)  # type: ignore[arg-type]
+    again = find_culprits(["w", "x", "z", "y"], noisy_agent, **kw)  # type: ignore[arg-type]
+    assert again.record.runs_used == 0 and again.record.runs_reused == first.record.runs_used
+    assert again.record.culprits == first.record.culprits

@@ -7,14 +7,14 @@ from typing import Literal
 from pydantic import Field
 
 from counterfact.records.parts import DoubtRecord, SimilarityRecord, _Record
-from counterfact.records.summary import ReferenceRecord, _Provenance
+from counterfact.records.summary import JudgeRecord, ReferenceRecord, SpendRecord, _Provenance
 from counterfact.records.vocabulary import (
     BisectReason,
     BisectVerdict,
     Standing,
 )
 
-BISECT_SCHEMA_VERSION: Literal[8] = 8
+BISECT_SCHEMA_VERSION: Literal[9] = 9
 """2 added ``decide``, ``confirmations`` and each probe's ``p_value``; 3 added ``status`` and
 ``failure``; 4 added ``search_complete``, ``culprit_checks``, ``unconfirmed_found``,
 ``standing`` and ``reasons``; 5 added ``runs_rate_limited`` and the reasons
@@ -22,7 +22,8 @@ BISECT_SCHEMA_VERSION: Literal[8] = 8
 reason ``underpowered`` (``decide: test`` at too few samples to reach alpha), and each culprit
 check's ``minimal_on_fresh``, ``fresh_probes`` and ``fresh_p_values`` (its 1-minimality
 re-tested on fresh seeds); 7 added ``ranking_probes`` (``bisect.rank``'s pass); 8 added
-``decide_asked`` and ``noise_seen`` (``bisect.decide: auto``, the new default)."""
+``decide_asked`` and ``noise_seen`` (``bisect.decide: auto``, the new default); 9 added
+``spend`` and ``judges`` (a model judge's calls, cost and self-disagreement)."""
 
 
 class BisectProbeRecord(_Record):
@@ -87,7 +88,7 @@ class CulpritCheckRecord(_Record):
 class BisectRecord(_Provenance):
     """``bisect.json``: the culprit search and its evidence."""
 
-    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8] = BISECT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9] = BISECT_SCHEMA_VERSION
     status: Literal["complete", "interrupted", "failed"] = "complete"
     """``failed`` when every run failed or the runner evidently cannot work (``failure``)."""
     failure: str | None = None
@@ -157,3 +158,11 @@ class BisectRecord(_Provenance):
     reference: ReferenceRecord
     wall_time_s: float
     """Wall time of the search, Ray start-up excluded."""
+    spend: SpendRecord | None = None
+    """What the search's runs reported costing (read-back ones included), and a model judge's
+    calls under ``judge`` (every judgment in the directory's ``judge.jsonl``); null before
+    schema 9."""
+    judges: list[JudgeRecord] | None = None
+    """Each model judge (``--comparator judge``, ``comparator: {kind: judge}``): its calls this
+    session, what was read back, and its self-disagreement with a Wilson interval; null
+    without one (and before schema 9)."""

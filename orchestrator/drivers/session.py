@@ -93,6 +93,28 @@ def sweep_judges(sweep: ResolvedSweep) -> list[ModelJudge]:
     return judges_of([sweep.comparator, *(sc.check(sweep.comparator) for sc in sweep.scenarios)])
 
 
+def bind_judges(
+    sweep: ResolvedSweep,
+    run_dir: Path | None,
+    spend: SpendTally,
+    budget: Budget | None,
+    *,
+    fresh: bool,
+) -> None:
+    """Before the session reads runs back (they are judged then): each model judge keeps its
+    judgments in ``run_dir``'s ``judge.jsonl`` (a resume asks none again) and charges ``spend``
+    (``judge``) and the ``budget``. A sweep and a culprit search bind them alike.
+    """
+
+    def charge(cost: dict[str, float]) -> None:
+        spend.charge_judge(cost)
+        if budget is not None:
+            budget.charge(cost)
+
+    for judge in sweep_judges(sweep):
+        judge.bind(run_dir, charge, read=not fresh)
+
+
 class Session:
     """The run store, executor and run source of one sweep or bisection (a context manager)."""
 

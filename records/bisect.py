@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from counterfact.records.parts import DoubtRecord, SimilarityRecord, _Record
-from counterfact.records.summary import Provenance, ReferenceRecord
+from counterfact.records.summary import JudgeRecord, Provenance, ReferenceRecord, SpendRecord
 from counterfact.records.vocabulary import (
     BisectReason,
     BisectVerdict,
@@ -23,7 +23,8 @@ reason ``underpowered`` (``decide: test`` at too few samples to reach alpha), an
 check's ``minimal_on_fresh``, ``fresh_probes`` and ``fresh_p_values`` (its 1-minimality
 re-tested on fresh seeds); 7 added ``ranking_probes`` (``bisect.rank``'s pass); 8 added
 ``decide_asked`` and ``noise_seen`` (``bisect.decide: auto``, the new default); 9 added
-``stop_early`` and each probe's ``decided_early`` (``bisect.stop_early``)."""
+``stop_early`` and each probe's ``decided_early`` (``bisect.stop_early``), ``spend`` and
+``judges`` (a model judge's calls, cost and self-disagreement)."""
 
 
 class BisectProbeRecord(_Record):
@@ -165,3 +166,11 @@ class BisectRecord(Provenance):
     reference: ReferenceRecord
     wall_time_s: float
     """Wall time of the search, Ray start-up excluded."""
+    spend: SpendRecord | None = None
+    """What the search's runs reported costing (read-back ones included), and a model judge's
+    calls under ``judge`` (every judgment in the directory's ``judge.jsonl``); null before
+    schema 9."""
+    judges: list[JudgeRecord] | None = None
+    """Each model judge (``--comparator judge``, ``comparator: {kind: judge}``): its calls this
+    session, what was read back, and its self-disagreement with a Wilson interval; null
+    without one (and before schema 9)."""

@@ -36,6 +36,23 @@ def _spend(runs: Sequence[RunRecord]) -> str:
     return found + (f", usd {sum(usd):.4f}" if usd else "")
 
 
+def _judge(record: BlameRecord) -> list[str]:
+    """The model judge's calls and cost (``; judge 12 calls, tokens 1,234, usd 0.0012``) and
+    its measured noise, or nothing without one.
+    """
+    from counterfact.verdicts.report.judgenote import judge_notes
+
+    judge = (record.spend.judge if record.spend else None) or {}
+    if not judge:
+        return [""]
+    calls = int(judge.get("calls", 0))
+    tokens = f", tokens {judge['tokens']:,.0f}" if judge.get("tokens") else ""
+    usd = f", usd {judge['usd']:.4f}" if "usd" in judge else ""
+    now = sum(j.calls for j in record.judges or ())
+    line = f"; judge {calls:,} calls ({now:,} now){tokens}{usd}"
+    return [line, *(f"  note: {note}" for note in judge_notes(record.judges, []))]
+
+
 def _replay(record: BlameRecord) -> str:
     r = record.replay
     if record.reason == "unstable-baseline" and record.expect is not None:
@@ -83,12 +100,13 @@ def render_blame(record: BlameRecord, runs: Sequence[RunRecord]) -> str:
         )
     reused = f", {record.runs_reused} read back" if record.runs_reused else ""
     ranking = f" (+{record.ranking_probes} ranking)" if record.ranking_probes else ""
+    judged, *notes = _judge(record)
     lines.append(
         f"  spent: {record.probes_executed} probes{ranking}, {record.runs_used} model calls "
         f"now{reused} "
-        f"(the search's runs: {_spend(runs)})"
+        f"(the search's runs: {_spend(runs)}{judged})"
     )
-    return "\n".join(lines)
+    return "\n".join([*lines, *notes])
 
 
 SHOWN_CALLS = 10

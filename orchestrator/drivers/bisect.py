@@ -18,9 +18,16 @@ from counterfact.orchestrator.drivers.provenance import (
     fingerprint_of,
     provenance,
 )
-from counterfact.orchestrator.drivers.session import Ending, Session, watched
+from counterfact.orchestrator.drivers.session import (
+    Ending,
+    Session,
+    bind_judges,
+    sweep_judges,
+    watched,
+)
 from counterfact.orchestrator.engine.events import get_logger
 from counterfact.orchestrator.engine.executors.base import Executor
+from counterfact.orchestrator.engine.spend import SpendTally
 from counterfact.orchestrator.engine.worker import now_iso
 from counterfact.orchestrator.storage.recordfiles import runs_of
 from counterfact.probes.tally import RUN_FLAGS
@@ -138,10 +145,18 @@ class BisectResult:
         lines.append(
             f"  probes: {rec.probes_executed} run of {rec.max_probes} budget "
             f"({sum(p.cached for p in rec.probes)} cache hits, {rec.speculative_unused} "
-            f"speculative unused); runs: {rec.runs_used} run now{reused}; {took}"
+            f"speculative unused); runs: {rec.runs_used} run now{reused}{_judged(rec)}; {took}"
         )
         lines.append(f"  {rec.claim}")
         return "\n".join(lines)
+
+
+def _judged(rec: BisectRecord) -> str:
+    """``; judge 12 calls (3 now)``: a model judge's calls in the directory and this session's."""
+    calls = (rec.spend.judge or {}).get("calls") if rec.spend else None
+    if not calls:
+        return ""
+    return f"; judge {calls:,.0f} calls ({sum(j.calls for j in rec.judges or ()):,} now)"
 
 
 def run_bisect(
@@ -164,6 +179,8 @@ def run_bisect(
     log = get_logger(sweep=sweep.name, scenario=bisect_plan.scenario.id)
     started = now_iso()
     base = bisect_plan.base.id
+    spend = SpendTally((base,))
+    bind_judges(sweep, run_dir, spend, None, fresh=fresh)  # bisect refuses a budget: none here
     session = Session(
         sweep,
         run_dir,
@@ -174,6 +191,8 @@ def run_bisect(
         cache_dir=cache_dir,
         keep=True,
         log=log,
+        sink=spend.observe,
+        spend=spend,
     )
     with session:
         probes = ProbeRunner(bisect_plan, session)
@@ -182,7 +201,9 @@ def run_bisect(
         if stopped is None and ending.kind == "interrupted":  # the stop came after the last probe
             ending = Ending("done")
         failure = str(stopped) if isinstance(stopped, RunsFailed) else ending.failure
-        record = _record(bisect_plan, outcome, probes, session, started, wall, ending, failure)
+        record = _record(
+            bisect_plan, outcome, probes, session, started, wall, ending, failure, spend
+        )
         session.store.write_record(BISECT_FILE, record.model_dump(mode="json", by_alias=True))
         if stopped is not None:
             raise stopped  # as the probe runner raised it, now that bisect.json is written
@@ -350,6 +371,7 @@ def _record(
     wall: float,
     ending: Ending,
     failure: str | None,
+    spend: SpendTally,
 ) -> BisectRecord:
     """``bisect.json``, built once (with how the search ended)."""
     sweep, settings, samples = plan.sweep, plan.settings, plan.sweep.samples
@@ -412,6 +434,8 @@ def _record(
             {"text": probes.reference.text, "from": probes.reference.source}
         ),
         wall_time_s=wall,
+        spend=spend.record(),
+        judges=[j.record() for j in sweep_judges(sweep)] or None,
         status=_status(failed=failed, ending=ending),
         failure=failure if failed else None,
         **dict(provenance(sweep, started)),

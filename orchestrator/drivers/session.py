@@ -94,6 +94,28 @@ def sweep_judges(sweep: ResolvedSweep) -> list[ModelJudge]:
     return judges_of([sweep.comparator, *(sc.check(sweep.comparator) for sc in sweep.scenarios)])
 
 
+def bind_judges(
+    sweep: ResolvedSweep,
+    run_dir: Path | None,
+    spend: SpendTally,
+    budget: Budget | None,
+    *,
+    fresh: bool,
+) -> None:
+    """Before the session reads runs back (they are judged then): each model judge keeps its
+    judgments in ``run_dir``'s ``judge.jsonl`` (a resume asks none again) and charges ``spend``
+    (``judge``) and the ``budget``. A sweep and a culprit search bind them alike.
+    """
+
+    def charge(cost: dict[str, float]) -> None:
+        spend.charge_judge(cost)
+        if budget is not None:
+            budget.charge(cost)
+
+    for judge in sweep_judges(sweep):
+        judge.bind(run_dir, charge, read=not fresh)
+
+
 class Session:
     """The run store, executor and run source of one sweep or bisection (a context manager)."""
 
@@ -171,6 +193,8 @@ class Session:
             self._report_store()
             ex = self._given or make_executor(self.sweep.executor.kind, self.sweep.executor_options)
             self._executor = ex
+            for judge in sweep_judges(self.sweep):  # the runner's endpoint: one rate control
+                judge.share(ex.shared_slots if judge.same_endpoint(self.sweep.runner) else None)
             cache = open_cache(self.sweep, self._cache_dir)
             where = self.store.run_dir
             ticker = LiveTicker(

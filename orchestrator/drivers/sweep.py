@@ -12,7 +12,13 @@ from counterfact.exceptions import DegenerateBandWarning
 from counterfact.orchestrator.config.resolve import ResolvedSweep
 from counterfact.orchestrator.drivers.provenance import fingerprint_of, provenance
 from counterfact.orchestrator.drivers.sequential import WavesOutcome, execute_waves
-from counterfact.orchestrator.drivers.session import Ending, Session, sweep_judges, watched
+from counterfact.orchestrator.drivers.session import (
+    Ending,
+    Session,
+    bind_judges,
+    sweep_judges,
+    watched,
+)
 from counterfact.orchestrator.drivers.sweeptimes import SweepTimes, sweep_times
 from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.events import Logger, get_logger, warn_caller
@@ -146,7 +152,7 @@ def run_sweep(
     budget = Budget(sweep.budget_limits) if sweep.budget_limits else None
     spend = SpendTally(tuple(a.id for a in sweep.arms))
     clock = SweepClock()
-    _bind_judges(sweep, run_dir, spend, budget, fresh=fresh)
+    bind_judges(sweep, run_dir, spend, budget, fresh=fresh)
     seen = watched((s.id for s in sweep.scenarios), (a.id for a in sweep.arms), sweep.baseline)
     shown = progress or NoProgress()
     session = Session(
@@ -215,28 +221,6 @@ def _run(
         return execute_waves(sweep, tallies, source, progress, log, clock)
     _execute(sweep, plan, source, progress, log, clock)
     return None
-
-
-def _bind_judges(
-    sweep: ResolvedSweep,
-    run_dir: Path | None,
-    spend: SpendTally,
-    budget: Budget | None,
-    *,
-    fresh: bool,
-) -> None:
-    """Before the session reads runs back (they are judged then): each model judge keeps its
-    judgments in ``judge.jsonl`` (a resume asks none again) and charges the spend and the
-    budget.
-    """
-
-    def charge(cost: dict[str, float]) -> None:
-        spend.charge_judge(cost)
-        if budget is not None:
-            budget.charge(cost)
-
-    for judge in sweep_judges(sweep):
-        judge.bind(run_dir, charge, read=not fresh)
 
 
 def _most_runs(sweep: ResolvedSweep, planned: int) -> int:

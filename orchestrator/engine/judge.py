@@ -15,7 +15,9 @@ again.
 Outputs are judged a batch at a time (the tally's scoring batch), concurrently, on an event
 loop of a thread of its own (the driver's thread may be inside a loop already); the calls are
 paced by the project's rate control
-(:class:`~counterfact.orchestrator.engine.judgecalls.JudgeCaller`). :meth:`ModelJudge.close`
+(:class:`~counterfact.orchestrator.engine.judgecalls.JudgeCaller`); a judge of the runner's
+own endpoint (:meth:`ModelJudge.same_endpoint`) is paced by the runs' own slots when they
+overlap in this process, on their loop (:meth:`ModelJudge.share`). :meth:`ModelJudge.close`
 closes the client and stops that loop (the session does, however the sweep ends). Each judgment
 is kept by (the judge's settings, the reference, the output): identical outputs cost one call.
 With a run directory every call is appended to ``judge.jsonl`` and read back on resume, so a
@@ -41,11 +43,12 @@ from pathlib import Path
 from typing import Any
 
 from counterfact.exceptions import ConfigError, JudgeUnavailable, JudgeUnparseable
+from counterfact.orchestrator.engine.executors.base import SharedSlots
 from counterfact.orchestrator.engine.judgecalls import CALL_TIMEOUT_S, JudgeCaller
+from counterfact.orchestrator.engine.judgefile import Judgment, read_line
 from counterfact.orchestrator.engine.loops import LoopThread
 from counterfact.probes.comparators import Comparator
 from counterfact.probes.judging import JudgeComparator
-from counterfact.records.runs import MAX_RUN_COST
 from counterfact.records.summary import ConcurrencyRecord, JudgeRecord
 
 JUDGE_FILE = "judge.jsonl"
@@ -141,23 +144,6 @@ class JudgeSettings:
         return f"judge@sha256:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
 
-@dataclass(frozen=True)
-class Judgment:
-    """One judge call: its answer (None: not a verdict), the reply's start and what it cost."""
-
-    key: str
-    attempt: int
-    """0 the judgment, 1 its recheck."""
-    same: bool | None
-    reply: str
-    input_tokens: int
-    output_tokens: int
-
-    def line(self, judge: str) -> str:
-        """The ``judge.jsonl`` line."""
-        return json.dumps({"judge": judge, **asdict(self)}, ensure_ascii=False)
-
-
 Charge = Callable[[dict[str, float]], None]
 """Told each call's cost (``tokens``, and ``usd`` with a price)."""
 
@@ -179,6 +165,8 @@ class ModelJudge:
         """Its calls, paced by their own throttle (made on the first call)."""
         self._path: Path | None = None
         self._charge: Charge | None = None
+        self._shared_of: Callable[[], SharedSlots | None] | None = None
+        """Where the runs' slots are, when the judge calls the runner's endpoint."""
         self.calls = 0
         """Calls made by this process (read-back judgments are not calls)."""
         self.read_back = 0
@@ -188,7 +176,7 @@ class ModelJudge:
         """Picklable (a resolved sweep may be shipped): the lock, loop and caller are made anew."""
         state = dict(self.__dict__)
         del state["_lock"]
-        state["_loop"] = state["_caller"] = None
+        state["_loop"] = state["_caller"] = state["_shared_of"] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -210,11 +198,34 @@ class ModelJudge:
         if self._path is None or not read or not self._path.is_file():  # a FIFO would block
             return
         for raw in self._path.read_text(encoding="utf-8").splitlines():
-            found = _read_line(raw, self.identity)
+            found = read_line(raw, self.identity)
             if found is not None and (found.key, found.attempt) not in self._held:
                 self._held[(found.key, found.attempt)] = found
                 self.read_back += 1
                 self._spend(found)
+
+    def same_endpoint(self, runner: object) -> bool:
+        """Whether ``runner`` is a chat runner calling the judge's endpoint with the same key
+        (the same account's rate limits): then the judge and the runs share one controller.
+        """
+        from counterfact.orchestrator.runners.chat import ChatRunner
+
+        if not isinstance(runner, ChatRunner):
+            return False  # a Python runner's endpoint is not known
+
+        def url(found: str | None) -> str:
+            return (found or "https://api.openai.com/v1").rstrip("/")
+
+        key = os.environ.get(self.settings.api_key_env)
+        return url(runner.base_url) == url(self.settings.base_url) and key == os.environ.get(
+            runner.config.api_key_env
+        )
+
+    def share(self, slots_of: Callable[[], SharedSlots | None] | None) -> None:
+        """Pace the calls by the runs' slots ``slots_of`` gives, on their loop, whenever it
+        gives some (the runs overlap in this process); None: the judge's own throttle.
+        """
+        self._shared_of = slots_of
 
     def key(self, reference: str, output: str) -> str:
         """The judgment's key: its settings, the reference (and rubric) and the output."""
@@ -257,11 +268,20 @@ class ModelJudge:
                     todo[(key, attempt)] = output
         if not todo:
             return
-        if self._loop is None or not self._loop.alive:
-            self._loop = LoopThread(name="counterfact-judge")
         if self._caller is None:
             s = self.settings
             self._caller = JudgeCaller(s.model, s.base_url, s.api_key_env, timeout_s=s.timeout_s)
+        shared = self._caller.shared = self._shared_of() if self._shared_of else None
+        if shared is not None:  # on the runs' loop, through their slots
+            asked = shared.loop.submit(self._ask_all(self._caller, reference, todo))
+            try:
+                asked.result()
+            except BaseException:
+                asked.cancel()  # Ctrl-C while waiting: the calls stop with the wait
+                raise
+            return
+        if self._loop is None or not self._loop.alive:
+            self._loop = LoopThread(name="counterfact-judge")
         self._loop.run(self._ask_all(self._caller, reference, todo))
 
     def same(self, reference: str, output: str) -> bool:
@@ -320,7 +340,7 @@ class ModelJudge:
         event loop; a later batch opens them anew. Safe to call twice, and from a ``finally``.
         """
         loop, caller = self._loop, self._caller
-        self._loop = None
+        self._loop = self._shared_of = None
         if loop is None or not loop.alive:
             return
 
@@ -394,41 +414,8 @@ class ModelJudge:
             rate_limited=0 if caller is None else caller.rate_limited,
             concurrency=None
             if caller is None or not self.calls + len(self._failed)
-            else ConcurrencyRecord.model_validate(caller.throttle.summary()),
+            else ConcurrencyRecord.model_validate(caller.controller.summary()),
         )
-
-
-def _read_line(raw: str, identity: str) -> Judgment | None:
-    """A ``judge.jsonl`` line of this judge, or None (another judge's, or a torn line)."""
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or data.pop("judge", None) != identity:
-        return None
-    try:
-        found = Judgment(**data)
-    except TypeError:
-        return None
-    return found if _well_typed(found) else None
-
-
-def _well_typed(j: Judgment) -> bool:
-    """A line read back holds what this judge writes: an edited or foreign one is not trusted
-    (a 400-digit token count would overflow every cost from then on).
-    """
-
-    def count(n: object) -> bool:
-        return isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_RUN_COST
-
-    return (
-        isinstance(j.key, str)
-        and count(j.attempt)
-        and (j.same is None or isinstance(j.same, bool))
-        and isinstance(j.reply, str)
-        and count(j.input_tokens)
-        and count(j.output_tokens)
-    )
 
 
 def judges_of(checks: Iterable[Comparator]) -> list[ModelJudge]:

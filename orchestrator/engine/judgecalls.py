@@ -7,8 +7,13 @@ retries, a reply size cap) and paces them as the engine paces a runner's API cal
 - every call holds a slot of a :class:`~counterfact.orchestrator.engine.allowance.WorkerSlots`
   whose limit comes from a :class:`~counterfact.orchestrator.engine.throttle.Throttle` (the
   adaptive controller: slow start, cut when the API is full, grow back on served calls), at
-  most :data:`CONCURRENCY` in flight. The judge has its own throttle: its endpoint's limits are
-  not the runner's;
+  most :data:`CONCURRENCY` in flight. When the judge calls the runner's own endpoint with the
+  same key (a chat runner's ``base_url``: ``blame``'s default judge) and the runs overlap in
+  this process (the in-process executor), the judge takes the runs' very slots instead
+  (:attr:`JudgeCaller.shared`): one limit, one throttle instance and one ``executor.rate_limit``
+  bucket for both, so a 429 met by either slows both. Otherwise it has its own throttle: another
+  endpoint's limits are not the runner's, and on Ray the runs' slots live in the worker
+  processes, whose shares of the limit the judge in the driver could not take from;
 - an HTTP 429 (:func:`~counterfact.orchestrator.engine.ratelimits.refusal_of`) gives the slot
   back, tells the throttle, and waits the server's ``Retry-After`` (else exponential backoff
   with full jitter) before the call is sent again, up to ``max_wait_s`` of waiting in all; it
@@ -52,6 +57,8 @@ from counterfact.orchestrator.runners.redact import redact, redact_exception, se
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
+
+    from counterfact.orchestrator.engine.executors.base import SharedSlots
 
 CONCURRENCY = 8
 """Judge calls in flight at once, at most (the throttle's ceiling)."""
@@ -102,13 +109,28 @@ class JudgeCaller:
         self.policy = RetryPolicy(RETRIES - 1, RETRY_ON, max_wait_s)
         self.rate_limited = 0
         """Calls the judge refused with a 429 (each waited out and sent again)."""
+        self.shared: SharedSlots | None = None
+        """The runs' slots to pace calls by (set by the judge for each batch), else None: the
+        judge's own :attr:`throttle`."""
         self._rng = random.Random()
         self._slots: WorkerSlots | None = None
         self._client: AsyncOpenAI | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
+    @property
+    def controller(self) -> Throttle:
+        """The throttle its calls report to: the runs' when it shares their slots."""
+        return self.shared.throttle if self.shared is not None else self.throttle
+
     def _open(self) -> tuple[AsyncOpenAI, WorkerSlots]:
-        """The client and slots of the running loop (made on its first call)."""
+        """The client and slots of the running loop (made on its first call); the runs' slots
+        (and the process's client for that loop, the runner's to close) when shared.
+        """
+        if self.shared is not None:
+            try:
+                return client_for(self.base_url, self.api_key_env), self.shared.slots
+            except ConfigError as exc:
+                raise ScoringError(str(exc)) from exc
         loop = asyncio.get_running_loop()
         if self._client is None or self._slots is None or self._loop is not loop:
             try:

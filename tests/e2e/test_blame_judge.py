@@ -133,3 +133,35 @@ def test_a_judge_reply_that_is_no_verdict_is_its_own_doubt_in_the_search(tmp_pat
     (doubt,) = [d for d in record["reasons"] if d["code"] == "judge-unparseable"]
     assert "'Probably the same, I think.'" in doubt["detail"]
     assert record["verdict"] == "inconclusive" and record["culprits"] == [], out
+
+
+def _judge_calls(api: StandIn) -> int:
+    return sum("Answer to grade:" in json.dumps(b) for b in api.stats.bodies)
+
+
+def test_a_re_run_of_the_same_blame_asks_the_judge_nothing_and_keeps_its_spend(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "o"
+    args = ("blame", str(_call(tmp_path)), "--comparator", "judge", "--out", str(out))
+    with StandIn(median_s=0.001, p95_s=0.003, answer=prose_model) as api:
+        flags = ("--base-url", api.base_url, "--price", "1", "2", "--no-report")
+        code, first_out, err = invoke(*args, *flags)
+        asked = _judge_calls(api)
+        code_again, again_out, err_again = invoke(*args, *flags)
+        asked_again = _judge_calls(api) - asked
+    assert code == 0 and code_again == 0, err + err_again
+    assert asked > 0 and asked_again == 0, again_out
+    first = json.loads((out / "blame.json").read_text())  # the re-run's record
+    lines = (out / "judge.jsonl").read_text().splitlines()
+    assert len(lines) == asked  # every call kept once, none added by the re-run
+    (judge,) = first["judges"]
+    assert judge["calls"] == 0 and judge["read_back"] == asked
+    spend = first["spend"]["judge"]
+    assert spend["calls"] == asked  # the directory's judge spend, read back
+    # stand-in usage: the prompt's words as input tokens, one output token; price 1 and 2 per 1k
+    tokens = [json.loads(line)["input_tokens"] for line in lines]
+    assert spend["tokens"] == sum(tokens) + asked
+    assert spend["usd"] == pytest.approx((sum(tokens) * 1.0 + asked * 2.0) / 1000)
+    assert f"judge {asked} calls ({asked} now)" in first_out
+    assert f"judge {asked} calls (0 now)" in again_out

@@ -8,11 +8,25 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 
+from counterfact.orchestrator.engine.allowance import WorkerSlots
 from counterfact.orchestrator.engine.feed import RunFeed
 from counterfact.orchestrator.engine.loader import RunnerRef
-from counterfact.orchestrator.engine.throttle import ThrottleNow
+from counterfact.orchestrator.engine.loops import LoopThread
+from counterfact.orchestrator.engine.throttle import Throttle, ThrottleNow
 from counterfact.probes.runner import RunContext
 from counterfact.records.runs import RunRecord
+
+
+@dataclass(frozen=True)
+class SharedSlots:
+    """The runs' own slots, on the event loop they belong to, and the throttle they report to:
+    what a model judge that calls the runner's endpoint paces its calls by (one limit and one
+    requests-per-minute bucket for both).
+    """
+
+    slots: WorkerSlots
+    loop: LoopThread
+    throttle: Throttle
 
 
 @dataclass(frozen=True)
@@ -78,6 +92,12 @@ class Executor(ABC):
     def throttle_now(self) -> ThrottleNow | None:
         """The concurrency limit and the 429s met so far, as the driver knows them without asking
         anyone (read about once a second for ``live.json``); None when runs do not overlap.
+        """
+        return None
+
+    def shared_slots(self) -> SharedSlots | None:
+        """The runs' slots, for calls made in this process beside the runs (a model judge's);
+        None when runs are not paced here (they do not overlap, or run in other processes).
         """
         return None
 

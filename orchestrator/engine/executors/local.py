@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from counterfact.orchestrator.engine.allowance import WorkerSlots
 from counterfact.orchestrator.engine.arun import RunCore
-from counterfact.orchestrator.engine.executors.base import Executor
+from counterfact.orchestrator.engine.executors.base import Executor, SharedSlots
 from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 from counterfact.orchestrator.engine.feed import RunFeed, as_feed
 from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
@@ -60,6 +60,8 @@ class LocalExecutor(Executor):
         self.share: tuple[int, int] = (0, 1)
         """(index, of how many): this executor's part of a shared throttle's limit (``blame
         DIR``'s calls each take one part, as Ray's workers do)."""
+        self._shared: SharedSlots | None = None
+        """The overlapping runs' slots and loop (kept after the runs: judging comes later)."""
 
     def run(
         self, runner: RunnerRef, contexts: Sequence[RunContext] | RunFeed
@@ -87,6 +89,13 @@ class LocalExecutor(Executor):
         """The throttle's limit and refusals, read in place (None when runs did not overlap)."""
         return None if self.throttle is None else self.throttle.now()
 
+    def shared_slots(self) -> SharedSlots | None:
+        """The overlapping runs' slots on the process loop (None before runs overlapped, or
+        when that loop was given up).
+        """
+        shared = self._shared
+        return shared if shared is not None and shared.loop.alive else None
+
     def _core(self, runner: RunnerRef, throttle: Throttle) -> RunCore:
         """A core for one event loop (its slots' waits belong to that loop)."""
 
@@ -109,6 +118,7 @@ class LocalExecutor(Executor):
             self.throttle = Throttle(concurrency, self.pool.per_minute)
         core = self._core(runner, self.throttle)
         loop = process_loop()  # one per process: clients the runner caches stay usable
+        self._shared = SharedSlots(core.slots, loop, self.throttle)
         after_s = blocked_after(self.timeout_s)
         # queue.Queue, not SimpleQueue: CPython 3.11's SimpleQueue.get(timeout) waits forever when a
         # signal handler (the graceful stop's, logging on a loaded machine) outlasts the timeout
@@ -131,6 +141,7 @@ class LocalExecutor(Executor):
                     if blocked(loop, after_s):  # a runner holds the loop: give it up
                         yield from self._given_up(loop, core, running)
                         loop, core = process_loop(), self._core(runner, self.throttle)
+                        self._shared = SharedSlots(core.slots, loop, self.throttle)
                     continue
                 yield from _records(fut, finished, running)
             feed.close()  # stopping: runs already finished are recorded, the rest cancelled

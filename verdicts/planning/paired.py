@@ -138,13 +138,15 @@ def plan_challenger(
     if design.effect is not None:
         planned = _planned(rows, design, target, seed)
         notes = [planned.note, copies_note(rows, design)]
-    elif _all_repeat(rows):
+    elif not any(question_of(r) is not None for r in rows):
+        return nothing_to_plan()
+    elif _all_repeat(rows, design.alpha):
         planned = _planned(rows, design, target, seed)
         notes = [planned.note, REPEATS]
     else:
         bound = seeds_bound(rows, design.alternative, design.alpha)
         if bound is None:
-            planned = replace(nothing_to_plan(), scenarios=_scenarios_of(rows, design))
+            planned = replace(nothing_to_plan(), scenarios=_scenarios_of(rows, design), note=None)
         else:
             at = replace(design, effect=bound.size, toward=bound.direction)
             planned = _planned(rows, at, target, seed)
@@ -159,10 +161,20 @@ REPEATS = (
 )
 
 
-def _all_repeat(rows: Sequence[VerdictRecord]) -> bool:
-    """Whether every pilot question's seeds repeat (copies): its rates are no noisy estimate."""
+def _all_repeat(rows: Sequence[VerdictRecord], alpha: float) -> bool:
+    """Whether every pilot question's seeds repeat (copies) on enough pairs to show it: its
+    rates are then no noisy estimate. A question with a few pairs repeats by chance (3 of 3 at
+    a per-seed rate of 0.6 in 22% of pilots), so each needs the pairs a copies question's exact
+    test needs to reach ``alpha`` (0.5^n <= alpha), and one more.
+    """
+    least = math.ceil(math.log2(1 / alpha)) + 1
+    tested = [r.test for r in rows if r.test is not None and r.test.pairs > 0]
     questions = [q for r in rows if (q := question_of(r)) is not None]
-    return bool(questions) and all(q.repeats for q in questions)
+    return (
+        bool(questions)
+        and all(q.repeats for q in questions)
+        and all(t.pairs >= least for t in tested)
+    )
 
 
 def _scenarios_of(rows: Sequence[VerdictRecord], design: Design) -> list[ScenarioPlan]:

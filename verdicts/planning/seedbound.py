@@ -92,5 +92,6 @@ def bound_note(bound: SeedsBound | None, reached: bool) -> str:
         )
     return (
         f"more seeds planned for an effect of {bound.text()}, not for the estimate: a pilot "
-        "that shows an effect leans high, and the power holds for any effect at least the bound"
+        "that shows an effect leans away from 0, and the power holds for any effect at least as "
+        "far from 0 as the bound"
     )

@@ -57,3 +57,18 @@ def test_a_pilot_whose_seeds_repeat_is_planned_at_its_own_rates() -> None:
     assert planned.samples is not None and planned.samples <= 8
     assert planned.bound is None
     assert planned.note is not None and "seeds repeat" in planned.note
+
+
+def test_a_few_repeating_seeds_are_no_proof_of_copies() -> None:
+    # 3 of 3 pairs the arm alone flipped: at a per-seed rate of 0.6 that happens in 22% of
+    # pilots (0.6^3), and 5 seeds would then realise 0.6^5 = 0.078, not the 1.00 its own rates
+    # promise. Too few pairs to call it copies: it is planned at its seeds bound.
+    planned = plan_challenger(rows_of([(3, 0, 0)], 3), _design(), 0.8)
+    assert planned.note is not None and "seeds repeat" not in planned.note
+    assert planned.bound is not None or planned.samples is None
+
+
+def test_no_bound_says_only_why() -> None:
+    planned = plan_challenger(rows_of([(1, 0, 0), (1, 0, 0), (2, 1, 0)], 8), _design(), 0.8)
+    assert planned.note is not None and "includes 0" in planned.note
+    assert "no scenario has a test" not in planned.note

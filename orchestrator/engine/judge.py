@@ -217,9 +217,8 @@ class ModelJudge:
             return (found or "https://api.openai.com/v1").rstrip("/")
 
         key = os.environ.get(self.settings.api_key_env)
-        return url(runner.base_url) == url(self.settings.base_url) and key == os.environ.get(
-            runner.config.api_key_env
-        )
+        same_key = key == os.environ.get(runner.api_key_env)
+        return url(runner.base_url) == url(self.settings.base_url) and same_key
 
     def share(self, slots_of: Callable[[], SharedSlots | None] | None) -> None:
         """Pace the calls by the runs' slots ``slots_of`` gives, on their loop, whenever it

@@ -107,6 +107,11 @@ class ChatRunner:
     """The endpoint, fixed in the driver: ``runner.base_url``, else ``OPENAI_BASE_URL`` there,
     else None (OpenAI's own)."""
 
+    @property
+    def api_key_env(self) -> str:
+        """The environment variable its key is read from (``runner.api_key_env``)."""
+        return self.config.api_key_env
+
     async def __call__(self, ctx: RunContext) -> RunResult:
         """One chat completion for this scenario, arm and seed."""
         plan = plan_for(self.config, ctx.arm.facets)

@@ -38,7 +38,6 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from counterfact.records.verdicts import VerdictRecord
-from counterfact.records.vocabulary import Alternative
 from counterfact.verdicts.planning.design import Design, cells_of, excluded, question_of
 from counterfact.verdicts.planning.pilot import pilot_effect
 from counterfact.verdicts.planning.power import Cells
@@ -51,6 +50,7 @@ from counterfact.verdicts.planning.power_evalset import (
     power_at,
     predicted_questions,
 )
+from counterfact.verdicts.planning.seedbound import PilotBound
 from counterfact.verdicts.stats.clustered import floor_over
 from counterfact.verdicts.stats.multiplicity import best_factor
 
@@ -237,30 +237,6 @@ def _varies(row: VerdictRecord) -> bool:
         return False
     both = t.n11 or 0
     return t.n10 + both not in (0, t.pairs) or t.n01 + both not in (0, t.pairs)
-
-
-@dataclass(frozen=True)
-class PilotBound:
-    """Without ``--effect``: the effect an eval-set plan is for (module docstring)."""
-
-    size: float
-    """The end of the pilot's arm-level interval nearer 0, as a size in ``direction``."""
-    direction: Alternative
-    """``greater`` (the arm flips more) or ``less``."""
-    estimate: float
-    """The pilot's own estimate (arm minus baseline flip rate)."""
-    level: float
-    """The interval's level."""
-
-    def text(self) -> str:
-        """``+0.061, the low end of the pilot's 90% interval (its estimate +0.375)``."""
-        end = "low" if self.direction == "greater" else "high"
-        signed = self.size if self.direction == "greater" else -self.size
-        shown = f"{signed:+.3f}" if abs(signed) >= 0.01 else f"{signed:+.2g}"
-        return (
-            f"{shown}, the {end} end of the pilot's {self.level:.0%} interval for its "
-            f"effect (its estimate {self.estimate:+.3f})"
-        )
 
 
 def pilot_bound(rows: Sequence[VerdictRecord], design: Design) -> PilotBound | None:

@@ -25,16 +25,34 @@ from counterfact.verdicts.stats.significance import effect_of_counts
 
 
 @dataclass(frozen=True)
-class SeedsBound:
-    """The effect a per-question plan is for, when ``--effect`` is not given."""
+class PilotBound:
+    """Without ``--effect``: the effect an eval-set plan is for (module docstring)."""
 
     size: float
-    """The end of the pilot's seeds interval nearer 0, as a size in ``direction``."""
+    """The end of the pilot's arm-level interval nearer 0, as a size in ``direction``."""
     direction: Alternative
     """``greater`` (the arm flips more) or ``less``."""
     estimate: float
-    """The pilot's pooled seeds estimate (arm minus baseline flip rate)."""
+    """The pilot's own estimate (arm minus baseline flip rate)."""
     level: float
+    """The interval's level."""
+
+    def text(self) -> str:
+        """``+0.061, the low end of the pilot's 90% interval (its estimate +0.375)``."""
+        end = "low" if self.direction == "greater" else "high"
+        signed = self.size if self.direction == "greater" else -self.size
+        shown = f"{signed:+.3f}" if abs(signed) >= 0.01 else f"{signed:+.2g}"
+        return (
+            f"{shown}, the {end} end of the pilot's {self.level:.0%} interval for its "
+            f"effect (its estimate {self.estimate:+.3f})"
+        )
+
+
+@dataclass(frozen=True)
+class SeedsBound(PilotBound):
+    """The effect a per-question plan is for, when ``--effect`` is not given: the end nearer 0
+    of the pilot's seeds interval (pooled over its questions), not its arm-level one.
+    """
 
     def text(self) -> str:
         """``+0.061, the low end of the 90% interval of the pilot's seeds (estimate +0.300)``."""

@@ -310,9 +310,10 @@ def baseline_claim(ctx: ScenarioContext) -> str:
     if failed > 0:
         unrun = f" ({ctx.baseline_unrun} more were not run)" if ctx.baseline_unrun else ""
         return (
-            f"Baseline '{ctx.baseline}' finished only {base.scored} of {ctx.samples} runs "
-            f"without error{unrun}; every challenger on this scenario is inconclusive "
-            "(runs-failed)."
+            f"Baseline '{ctx.baseline}' has only {base.scored} of {ctx.samples} scored runs"
+            f"{unrun}: the others failed, or ran but their output could not be compared with "
+            "the reference (runs.jsonl's errors and the challengers' reasons say which); "
+            "every challenger on this scenario is inconclusive (runs-failed)."
         )
     if ctx.baseline_unrun:
         return (

@@ -135,7 +135,9 @@ def test_no_flip() -> None:
     [
         (STABLE, "stable"),
         (probe([False, True, False]), "unstable"),
-        (probe([False, False]), "finished only 2 of 3"),
+        # a baseline seed that ran but was not compared (a judge that gave no answer) is not
+        # called an error: the claim says "scored", and names both ways a run goes unscored
+        (probe([False, False]), "has only 2 of 3 scored runs: the others failed, or ran but"),
     ],
 )
 def test_baseline_claim(base: ProbeStats, text: str) -> None:

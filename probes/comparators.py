@@ -428,6 +428,7 @@ JUDGE_OPTIONS = frozenset(
         "prompt",
         "recheck",
         "seed",
+        "max_tokens",
         "timeout_s",
     }
 )

@@ -129,6 +129,11 @@ class ComparatorConfig(_Model):
     self-disagreement (default 0.1; 0 turns it off)."""
     seed: StrictInt | None = None
     """judge only: the seed sent with each judge call (default 0; a recheck sends seed + 1)."""
+    max_tokens: StrictInt | None = Field(default=None, gt=0)
+    """judge only: the most tokens a judge reply may have (sent as ``max_tokens``; default none,
+    the endpoint's own cap). Set it for a local server that keeps generating after a call is cut
+    off (llama.cpp's): a verdict's first line needs about 10. Not for models that reject
+    ``max_tokens`` (OpenAI's reasoning models)."""
     timeout_s: StrictFloat | StrictInt | None = Field(default=None, allow_inf_nan=False)
     """judge only: seconds one judge call may take before it is cut off and tried again
     (default 60; 3 attempts in all, then that output is ``judge-unavailable``)."""

@@ -132,14 +132,19 @@ class JudgeSettings:
     """USD per 1,000 input and output tokens."""
     timeout_s: float = CALL_TIMEOUT_S
     """Seconds one call may take before it is cut off and tried again."""
+    max_tokens: int | None = None
+    """The reply's token cap sent with each call (None: none sent)."""
 
     def identity(self) -> str:
         """``judge@sha256:<16 hex>`` of the settings that change a judgment (not the price,
-        the recheck share or the call's timeout) and :data:`PROTOCOL`.
+        the recheck share or the call's timeout) and :data:`PROTOCOL`; a reply cap counts
+        only when one is set, so judges recorded before it existed keep their identity.
         """
         payload = asdict(self) | {"protocol": PROTOCOL}
         for key in ("price", "recheck", "api_key_env", "timeout_s"):
             del payload[key]
+        if self.max_tokens is None:
+            del payload["max_tokens"]
         text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
         return f"judge@sha256:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
@@ -269,7 +274,9 @@ class ModelJudge:
             return
         if self._caller is None:
             s = self.settings
-            self._caller = JudgeCaller(s.model, s.base_url, s.api_key_env, timeout_s=s.timeout_s)
+            self._caller = JudgeCaller(
+                s.model, s.base_url, s.api_key_env, timeout_s=s.timeout_s, max_tokens=s.max_tokens
+            )
         shared = self._caller.shared = self._shared_of() if self._shared_of else None
         if shared is not None:  # on the runs' loop, through their slots
             asked = shared.loop.submit(self._ask_all(self._caller, reference, todo))
@@ -453,5 +460,6 @@ def build_judge(config: Any, section: str = "comparator") -> ModelJudge:
         recheck=float(config.recheck if config.recheck is not None else RECHECK),
         price=None if price is None else (float(price.input_per_1k), float(price.output_per_1k)),
         timeout_s=float(config.timeout_s if config.timeout_s is not None else CALL_TIMEOUT_S),
+        max_tokens=config.max_tokens,
     )
     return ModelJudge(settings)

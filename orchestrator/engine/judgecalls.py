@@ -98,8 +98,11 @@ class JudgeCaller:
         concurrency: int = CONCURRENCY,
         max_wait_s: float = MAX_RATE_LIMIT_WAIT_S,
         timeout_s: float = CALL_TIMEOUT_S,
+        max_tokens: int | None = None,
     ) -> None:
         self.model = model
+        self.max_tokens = max_tokens
+        """The reply's token cap (``comparator.max_tokens``), or None to send none."""
         self.base_url = base_url
         self.api_key_env = api_key_env
         self.timeout_s = timeout_s
@@ -156,6 +159,8 @@ class JudgeCaller:
         client, slots = self._open()
         secrets = secrets_of([os.environ.get(self.api_key_env)])
         tries = Attempts(self.policy, self._rng)
+        # in the body as is: every openai client since 1.30 sends it, none sends a null cap
+        cap = None if self.max_tokens is None else {"max_tokens": self.max_tokens}
         while True:
             epoch = await slots.acquire()
             tries.calls += 1
@@ -167,6 +172,7 @@ class JudgeCaller:
                         temperature=0,
                         seed=seed,
                         timeout=self.timeout_s,
+                        extra_body=cap,
                     ),
                     self.timeout_s,
                 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,12 @@ import pytest
 from counterfact import BudgetExhausted, RunContext, RunResult, compare_arms
 from counterfact.exceptions import ConfigError, ScoringError
 from counterfact.orchestrator.cli.console import spend_line
-from counterfact.orchestrator.engine.judge import JUDGE_FILE, parse_reply
+from counterfact.orchestrator.engine.judge import (
+    DEFAULT_PROMPT,
+    JUDGE_FILE,
+    JudgeSettings,
+    parse_reply,
+)
 from counterfact.verdicts.report.judgenote import judge_notes
 
 from ...standin import StandIn
@@ -351,3 +357,22 @@ def test_an_edited_judge_file_line_is_not_trusted(tmp_path: Path) -> None:
         path.write_text("".join(json.dumps(x) + "\n" for x in lines))
         again = _sweep(tmp_path / "o", _judge(api.base_url), samples=2)
     assert again.summary.judges[0].calls == 1  # the edited line's judgment, asked again
+
+
+def test_a_reply_cap_is_sent_when_set_and_a_judge_without_one_keeps_its_identity(
+    tmp_path: Path,
+) -> None:
+    # a local server (llama.cpp's) keeps generating after a call is cut off: max_tokens bounds it
+    with StandIn(median_s=0.001, p95_s=0.002, answer=judge_reply) as api:
+        _sweep(None, _judge(api.base_url), samples=2)
+        uncapped = list(api.stats.bodies)
+        api.stats.bodies.clear()
+        _sweep(None, _judge(api.base_url, max_tokens=12), samples=2)
+        capped = list(api.stats.bodies)
+    assert uncapped and all("max_tokens" not in body for body in uncapped)
+    assert capped and all(body["max_tokens"] == 12 for body in capped)
+    plain = JudgeSettings("m", None, "K", None, DEFAULT_PROMPT, 0, 0.1, None)
+    # the identity main gave these settings before the cap existed (printed by
+    # JudgeSettings(...).identity() on a37e5ee): a judge.jsonl recorded then still stands
+    assert plain.identity() == "judge@sha256:1ca8bed28d1b7bcf"
+    assert replace(plain, max_tokens=12).identity() != plain.identity()

@@ -16,9 +16,9 @@ another tool can load a verdict line without numpy, scipy, rapidfuzz, pandas or 
     from counterfact.records import read_verdicts
     rows = read_verdicts("runs/quickstart")
 
-Names load on first use (PEP 562), each from its own module: the engine imports one constant of
-:mod:`counterfact.records.runs` on its way to the CLI's config check, and should not build every
-record model (about 0.2 s) to get it.
+Names load on first use (PEP 562), each from its own module: a caller that needs one of them (the
+engine a constant of :mod:`counterfact.records.runs`, the viewer :mod:`counterfact.records.paths`)
+does not build every record model (about 0.2 s) to get it.
 """
 
 from __future__ import annotations

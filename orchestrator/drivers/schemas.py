@@ -5,7 +5,7 @@ shorthands ``comparator: exact`` and ``executor: local`` are allowed); ``runs``,
 ``arms``, ``summary`` and ``bisect`` are the records (one line of ``runs.jsonl`` /
 ``verdicts.jsonl`` / ``arms.jsonl``, and the ``summary.json`` / ``bisect.json`` files).
 
-``counterfact schema`` prints :func:`shipped_schema`: the same schemas written at build time to
+``counterfact schema`` prints :func:`shipped_schema`: the same schemas written ahead of time to
 ``schemas.json`` beside this module by ``scripts/gen_schemas.py`` (a test holds the file to
 :func:`json_schema`), since building the models to print them took the command past 0.4 s.
 """

@@ -16,9 +16,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from difflib import get_close_matches
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from counterfact.probes.runner import ArmView
+if TYPE_CHECKING:  # annotations only: checking a sweep file loads this, not the runner's API
+    from counterfact.probes.runner import ArmView
 
 T = TypeVar("T")
 

@@ -3,10 +3,12 @@
 Each command is a whole new process of the venv's console script (``counterfact``, beside this
 interpreter), started from another folder, run ``--repeat`` times in alternation with a bare
 ``python -c pass`` and with an eager import of the judging path, so the figures come from one
-run on one machine. ``--tree NAME=PATH`` measures a checkout (``PYTHONPATH`` points there: the
-old code in a worktree, for a before/after); given several, their runs alternate too, and each
-row says its ratio to the first tree's. Appends the result, with the machine's load, to
-``docs/benchmarks.md``.
+run on one machine. Each row gives the wall time and the CPU time (user + sys of the process,
+which a loaded machine disturbs less than the wall), each also as a ratio to ``python -c pass``
+in the same run. ``--tree NAME=PATH`` measures a checkout (``PYTHONPATH`` points there: the old
+code in a worktree, for a before/after); given several, their runs alternate too, and each row
+says its ratio to the first tree's. Appends the result, with the machine's load, to
+``docs/benchmarks.md`` (not with ``--no-record``).
 
     python scripts/bench_cli_start.py [--repeat 7] [--tree main=/work/main --tree new=.]
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -59,13 +62,17 @@ def commands(tree: Path, out: Path) -> dict[str, list[str]]:
     }
 
 
-def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (user + sys) seconds of one whole process of ``cmd``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, cwd=cwd, env=env, check=False)
     elapsed = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0, 2):  # 2: the bad-input commands, as expected
         raise SystemExit(f"{cmd} exited {done.returncode}: {done.stderr.decode()[-500:]}")
-    return elapsed
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu
 
 
 def load() -> str:
@@ -80,6 +87,7 @@ def main() -> None:
     parser.add_argument(
         "--tree", action="append", default=[], metavar="NAME=PATH", help="checkout to measure"
     )
+    parser.add_argument("--no-record", action="store_true", help="print, do not append")
     args = parser.parse_args()
     named = (t.partition("=") for t in args.tree)
     trees = {n: Path(p or n).resolve() for n, _, p in named} or {"this checkout": ROOT}
@@ -90,28 +98,35 @@ def main() -> None:
         (cwd / "field.yaml").write_text(BAD_FIELD, encoding="utf-8")
         cmds = {name: commands(tree, cwd / "o") for name, tree in trees.items()}
         times: dict[tuple[str, str], list[float]] = {(t, c): [] for t in trees for c in cmds[t]}
+        cpus: dict[tuple[str, str], list[float]] = {key: [] for key in times}
         for _ in range(args.repeat):
             for name, cmd_name in ((t, c) for c in cmds[next(iter(trees))] for t in trees):
                 env = {**os.environ, "PYTHONPATH": str(trees[name])}
-                times[name, cmd_name].append(timed(cmds[name][cmd_name], cwd, env))
+                wall, cpu = timed(cmds[name][cmd_name], cwd, env)
+                times[name, cmd_name].append(wall)
+                cpus[name, cmd_name].append(cpu)
     first = next(iter(trees))
     where = "; ".join(f"{n} `{p}`" for n, p in trees.items())
     lines = [f"- code measured: {where}; before: {before}; after: {load()}"]
     for (tree, name), values in times.items():
         med = statistics.median(values)
         base = statistics.median(times[tree, "python -c pass"])
+        cpu = statistics.median(cpus[tree, name])
+        cpu_base = statistics.median(cpus[tree, "python -c pass"])
         ratio = med / statistics.median(times[first, name])
         lines.append(
             f"- {name}{f' [{tree}]' if len(trees) > 1 else ''}: median {med:.3f} s "
             f"(min {min(values):.3f}, max {max(values):.3f}); {med / base:.1f}x a bare "
-            f"interpreter" + (f"; {ratio:.2f}x {first}'s" if tree != first else "")
+            f"interpreter; CPU median {cpu:.3f} s, {cpu / cpu_base:.1f}x the bare interpreter's"
+            + (f"; {ratio:.2f}x {first}'s" if tree != first else "")
         )
     lines.append(
         f"- over {args.repeat} alternated runs each, whole processes of the console script from "
         "a temporary folder; target: help, version, schema and bad input under 0.3 s"
     )
     print("\n".join(lines))
-    record("bench_cli_start", lines)
+    if not args.no_record:
+        record("bench_cli_start", lines)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import importlib
+import subprocess
+import sys
 from pathlib import Path
 
 import counterfact
@@ -95,18 +97,40 @@ def test_the_facade_lists_are_one_list() -> None:
 
 
 def test_the_records_facade_exports_what_it_imports() -> None:
-    # counterfact.records re-exports its submodules' names: each once, each from its definition.
-    tree = ast.parse(Path(counterfact.records.__file__).read_text(encoding="utf-8"))
-    imported = {
-        alias.name: node.module
-        for node in tree.body
-        if isinstance(node, ast.ImportFrom) and node.module
-        for alias in node.names
+    # counterfact.records re-exports its submodules' names, loaded on first use like the top
+    # facade's: __all__, the TYPE_CHECKING imports and the loader's table name each name once,
+    # each at the module that defines it.
+    records = counterfact.records
+    where = records._WHERE
+    exported = records.__all__
+    assert len(exported) == len(set(exported)) and set(exported) == set(where)
+    assert _type_checking_imports(Path(records.__file__)) == {
+        (module, name) for name, module in where.items()
     }
-    exported = counterfact.records.__all__
-    assert len(exported) == len(set(exported)) and set(exported) == set(imported)
-    for name, module in imported.items():
-        value = getattr(counterfact.records, name)
+    for name, module in where.items():
+        value = getattr(records, name)
         assert value is getattr(importlib.import_module(module), name)
         if isinstance(value, type) or callable(value):
             assert value.__module__ == module, f"{name} is defined in {value.__module__}"
+
+
+def test_the_records_facade_loads_a_name_s_module_only() -> None:
+    # The engine takes one constant from counterfact.records.runs on the CLI's way to checking a
+    # sweep file; the package must not build every record model for it (a new process, since
+    # this one has loaded them all).
+    probe = (
+        "import sys\n"
+        "from counterfact.records import RUN_SCHEMA_VERSION\n"
+        "print(sorted(m for m in sys.modules if m.startswith('counterfact.records.')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['counterfact.records.runs']"
+
+
+def test_the_records_submodules_are_attributes_too() -> None:
+    # Before the facade was lazy, importing it set every submodule as an attribute.
+    records = counterfact.records
+    folder = Path(records.__file__).parent
+    assert {p.stem for p in folder.glob("*.py")} - {"__init__"} == records._SUBMODULES
+    assert records.vocabulary.__name__ == "counterfact.records.vocabulary"
+    assert set(records._SUBMODULES) <= set(dir(records))

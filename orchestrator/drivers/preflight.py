@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from counterfact.orchestrator.config.loading import load_bisect, load_sweep
-from counterfact.orchestrator.drivers.provenance import fingerprint_of
 
 if TYPE_CHECKING:  # the rest loads inside the functions: bad input is refused at once
     from counterfact.orchestrator.config.resolve import ResolvedBisect, ResolvedSweep
@@ -39,7 +38,9 @@ def preflight_sweep(
         RunDirectoryError: the run directory cannot be used as asked.
     """
     sweep = load_sweep(config, overrides=overrides, executor=executor, address=address)
-    from counterfact.orchestrator.storage.dirchecks import check_run_dir  # after the file's checks
+    # after the file's checks: a bad file is refused before these load
+    from counterfact.orchestrator.drivers.provenance import fingerprint_of
+    from counterfact.orchestrator.storage.dirchecks import check_run_dir
 
     run_dir = sweep.run_dir_for(out)
     check_run_dir(run_dir, fingerprint_of(sweep), fresh=fresh)
@@ -62,7 +63,9 @@ def preflight_bisect(
         RunDirectoryError: the run directory cannot be used as asked.
     """
     plan = load_bisect(config, overrides=overrides, executor=executor, address=address)
-    from counterfact.orchestrator.storage.dirchecks import check_run_dir  # after the file's checks
+    # after the file's checks: a bad file is refused before these load
+    from counterfact.orchestrator.drivers.provenance import fingerprint_of
+    from counterfact.orchestrator.storage.dirchecks import check_run_dir
 
     run_dir = plan.sweep.run_dir_for(out, "-bisect")
     check_run_dir(run_dir, fingerprint_of(plan.sweep, [plan.base]), fresh=fresh)

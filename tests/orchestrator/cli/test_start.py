@@ -117,3 +117,42 @@ def test_help_version_and_bad_input_answer_without_the_judging_stack(
     assert done.returncode == code, done.stderr
     expected = said.replace("{tmp}", str(tmp_path.resolve()))
     assert expected in (done.stdout if code == 0 else lines[0]), done.stdout + done.stderr
+
+
+MODELS = """
+import sys
+from counterfact.orchestrator.cli import entry
+sys.argv = ["counterfact", *sys.argv[1:]]
+try:
+    entry()
+finally:
+    built = {"counterfact.orchestrator.config.schema", "counterfact.records.summary",
+             "counterfact.records.verdicts", "counterfact.records.bisect"}
+    print("models:", ",".join(sorted(built & set(sys.modules))) or "none", file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "built"),
+    [
+        (["schema"], "none"),
+        (["schema", "summary"], "none"),
+        (["run", "bad.yaml"], "counterfact.orchestrator.config.schema"),
+        (["validate", "field.yaml"], "counterfact.orchestrator.config.schema"),
+    ],
+)
+def test_schema_and_schema_errors_build_only_the_models_they_need(
+    args: list[str], built: str, tmp_path: Path
+) -> None:
+    # `schema` prints the shipped file and builds no model; a schema error builds the sweep
+    # file's models but none of the records' (counterfact.records loads a name's module only).
+    (tmp_path / "bad.yaml").write_text(BAD_SCHEMA, encoding="utf-8")
+    (tmp_path / "field.yaml").write_text(BAD_FIELD, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", MODELS, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.stderr.strip().splitlines()[-1] == f"models: {built}", done.stderr

@@ -37,7 +37,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -144,7 +144,8 @@ class JudgeSettings:
         return f"judge@sha256:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
 
-Charge = Callable[[dict[str, float]], None]
+Charge = Callable[[dict[str, float], str | None], None]
+"""Told one call's cost and the arm it is charged to (None: not known)."""
 """Told each call's cost (``tokens``, and ``usd`` with a price)."""
 
 
@@ -252,19 +253,24 @@ class ModelJudge:
             found["prompt"] = hashlib.sha256(s.prompt.encode()).hexdigest()[:12]
         return found
 
-    def prepare(self, reference: str, outputs: list[str]) -> None:
-        """Judge every output not yet judged (and the rechecks due), concurrently.
+    def prepare(
+        self, reference: str, outputs: list[str], arms: Sequence[str] | None = None
+    ) -> None:
+        """Judge every output not yet judged (and the rechecks due), concurrently; each call is
+        charged to the arm (``arms``, one per output) of the first output that needs it.
 
         Raises:
             ScoringError: the judge could not be asked at all (unreachable, key rejected or
                 missing, unknown model, out of credit).
         """
-        todo: dict[tuple[str, int], str] = {}
-        for output in outputs:
+        todo: dict[tuple[str, int], tuple[str, str | None]] = {}
+        owners = list(arms) if arms is not None else [None] * len(outputs)
+        for output, arm in zip(outputs, owners, strict=True):
             key = self.key(reference, output)
             for attempt in (0, 1) if self.rechecked(key) else (0,):
-                if (key, attempt) not in self._held and (key, attempt) not in self._failed:
-                    todo[(key, attempt)] = output
+                known = (key, attempt) in self._held or (key, attempt) in self._failed
+                if not known and (key, attempt) not in todo:
+                    todo[(key, attempt)] = (output, arm)
         if not todo:
             return
         if self._caller is None:
@@ -307,11 +313,14 @@ class ModelJudge:
         return found.same
 
     async def _ask_all(
-        self, caller: JudgeCaller, reference: str, todo: dict[tuple[str, int], str]
+        self,
+        caller: JudgeCaller,
+        reference: str,
+        todo: dict[tuple[str, int], tuple[str, str | None]],
     ) -> None:
         s = self.settings
 
-        async def one(key: str, attempt: int, output: str) -> None:
+        async def one(key: str, attempt: int, output: str, arm: str | None) -> None:
             prompt = s.prompt.format(reference=reference, output=output, rubric=s.rubric or "")
             try:
                 reply = await caller.ask(prompt, s.seed + attempt)
@@ -326,10 +335,11 @@ class ModelJudge:
                     reply=reply.text[:REPLY_CHARS],
                     input_tokens=reply.input_tokens,
                     output_tokens=reply.output_tokens,
+                    arm=arm,
                 )
             )
 
-        tasks = [one(key, attempt, output) for (key, attempt), output in todo.items()]
+        tasks = [one(key, attempt, *asked) for (key, attempt), asked in todo.items()]
         failed = [r for r in await asyncio.gather(*tasks, return_exceptions=True) if r is not None]
         if failed:
             raise failed[0]
@@ -366,7 +376,7 @@ class ModelJudge:
 
     def _spend(self, found: Judgment) -> None:
         if self._charge is not None:
-            self._charge(self.cost(found))
+            self._charge(self.cost(found), found.arm)
 
     def cost(self, found: Judgment) -> dict[str, float]:
         """One call's ``tokens`` (and ``usd`` with a price)."""

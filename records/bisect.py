@@ -25,7 +25,7 @@ re-tested on fresh seeds); 7 added ``ranking_probes`` (``bisect.rank``'s pass); 
 ``decide_asked`` and ``noise_seen`` (``bisect.decide: auto``, the new default); 9 added
 ``stop_early`` and each probe's ``decided_early`` (``bisect.stop_early``), ``spend`` and
 ``judges`` (a model judge's calls, cost and self-disagreement); 10 added ``spend.judge_by_arm``
-(each probe arm's judge calls)."""
+(each probe arm's judge calls) and ``judges[].pacing``."""
 
 
 class BisectProbeRecord(_Record):

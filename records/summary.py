@@ -33,7 +33,8 @@ SUMMARY_SCHEMA_VERSION: Literal[10] = 10
 ``spend`` and ``runs_rate_limited``; 8 added ``spend.runs_cost_refused`` and ``spend.judge``,
 ``judges``, ``invocation_started_at``, ``invocations`` and ``active_s``, and ``pooled[].role``
 and ``holds_if``; 9 added ``judges[].unavailable``, ``judges[].rate_limited`` and
-``judges[].concurrency``; 10 added ``spend.judge_by_arm``; older files still load."""
+``judges[].concurrency``; 10 added ``spend.judge_by_arm`` and ``judges[].pacing``; older files
+still load."""
 
 
 class PooledEffectRecord(Interval):
@@ -302,6 +303,14 @@ class JudgeRecord(_Record):
     concurrency: ConcurrencyRecord | None = None
     """How the judge's own allowed concurrency moved (its calls go through the same adaptive
     controller as the runs'); null when it made no call this session."""
+    pacing: Literal["runs-slots", "own", "own-beside-runs"] | None = None
+    """How its calls were paced this session: ``runs-slots``, in the runs' own slots (one
+    limit, one per-minute bucket, one throttle for both: the runner's endpoint and key, runs
+    overlapping in this process); ``own``, by its own limit (another endpoint or key, or a
+    Python runner); ``own-beside-runs``, by its own limit although it calls the runs' endpoint
+    with their key, because the runs' slots were in other processes (on Ray): the two limits
+    add up, and a 429 met by one slows only that one. Null when it made no call, and in
+    records written before it was kept."""
 
 
 class ExecutorRecord(_Record):

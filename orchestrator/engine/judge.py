@@ -40,7 +40,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from counterfact.exceptions import ConfigError, JudgeUnavailable, JudgeUnparseable
 from counterfact.orchestrator.engine.executors.base import SharedSlots
@@ -144,6 +144,10 @@ class JudgeSettings:
         return f"judge@sha256:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
 
+Pacing = Literal["runs-slots", "own", "own-beside-runs"]
+"""How a judge's calls were paced (``JudgeRecord.pacing``)."""
+PACINGS: tuple[Pacing, ...] = ("own-beside-runs", "own", "runs-slots")
+"""In the order a session's record names them: apart from the runs' if any batch was."""
 Charge = Callable[[dict[str, float], str | None], None]
 """Told one call's cost and the arm it is charged to (None: not known)."""
 """Told each call's cost (``tokens``, and ``usd`` with a price)."""
@@ -168,6 +172,8 @@ class ModelJudge:
         self._charge: Charge | None = None
         self._shared_of: Callable[[], SharedSlots | None] | None = None
         """Where the runs' slots are, when the judge calls the runner's endpoint."""
+        self._paced: set[Pacing] = set()
+        """How this session's batches were paced (``JudgeRecord.pacing``)."""
         self.calls = 0
         """Calls made by this process (read-back judgments are not calls)."""
         self.read_back = 0
@@ -193,6 +199,7 @@ class ModelJudge:
         self._caller = None
         self._charge = charge
         self._held.clear()  # what this directory holds, not what another sweep asked
+        self._paced.clear()
         self._failed.clear()
         self.calls = self.read_back = 0
         self._path = None if run_dir is None else run_dir / JUDGE_FILE
@@ -277,6 +284,8 @@ class ModelJudge:
             s = self.settings
             self._caller = JudgeCaller(s.model, s.base_url, s.api_key_env, timeout_s=s.timeout_s)
         shared = self._caller.shared = self._shared_of() if self._shared_of else None
+        beside = self._shared_of is not None  # the runs' endpoint, their slots not here
+        self._paced.add("runs-slots" if shared else "own-beside-runs" if beside else "own")
         if shared is not None:  # on the runs' loop, through their slots
             asked = shared.loop.submit(self._ask_all(self._caller, reference, todo))
             try:
@@ -424,7 +433,14 @@ class ModelJudge:
             concurrency=None
             if caller is None or not self.calls + len(self._failed)
             else ConcurrencyRecord.model_validate(caller.controller.summary()),
+            pacing=self._pacing(),
         )
+
+    def _pacing(self) -> Pacing | None:
+        """How this session's calls were paced: apart from the runs' if any batch was."""
+        if not self.calls + len(self._failed):
+            return None
+        return next((how for how in PACINGS if how in self._paced), None)
 
 
 def judges_of(checks: Iterable[Comparator]) -> list[ModelJudge]:

@@ -47,7 +47,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
@@ -398,12 +398,15 @@ class CustomComparator:
         return {"target": f"{module}:{name}" if module else name}
 
 
-def prepare_batch(comparator: Comparator, reference: str, outputs: list[str]) -> None:
+def prepare_batch(
+    comparator: Comparator, reference: str, outputs: list[str], arms: Sequence[str] | None = None
+) -> None:
     """Let a comparator that judges in batches (``judge``) judge ``outputs`` before they are
-    asked about one at a time; a no-op for every other kind.
+    asked about one at a time (``arms``: the arm of each, which its call is charged to); a no-op
+    for every other kind.
     """
     if isinstance(comparator, JudgeComparator):
-        comparator.prepare(reference, outputs)
+        comparator.prepare(reference, outputs, arms)
 
 
 def _judge(options: Mapping[str, Any]) -> Comparator:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -11,8 +12,12 @@ from typing import Any, Protocol
 class Judge(Protocol):
     """A model that judges outputs against a reference (built by the orchestrator)."""
 
-    def prepare(self, reference: str, outputs: list[str]) -> None:
-        """Judge a batch now (concurrently, from its cache first), for :meth:`same` to read."""
+    def prepare(
+        self, reference: str, outputs: list[str], arms: Sequence[str] | None = None
+    ) -> None:
+        """Judge a batch now (concurrently, from its cache first), for :meth:`same` to read;
+        ``arms``: the arm each output is from (a call is charged to the arm that asked it).
+        """
         ...
 
     def same(self, reference: str, output: str) -> bool:
@@ -48,9 +53,13 @@ class JudgeComparator:
         """The judge's words (``judged by gpt-4o-mini``)."""
         return self.judge.describe()
 
-    def prepare(self, reference: str, outputs: list[str]) -> None:
-        """Have the judge judge a batch of outputs at once (its calls run concurrently)."""
-        self.judge.prepare(reference, outputs)
+    def prepare(
+        self, reference: str, outputs: list[str], arms: Sequence[str] | None = None
+    ) -> None:
+        """Have the judge judge a batch of outputs at once (its calls run concurrently);
+        ``arms``: the arm of each output, which its call is charged to.
+        """
+        self.judge.prepare(reference, outputs, arms)
 
     def flipped(self, reference: str, output: str, similarity: float) -> bool:
         """True iff the judge says DIFFERENT (a reply that is no verdict raises)."""

@@ -33,7 +33,7 @@ def score_runs(
     """
     outputs = [r.output or "" for r in runs]
     sims = similarity.score(reference, outputs)
-    prepare_batch(comparator, reference, outputs)  # a judge asks for the batch at once
+    prepare_batch(comparator, reference, outputs, [r.arm for r in runs])  # the batch at once
     judged: list[tuple[RunRecord, bool, float]] = []
     for run, output, sim in zip(runs, outputs, sims, strict=True):
         try:

@@ -317,7 +317,8 @@ class ScenarioTally:
         try:
             outputs = [output for _, _, output in queued]
             sims = self.similarity.score(reference, outputs)
-            prepare_batch(self.comparator, reference, outputs)  # a judge asks for all at once
+            arms = [arm for arm, _, _ in queued]  # a judge asks for all at once
+            prepare_batch(self.comparator, reference, outputs, arms)
             for (arm, seed, output), sim in zip(queued, sims, strict=True):
                 try:
                     flipped = self.comparator.flipped(reference, output, sim)

@@ -14,7 +14,7 @@ from counterfact.records.vocabulary import (
     Standing,
 )
 
-BISECT_SCHEMA_VERSION: Literal[9] = 9
+BISECT_SCHEMA_VERSION: Literal[10] = 10
 """2 added ``decide``, ``confirmations`` and each probe's ``p_value``; 3 added ``status`` and
 ``failure``; 4 added ``search_complete``, ``culprit_checks``, ``unconfirmed_found``,
 ``standing`` and ``reasons``; 5 added ``runs_rate_limited`` and the reasons
@@ -24,7 +24,8 @@ check's ``minimal_on_fresh``, ``fresh_probes`` and ``fresh_p_values`` (its 1-min
 re-tested on fresh seeds); 7 added ``ranking_probes`` (``bisect.rank``'s pass); 8 added
 ``decide_asked`` and ``noise_seen`` (``bisect.decide: auto``, the new default); 9 added
 ``stop_early`` and each probe's ``decided_early`` (``bisect.stop_early``), ``spend`` and
-``judges`` (a model judge's calls, cost and self-disagreement)."""
+``judges`` (a model judge's calls, cost and self-disagreement); 10 added ``spend.judge_by_arm``
+(each probe arm's judge calls) and ``judges[].pacing``."""
 
 
 class BisectProbeRecord(_Record):
@@ -93,7 +94,7 @@ class CulpritCheckRecord(_Record):
 class BisectRecord(Provenance):
     """``bisect.json``: the culprit search and its evidence."""
 
-    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9] = BISECT_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10] = BISECT_SCHEMA_VERSION
     status: Literal["complete", "interrupted", "failed"] = "complete"
     """``failed`` when every run failed or the runner evidently cannot work (``failure``)."""
     failure: str | None = None

@@ -26,14 +26,15 @@ from counterfact.records.vocabulary import (
     StatisticalVerdict,
 )
 
-SUMMARY_SCHEMA_VERSION: Literal[9] = 9
+SUMMARY_SCHEMA_VERSION: Literal[10] = 10
 """2 added ``statistics`` and ``pooled``; 3 added ``sequential``; 4 added ``concurrency``,
 ``budget`` and status ``budget-exhausted``; 5 added ``cache_entries_rejected``; 6 added
 ``pooled[].effect``; 7 added ``arms`` (one verdict per challenger over the question set) and
 ``spend`` and ``runs_rate_limited``; 8 added ``spend.runs_cost_refused`` and ``spend.judge``,
 ``judges``, ``invocation_started_at``, ``invocations`` and ``active_s``, and ``pooled[].role``
 and ``holds_if``; 9 added ``judges[].unavailable``, ``judges[].rate_limited`` and
-``judges[].concurrency``; older files still load."""
+``judges[].concurrency``; 10 added ``spend.judge_by_arm`` and ``judges[].pacing``; older files
+still load."""
 
 
 class PooledEffectRecord(Interval):
@@ -260,6 +261,10 @@ class SpendRecord(_Record):
     """What model judges (``comparator: {kind: judge}``) cost: ``calls``, ``tokens`` and
     ``usd`` (with a ``price``), over every judgment in the directory's ``judge.jsonl``; not in
     ``total`` (that is the runs')."""
+    judge_by_arm: dict[str, dict[str, float]] | None = None
+    """``judge`` per arm: each call charged to the arm whose output asked for it first (an
+    output several arms gave is judged, and charged, once). Calls recorded before it was kept
+    (schema 9 and older) have no arm and count in ``judge`` only."""
 
 
 class JudgeRecord(_Record):
@@ -298,6 +303,14 @@ class JudgeRecord(_Record):
     concurrency: ConcurrencyRecord | None = None
     """How the judge's own allowed concurrency moved (its calls go through the same adaptive
     controller as the runs'); null when it made no call this session."""
+    pacing: Literal["runs-slots", "own", "own-beside-runs"] | None = None
+    """How its calls were paced this session: ``runs-slots``, in the runs' own slots (one
+    limit, one per-minute bucket, one throttle for both: the runner's endpoint and key, runs
+    overlapping in this process); ``own``, by its own limit (another endpoint or key, or a
+    Python runner); ``own-beside-runs``, by its own limit although it calls the runs' endpoint
+    with their key, because the runs' slots were in other processes (on Ray): the two limits
+    add up, and a 429 met by one slows only that one. Null when it made no call, and in
+    records written before it was kept."""
 
 
 class ExecutorRecord(_Record):
@@ -329,7 +342,7 @@ class TimingsRecord(_Record):
 class SweepSummary(Provenance):
     """``summary.json``: provenance and per-scenario facts of one sweep."""
 
-    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9] = SUMMARY_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10] = SUMMARY_SCHEMA_VERSION
     status: Literal["complete", "interrupted", "failed", "budget-exhausted"] = "complete"
     """``interrupted`` when Ctrl-C or SIGTERM stopped the sweep (then there are no verdicts
     yet); ``failed`` when every run failed, or scheduling stopped because the runner evidently

@@ -213,8 +213,10 @@ def _calls_dir(folder: Path, n: int) -> None:
         (folder / f"{i:06d}.json").write_text(json.dumps(data))
 
 
-def wall(latency: float, concurrency: int) -> list[str]:
-    """One whole ``counterfact blame`` command over 1 call and over 100, the same calls."""
+def wall(latency: float, concurrency: int, executor: str = "local") -> list[str]:
+    """One whole ``counterfact blame`` command over 1 call and over 100, the same calls
+    (``executor``: ``ray`` starts a local Ray instance in each command, its start included).
+    """
     out = []
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -236,13 +238,16 @@ def wall(latency: float, concurrency: int) -> list[str]:
                 str(root / f"out-{name}"),
                 "--concurrency",
                 str(concurrency),
+                "--executor",
+                executor,
             ]
             began = time.perf_counter()
             done = subprocess.run(args, env=env, capture_output=True, text=True, check=False)
             took[name] = time.perf_counter() - began
             assert done.returncode == 0, done.stderr[-2000:]
         out.append(
-            f"| {latency:g} s | {concurrency} | {took['one']:.1f} s | {took['many']:.1f} s | "
+            f"| {executor} | {latency:g} s | {concurrency} | {took['one']:.1f} s | "
+            f"{took['many']:.1f} s | "
             f"{took['many'] / took['one']:.2f}x |"
         )
         print(out[-1], flush=True)
@@ -290,6 +295,7 @@ def main() -> None:
     parser.add_argument("--part", action="append", choices=["accuracy", "wall", "scale"])
     parser.add_argument("--calls", type=int, action="append")
     parser.add_argument("--concurrency", type=int, action="append")
+    parser.add_argument("--executor", choices=["local", "ray"], default="local", help="wall")
     parser.add_argument(
         "--temperature", type=float, action="append", choices=[0.0, 0.7], help="accuracy cells"
     )
@@ -302,11 +308,11 @@ def main() -> None:
     if "wall" in parts:
         lines += [
             "",
-            "| latency | --concurrency | 1 call | 100 calls | ratio |",
-            "|---|---|---|---|---|",
+            "| executor | latency | --concurrency | 1 call | 100 calls | ratio |",
+            "|---|---|---|---|---|---|",
         ]
         for concurrency in args.concurrency or (16, 64, 100):
-            lines += wall(0.5, concurrency)
+            lines += wall(0.5, concurrency, args.executor)
     if "scale" in (args.part or []):
         lines += [
             "",

@@ -30,7 +30,8 @@ from docsection import replace_section
 from rates import Rate
 
 from counterfact.probes.stats import ProbeStats, summarize_probe
-from counterfact.verdicts.bisect.search import Curtail, Decide, bisect
+from counterfact.verdicts.bisect.ddmin import Curtail
+from counterfact.verdicts.bisect.search import Decide, bisect
 from counterfact.verdicts.standing import bisect_doubts, standing_of
 
 SUSPECTS = [f"s{i}" for i in range(6)]

@@ -25,7 +25,8 @@ from counterfact.probes.tally import COMPARISON_DOUBTS, RUN_FLAGS, ArmTally
 from counterfact.records.parts import DoubtRecord, SequentialRecord
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.records.vocabulary import DoubtCode, Standing
-from counterfact.verdicts.bisect.search import BisectOutcome, MinimalityCheck
+from counterfact.verdicts.bisect.ddmin import MinimalityCheck
+from counterfact.verdicts.bisect.search import BisectOutcome
 
 SEEDS_SHOWN = 20
 """Witnessing seeds listed per reason; the rest are counted in ``seeds_omitted``."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -15,6 +16,7 @@ from counterfact.exceptions import BudgetExhausted, ConfigError, CounterfactErro
 from counterfact.orchestrator.cli.common import (
     GATE_EXIT,
     aborted,
+    address_opt,
     ended,
     executor_opt,
     fail_on_opt,
@@ -121,6 +123,7 @@ if TYPE_CHECKING:
     "would be spent (counted per call, over every call; repeat for both).",
 )
 @executor_opt
+@address_opt
 @fresh_opt
 @report_opt
 @fail_on_opt
@@ -148,6 +151,7 @@ def blame(
     concurrency: int,
     budget: tuple[str, ...],
     executor: str | None,
+    address: str | None,
     fresh: bool,
     no_report: bool,
     fail_on: tuple[str, ...],
@@ -175,7 +179,6 @@ def blame(
         decide=decide,
         max_probes=max_probes,
         max_culprits=max_culprits,
-        executor=executor,
         model=model,
         price=price,
         judge_model=judge_model,
@@ -187,15 +190,15 @@ def blame(
 
     terminate_as_interrupt()  # SIGTERM while judging: a message and 128 + 15, not a silent death
     try:
+        options = replace(options, executor=_executor(executor, address))
         calls = read_calls(call, span)
-        limits = _many_only(len(calls), budget, executor)
+        limits = _many_only(len(calls), budget)
         if len(calls) > 1:
             run_dir = Path(out) if out else Path("runs") / f"blame-{safe_name(call.stem)}"
             _many(calls, options, run_dir, fresh, concurrency, fail_on, limits)
             return
-        found = calls[0]
-        run_dir = Path(out) if out else Path("runs") / f"blame-{safe_name(found.id)}"
-        result = blame_call(found, options, run_dir=run_dir, fresh=fresh)
+        run_dir = Path(out) if out else Path("runs") / f"blame-{safe_name(calls[0].id)}"
+        result = blame_call(calls[0], options, run_dir=run_dir, fresh=fresh)
     except CounterfactError as exc:
         ended(exc, run_dir, not no_report)
         return
@@ -206,12 +209,25 @@ def blame(
     finish(run_dir, not no_report, bisect_hits(result.record, fail_on))
 
 
-def _many_only(calls: int, budget: tuple[str, ...], executor: str | None) -> dict[str, float]:
-    """``--budget``'s limits, a folder's only; a folder's calls run in-process (one rate
-    controller).
+def _executor(kind: str | None, address: str | None) -> str | dict[str, str] | None:
+    """``--executor``, or with ``--address`` the Ray cluster to join.
 
     Raises:
-        ConfigError: either flag given where it does not apply.
+        ConfigError: ``--address`` with another executor than Ray.
+    """
+    if address is None:
+        return kind
+    if kind not in (None, "ray"):
+        msg = f"--address joins a Ray cluster; it does not apply to --executor {kind}; drop one"
+        raise ConfigError(msg, field="--address")
+    return {"kind": "ray", "address": address}
+
+
+def _many_only(calls: int, budget: tuple[str, ...]) -> dict[str, float]:
+    """``--budget``'s limits, a folder's only.
+
+    Raises:
+        ConfigError: a budget given for one call.
     """
     from counterfact.orchestrator.importers.blame_share import parse_budget
 
@@ -222,13 +238,6 @@ def _many_only(calls: int, budget: tuple[str, ...], executor: str | None) -> dic
             "probes with --max-probes"
         )
         raise ConfigError(msg, field="--budget")
-    if calls > 1 and executor not in (None, "local"):
-        msg = (
-            f"--executor {executor}: a folder of calls runs in-process, every call under one "
-            "rate controller and budget (Ray is not built for it yet); blame one call on Ray, "
-            "or drop --executor"
-        )
-        raise ConfigError(msg, field="--executor")
     return limits
 
 

@@ -24,7 +24,7 @@ from counterfact.probes.stats import ProbeStats
 from counterfact.records.runs import RunRecord
 from counterfact.records.vocabulary import DoubtCode
 from counterfact.verdicts.applied import check_failed
-from counterfact.verdicts.bisect.search import Curtail
+from counterfact.verdicts.bisect.ddmin import Curtail
 from counterfact.verdicts.standing import SearchManifests
 
 

@@ -107,8 +107,8 @@ def bind_judges(
     (``judge``) and the ``budget``. A sweep and a culprit search bind them alike.
     """
 
-    def charge(cost: dict[str, float]) -> None:
-        spend.charge_judge(cost)
+    def charge(cost: dict[str, float], arm: str | None) -> None:
+        spend.charge_judge(cost, arm)
         if budget is not None:
             budget.charge(cost)
 

@@ -37,10 +37,10 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from counterfact.exceptions import ConfigError, JudgeUnavailable, JudgeUnparseable
 from counterfact.orchestrator.engine.executors.base import SharedSlots
@@ -149,7 +149,12 @@ class JudgeSettings:
         return f"judge@sha256:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
 
-Charge = Callable[[dict[str, float]], None]
+Pacing = Literal["runs-slots", "own", "own-beside-runs"]
+"""How a judge's calls were paced (``JudgeRecord.pacing``)."""
+PACINGS: tuple[Pacing, ...] = ("own-beside-runs", "own", "runs-slots")
+"""In the order a session's record names them: apart from the runs' if any batch was."""
+Charge = Callable[[dict[str, float], str | None], None]
+"""Told one call's cost and the arm it is charged to (None: not known)."""
 """Told each call's cost (``tokens``, and ``usd`` with a price)."""
 
 
@@ -172,6 +177,8 @@ class ModelJudge:
         self._charge: Charge | None = None
         self._shared_of: Callable[[], SharedSlots | None] | None = None
         """Where the runs' slots are, when the judge calls the runner's endpoint."""
+        self._paced: set[Pacing] = set()
+        """How this session's batches were paced (``JudgeRecord.pacing``)."""
         self.calls = 0
         """Calls made by this process (read-back judgments are not calls)."""
         self.read_back = 0
@@ -197,6 +204,7 @@ class ModelJudge:
         self._caller = None
         self._charge = charge
         self._held.clear()  # what this directory holds, not what another sweep asked
+        self._paced.clear()
         self._failed.clear()
         self.calls = self.read_back = 0
         self._path = None if run_dir is None else run_dir / JUDGE_FILE
@@ -257,19 +265,24 @@ class ModelJudge:
             found["prompt"] = hashlib.sha256(s.prompt.encode()).hexdigest()[:12]
         return found
 
-    def prepare(self, reference: str, outputs: list[str]) -> None:
-        """Judge every output not yet judged (and the rechecks due), concurrently.
+    def prepare(
+        self, reference: str, outputs: list[str], arms: Sequence[str] | None = None
+    ) -> None:
+        """Judge every output not yet judged (and the rechecks due), concurrently; each call is
+        charged to the arm (``arms``, one per output) of the first output that needs it.
 
         Raises:
             ScoringError: the judge could not be asked at all (unreachable, key rejected or
                 missing, unknown model, out of credit).
         """
-        todo: dict[tuple[str, int], str] = {}
-        for output in outputs:
+        todo: dict[tuple[str, int], tuple[str, str | None]] = {}
+        owners = list(arms) if arms is not None else [None] * len(outputs)
+        for output, arm in zip(outputs, owners, strict=True):
             key = self.key(reference, output)
             for attempt in (0, 1) if self.rechecked(key) else (0,):
-                if (key, attempt) not in self._held and (key, attempt) not in self._failed:
-                    todo[(key, attempt)] = output
+                known = (key, attempt) in self._held or (key, attempt) in self._failed
+                if not known and (key, attempt) not in todo:
+                    todo[(key, attempt)] = (output, arm)
         if not todo:
             return
         if self._caller is None:
@@ -278,6 +291,8 @@ class ModelJudge:
                 s.model, s.base_url, s.api_key_env, timeout_s=s.timeout_s, max_tokens=s.max_tokens
             )
         shared = self._caller.shared = self._shared_of() if self._shared_of else None
+        beside = self._shared_of is not None  # the runs' endpoint, their slots not here
+        self._paced.add("runs-slots" if shared else "own-beside-runs" if beside else "own")
         if shared is not None:  # on the runs' loop, through their slots
             asked = shared.loop.submit(self._ask_all(self._caller, reference, todo))
             try:
@@ -314,11 +329,14 @@ class ModelJudge:
         return found.same
 
     async def _ask_all(
-        self, caller: JudgeCaller, reference: str, todo: dict[tuple[str, int], str]
+        self,
+        caller: JudgeCaller,
+        reference: str,
+        todo: dict[tuple[str, int], tuple[str, str | None]],
     ) -> None:
         s = self.settings
 
-        async def one(key: str, attempt: int, output: str) -> None:
+        async def one(key: str, attempt: int, output: str, arm: str | None) -> None:
             prompt = s.prompt.format(reference=reference, output=output, rubric=s.rubric or "")
             try:
                 reply = await caller.ask(prompt, s.seed + attempt)
@@ -333,10 +351,11 @@ class ModelJudge:
                     reply=reply.text[:REPLY_CHARS],
                     input_tokens=reply.input_tokens,
                     output_tokens=reply.output_tokens,
+                    arm=arm,
                 )
             )
 
-        tasks = [one(key, attempt, output) for (key, attempt), output in todo.items()]
+        tasks = [one(key, attempt, *asked) for (key, attempt), asked in todo.items()]
         failed = [r for r in await asyncio.gather(*tasks, return_exceptions=True) if r is not None]
         if failed:
             raise failed[0]
@@ -373,7 +392,7 @@ class ModelJudge:
 
     def _spend(self, found: Judgment) -> None:
         if self._charge is not None:
-            self._charge(self.cost(found))
+            self._charge(self.cost(found), found.arm)
 
     def cost(self, found: Judgment) -> dict[str, float]:
         """One call's ``tokens`` (and ``usd`` with a price)."""
@@ -421,7 +440,14 @@ class ModelJudge:
             concurrency=None
             if caller is None or not self.calls + len(self._failed)
             else ConcurrencyRecord.model_validate(caller.controller.summary()),
+            pacing=self._pacing(),
         )
+
+    def _pacing(self) -> Pacing | None:
+        """How this session's calls were paced: apart from the runs' if any batch was."""
+        if not self.calls + len(self._failed):
+            return None
+        return next((how for how in PACINGS if how in self._paced), None)
 
 
 def judges_of(checks: Iterable[Comparator]) -> list[ModelJudge]:

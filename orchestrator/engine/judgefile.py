@@ -22,6 +22,9 @@ class Judgment:
     reply: str
     input_tokens: int
     output_tokens: int
+    arm: str | None = None
+    """The arm whose output asked for this call (it is charged to that arm's spend); None in
+    lines written before it was kept, and for an output judged outside a batch."""
 
     def line(self, judge: str) -> str:
         """The ``judge.jsonl`` line."""
@@ -58,4 +61,5 @@ def _well_typed(j: Judgment) -> bool:
         and isinstance(j.reply, str)
         and count(j.input_tokens)
         and count(j.output_tokens)
+        and (j.arm is None or isinstance(j.arm, str))
     )

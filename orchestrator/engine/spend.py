@@ -21,6 +21,8 @@ class SpendTally:
         self._refused = 0
         self._judge: dict[str, float] = defaultdict(float)
         """What model judges cost (``calls``, ``tokens``, ``usd``): apart from the runs'."""
+        self._judge_by_arm: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        """The same per arm whose output asked for the call."""
 
     def observe(self, record: RunRecord) -> None:
         """Add one run's reported costs (never an entry its record refused)."""
@@ -32,10 +34,14 @@ class SpendTally:
         for key, value in record.cost.items():
             mine[key] += value
 
-    def charge_judge(self, cost: dict[str, float]) -> None:
-        """Add one judge call's cost (a recorded one read back on resume included)."""
+    def charge_judge(self, cost: dict[str, float], arm: str | None = None) -> None:
+        """Add one judge call's cost (a recorded one read back on resume included), and to
+        ``arm``'s when it is known.
+        """
         for key, value in cost.items():
             self._judge[key] += value
+            if arm is not None:
+                self._judge_by_arm[arm][key] += value
 
     def totals(self) -> dict[str, float]:
         """Cost so far per key over every arm; safe to call from another thread while records
@@ -59,10 +65,15 @@ class SpendTally:
         for costs in by_arm.values():
             for key, value in costs.items():
                 total[key] += value
+        judge_by_arm = {
+            arm: {k: round(v, 6) for k, v in sorted(self._judge_by_arm[arm].items())}
+            for arm in sorted(self._judge_by_arm, key=lambda a: (self._order.get(a, last), a))
+        }
         return SpendRecord(
             total={k: round(v, 6) for k, v in sorted(total.items())},
             by_arm=by_arm,
             runs_with_cost=self._runs,
             runs_cost_refused=self._refused,
             judge={k: round(v, 6) for k, v in sorted(self._judge.items())} or None,
+            judge_by_arm=judge_by_arm or None,
         )

@@ -2,10 +2,11 @@
 
 Each call is blamed as :func:`~counterfact.orchestrator.importers.blame.blame_call` blames one,
 in its own run directory ``<out>/calls/<call>/`` (so each resumes on its own after a crash:
-finished probes are read back), on the in-process executor; up to ``concurrency`` calls run at
-once, each in a thread feeding the process's one event loop, so a thousand calls that wait on
-an API take about the time of their slowest searches, not their sum. The calls share one rate
-controller and one budget (:mod:`~counterfact.orchestrator.importers.blame_share`).
+finished probes are read back); up to ``concurrency`` calls run at once, each search in a thread
+of its own. In-process (the default) their probes share the process's one event loop; on Ray
+(``executor: ray``) they share one set of worker actors on the cluster. Either way a thousand
+calls that wait on an API take about the time of their slowest searches, not their sum. The calls
+share one rate controller and one budget (:mod:`~counterfact.orchestrator.importers.blame_share`).
 ``blame.jsonl`` holds one line per call, in the calls' order, written when the last call ends;
 a call that cannot be replayed is a line with its ``error``, and the others go on.
 """
@@ -23,6 +24,7 @@ from counterfact.exceptions import BudgetExhausted, ConfigError, CounterfactErro
 from counterfact.orchestrator.importers.blame import (
     BlameOptions,
     blame_call,
+    blame_plan,
     check_server,
     model_of,
 )
@@ -110,13 +112,17 @@ def blame_calls(
     models = {model_of(c, options) for c in calls if options.model or c.request.get("model")}
     for model in sorted(models):  # a call without a model gets its own error line
         check_server(options, model)
-    local = replace(options, executor="local")  # each call's probes on the process's loop
     shared = Shared(min(concurrency, len(calls)), budget)
+    on_ray = _kind(options.executor) == "ray"
+    if on_ray:
+        _start_ray(shared, calls, options)
+    else:
+        options = replace(options, executor="local")  # each call's probes on the process's loop
     done: list[BlameLine] = []
     stop = Event()
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="blame")
     try:
-        futures = [pool.submit(_one, c, local, run_dir, fresh, stop, shared) for c in calls]
+        futures = [pool.submit(_one, c, options, run_dir, fresh, stop, shared) for c in calls]
         for future in futures:
             done.append(future.result())
             if on_done is not None:
@@ -129,10 +135,32 @@ def blame_calls(
         raise
     finally:
         pool.shutdown(wait=False)
+        shared.close()  # on Ray: the actors end (runs still in flight are not recorded)
     _write_lines(run_dir, done)
     if shared.exhausted:
         raise _over_budget(shared, done)
     return done
+
+
+def _kind(executor: str | Mapping[str, object] | None) -> str | None:
+    """The executor kind ``BlameOptions.executor`` names."""
+    if isinstance(executor, Mapping):
+        kind = executor.get("kind")
+        return kind if isinstance(kind, str) else None
+    return executor
+
+
+def _start_ray(shared: Shared, calls: Sequence[RecordedCall], options: BlameOptions) -> None:
+    """Start or join Ray once, in this (the main) thread, with the ``executor:`` section of the
+    first call that can be planned (a call that cannot is its own error line later).
+    """
+    for call in calls:
+        try:
+            plan = blame_plan(call, options)
+        except ConfigError:
+            continue
+        shared.start_ray(plan)
+        return
 
 
 def _over_budget(shared: Shared, done: list[BlameLine]) -> BudgetExhausted:

@@ -1,11 +1,15 @@
 """What the calls of one ``counterfact blame DIR`` share: one rate controller and one budget.
 
-**One rate controller.** Every call's search runs on its own in-process executor, but they all
-hold one :class:`~counterfact.orchestrator.engine.throttle.Throttle`: each call takes its part
-of the one limit (``limit // calls at once``, at least one, as a Ray worker takes its part of a
-sweep's), and every call's refusals (HTTP 429) and served calls move that one limit. A
-rate-limited API is therefore met by the command as a whole: it steps down together, not call by
-call. Its starting limit is the per-call concurrency times the calls at once.
+**One rate controller.** Every call's search runs on its own executor, but they all hold one
+:class:`~counterfact.orchestrator.engine.throttle.Throttle`. In-process, each call takes its
+part of the one limit (``limit // calls at once``, at least one, as a Ray worker takes its part
+of a sweep's), and every call's refusals (HTTP 429) and served calls move that one limit. On Ray
+(``--executor ray``, ``--address``) the calls' probes run on one set of worker actors under the
+one throttle actor a sweep on Ray has
+(:mod:`~counterfact.orchestrator.engine.executors.ray_shared`): every worker, on every node,
+takes its part of the same limit whichever call's runs it holds. A rate-limited API is therefore
+met by the command as a whole: it steps down together, not call by call. Its starting limit is
+the per-call concurrency times the calls at once.
 
 **One budget** (``--budget runs=N`` / ``usd=X``) over the whole command, counted per call: a call
 starts only while
@@ -26,14 +30,18 @@ import math
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.config.resolve import ResolvedBisect
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.executors.local import LocalExecutor
-from counterfact.orchestrator.engine.executors.registry import make_executor
+from counterfact.orchestrator.engine.executors.registry import ExecutorOptions, make_executor
 from counterfact.orchestrator.engine.throttle import Throttle
 from counterfact.records.runs import RunRecord
+
+if TYPE_CHECKING:
+    from counterfact.orchestrator.engine.executors.ray_shared import PoolHub
 
 BUDGET_KEYS = ("runs", "usd")
 
@@ -88,11 +96,17 @@ class Shared:
         self.exhausted: list[str] = []
         """Keys whose limit stopped calls from starting."""
         self.throttle: Throttle | None = None
+        self.hub: PoolHub | None = None
+        """On Ray: the worker actors and the throttle actor every call's probes share."""
         self._lock = threading.Lock()
         self._slot = 0
 
     def executor(self, plan: ResolvedBisect) -> Executor:
-        """The executor one call's search runs on: in-process, its part of the one limit."""
+        """The executor one call's search runs on: in-process, its part of the one limit; on
+        Ray (after :meth:`start_ray`), the hub's actors under the one throttle actor.
+        """
+        if self.hub is not None:
+            return self.hub.executor()
         built = make_executor("local", plan.sweep.executor_options)
         if not isinstance(built, LocalExecutor):  # pragma: no cover - "local" is in-process
             return built
@@ -104,6 +118,23 @@ class Shared:
             built.share = (self._slot % self.calls_at_once, self.calls_at_once)
             self._slot += 1
         return built
+
+    def start_ray(self, plan: ResolvedBisect) -> None:
+        """Run every call's probes on Ray from now on: start or join it once (here, in the main
+        thread), with ``plan``'s ``executor:`` section; the actors start with the first probe.
+        """
+        from counterfact.orchestrator.engine.executors.ray_shared import PoolHub
+
+        options: ExecutorOptions = plan.sweep.executor_options
+        per_call = options.pool.overlapping(plan.sweep.runner, 1) or 1
+        self.hub = PoolHub(options, per_call * self.calls_at_once)
+        self.hub.start()
+
+    def close(self) -> None:
+        """End the Ray actors (and the Ray instance, when started here)."""
+        if self.hub is not None:
+            self.hub.close()
+            self.hub = None
 
     def may_start(self) -> bool:
         """Reserve a place for one more call, if the budget leaves room for it."""

@@ -98,11 +98,8 @@ def test_a_bad_budget_is_one_line_naming_the_flag(given: str) -> None:
         parse_budget((given,))
 
 
-def test_budget_and_ray_are_refused_where_they_do_not_apply(tmp_path: Path) -> None:
+def test_a_budget_is_refused_for_one_call(tmp_path: Path) -> None:
     one = tmp_path / "one.json"
     one.write_text(json.dumps(recorded_call(passages(4, {1: MARK}))), encoding="utf-8")
     code, _, err = invoke("blame", str(one), "--budget", "runs=10")
     assert code == 2 and "--budget is counted per call over a folder of calls" in err
-    calls = _calls(tmp_path / "calls", 2)
-    code, _, err = invoke("blame", str(calls), "--executor", "ray")
-    assert code == 2 and "--executor ray: a folder of calls runs in-process" in err

@@ -23,6 +23,6 @@ def test_a_schema_8_file_loads_as_a_search_that_ran_every_seed(tmp_path: Path) -
         assert probe.pop("decided_early") is False
     path.write_text(json.dumps(data | {"schema_version": 8}), encoding="utf-8")
     record = read_bisect(tmp_path)
-    assert record.schema_version == 8 < BISECT_SCHEMA_VERSION == 9
+    assert record.schema_version == 8 < BISECT_SCHEMA_VERSION == 10
     assert record.culprits == [["c"]] and record.stop_early is False
     assert [p.decided_early for p in record.probes] == [False] * len(record.probes)

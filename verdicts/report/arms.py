@@ -35,12 +35,23 @@ def spend_text(spend: SpendRecord | None) -> str:
 
 
 def _judge_spend(spend: SpendRecord | None) -> str:
-    """``; judge usd 0.02, tokens 1,234 over 40 calls`` (recorded calls included), or nothing."""
+    """``; judge usd 0.02, tokens 1,234 over 40 calls (base 12 calls; alt 28 calls)`` (recorded
+    calls included), or nothing.
+    """
     if spend is None or not spend.judge:
         return ""
     costs = {k: v for k, v in spend.judge.items() if k != "calls"}
     calls = int(spend.judge.get("calls", 0))
-    return f"; judge {_amounts(costs)} over {calls:,} calls"
+    by_arm = spend.judge_by_arm or {}
+    arms = "; ".join(f"{arm} {_calls(c)}" for arm, c in by_arm.items())
+    return f"; judge {_amounts(costs)} over {calls:,} calls" + (f" ({arms})" if arms else "")
+
+
+def _calls(costs: dict[str, float]) -> str:
+    """``usd 0.01 over 12 calls`` (``12 calls`` without a price)."""
+    usd = costs.get("usd")
+    calls = f"{int(costs.get('calls', 0)):,} calls"
+    return calls if usd is None else f"usd {usd:.4g} over {calls}"
 
 
 def _refused(spend: SpendRecord | None) -> str:

@@ -56,4 +56,16 @@ def judge_notes(judges: Sequence[JudgeRecord] | None, rows: Sequence[VerdictReco
                 f"as {judge.high:.1%}, at least the {smallest[0]:.1%} flip share that confirmed "
                 f"{smallest[1]}; recheck more judgments, or use a steadier judge"
             )
+    notes += [_apart(judge) for judge in judges or () if judge.pacing == "own-beside-runs"]
     return notes
+
+
+def _apart(judge: JudgeRecord) -> str:
+    """The judge calls the runs' endpoint with their key, but was paced apart from them."""
+    return (
+        f"judge {judge.model} calls the runs' endpoint with their key, but its calls were paced "
+        "apart from the runs' (they ran in other processes, on Ray): its own limit (at most 8 "
+        "in flight) beside the runs' executor.concurrency and rate_limit, so the endpoint may "
+        "see both at once and a 429 met by one slows only that one; lower "
+        "executor.concurrency to leave the judge room, or run in-process to share one limit"
+    )

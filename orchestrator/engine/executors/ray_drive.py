@@ -91,8 +91,12 @@ def _key(ctx: RunContext | RunRecord) -> Key:
 class _Drive:
     """One executor run's state on the driver: the boxes, the solo tasks and the watch."""
 
-    def __init__(self, pool: ActorPool, solo_task: Any, infra_retries: int) -> None:
+    def __init__(
+        self, pool: ActorPool, solo_task: Any, infra_retries: int, channel: str = ""
+    ) -> None:
         self.pool, self.ray = pool, pool.ray
+        self.channel = channel
+        """Whose runs these are on actors other drivers share (see ``PoolWorker.take``)."""
         self.solo_task, self.infra_retries = solo_task, infra_retries
         self.boxes: dict[int, _Box] = {}
         """By ``id(actor)``."""
@@ -129,7 +133,10 @@ class _Drive:
             box = self._box(slot, actor)
             for ctx in batch:
                 box.calls[_key(ctx)] = _Call(ctx, slot, submitted=now, actor=actor)
-            self.takes[actor.take.remote(ship(batch))] = (box, [_key(c) for c in batch])
+            self.takes[actor.take.remote(ship(batch), self.channel)] = (
+                box,
+                [_key(c) for c in batch],
+            )
 
     def _box(self, slot: int, actor: Any) -> _Box:
         box = self.boxes.get(id(actor))
@@ -142,7 +149,7 @@ class _Drive:
         for box in self.boxes.values():
             if box.calls and box.collecting is None:
                 want = max(1, len(box.calls) // WAIT_FRACTION)
-                box.collecting = box.actor.collect.remote(want, COLLECT_WAIT_S)
+                box.collecting = box.actor.collect.remote(want, COLLECT_WAIT_S, self.channel)
                 self.collects[box.collecting] = box
 
     def wait(self) -> Iterator[RecordBatch]:
@@ -205,8 +212,7 @@ class _Drive:
     def _lost(self, box: _Box, cause: BaseException | str) -> Iterator[RecordBatch]:
         """``box``'s actor is gone: replace it and send each of its runs again alone."""
         del self.boxes[id(box.actor)]
-        if self.pool.actors[box.slot] is box.actor:
-            self.pool.replace(box.slot)
+        self.pool.replace(box.slot, box.actor)
         reason = cause if isinstance(cause, str) else type(cause).__name__
         calls, box.calls = list(box.calls.values()), {}
         for call in calls:
@@ -294,7 +300,8 @@ class _Drive:
         may hand some over instead); a solo task counts only if it is already done.
         """
         ray = self.ray
-        asked = [b.actor.stop.remote() for b in self.boxes.values() if b.calls]
+        channel = self.channel or None  # the only driver: stop every run; else only ours
+        asked = [b.actor.stop.remote(channel) for b in self.boxes.values() if b.calls]
         refs = [*asked, *self.collects]
         ready = ray.wait(refs, num_returns=len(refs), timeout=STOP_WAIT_S)[0] if refs else []
         if self.solos:
@@ -330,10 +337,17 @@ def _actor_errors(ray: Any) -> tuple[type[BaseException], ...]:
 
 
 def run_on_pool(
-    executor: Any, pool: ActorPool, feed: RunFeed, solo_task: Any, infra_retries: int
+    executor: Any,
+    pool: ActorPool,
+    feed: RunFeed,
+    solo_task: Any,
+    infra_retries: int,
+    channel: str = "",
 ) -> Iterator[RecordBatch]:
-    """Feed ``pool`` until the feed is empty and nothing is in flight; yield record batches."""
-    drive = _Drive(pool, solo_task, infra_retries)
+    """Feed ``pool`` until the feed is empty and nothing is in flight; yield record batches.
+    ``channel``: this driver's name on actors other drivers share (empty: the only one).
+    """
+    drive = _Drive(pool, solo_task, infra_retries, channel)
     cap = pool.concurrency + SLACK_PER_WORKER * pool.workers
     while True:
         if executor.stop_requested:

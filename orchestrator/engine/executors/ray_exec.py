@@ -226,6 +226,8 @@ class RayExecutor(Executor):
         self.pool = pool or PoolSettings()
         self._actors: ActorPool | None = None
         """Worker actors for overlapping runs, started by the first run that needs them."""
+        self.channel = ""
+        """This executor's name on worker actors it shares with others (empty: its own)."""
 
     def start_phase(self) -> str | None:
         """``starting Ray`` (a local instance) or ``joining Ray at ADDRESS``; None when this
@@ -318,7 +320,7 @@ class RayExecutor(Executor):
             runner = shipped(runner, self.ship_dir, self._start_dir)
         if concurrency is not None:
             pool = self._pool_for(ray, runner, concurrency, workers)
-            yield from run_on_pool(self, pool, feed, task, self.infra_retries)
+            yield from run_on_pool(self, pool, feed, task, self.infra_retries, self.channel)
             return
         yield from self._run_tasks(ray, task, runner, feed)
 

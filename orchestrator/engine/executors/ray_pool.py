@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import threading
 import time
 import uuid
 from typing import Any
@@ -111,50 +112,66 @@ class PoolWorker:
             timeout_s=timeout_s,
             node=self.node,
         )
-        self._running: dict[asyncio.Task[RunRecord], RunContext] = {}
-        self._done: list[RunRecord] = []
-        self._arrived = asyncio.Event()
-        self._stopped = False
-        """Set by :meth:`stop`: a ``take`` arriving later starts nothing (a resume runs it)."""
+        self._running: dict[asyncio.Task[RunRecord], tuple[RunContext, str]] = {}
+        """Each run in flight: its context and the channel it was handed over on."""
+        self._done: dict[str, list[RunRecord]] = {}
+        """Finished records not yet collected, by channel."""
+        self._arrived: dict[str, asyncio.Event] = {}
+        self._stopped: set[str | None] = set()
+        """The channels :meth:`stop` stopped (None: every channel): a ``take`` arriving later on
+        one starts nothing (a resume runs it)."""
 
     async def ready(self) -> str:
         """The node this worker runs on (answers once it is up; the blocked-loop watch's ping)."""
         return str(self.node)
 
-    async def take(self, shipment: Shipment) -> int:
-        """Start every run of ``shipment`` on this loop; the runs now held."""
-        if self._stopped:  # Ray may run an async actor's calls out of order
+    async def take(self, shipment: Shipment, channel: str = "") -> int:
+        """Start every run of ``shipment`` on this loop; the runs now held. ``channel``: whose
+        runs they are, when several drivers share these actors (``blame DIR``'s calls on Ray):
+        each collects its own channel's records only.
+        """
+        if None in self._stopped or channel in self._stopped:  # calls may arrive out of order
             return 0
         loop = asyncio.get_running_loop()
         for ctx in shipment.contexts():
             task = loop.create_task(self._one(ctx))
-            self._running[task] = ctx
+            self._running[task] = (ctx, channel)
             task.add_done_callback(self._finished)
         return len(self._running)
 
-    async def collect(self, want: int, wait_s: float) -> bytes:
-        """The records finished since the last collection, as ``runs.jsonl`` lines: once
-        ``want`` are there, or after ``wait_s`` (then possibly none).
+    async def collect(self, want: int, wait_s: float, channel: str = "") -> bytes:
+        """The records of ``channel`` finished since its last collection, as ``runs.jsonl``
+        lines: once ``want`` are there, or after ``wait_s`` (then possibly none).
         """
         deadline = time.monotonic() + wait_s
-        while len(self._done) < want and (left := deadline - time.monotonic()) > 0:
-            self._arrived.clear()
+        arrived = self._arrived.setdefault(channel, asyncio.Event())
+        while len(self._done.get(channel, ())) < want and (left := deadline - time.monotonic()) > 0:
+            arrived.clear()
             with contextlib.suppress(asyncio.TimeoutError):  # not TimeoutError before 3.11
-                await asyncio.wait_for(self._arrived.wait(), left)
-        return self._hand_over()
+                await asyncio.wait_for(arrived.wait(), left)
+        return self._hand_over(channel)
 
-    async def stop(self) -> bytes:
-        """Cancel every run in flight (a resume runs them); the records finished meanwhile."""
-        self._stopped = True
-        self.core.stop()
-        for task in list(self._running):
-            task.cancel()
-        self._arrived.set()  # a collection waiting returns what is there
-        return self._hand_over()
+    async def stop(self, channel: str | None = None) -> bytes:
+        """Cancel every run in flight (a resume runs them), or only ``channel``'s; the records
+        finished meanwhile (of every channel, or of ``channel``).
+        """
+        self._stopped.add(channel)
+        if channel is None:
+            self.core.stop()
+        for task, (_, owner) in list(self._running.items()):
+            if channel is None or owner == channel:
+                task.cancel()
+        for event in self._arrived.values():
+            event.set()  # a collection waiting returns what is there
+        if channel is not None:
+            return self._hand_over(channel)
+        return encode([r for owner in list(self._done) for r in self._take(owner)])
 
-    def _hand_over(self) -> bytes:
-        done, self._done = self._done, []
-        return encode(done)
+    def _hand_over(self, channel: str) -> bytes:
+        return encode(self._take(channel))
+
+    def _take(self, channel: str) -> list[RunRecord]:
+        return self._done.pop(channel, [])
 
     async def _one(self, ctx: RunContext) -> RunRecord:
         try:
@@ -165,17 +182,17 @@ class PoolWorker:
             return failed_record(ctx, type(exc).__name__, str(exc)[:500], 0.0, str(self.node))
 
     def _finished(self, task: asyncio.Task[RunRecord]) -> None:
-        ctx = self._running.pop(task)
+        ctx, channel = self._running.pop(task)
+        if channel in self._stopped or (task.cancelled() and None in self._stopped):
+            return  # the engine's stop: not recorded (a resume runs it)
         if task.cancelled():
-            if self._stopped:  # the engine's stop: not recorded (a resume runs it)
-                return
             # cancelled before its first step (a runner cancelling every task on the loop):
             # RunCore never saw it, and a run never recorded kept the driver collecting forever
             record = failed_record(ctx, "RunCancelled", FOREIGN_CANCEL, 0.0, str(self.node))
-            self._done.append(record)
         else:
-            self._done.append(task.result())
-        self._arrived.set()
+            record = task.result()
+        self._done.setdefault(channel, []).append(record)
+        self._arrived.setdefault(channel, asyncio.Event()).set()
 
 
 class ActorPool:
@@ -205,6 +222,8 @@ class ActorPool:
         self.throttle = host.options(scheduling_strategy=here).remote(concurrency, per_minute)
         self._start = Allowance(concurrency, per_minute)
         self._cls = ray.remote(num_cpus=ACTOR_CPUS, max_restarts=0, max_task_retries=0)(PoolWorker)
+        self._lock = threading.Lock()
+        """Drivers sharing these actors (``blame DIR`` on Ray) replace a dead one once."""
         self._known: tuple[str, dict[str, object]] | None = None
         """The throttle's last record read, and the instance it came from."""
         self._asked: Any = None
@@ -245,18 +264,22 @@ class ActorPool:
             msg = f"the worker processes for overlapping runs failed to start: {last}"
             raise ExecutorError(msg) from exc
 
-    def replace(self, index: int) -> None:
+    def replace(self, index: int, dead: Any = None) -> None:
         """A dead actor's slot gets a new actor while the cluster has a CPU for it; else the
-        slot is retired (its runs go to the others).
+        slot is retired (its runs go to the others). ``dead``: the actor found dead; when the
+        slot holds another by now (a driver sharing these actors replaced it), nothing is done.
         """
-        with contextlib.suppress(Exception):
-            self.ray.kill(self.actors[index], no_restart=True)
-        alive = sum(a is not None for a in self.actors) - 1
-        cpus = self.ray.available_resources().get("CPU", 0.0)
-        if alive > 0 and cpus < ACTOR_CPUS:
-            self.actors[index] = None
-            return
-        self.actors[index] = self._spawn(index)
+        with self._lock:
+            if dead is not None and self.actors[index] is not dead:
+                return
+            with contextlib.suppress(Exception):
+                self.ray.kill(self.actors[index], no_restart=True)
+            alive = sum(a is not None for a in self.actors) - 1
+            cpus = self.ray.available_resources().get("CPU", 0.0)
+            if alive > 0 and cpus < ACTOR_CPUS:
+                self.actors[index] = None
+                return
+            self.actors[index] = self._spawn(index)
 
     def poll_summary(self) -> None:
         """Read the throttle's record now and then (without waiting), so that a throttle lost

@@ -67,7 +67,7 @@ def test_quickstart_locally_shows_the_three_verdicts(tmp_path: Path) -> None:
         {"facet": "retrieval", "declared": "rerank", "observed": "bm25"}
     ]
     summary = json.loads((out_dir / "summary.json").read_text())
-    assert summary["schema_version"] == 9 and summary["runs_used"] == 32
+    assert summary["schema_version"] == 10 and summary["runs_used"] == 32
     assert summary["scenarios"][0]["reference"] == {
         "from": "prior-run",
         "text": "The capital of Australia is Canberra.",

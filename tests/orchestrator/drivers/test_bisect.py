@@ -47,7 +47,7 @@ def test_runs_used_equals_runner_calls_and_cache_hits_are_free(tmp_path: Path) -
         (["fact:a", "fact:b"], True),
     ]
     data = json.loads((tmp_path / "b" / "bisect.json").read_text())
-    assert data["schema_version"] == 9 and data["reference"] == {
+    assert data["schema_version"] == 10 and data["reference"] == {
         "from": "prior-run",
         "text": "wrong",
     }

@@ -247,7 +247,7 @@ def test_example_config_runs_from_the_cli(tmp_path: Path) -> None:
     assert rows["stale-index"]["sequential"]["stopped_for"] == "significant"
     assert rows["aa"]["statistical_verdict"] == "not-significant"
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["schema_version"] == 9 and summary["sequential"]["runs_saved"] > 0
+    assert summary["schema_version"] == 10 and summary["sequential"]["runs_saved"] > 0
 
 
 def test_no_reference_stops_every_arm_as_untestable() -> None:

@@ -154,7 +154,18 @@ def test_a_resume_asks_the_judge_nothing_and_still_counts_its_spend(tmp_path: Pa
     assert spend.judge["usd"] == pytest.approx(
         (spend.judge["tokens"] - 2) * 1.0 / 1000 + 2 * 2.0 / 1000
     )
-    assert spend_line(again.summary).endswith("; judge tokens 124, usd 0.13 over 2 calls")
+    line = spend_line(again.summary)
+    assert re.search(
+        r"; judge tokens 124, usd 0.13 over 2 calls \(base usd [\d.]+ over 1 calls; "
+        r"alt usd [\d.]+ over 1 calls\)$",
+        line,
+    ), line
+    # per arm: each arm's one distinct answer is its one call, read back with its arm
+    by_arm = spend.judge_by_arm
+    assert by_arm is not None and by_arm == first.summary.spend.judge_by_arm
+    assert list(by_arm) == ["base", "alt"] and all(c["calls"] == 1 for c in by_arm.values())
+    for key in ("tokens", "usd"):
+        assert sum(c[key] for c in by_arm.values()) == pytest.approx(spend.judge[key])
 
 
 def test_the_recheck_measures_the_judges_disagreement_with_itself(tmp_path: Path) -> None:

@@ -81,6 +81,7 @@ def test_a_judge_of_the_runner_s_endpoint_holds_the_runs_slots(tmp_path: Path) -
     assert judge.calls == len(served.judge_at) == 3 * 2 * 8  # every output its own judgment
     assert peak <= 3  # runs and judge calls together; the judge alone would take 8
     assert judge.concurrency is not None and judge.concurrency.configured == 3  # the runs'
+    assert judge.pacing == "runs-slots"
 
 
 def test_the_judge_s_429s_cut_the_runs_limit_too(tmp_path: Path) -> None:

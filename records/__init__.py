@@ -2,8 +2,10 @@
 
 ``runs.jsonl`` lines are :class:`RunRecord`; ``verdicts.jsonl`` lines are :class:`VerdictRecord`;
 ``arms.jsonl`` lines are :class:`ArmVerdictRecord` (one verdict per challenger over the question
-set); ``summary.json`` is :class:`SweepSummary`; ``bisect.json`` is :class:`BisectRecord`;
-``blame.json`` is :class:`BlameRecord` and a ``blame.jsonl`` line :class:`BlameLine`;
+set); ``summary.json`` is :class:`SweepSummary`, which embeds what its runs came to as an
+:class:`ExecutionRecord` (as ``bisect.json`` and ``blame.json`` do); ``bisect.json`` is
+:class:`BisectRecord`; ``blame.json`` is :class:`BlameRecord` and a ``blame.jsonl`` line
+:class:`BlameLine`;
 ``sweep.json`` (what a run directory's records mean) is :class:`Fingerprint`, and every record
 kind carries a :class:`Provenance`. Their
 closed vocabularies live in :mod:`counterfact.records.vocabulary`, the seed-set encoding in
@@ -27,6 +29,7 @@ if __name__ != "counterfact.records":  # one import name per module: see docs/ar
 from counterfact.records.arms import ARM_SCHEMA_VERSION, ArmVerdictRecord
 from counterfact.records.bisect import BISECT_SCHEMA_VERSION, BisectRecord
 from counterfact.records.blame import BLAME_SCHEMA_VERSION, BlameLine, BlameRecord
+from counterfact.records.execution import BudgetRecord, ConcurrencyRecord, ExecutionRecord
 from counterfact.records.files import (
     RecordFileError,
     read_arms,
@@ -42,13 +45,7 @@ from counterfact.records.parts import Interval
 from counterfact.records.paths import LIVE_FILE, RunPaths
 from counterfact.records.plan import PLAN_SCHEMA_VERSION, PlanRecord
 from counterfact.records.runs import RUN_SCHEMA_VERSION, RunError, RunRecord
-from counterfact.records.summary import (
-    SUMMARY_SCHEMA_VERSION,
-    BudgetRecord,
-    ConcurrencyRecord,
-    Provenance,
-    SweepSummary,
-)
+from counterfact.records.summary import SUMMARY_SCHEMA_VERSION, Provenance, SweepSummary
 from counterfact.records.verdicts import VERDICT_SCHEMA_VERSION, VerdictRecord
 
 __all__ = [
@@ -67,6 +64,7 @@ __all__ = [
     "BlameRecord",
     "BudgetRecord",
     "ConcurrencyRecord",
+    "ExecutionRecord",
     "Fingerprint",
     "Interval",
     "LiveState",

@@ -82,7 +82,7 @@ def test_the_summary_records_where_the_seconds_went(tmp_path: Path) -> None:
     result = compare_arms(
         arms, "runners.py:echo_arm", base_dir=TESTS, out=tmp_path / "o", executor="local"
     )
-    timings = result.summary.timings
+    timings = result.summary.execution.timings
     assert timings is not None
     for seconds in (timings.startup_s, timings.execution_s, timings.judging_s):
         assert seconds is not None and seconds >= 0
@@ -93,7 +93,7 @@ def test_the_report_seconds_are_added_once_the_report_is_written(tmp_path: Path)
     out = tmp_path / "o"
     code, _, err = invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(out))
     assert code == 0, err
-    timings = json.loads((out / "summary.json").read_text())["timings"]
+    timings = json.loads((out / "summary.json").read_text())["execution"]["timings"]
     assert (out / "report.html").is_file()
     assert set(timings) == {"startup_s", "execution_s", "judging_s", "report_s"}
     assert all(isinstance(v, float) and v >= 0 for v in timings.values())

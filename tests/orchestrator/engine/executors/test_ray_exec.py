@@ -34,7 +34,9 @@ def test_quickstart_on_ray_end_to_end(tmp_path: Path) -> None:
         "rerank": ("inconclusive", "arm-not-applied"),
     }
     summary = json.loads((out_dir / "summary.json").read_text())
-    assert summary["config"]["executor"]["kind"] == "ray" and summary["runs_used"] == 32
+    assert (
+        summary["config"]["executor"]["kind"] == "ray" and summary["execution"]["runs_used"] == 32
+    )
 
 
 def test_ray_and_local_give_identical_records() -> None:

@@ -31,8 +31,8 @@ from counterfact.orchestrator.config.schema import (
     SweepConfig,
 )
 from counterfact.orchestrator.config.targets import parse_target
+from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 from counterfact.orchestrator.engine.executors.pooling import PoolSettings
-from counterfact.orchestrator.engine.executors.registry import ExecutorOptions
 from counterfact.orchestrator.engine.heap import judging_heap
 from counterfact.orchestrator.engine.loader import (
     RunnerRef,

@@ -156,5 +156,5 @@ def test_join_timeout_s_reaches_the_ray_executor(tmp_path: Path) -> None:
         )
     )
     executor = make_executor("ray", sweep.executor_options)
-    assert executor.join_timeout_s == 7.5  # type: ignore[attr-defined]
-    assert make_executor("ray").join_timeout_s == 20.0  # type: ignore[attr-defined]
+    assert executor.options.join_timeout_s == 7.5  # type: ignore[attr-defined]
+    assert make_executor("ray").options.join_timeout_s == 20.0  # type: ignore[attr-defined]

@@ -53,13 +53,14 @@ def test_an_in_process_start_says_nothing() -> None:
 def test_the_ray_executor_says_it_is_starting_ray(monkeypatch: pytest.MonkeyPatch) -> None:
     import ray
 
+    from counterfact.orchestrator.engine.executors.options import ExecutorOptions
     from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor
 
     # whether this test process already runs a shared Ray instance or not, answer as a fresh
     # process would, then as one that runs Ray
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
     assert RayExecutor().start_phase() == "starting Ray"
-    assert RayExecutor(address="auto").start_phase() == "joining Ray at auto"
+    assert RayExecutor(ExecutorOptions(address="auto")).start_phase() == "joining Ray at auto"
     monkeypatch.setattr(ray, "is_initialized", lambda: True)
     assert RayExecutor().start_phase() is None
 

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from counterfact.exceptions import RunsFailed, SweepInterrupted
+from counterfact.orchestrator.config.bisectsettings import BisectSettings
 from counterfact.orchestrator.config.resolve import ResolvedBisect
-from counterfact.orchestrator.config.schema import BisectConfig
 from counterfact.orchestrator.drivers.ending import Ending, watched
 from counterfact.orchestrator.drivers.probing import ManifestCheckFailed, ProbeRunner
 from counterfact.orchestrator.drivers.provenance import (
@@ -211,7 +211,7 @@ def _ending(session: Session, stopped: SweepInterrupted | RunsFailed | None) -> 
     return ending
 
 
-def ranked(settings: BisectConfig, probes: ProbeRunner, decide: Decide) -> list[str]:
+def ranked(settings: BisectSettings, probes: ProbeRunner, decide: Decide) -> list[str]:
     """The suspects in the order the search takes them (``bisect.rank``): as given, or after
     the ranking pass's probes (all submitted at once; the search reads them back). The pass
     runs only once the baseline probe holds, and only when it takes at most half of

@@ -2,8 +2,10 @@
 
 ``runs.jsonl`` lines are :class:`RunRecord`; ``verdicts.jsonl`` lines are :class:`VerdictRecord`;
 ``arms.jsonl`` lines are :class:`ArmVerdictRecord` (one verdict per challenger over the question
-set); ``summary.json`` is :class:`SweepSummary`; ``bisect.json`` is :class:`BisectRecord`;
-``blame.json`` is :class:`BlameRecord` and a ``blame.jsonl`` line :class:`BlameLine`;
+set); ``summary.json`` is :class:`SweepSummary`, which embeds what its runs came to as an
+:class:`ExecutionRecord` (as ``bisect.json`` and ``blame.json`` do); ``bisect.json`` is
+:class:`BisectRecord`; ``blame.json`` is :class:`BlameRecord` and a ``blame.jsonl`` line
+:class:`BlameLine`;
 ``sweep.json`` (what a run directory's records mean) is :class:`Fingerprint`, and every record
 kind carries a :class:`Provenance`. Their
 closed vocabularies live in :mod:`counterfact.records.vocabulary`, the seed-set encoding in
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from counterfact.records.arms import ARM_SCHEMA_VERSION, ArmVerdictRecord
     from counterfact.records.bisect import BISECT_SCHEMA_VERSION, BisectRecord
     from counterfact.records.blame import BLAME_SCHEMA_VERSION, BlameLine, BlameRecord
+    from counterfact.records.execution import BudgetRecord, ConcurrencyRecord, ExecutionRecord
     from counterfact.records.files import (
         RecordFileError,
         read_arms,
@@ -52,13 +55,7 @@ if TYPE_CHECKING:
     from counterfact.records.paths import LIVE_FILE, RunPaths
     from counterfact.records.plan import PLAN_SCHEMA_VERSION, PlanRecord
     from counterfact.records.runs import RUN_SCHEMA_VERSION, RunError, RunRecord
-    from counterfact.records.summary import (
-        SUMMARY_SCHEMA_VERSION,
-        BudgetRecord,
-        ConcurrencyRecord,
-        Provenance,
-        SweepSummary,
-    )
+    from counterfact.records.summary import SUMMARY_SCHEMA_VERSION, Provenance, SweepSummary
     from counterfact.records.verdicts import VERDICT_SCHEMA_VERSION, VerdictRecord
 
 _WHERE: dict[str, str] = {
@@ -87,8 +84,9 @@ _WHERE: dict[str, str] = {
     "RUN_SCHEMA_VERSION": "counterfact.records.runs",
     "RunError": "counterfact.records.runs",
     "RunRecord": "counterfact.records.runs",
-    "BudgetRecord": "counterfact.records.summary",
-    "ConcurrencyRecord": "counterfact.records.summary",
+    "BudgetRecord": "counterfact.records.execution",
+    "ConcurrencyRecord": "counterfact.records.execution",
+    "ExecutionRecord": "counterfact.records.execution",
     "Provenance": "counterfact.records.summary",
     "SUMMARY_SCHEMA_VERSION": "counterfact.records.summary",
     "SweepSummary": "counterfact.records.summary",
@@ -101,6 +99,7 @@ _SUBMODULES = frozenset(
         "arms",
         "bisect",
         "blame",
+        "execution",
         "files",
         "fingerprint",
         "live",
@@ -149,6 +148,7 @@ __all__ = [
     "BlameRecord",
     "BudgetRecord",
     "ConcurrencyRecord",
+    "ExecutionRecord",
     "Fingerprint",
     "Interval",
     "LiveState",

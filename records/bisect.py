@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
+from counterfact.records.execution import ExecutionRecord, lift_execution
 from counterfact.records.parts import DoubtRecord, SimilarityRecord, _Record
-from counterfact.records.summary import JudgeRecord, Provenance, ReferenceRecord, SpendRecord
+from counterfact.records.summary import JudgeRecord, Provenance, ReferenceRecord
 from counterfact.records.vocabulary import (
     BisectReason,
     BisectVerdict,
@@ -25,7 +26,10 @@ re-tested on fresh seeds); 7 added ``ranking_probes`` (``bisect.rank``'s pass); 
 ``decide_asked`` and ``noise_seen`` (``bisect.decide: auto``, the new default); 9 added
 ``stop_early`` and each probe's ``decided_early`` (``bisect.stop_early``), ``spend`` and
 ``judges`` (a model judge's calls, cost and self-disagreement); 10 added ``spend.judge_by_arm``
-(each probe arm's judge calls) and ``judges[].pacing``."""
+(each probe arm's judge calls) and ``judges[].pacing``, and moved ``status``,
+``failure``, ``runs_used``, ``runs_reused``, ``runs_rate_limited`` and ``spend`` into
+``execution`` (the :class:`~counterfact.records.execution.ExecutionRecord` a sweep's summary
+embeds too, with the counts a search did not record before); older files still load."""
 
 
 class BisectProbeRecord(_Record):
@@ -95,9 +99,10 @@ class BisectRecord(Provenance):
     """``bisect.json``: the culprit search and its evidence."""
 
     schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10] = BISECT_SCHEMA_VERSION
-    status: Literal["complete", "interrupted", "failed"] = "complete"
-    """``failed`` when every run failed or the runner evidently cannot work (``failure``)."""
-    failure: str | None = None
+    execution: ExecutionRecord
+    """What the search's runs came to and how it ended: ``execution.status`` is ``failed`` when
+    every run failed or the runner evidently cannot work (``execution.failure``),
+    ``interrupted`` after a Ctrl-C; at the top level of files before version 10."""
     decide: Literal["majority", "test"] = "majority"
     """How probes were decided (rule 10 majority, or rule 20 test)."""
     decide_asked: Literal["auto", "majority", "test"] | None = None
@@ -139,19 +144,10 @@ class BisectRecord(Provenance):
     """The ranked suspects searched."""
     probes: list[BisectProbeRecord]
     """Probe uses in execution order, baseline first."""
-    runs_used: int
-    """Runner calls actually made by this invocation, retries included."""
-    runs_reused: int = 0
-    """Runs read back from the run directory (a resumed search) or taken from the run cache
-    are not in ``runs_used``; this counts the ones read back."""
     ranking_probes: int = 0
     """Probes ``bisect.rank`` (``loo``, ``surrogate``) spent ordering the suspects before the
     search; they count against ``max_probes`` but not in ``probes_executed``. 0 in older
     files."""
-    runs_rate_limited: int = 0
-    """Runs of the search (read back ones included) that an API refused at least once and that
-    waited and ran again; not a reason for doubt (see ``SweepSummary.runs_rate_limited``). 0 in
-    older files."""
     probes_executed: int
     """Probes that ran (cached uses excluded); counts against max_probes."""
     speculative: bool
@@ -167,11 +163,12 @@ class BisectRecord(Provenance):
     reference: ReferenceRecord
     wall_time_s: float
     """Wall time of the search, Ray start-up excluded."""
-    spend: SpendRecord | None = None
-    """What the search's runs reported costing (read-back ones included), and a model judge's
-    calls under ``judge`` (every judgment in the directory's ``judge.jsonl``); null before
-    schema 9."""
     judges: list[JudgeRecord] | None = None
     """Each model judge (``--comparator judge``, ``comparator: {kind: judge}``): its calls this
     session, what was read back, and its self-disagreement with a Wilson interval; null
     without one (and before schema 9)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older(cls, data: Any) -> Any:
+        return lift_execution(data)

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from counterfact.records.bisect import BisectRecord
+from counterfact.records.execution import ExecutionRecord
 from counterfact.records.parts import _Record
 from counterfact.records.vocabulary import BisectReason, BisectVerdict
 
-BLAME_SCHEMA_VERSION: Literal[1] = 1
+BLAME_SCHEMA_VERSION: Literal[2] = 2
+"""2: the search's counts, spend and ending moved into ``execution`` (``bisect.json`` version
+10), and a ``blame.jsonl`` line carries that record whole instead of ``runs_used``; older files
+still load."""
 
 
 class PartRecord(_Record):
@@ -55,7 +59,7 @@ class BlameRecord(BisectRecord):
     it explains.
     """
 
-    blame_schema_version: Literal[1] = BLAME_SCHEMA_VERSION
+    blame_schema_version: Literal[1, 2] = BLAME_SCHEMA_VERSION
     call: str
     """The call's name (its file's stem, its line, or its span id)."""
     source: str
@@ -96,5 +100,17 @@ class BlameLine(_Record):
     culprit_text: list[list[str]] = Field(default_factory=list)
     """Each culprit part's text, clipped, set by set."""
     probes_executed: int = 0
-    runs_used: int = 0
+    execution: ExecutionRecord | None = None
+    """What the call's search ran and spent, as its ``blame.json`` says (``runs_used`` at the
+    top level of older lines); None when the call could not be blamed."""
     seeds_vary: bool | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or "runs_used" not in data:
+            return data
+        rest = {k: v for k, v in data.items() if k != "runs_used"}
+        if rest.get("error") is not None or rest.get("verdict") is None:
+            return rest
+        return rest | {"execution": {"runs_used": data["runs_used"]}}

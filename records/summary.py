@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from counterfact.records.arms import ArmVerdictRecord
+from counterfact.records.execution import ConcurrencyRecord, ExecutionRecord, lift_execution
 from counterfact.records.parts import (
     Interval,
     SimilarityRecord,
@@ -33,8 +34,11 @@ SUMMARY_SCHEMA_VERSION: Literal[10] = 10
 ``spend`` and ``runs_rate_limited``; 8 added ``spend.runs_cost_refused`` and ``spend.judge``,
 ``judges``, ``invocation_started_at``, ``invocations`` and ``active_s``, and ``pooled[].role``
 and ``holds_if``; 9 added ``judges[].unavailable``, ``judges[].rate_limited`` and
-``judges[].concurrency``; 10 added ``spend.judge_by_arm`` and ``judges[].pacing``; older files
-still load."""
+``judges[].concurrency``; 10 added ``spend.judge_by_arm`` and ``judges[].pacing``, and moved
+``status``, ``failure``, the run counts, ``concurrency``,
+``budget``, ``spend`` and ``timings`` into ``execution`` (an
+:class:`~counterfact.records.execution.ExecutionRecord`, the one bisection and blame records
+embed too); older files still load."""
 
 
 class PooledEffectRecord(Interval):
@@ -199,74 +203,6 @@ class Provenance(_Record):
     """When this record was made (ISO 8601, UTC)."""
 
 
-class ConcurrencyRecord(_Record):
-    """How the sweep's allowed concurrency moved (runs that overlapped: ``concurrency``, an
-    ``async def`` runner, or ``rate_limit``).
-    """
-
-    configured: int
-    """``executor.concurrency`` (or its default): the ceiling."""
-    final: int
-    """The limit when the sweep ended."""
-    lowest: int
-    """The lowest limit reached (the start, or a cut: x0.8 each, not below the last limit
-    served cleanly when the refusals came from above it)."""
-    cuts: int
-    """Times the refusals said the API was full (back to back, or 20% of the recent calls) and
-    the limit was cut; sporadic refusals are waited out without a cut."""
-    refusals: int
-    """Calls the API refused (HTTP 429 or ``RateLimited``); each waited and ran again."""
-    requests_per_minute: float | None = None
-    """``rate_limit.requests_per_minute``, when set."""
-    moves: list[tuple[float, int, Literal["cut", "grow"]]] = Field(default_factory=list)
-    """Each change: seconds since the first run, the new limit, and why (``grow``: served calls
-    below the last good limit, one slot each, or a clean round beyond it)."""
-    throttle_lost: bool = False
-    """True when the throttle (a Ray actor) was lost mid-sweep: this is the last record read
-    before the loss, so moves and refusals after it are missing."""
-    start: int | None = None
-    """The limit the sweep started at (slow start: half of ``configured``, at least 16); null
-    in records written before it was kept (they started at ``configured``)."""
-    last_good: int | None = None
-    """The limit of the last clean round (as many calls served as the limit, no cut): what the
-    limit grows back to fast after an outage; null when no round completed."""
-
-
-class BudgetRecord(_Record):
-    """The ``budget`` and what was spent against it."""
-
-    limits: dict[str, float]
-    """The configured limits per cost key."""
-    spent: dict[str, float]
-    """Recorded spend per cost key over every run of the directory (resumed ones included)."""
-    exhausted: list[str] = Field(default_factory=list)
-    """Cost keys whose limit stopped scheduling; empty when the sweep fit its budget."""
-    runs_not_started: int | None = None
-    """Planned runs left unstarted by the budget (null for a sequential sweep: no fixed plan)."""
-
-
-class SpendRecord(_Record):
-    """What the recorded runs reported costing (their ``cost``), summed."""
-
-    total: dict[str, float]
-    """Per cost key (``usd``, ``tokens`` ...), over every run of the directory."""
-    by_arm: dict[str, dict[str, float]]
-    """The same per arm."""
-    runs_with_cost: int
-    """Runs that reported a cost."""
-    runs_cost_refused: int = 0
-    """Runs whose record held a cost no run can spend (``RunRecord.cost_refused``: not finite,
-    negative, or over ``MAX_RUN_COST``); those entries count in no total."""
-    judge: dict[str, float] | None = None
-    """What model judges (``comparator: {kind: judge}``) cost: ``calls``, ``tokens`` and
-    ``usd`` (with a ``price``), over every judgment in the directory's ``judge.jsonl``; not in
-    ``total`` (that is the runs')."""
-    judge_by_arm: dict[str, dict[str, float]] | None = None
-    """``judge`` per arm: each call charged to the arm whose output asked for it first (an
-    output several arms gave is judged, and charged, once). Calls recorded before it was kept
-    (schema 9 and older) have no arm and count in ``judge`` only."""
-
-
 class JudgeRecord(_Record):
     """What a model judge (``comparator: {kind: judge}``) did, and its measured noise."""
 
@@ -323,46 +259,18 @@ class ExecutorRecord(_Record):
     """Why that kind (see :data:`~counterfact.records.vocabulary.ExecutorChosen`)."""
 
 
-class TimingsRecord(_Record):
-    """Where the sweep's wall-clock seconds went."""
-
-    startup_s: float | None = None
-    """From the executor's start (Ray started or joined, workers come up) until the first run
-    started; null when nothing was executed (everything read back or cached)."""
-    execution_s: float | None = None
-    """From the first run started until the last record was in; null when nothing was
-    executed."""
-    judging_s: float | None = None
-    """Judging the tallies and writing the records; null when the sweep stopped before it."""
-    report_s: float | None = None
-    """Rendering ``report.html``: the summary is written again once the report is out (null
-    when no report was written, or before it was)."""
-
-
 class SweepSummary(Provenance):
     """``summary.json``: provenance and per-scenario facts of one sweep."""
 
     schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10] = SUMMARY_SCHEMA_VERSION
-    status: Literal["complete", "interrupted", "failed", "budget-exhausted"] = "complete"
-    """``interrupted`` when Ctrl-C or SIGTERM stopped the sweep (then there are no verdicts
-    yet); ``failed`` when every run failed, or scheduling stopped because the runner evidently
-    cannot work (``failure`` says why); ``budget-exhausted`` when the ``budget`` stopped
-    scheduling (the verdicts judge the runs that fit; raise it and resume to continue)."""
-    concurrency: ConcurrencyRecord | None = None
-    """How the allowed concurrency moved; null when runs did not overlap."""
-    budget: BudgetRecord | None = None
-    """The spend budget; null without ``budget``."""
-    spend: SpendRecord | None = None
-    """What the runs reported costing, per arm and overall (null before version 7)."""
+    execution: ExecutionRecord
+    """What the session's runs came to (counts, concurrency, budget, spend, timings) and how
+    it ended (``execution.status``); at the top level of files before version 10."""
     judges: list[JudgeRecord] | None = None
     """Each model judge the sweep's checks asked (``comparator: {kind: judge}``): its calls
     and its self-disagreement on rechecked judgments; null without one."""
-    failure: str | None = None
-    """Why the sweep failed, in words; null unless ``status`` is ``failed``."""
     executor: ExecutorRecord | None = None
     """The executor the runs went to and why it was chosen; null in older files."""
-    timings: TimingsRecord | None = None
-    """Start-up, execution, judging and report seconds; null in older files."""
     invocation_started_at: str | None = None
     """When the invocation that wrote this record started. ``started_at`` is the sweep's first
     start, kept across resumes, and ``finished_at`` this invocation's end. Null in older files
@@ -372,25 +280,6 @@ class SweepSummary(Provenance):
     active_s: float | None = Field(default=None, ge=0)
     """Seconds the invocations took together (each one's start to end, summed: not the gaps
     between a stop and its resume); null in older files."""
-    runs_used: int
-    """Runner calls made by this invocation, retries included (runs read back or taken from the
-    cache excluded)."""
-    runs_reused: int = 0
-    """Runs read back from this directory's ``runs.jsonl`` (a resume)."""
-    runs_from_cache: int = 0
-    """Runs taken from the run cache."""
-    runs_rate_limited: int = 0
-    """Runs of the directory (read back ones included) that an API refused at least once (HTTP
-    429 or ``RateLimited``) and that waited and ran again. Not a reason for doubt: the wait
-    changes when a run ran, not what it answered. One still refused after
-    ``rate_limit.max_wait_s`` failed, and is also in ``runs_failed``. 0 in older files."""
-    cache_entries_rejected: int = 0
-    """Run-cache entries found but not used: damaged, edited, not the run asked for, or not a
-    regular file of at most 64 MiB (a FIFO, device or link is never read); their runs were
-    executed and the entries rewritten."""
-    torn_line_dropped: bool = False
-    """A crash had cut the last line of ``runs.jsonl``; it was dropped on resume."""
-    runs_failed: int
     scenarios: list[ScenarioSummary]
     statistics: StatisticsRecord | None = None
     """The statistics settings used (null in version-1 files)."""
@@ -404,6 +293,11 @@ class SweepSummary(Provenance):
     """Sequential sweeps: the settings, how the arms stopped, and the runs saved."""
     rollup: list[RollupRecord] = Field(default_factory=list)
     """Each challenger across scenarios (every sweep; most useful with several scenarios)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older(cls, data: Any) -> Any:
+        return lift_execution(data)
 
 
 def took_text(summary: SweepSummary) -> str | None:

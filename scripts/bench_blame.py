@@ -162,7 +162,7 @@ def _blame(api: StandIn, case: Case, samples: int) -> tuple[set[str], int]:
     options = BlameOptions(base_url=api.base_url, samples=samples, max_probes=400)
     result = blame_call(call, options, run_dir=None, check=False)
     claimed = {p for c in result.record.culprits for p in c}
-    return claimed, result.record.runs_used
+    return claimed, result.record.execution.runs_used
 
 
 def wilson(hits: Sequence[bool]) -> str:

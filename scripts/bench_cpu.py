@@ -128,7 +128,7 @@ def sweep(
         recorded = sum(1 for _ in (Path(tmp) / "o" / "runs.jsonl").open("rb"))
     if recorded != runs:
         raise SystemExit(f"{tree}: {recorded} records for {runs} runs")
-    return wall, float(summary["timings"]["execution_s"]), seconds
+    return wall, float(summary["execution"]["timings"]["execution_s"]), seconds
 
 
 PARTS: dict[str, tuple[str, str | None]] = {

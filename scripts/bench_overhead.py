@@ -49,7 +49,7 @@ def sweep(runner: str, runs: int, out: Path) -> float:
     start = time.perf_counter()
     result = run_sweep(resolved, run_dir=out)
     elapsed = time.perf_counter() - start
-    assert result.summary.runs_used == runs, result.summary.runs_used
+    assert result.summary.execution.runs_used == runs, result.summary.execution.runs_used
     return elapsed
 
 

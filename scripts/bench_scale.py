@@ -59,7 +59,7 @@ def one(executor: str, scenarios: int, arms: int, seeds: int) -> dict[str, float
         wall = time.perf_counter() - start
         longest = max(len(line) for line in (Path(tmp) / "o" / "verdicts.jsonl").open("rb"))
     runs = scenarios * arms * seeds
-    assert result.summary.runs_used == runs, (result.summary.runs_used, runs)
+    assert result.summary.execution.runs_used == runs, (result.summary.execution.runs_used, runs)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"runs": runs, "wall_s": wall, "rss_mb": rss_mb, "longest_verdict_line": longest}
 

@@ -226,7 +226,7 @@ def ray_utilisation(workers: int) -> tuple[float, int, float, float]:
         wall = time.perf_counter() - start
     ray.shutdown()
     del RayExecutor
-    runs = result.summary.runs_used
+    runs = result.summary.execution.runs_used
     ideal = runs * 0.02 / workers
     return ideal / wall, runs, ideal, wall
 

@@ -50,7 +50,7 @@ def main() -> int:
         )
         rec = result.record
         assert rec.culprits == [[suspects[args.culprit]]], rec.culprits
-        figures[speculative] = (rec.wall_time_s, rec.probes_executed, rec.runs_used)
+        figures[speculative] = (rec.wall_time_s, rec.probes_executed, rec.execution.runs_used)
     ray.shutdown()
     (seq_t, seq_p, seq_r), (spec_t, spec_p, spec_r) = figures[False], figures[True]
     lines = [

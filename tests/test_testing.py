@@ -133,7 +133,7 @@ def test_overrides_are_set_strings_and_none_drops_a_key(tmp_path: Path) -> None:
     with pytest.raises(BudgetExhausted):
         run_sweep_file(cfg, out=tmp_path / "o")
     result = run_sweep_file(cfg, overrides={"arms.1.facets.model": "broken", "budget": None})
-    assert result.summary.status == "complete" and result.summary.runs_used == 8
+    assert result.summary.execution.status == "complete" and result.summary.execution.runs_used == 8
     assert result.row("large").verdict == "confirmed"  # arm 1 now runs the broken model
     assert result.summary.overrides == ['arms.1.facets.model="broken"', "budget=null"]
 

@@ -37,7 +37,7 @@ def _this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
 SUITE = """
 def test_gate(counterfact_sweep):
     result = counterfact_sweep("gate.yaml")
-    assert result.summary.status == "complete"
+    assert result.summary.execution.status == "complete"
 """
 
 

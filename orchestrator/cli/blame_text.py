@@ -42,7 +42,8 @@ def _judge(record: BlameRecord) -> list[str]:
     """
     from counterfact.verdicts.report.judgenote import judge_notes
 
-    judge = (record.spend.judge if record.spend else None) or {}
+    spend = record.execution.spend
+    judge = (spend.judge if spend else None) or {}
     if not judge:
         return [""]
     calls = int(judge.get("calls", 0))
@@ -98,11 +99,12 @@ def render_blame(record: BlameRecord, runs: Sequence[RunRecord]) -> str:
             "samples even here, so run again with --decide test (and --samples 8 or more) "
             "before trusting this"
         )
-    reused = f", {record.runs_reused} read back" if record.runs_reused else ""
+    ran = record.execution
+    reused = f", {ran.runs_reused} read back" if ran.runs_reused else ""
     ranking = f" (+{record.ranking_probes} ranking)" if record.ranking_probes else ""
     judged, *notes = _judge(record)
     lines.append(
-        f"  spent: {record.probes_executed} probes{ranking}, {record.runs_used} model calls "
+        f"  spent: {record.probes_executed} probes{ranking}, {ran.runs_used} model calls "
         f"now{reused} "
         f"(the search's runs: {_spend(runs)}{judged})"
     )
@@ -131,7 +133,7 @@ def render_summary(lines: Sequence[BlameLine], top: Sequence[tuple[int, str, lis
     if top:
         out.append("blamed most often:")
         out += [f"  {n} call(s): {clip(text, 90)!r} (as {', '.join(ids)})" for n, text, ids in top]
-    calls = sum(line.runs_used for line in lines)
+    calls = sum(line.execution.runs_used for line in lines if line.execution is not None)
     probes = sum(line.probes_executed for line in lines)
     out.append(f"model calls now: {calls:,} over {probes:,} probes")
     return "\n".join(out)

@@ -49,9 +49,10 @@ def show(result: SweepResult, run_dir: Path, *, detail: bool) -> None:
     _judge_notes(result)
     click.echo(f"\nrecords: {run_dir}/ (arms.jsonl, verdicts.jsonl, summary.json, runs.jsonl)")
     click.echo(spend_line(summary))
-    if summary.runs_rate_limited:
+    waited = summary.execution.runs_rate_limited
+    if waited:
         click.echo(
-            f"rate limits: {summary.runs_rate_limited:,} run(s) waited on a rate limit and then "
+            f"rate limits: {waited:,} run(s) waited on a rate limit and then "
             "ran (not a doubt: their answers stand)"
         )
 
@@ -140,4 +141,4 @@ def spend_line(summary: SweepSummary) -> str:
     """
     from counterfact.verdicts.report.arms import spend_text
 
-    return f"spend: {spend_text(summary.spend)}"
+    return f"spend: {spend_text(summary.execution.spend)}"

@@ -110,11 +110,11 @@ def run(
 
 def _resumed(result: SweepResult) -> None:
     """What a resume read back, on stderr."""
-    summary = result.summary
-    if summary.runs_reused or summary.runs_from_cache:
+    ran = result.summary.execution
+    if ran.runs_reused or ran.runs_from_cache:
         click.echo(
-            f"resumed: {summary.runs_reused} runs read back, {summary.runs_from_cache} from the "
-            f"cache, {summary.runs_used} run now"
-            + (" (a torn last line was dropped)" if summary.torn_line_dropped else ""),
+            f"resumed: {ran.runs_reused} runs read back, {ran.runs_from_cache} from the "
+            f"cache, {ran.runs_used} run now"
+            + (" (a torn last line was dropped)" if ran.torn_line_dropped else ""),
             err=True,
         )

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from counterfact.defaults import ALTERNATIVE, MAX_PLAN_RUNS
 from counterfact.exceptions import ConfigError
+from counterfact.orchestrator.config.bisectsettings import BisectSettings
 from counterfact.orchestrator.config.chatcheck import check_chat
 from counterfact.orchestrator.config.chatparts_check import suspect_parts
 from counterfact.orchestrator.config.checks import (
@@ -31,8 +32,8 @@ from counterfact.orchestrator.config.schema import (
     SweepConfig,
 )
 from counterfact.orchestrator.config.targets import parse_target
+from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 from counterfact.orchestrator.engine.executors.pooling import PoolSettings
-from counterfact.orchestrator.engine.executors.registry import ExecutorOptions
 from counterfact.orchestrator.engine.heap import judging_heap
 from counterfact.orchestrator.engine.loader import (
     RunnerRef,
@@ -423,7 +424,8 @@ class ResolvedBisect:
     """
 
     sweep: ResolvedSweep
-    settings: BisectConfig
+    settings: BisectSettings
+    """The ``bisect:`` section, resolved (its suspects expanded and checked)."""
     scenario: ScenarioSpec
     base: ArmSpec
     """The baseline arm: every probe ablates suspects on top of it."""
@@ -495,17 +497,18 @@ def resolve_bisect(
         raise ConfigError(msg, field="bisect.suspects")
     base = sweep.baseline_arm()
     scenario = _bisect_scenario(settings, sweep.scenarios)
-    settings = _chat_suspects(sweep, settings, scenario, base)
-    fields = [f"bisect.suspects[{i}]" for i in range(len(settings.suspects))]
-    check_not_ablated(list(settings.suspects), base, fields)
-    return ResolvedBisect(sweep=sweep, settings=settings, scenario=scenario, base=base)
+    suspects = _chat_suspects(sweep, settings, scenario, base)
+    fields = [f"bisect.suspects[{i}]" for i in range(len(suspects))]
+    check_not_ablated(suspects, base, fields)
+    resolved = BisectSettings.of(settings, suspects)
+    return ResolvedBisect(sweep=sweep, settings=resolved, scenario=scenario, base=base)
 
 
 def _chat_suspects(
     sweep: ResolvedSweep, settings: BisectConfig, scenario: ScenarioSpec, base: ArmSpec
-) -> BisectConfig:
-    """``settings`` with ``suspects: all`` expanded to the chat request's parts (and named
-    parts checked); refused for a runner with no parts to list.
+) -> list[str]:
+    """The suspects, ``suspects: all`` expanded to the chat request's parts (and named parts
+    checked); refused for a runner with no parts to list.
     """
     if not isinstance(sweep.runner, ChatRunner):
         if settings.suspects == "all":
@@ -514,7 +517,6 @@ def _chat_suspects(
                 "chat runner; list the ablation ids your runner applies, likeliest first"
             )
             raise ConfigError(msg, field="bisect.suspects")
-        return settings
+        return list(settings.suspects)
     plan = plan_for(sweep.runner.config, nest_facets(base.facets))
-    found = suspect_parts(plan, scenario, settings.suspects, settings.keep)
-    return BisectConfig.model_validate(settings.model_dump() | {"suspects": found})
+    return list(suspect_parts(plan, scenario, settings.suspects, settings.keep))

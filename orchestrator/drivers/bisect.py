@@ -6,28 +6,22 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from counterfact.exceptions import RunsFailed, SweepInterrupted
+from counterfact.orchestrator.config.bisectsettings import BisectSettings
 from counterfact.orchestrator.config.resolve import ResolvedBisect
-from counterfact.orchestrator.config.schema import BisectConfig
+from counterfact.orchestrator.drivers.ending import Ending, watched
 from counterfact.orchestrator.drivers.probing import ManifestCheckFailed, ProbeRunner
 from counterfact.orchestrator.drivers.provenance import (
     fingerprint_of,
     provenance,
 )
-from counterfact.orchestrator.drivers.session import (
-    Ending,
-    Session,
-    bind_judges,
-    sweep_judges,
-    watched,
-)
+from counterfact.orchestrator.drivers.session import Session, sweep_judges
 from counterfact.orchestrator.engine.events import get_logger
 from counterfact.orchestrator.engine.executors.base import Executor
-from counterfact.orchestrator.engine.spend import SpendTally
 from counterfact.orchestrator.engine.worker import now_iso
 from counterfact.orchestrator.storage.recordfiles import runs_of
 from counterfact.probes.tally import RUN_FLAGS
@@ -37,6 +31,7 @@ from counterfact.records.bisect import (
     ConfirmationRecord,
     CulpritCheckRecord,
 )
+from counterfact.records.execution import ExecutionRecord
 from counterfact.records.paths import BISECT_FILE, RunPaths
 from counterfact.records.runs import RunRecord
 from counterfact.records.summary import ReferenceRecord
@@ -136,7 +131,8 @@ class BisectResult:
             else:
                 evidence = "found jointly by the interference search (no probe ablated only it)"
             lines.append(f"  culprit set {i}: {{{', '.join(culprit)}}} — {evidence}")
-        reused = f", {rec.runs_reused} read back (resume)" if rec.runs_reused else ""
+        ran = rec.execution
+        reused = f", {ran.runs_reused} read back (resume)" if ran.runs_reused else ""
         took = (
             f"search {rec.wall_time_s:.1f} s"
             if wall_time_s is None
@@ -145,7 +141,7 @@ class BisectResult:
         lines.append(
             f"  probes: {rec.probes_executed} run of {rec.max_probes} budget "
             f"({sum(p.cached for p in rec.probes)} cache hits, {rec.speculative_unused} "
-            f"speculative unused); runs: {rec.runs_used} run now{reused}{_judged(rec)}; {took}"
+            f"speculative unused); runs: {ran.runs_used} run now{reused}{_judged(rec)}; {took}"
         )
         lines.append(f"  {rec.claim}")
         return "\n".join(lines)
@@ -153,7 +149,8 @@ class BisectResult:
 
 def _judged(rec: BisectRecord) -> str:
     """``; judge 12 calls (3 now)``: a model judge's calls in the directory and this session's."""
-    calls = (rec.spend.judge or {}).get("calls") if rec.spend else None
+    spend = rec.execution.spend
+    calls = (spend.judge or {}).get("calls") if spend else None
     if not calls:
         return ""
     return f"; judge {calls:,.0f} calls ({sum(j.calls for j in rec.judges or ()):,} now)"
@@ -175,44 +172,46 @@ def run_bisect(
     raised after it is written).
     """
     _require_bisect_plan(bisect_plan)
-    sweep = bisect_plan.sweep
-    log = get_logger(sweep=sweep.name, scenario=bisect_plan.scenario.id)
+    sweep, scenario, base = bisect_plan.sweep, bisect_plan.scenario, bisect_plan.base
     started = now_iso()
-    base = bisect_plan.base.id
-    spend = SpendTally((base,))
-    bind_judges(sweep, run_dir, spend, None, fresh=fresh)  # bisect refuses a budget: none here
     session = Session(
         sweep,
         run_dir,
-        fingerprint=fingerprint_of(sweep, [bisect_plan.base]),
-        watched=watched([bisect_plan.scenario.id], [base], base),
+        fingerprint=fingerprint_of(sweep, [base]),
+        watched=watched([scenario.id], [base.id], base.id),
         executor=executor,
         fresh=fresh,
         cache_dir=cache_dir,
         keep=True,
-        log=log,
-        sink=spend.observe,
-        spend=spend,
+        log=get_logger(sweep=sweep.name, scenario=scenario.id),
     )
     with session:
         probes = ProbeRunner(bisect_plan, session)
         outcome, stopped, wall = session.execute(lambda: _search(bisect_plan, probes))
-        ending = session.ending()
-        if stopped is None and ending.kind == "interrupted":  # the stop came after the last probe
-            ending = Ending("done")
-        failure = str(stopped) if isinstance(stopped, RunsFailed) else ending.failure
-        record = _record(
-            bisect_plan, outcome, probes, session, started, wall, ending, failure, spend
-        )
+        ending = _ending(session, stopped)
+        closed = session.close(ending)
+        record = _judge(bisect_plan, outcome, probes, session, wall, closed, started)
         session.store.write_record(BISECT_FILE, record.model_dump(mode="json", by_alias=True))
         if stopped is not None:
             raise stopped  # as the probe runner raised it, now that bisect.json is written
         session.conclude(ending)
-    log.info("bisect.done", verdict=record.verdict, culprits=record.culprits)
+    session.log.info("bisect.done", verdict=record.verdict, culprits=record.culprits)
     return BisectResult(record=record, runs=tuple(session.store.records), run_dir=run_dir)
 
 
-def ranked(settings: BisectConfig, probes: ProbeRunner, decide: Decide) -> list[str]:
+def _ending(session: Session, stopped: SweepInterrupted | RunsFailed | None) -> Ending:
+    """How the search ended: a stop that came after the last probe is no interrupt, and a
+    failure is worded as the probe runner raised it.
+    """
+    ending = session.ending()
+    if stopped is None and ending.kind == "interrupted":
+        return Ending("done")
+    if isinstance(stopped, RunsFailed) and ending.kind in ("aborted", "all-failed"):
+        return Ending(ending.kind, str(stopped))
+    return ending
+
+
+def ranked(settings: BisectSettings, probes: ProbeRunner, decide: Decide) -> list[str]:
     """The suspects in the order the search takes them (``bisect.rank``): as given, or after
     the ranking pass's probes (all submitted at once; the search reads them back). The pass
     runs only once the baseline probe holds, and only when it takes at most half of
@@ -362,20 +361,17 @@ def _check_records(outcome: BisectOutcome) -> list[CulpritCheckRecord]:
     ]
 
 
-def _record(
+def _judge(
     plan: ResolvedBisect,
     outcome: BisectOutcome,
     probes: ProbeRunner,
     session: Session,
-    started: str,
     wall: float,
-    ending: Ending,
-    failure: str | None,
-    spend: SpendTally,
+    closed: ExecutionRecord,
+    started: str,
 ) -> BisectRecord:
     """``bisect.json``, built once (with how the search ended)."""
     sweep, settings, samples = plan.sweep, plan.settings, plan.sweep.samples
-    failed = isinstance(failure, str) and ending.kind in ("aborted", "all-failed")
     check = sweep.comparator_for(plan.scenario)  # the question's own expect, if it has one
     comparator, answer_level = check.describe(), check.answer_level
     seed0 = probes.reference.source == "baseline-arm"
@@ -418,9 +414,7 @@ def _record(
             ConfirmationRecord(**vars(c) | {"culprit": list(c.culprit)})
             for c in outcome.confirmations
         ],
-        runs_used=session.source.runner_calls,
-        runs_reused=session.store.reused,
-        runs_rate_limited=session.store.rate_limited,
+        execution=closed,
         ranking_probes=probes.ranking,
         probes_executed=outcome.probes_executed,
         speculative=settings.speculative,
@@ -434,15 +428,6 @@ def _record(
             {"text": probes.reference.text, "from": probes.reference.source}
         ),
         wall_time_s=wall,
-        spend=spend.record(),
         judges=[j.record() for j in sweep_judges(sweep)] or None,
-        status=_status(failed=failed, ending=ending),
-        failure=failure if failed else None,
         **dict(provenance(sweep, started)),
     )
-
-
-def _status(*, failed: bool, ending: Ending) -> Literal["complete", "interrupted", "failed"]:
-    if failed:
-        return "failed"
-    return "interrupted" if ending.kind == "interrupted" else "complete"

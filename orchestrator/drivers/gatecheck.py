@@ -129,7 +129,7 @@ def _sweep(
     matched = {hit.arm for hit in hits if hit.arm is not None}
     return GateReading(
         what=f"sweep {summary.name!r}",
-        status=summary.status,
+        status=summary.execution.status,
         states=states,
         hits=tuple(str(hit) for hit in hits),
         details=tuple(_arm_lines(summary.arms, matched)),
@@ -146,7 +146,7 @@ def _bisect(record: BisectRecord, states: tuple[str, ...], run_dir: Path | None)
     hits = bisect_hits(record, states)
     return GateReading(
         what=f"bisection {record.name!r}",
-        status=record.status,
+        status=record.execution.status,
         states=states,
         hits=tuple(str(hit) for hit in hits),
         details=(record.claim,) if hits else (),

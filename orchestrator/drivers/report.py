@@ -210,15 +210,16 @@ def write_report(run_dir: Path) -> Path:
 
 
 def _record_report_seconds(run_dir: Path, seconds: float) -> None:
-    """Write ``summary.json`` again with ``timings.report_s`` (the report is drawn from the
-    summary, so its seconds are known only after it). A summary without ``timings`` (an older
-    version's) is left as it was written.
+    """Write ``summary.json`` again with ``execution.timings.report_s`` (the report is drawn
+    from the summary, so its seconds are known only after it). A summary without them (an older
+    version's, its counts at the top level) is left as it was written.
     """
     path = RunPaths(run_dir).summary
     if not path.is_file():
         return  # a bisection's directory
     data = json.loads(path.read_text("utf-8"))
-    timings = data.get("timings")
+    ran = data.get("execution")
+    timings = ran.get("timings") if isinstance(ran, dict) else None
     if not isinstance(timings, dict):
         return
     timings["report_s"] = round(seconds, 4)

@@ -1,12 +1,15 @@
 """One lifecycle for a sweep and a bisection: what surrounds planning, executing and judging.
 
-A :class:`Session` opens the run store (taking the run directory's lock), builds the executor the
-sweep names (unless the caller passed one), the run source with its failure watch and budget,
-and keeps them until the final records are written. The driver in between only plans, executes
-(:meth:`Session.execute`: under the graceful stop, the executor closed after) and judges; then
-:meth:`Session.ending` says how the work ended and :meth:`Session.conclude` raises what that
-ending calls for, once the driver has written its records — still inside the lock, so a second
-driver can never interleave its writes with this one's.
+A :class:`Session` counts what the runs spend (against the budget, when there is one) and binds
+the model judges to that count; opened, it takes the run store (the run directory's lock),
+builds the executor the sweep names (unless the caller passed one) and the run source with its
+failure watch, and keeps them until the final records are written. The driver in between only
+plans, executes (:meth:`Session.execute`: under the graceful stop, the executor closed after)
+and judges; :meth:`Session.ending` says how the work ended, :meth:`Session.close` what the runs
+came to (the :class:`~counterfact.records.execution.ExecutionRecord` every record kind embeds),
+and :meth:`Session.conclude` raises what the ending calls for, once the driver has written its
+records — still inside the lock, so a second driver can never interleave its writes with this
+one's.
 
 The endings, in the order they are checked:
 
@@ -23,14 +26,14 @@ a last time on the way out with the status the work ended in.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from counterfact.exceptions import BudgetExhausted, RunsFailed, SweepInterrupted
 from counterfact.orchestrator.config.resolve import ResolvedSweep
+from counterfact.orchestrator.drivers.ending import Ending, Watched
 from counterfact.orchestrator.drivers.provenance import open_cache
 from counterfact.orchestrator.engine.budget import Budget
 from counterfact.orchestrator.engine.events import Logger, get_logger
@@ -43,50 +46,20 @@ from counterfact.orchestrator.engine.live import LiveTracker
 from counterfact.orchestrator.engine.liveticker import LiveTicker, Show
 from counterfact.orchestrator.engine.source import RunSource
 from counterfact.orchestrator.engine.spend import SpendTally
+from counterfact.orchestrator.engine.timings import SweepClock
 from counterfact.orchestrator.storage.rundir import RunStore
+from counterfact.records.execution import (
+    BudgetRecord,
+    ConcurrencyRecord,
+    ExecutionRecord,
+    TimingsRecord,
+)
 from counterfact.records.fingerprint import Fingerprint
 from counterfact.records.live import LiveStatus
 from counterfact.records.paths import LIVE_FILE
 from counterfact.records.runs import RunRecord
 
 T = TypeVar("T")
-
-EndingKind = Literal["done", "aborted", "interrupted", "all-failed", "budget"]
-_STATUS = {
-    "done": "complete",
-    "aborted": "failed",
-    "interrupted": "interrupted",
-    "all-failed": "failed",
-    "budget": "budget-exhausted",
-}
-
-
-@dataclass(frozen=True)
-class Ending:
-    """How a session's work ended, and what its records say about it."""
-
-    kind: EndingKind
-    failure: str | None = None
-    """Why it failed (``aborted``, ``all-failed``), in one line."""
-
-    @property
-    def status(self) -> str:
-        """The records' ``status``: complete, failed, interrupted or budget-exhausted."""
-        return _STATUS[self.kind]
-
-    @property
-    def judged(self) -> bool:
-        """True when the runs are judged (an aborted or interrupted sweep records no verdicts)."""
-        return self.kind in ("done", "all-failed", "budget")
-
-
-@dataclass(frozen=True)
-class Watched:
-    """What the failure watch sees: the planned scenarios and arms, and the baseline."""
-
-    scenarios: tuple[str, ...]
-    arms: tuple[str, ...]
-    baseline: str
 
 
 def sweep_judges(sweep: ResolvedSweep) -> list[ModelJudge]:
@@ -131,24 +104,28 @@ class Session:
         cache_dir: Path | None = None,
         sink: Callable[[RunRecord], None] | None = None,
         keep: bool | None = None,
-        budget: Budget | None = None,
+        planned: int | None = None,
         log: Logger | None = None,
         show: Show | None = None,
-        spend: SpendTally | None = None,
     ) -> None:
         self.sweep = sweep
         self.log = log if log is not None else get_logger(sweep=sweep.name)
-        if spend is None:  # the driver does not count spend: count it here, for live.json
-            spend = SpendTally()
-            sink = _also(spend.observe, sink)
+        self.spend = SpendTally(watched.arms)
+        """What the recorded runs cost, per watched arm, and what model judges cost."""
+        self.budget = Budget(sweep.budget_limits) if sweep.budget_limits else None
+        """The spend budget (None without one: a bisection refuses one)."""
+        self.clock = SweepClock()
+        """Where the wall-clock seconds go (start-up, execution, judging)."""
+        bind_judges(sweep, run_dir, self.spend, self.budget, fresh=fresh)
         self.live = LiveTracker(
             sweep.name,
             counts=lambda: (self.store.done.count, self.store.failed),
-            spend=spend.totals,
+            spend=self.spend.totals,
             budget=sweep.budget_limits,
             concurrency_max=sweep.executor_options.pool.concurrency,
         )
         """The live counts (``live.json``, the progress line's numbers)."""
+        self.live.planned = planned
         self._show = show
         self._ticker: LiveTicker | None = None
         seeds = None  # a bisection re-tests on fresh seeds past samples
@@ -158,14 +135,13 @@ class Session:
             run_dir,
             fresh=fresh,
             fingerprint=fingerprint,
-            sink=sink,
+            sink=_counted(self.budget, self.spend, sink),
             keep=keep,
             seeds=seeds,
         )
         self._given = executor
         self._cache_dir = cache_dir
         self._watched = watched
-        self._budget = budget
         self._executor: Executor | None = None
         self._source: RunSource | None = None
         self._closed = False
@@ -212,7 +188,7 @@ class Session:
                 cache,
                 self.log,
                 watch=FailureWatch(w.scenarios, w.arms, w.baseline),
-                budget=self._budget,
+                budget=self.budget,
                 live=self.live,
                 live_now=ticker.tick,
             )
@@ -335,6 +311,41 @@ class Session:
             return Ending("budget")
         return Ending("done")
 
+    def close(self, ending: Ending, *, not_started: int | None = None) -> ExecutionRecord:
+        """What the session's runs came to, and how the work ended (from :meth:`ending`; a
+        driver may refine it): the record ``summary.json``, ``bisect.json`` and ``blame.json``
+        embed. Taken once the work is done, judging included (a model judge's calls are spend).
+
+        Args:
+            ending: how the work ended.
+            not_started: planned runs without a record (None: a sequential plan has no fixed
+                size); the budget record names them when the budget stopped the work.
+        """
+        store, source = self.store, self.source
+        return ExecutionRecord(
+            status=ending.status,
+            failure=ending.failure,
+            runs_used=source.runner_calls,
+            runs_reused=store.reused,
+            runs_from_cache=source.from_cache,
+            runs_rate_limited=store.rate_limited,
+            runs_failed=store.failed,
+            cache_entries_rejected=source.cache.rejected if source.cache is not None else 0,
+            torn_line_dropped=store.torn,
+            concurrency=_concurrency(source.throttle),
+            budget=self._budget_record(ending, not_started),
+            spend=self.spend.record(),
+            timings=TimingsRecord.model_validate(self.clock.record()),
+        )
+
+    def _budget_record(self, ending: Ending, not_started: int | None) -> BudgetRecord | None:
+        if self.budget is None:
+            return None
+        record = self.budget.record()
+        if ending.kind == "budget":
+            record = record | {"runs_not_started": not_started}
+        return BudgetRecord.model_validate(record)
+
     def raise_if_stopped(self, pending: int) -> None:
         """Mid-work (between a bisection's probes): raise when scheduling was stopped.
 
@@ -430,21 +441,23 @@ def _interrupted(
     return SweepInterrupted(msg, recorded=recorded, planned=planned, signal=signum)
 
 
-def _also(
-    first: Callable[[RunRecord], None], sink: Callable[[RunRecord], None] | None
+def _concurrency(throttle: dict[str, object] | None) -> ConcurrencyRecord | None:
+    """The throttle's summary as a record (None: runs did not overlap)."""
+    return None if throttle is None else ConcurrencyRecord.model_validate(throttle)
+
+
+def _counted(
+    budget: Budget | None, spend: SpendTally, sink: Callable[[RunRecord], None] | None
 ) -> Callable[[RunRecord], None]:
-    """``first``, then ``sink``, for each record."""
-    if sink is None:
-        return first
-    then = sink
+    """Counts each record's spend, against the budget and in the totals, then hands it to
+    ``sink`` (the driver's: a sweep's tallies).
+    """
 
     def take(record: RunRecord) -> None:
-        first(record)
-        then(record)
+        if budget is not None:
+            budget.observe(record)
+        spend.observe(record)
+        if sink is not None:
+            sink(record)
 
     return take
-
-
-def watched(scenarios: Iterable[str], arms: Iterable[str], baseline: str) -> Watched:
-    """What the failure watch of a session sees."""
-    return Watched(tuple(scenarios), tuple(arms), baseline)

@@ -4,39 +4,41 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 from counterfact.exceptions import DegenerateBandWarning
 from counterfact.orchestrator.config.resolve import ResolvedSweep
+from counterfact.orchestrator.drivers.ending import Ending, watched
 from counterfact.orchestrator.drivers.provenance import fingerprint_of, provenance
 from counterfact.orchestrator.drivers.sequential import WavesOutcome, execute_waves
-from counterfact.orchestrator.drivers.session import (
-    Ending,
-    Session,
-    bind_judges,
-    sweep_judges,
-    watched,
-)
+from counterfact.orchestrator.drivers.session import Session, sweep_judges
 from counterfact.orchestrator.drivers.sweeptimes import SweepTimes, sweep_times
-from counterfact.orchestrator.engine.budget import Budget
-from counterfact.orchestrator.engine.events import Logger, get_logger, warn_caller
+from counterfact.orchestrator.engine.events import Logger, warn_caller
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.heap import judging_heap
 from counterfact.orchestrator.engine.plan import build_plan
 from counterfact.orchestrator.engine.progress import NoProgress, Progress, live_hook
 from counterfact.orchestrator.engine.source import RunSource
-from counterfact.orchestrator.engine.spend import SpendTally
 from counterfact.orchestrator.engine.timings import SweepClock, start_executor
 from counterfact.orchestrator.engine.worker import now_iso
 from counterfact.orchestrator.storage.recordfiles import RunLogReader
 from counterfact.orchestrator.storage.rundir import RunStore
 from counterfact.probes.runner import RunContext
 from counterfact.probes.tally import ScenarioTally
+from counterfact.records.arms import ArmVerdictRecord
+from counterfact.records.execution import ExecutionRecord
 from counterfact.records.paths import RunPaths
 from counterfact.records.runs import RunRecord
-from counterfact.records.summary import BudgetRecord, ScenarioSummary, SweepSummary
+from counterfact.records.summary import (
+    JudgeRecord,
+    PooledRecord,
+    RollupRecord,
+    ScenarioSummary,
+    SequentialSummary,
+    StatisticsRecord,
+    SweepSummary,
+)
 from counterfact.records.verdicts import VerdictRecord
 from counterfact.verdicts.armlevel import arm_verdicts
 from counterfact.verdicts.assess import ScenarioAssessment, assess_tally
@@ -145,58 +147,35 @@ def run_sweep(
         RunsFailed: the runner evidently cannot work, or every run failed.
         BudgetExhausted: the budget stopped scheduling; what ran is judged.
     """
-    log = get_logger(sweep=sweep.name)
     started = now_iso()
     plan = build_plan(sweep.scenarios, sweep.arms, sweep.samples)
-    tallies = _tallies(sweep)
-    budget = Budget(sweep.budget_limits) if sweep.budget_limits else None
-    spend = SpendTally(tuple(a.id for a in sweep.arms))
-    clock = SweepClock()
-    bind_judges(sweep, run_dir, spend, budget, fresh=fresh)
-    seen = watched((s.id for s in sweep.scenarios), (a.id for a in sweep.arms), sweep.baseline)
-    shown = progress or NoProgress()
+    tallies, shown, most = _tallies(sweep), progress or NoProgress(), _most_runs(sweep, len(plan))
     session = Session(
         sweep,
         run_dir,
         fingerprint=fingerprint_of(sweep),
-        watched=seen,
+        watched=watched(
+            (s.id for s in sweep.scenarios), (a.id for a in sweep.arms), sweep.baseline
+        ),
         executor=executor,
         fresh=fresh,
         cache_dir=cache_dir,
-        sink=_sink(tallies, budget, spend),
-        budget=budget,
-        log=log,
+        sink=_sink(tallies),
+        planned=most,
         show=live_hook(progress),
-        spend=spend,
     )
-    most = _most_runs(sweep, len(plan))
-    session.live.planned = most
     with session:
         times = sweep_times(run_dir, started)  # before this invocation writes its own summary
-        waves = session.execute(
-            lambda: _run(sweep, plan, tallies, session.source, shown, log, clock)
-        )
+        waves = session.execute(lambda: _run(sweep, plan, tallies, session, shown))
         ending = session.ending()
-        store = session.store
-        missing = _missing(ending.kind, plan, store)
-        unstarted = None if waves is not None else missing
-        facts = _Facts(session, times, ending, unstarted, spend, clock)
-        conclude = partial(
-            session.conclude,
-            ending,
-            planned=most,
-            missing=missing,
-            sequential=waves is not None,
+        missing = _missing(ending.kind, plan, session.store)
+        judged = _judge(sweep, tallies, session, shown, waves, ending) if ending.judged else None
+        closed = session.close(ending, not_started=None if waves is not None else missing)
+        result = _write(sweep, session, times, closed, judged)
+        sequential = waves is not None
+        session.conclude(
+            ending, planned=most, missing=missing, sequential=sequential, result=result
         )
-        if not ending.judged:  # stopped early: the counts are recorded, nothing is judged
-            store.write_summary(_summary(sweep, facts, []))
-            conclude()  # raises
-        shown.phase(f"judging {len(sweep.scenarios):,} question(s) x {len(sweep.arms)} arms")
-        session.mark("judging")
-        clock.judging_starting()
-        with judging_heap():
-            result = _judge(sweep, tallies, facts, log, waves)
-        conclude(result=result)
     return result
 
 
@@ -211,12 +190,11 @@ def _run(
     sweep: ResolvedSweep,
     plan: list[RunContext],
     tallies: dict[str, ScenarioTally],
-    source: RunSource,
+    session: Session,
     progress: Progress,
-    log: Logger,
-    clock: SweepClock,
 ) -> WavesOutcome | None:
     """Execute the plan: in waves (sequential), or what is not yet recorded of the fixed plan."""
+    source, log, clock = session.source, session.log, session.clock
     if sweep.waves is not None:
         return execute_waves(sweep, tallies, source, progress, log, clock)
     _execute(sweep, plan, source, progress, log, clock)
@@ -246,17 +224,12 @@ def _tallies(sweep: ResolvedSweep) -> dict[str, ScenarioTally]:
     }
 
 
-def _sink(
-    tallies: dict[str, ScenarioTally], budget: Budget | None, spend: SpendTally
-) -> Callable[[RunRecord], None]:
-    """Hands each record to its scenario's tally (records of removed scenarios are ignored) and
-    counts its spend, against the budget and in the totals.
+def _sink(tallies: dict[str, ScenarioTally]) -> Callable[[RunRecord], None]:
+    """Hands each record to its scenario's tally (records of removed scenarios are ignored);
+    the session counts its spend first.
     """
 
     def take(record: RunRecord) -> None:
-        if budget is not None:
-            budget.observe(record)
-        spend.observe(record)
         tally = tallies.get(record.scenario)
         if tally is not None:
             tally.add(record)
@@ -294,58 +267,52 @@ def _execute(
 
 
 @dataclass(frozen=True)
-class _Facts:
-    """What the summary says about the session: its counts, how it ended, when it started."""
+class Judged:
+    """What judging the tallies produced: the rows and what ``summary.json`` says of them."""
 
-    session: Session
-    times: SweepTimes
-    ending: Ending
-    not_started: int | None
-    """Planned runs without a record (None: a sequential plan has no fixed size)."""
-    spend: SpendTally
-    clock: SweepClock
-
-    def budget(self) -> BudgetRecord | None:
-        budget = self.session.source.budget
-        if budget is None:
-            return None
-        record = budget.record()
-        if self.ending.kind == "budget":
-            record = record | {"runs_not_started": self.not_started}
-        return BudgetRecord.model_validate(record)
+    rows: list[VerdictRecord]
+    """One verdict record per (scenario, arm), baseline first per scenario."""
+    scenarios: list[ScenarioSummary]
+    statistics: StatisticsRecord
+    arms: list[ArmVerdictRecord]
+    pooled: list[PooledRecord]
+    sequential: SequentialSummary | None
+    rollup: list[RollupRecord]
+    judges: list[JudgeRecord] | None
 
 
-def _summary(
+def _write(
     sweep: ResolvedSweep,
-    facts: _Facts,
-    scenarios: list[ScenarioSummary],
-    judged: dict[str, Any] | None = None,
-) -> SweepSummary:
-    """``summary.json``, built once: provenance, counts, the ending, and what was judged."""
-    store, source = facts.session.store, facts.session.source
-    made = provenance(sweep, facts.times.started)
-    return SweepSummary.model_validate(
+    session: Session,
+    times: SweepTimes,
+    closed: ExecutionRecord,
+    judged: Judged | None,
+) -> SweepResult:
+    """Write ``summary.json`` (built once: provenance, what the runs came to, what was judged)
+    and, when the runs were judged, ``verdicts.jsonl`` and ``arms.jsonl``.
+    """
+    made = provenance(sweep, times.started)
+    found = {} if judged is None else {k: v for k, v in vars(judged).items() if k != "rows"}
+    summary = SweepSummary.model_validate(
         {
             **dict(made),
-            **facts.times.record(made.finished_at),
-            "status": facts.ending.status,
-            "failure": facts.ending.failure,
-            "runs_used": source.runner_calls,
-            "runs_reused": store.reused,
-            "runs_from_cache": source.from_cache,
-            "runs_rate_limited": store.rate_limited,
-            "cache_entries_rejected": source.cache.rejected if source.cache is not None else 0,
-            "torn_line_dropped": store.torn,
-            "runs_failed": store.failed,
-            "scenarios": scenarios,
-            "executor": facts.session.executor_record(),
-            "timings": facts.clock.record(),
-            "concurrency": source.throttle,
-            "budget": facts.budget(),
-            "spend": facts.spend.record(),
-            **(judged or {}),
+            **times.record(made.finished_at),
+            "execution": closed,
+            "executor": session.executor_record(),
+            "scenarios": [],
+            **found,
         }
     )
+    store = session.store
+    if judged is not None:
+        store.write_verdicts(judged.rows)
+        store.write_arms(judged.arms)
+    store.write_summary(summary)
+    if judged is None:
+        return SweepResult(rows=(), summary=summary, run_dir=store.run_dir)
+    session.log.info("sweep.done", runs=closed.runs_used, failed=closed.runs_failed)
+    rows = tuple(judged.rows)
+    return SweepResult(rows=rows, summary=summary, kept=tuple(store.records), run_dir=store.run_dir)
 
 
 def _warn_degenerate(assessed: ScenarioAssessment, scenario: str, log: Logger) -> None:
@@ -367,17 +334,33 @@ def _warn_degenerate(assessed: ScenarioAssessment, scenario: str, log: Logger) -
 def _judge(
     sweep: ResolvedSweep,
     tallies: dict[str, ScenarioTally],
-    facts: _Facts,
+    session: Session,
+    progress: Progress,
+    waves: WavesOutcome | None,
+    ending: Ending,
+) -> Judged:
+    """Judge every scenario's tally, then the arms over them."""
+    progress.phase(f"judging {len(sweep.scenarios):,} question(s) x {len(sweep.arms)} arms")
+    session.mark("judging")
+    session.clock.judging_starting()
+    with judging_heap():
+        return _judged(sweep, tallies, session.log, waves, ending)
+
+
+def _judged(
+    sweep: ResolvedSweep,
+    tallies: dict[str, ScenarioTally],
     log: Logger,
-    waves: WavesOutcome | None = None,
-) -> SweepResult:
+    waves: WavesOutcome | None,
+    ending: Ending,
+) -> Judged:
     judgements: list[Judgement] = []
     scenarios = []
     settings = sweep.statistics
     looks = waves.looks if waves is not None else None
     cap = waves.waves.max_samples if waves is not None else None
     # seeds without a record were never run: say why (a budget stop, or another stop)
-    unrun: UnrunCause = "budget" if facts.ending.kind == "budget" else "stopped"
+    unrun: UnrunCause = "budget" if ending.kind == "budget" else "stopped"
     for sc in sweep.scenarios:
         finished = tallies[sc.id].finish()
         assessed = assess_tally(finished, sweep.cost_key, settings, looks, cap, unrun)
@@ -388,19 +371,13 @@ def _judge(
     # rule 18's McNemar is a fixed-sample test: a sequential sweep pools its e-values instead
     stratified = pooled(rows, settings) if waves is None else pooled_e(rows, settings)
     arms = arm_verdicts(rows, settings, stratified)
-    judged = {
-        "statistics": settings,
-        "arms": arms,
-        "pooled": stratified,
-        "sequential": waves.summary(rows, tallies) if waves is not None else None,
-        "rollup": rollup(rows),
-        "judges": [j.record() for j in sweep_judges(sweep)] or None,
-    }
-    summary = _summary(sweep, facts, scenarios, judged)
-    store = facts.session.store
-    store.write_verdicts(rows)
-    store.write_arms(arms)
-    store.write_summary(summary)
-    log.info("sweep.done", runs=facts.session.source.runner_calls, failed=summary.runs_failed)
-    kept = tuple(store.records)
-    return SweepResult(rows=tuple(rows), summary=summary, kept=kept, run_dir=store.run_dir)
+    return Judged(
+        rows=rows,
+        scenarios=scenarios,
+        statistics=settings,
+        arms=arms,
+        pooled=stratified,
+        sequential=waves.summary(rows, tallies) if waves is not None else None,
+        rollup=rollup(rows),
+        judges=[j.record() for j in sweep_judges(sweep)] or None,
+    )

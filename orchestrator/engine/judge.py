@@ -49,7 +49,8 @@ from counterfact.orchestrator.engine.judgefile import Judgment, read_line
 from counterfact.orchestrator.engine.loops import LoopThread
 from counterfact.probes.comparators import Comparator
 from counterfact.probes.judging import JudgeComparator
-from counterfact.records.summary import ConcurrencyRecord, JudgeRecord
+from counterfact.records.execution import ConcurrencyRecord
+from counterfact.records.summary import JudgeRecord
 
 JUDGE_FILE = "judge.jsonl"
 """The run directory's judge cache: one JSON line per call, append-only."""

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from counterfact.records.execution import SpendRecord
 from counterfact.records.runs import RunRecord
-from counterfact.records.summary import SpendRecord
 
 
 class SpendTally:

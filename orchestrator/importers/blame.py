@@ -217,8 +217,7 @@ def _ordered(plan: ResolvedBisect, call: RecordedCall, options: BlameOptions) ->
     target = options.expect if options.expect is not None else (call.answer or "")
     texts = {p.id: p.text for p in split(call.request["messages"], options.parts)}
     order = lexical(texts, list(plan.settings.suspects), target)
-    settings = type(plan.settings).model_validate(plan.settings.model_dump() | {"suspects": order})
-    return replace(plan, settings=settings)
+    return replace(plan, settings=replace(plan.settings, suspects=tuple(order)))
 
 
 def part_records(call: RecordedCall, level: Level, suspects: Sequence[str]) -> list[PartRecord]:

@@ -49,7 +49,7 @@ def _line(call: RecordedCall, record: BlameRecord, where: str) -> BlameLine:
             [" ".join(record.text_of(i).split())[:CLIP] for i in c] for c in record.culprits
         ],
         probes_executed=record.probes_executed,
-        runs_used=record.runs_used,
+        execution=record.execution,
         seeds_vary=record.seeds_vary,
     )
 

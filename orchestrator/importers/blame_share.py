@@ -36,7 +36,8 @@ from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.config.resolve import ResolvedBisect
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.executors.local import LocalExecutor
-from counterfact.orchestrator.engine.executors.registry import ExecutorOptions, make_executor
+from counterfact.orchestrator.engine.executors.options import ExecutorOptions
+from counterfact.orchestrator.engine.executors.registry import make_executor
 from counterfact.orchestrator.engine.throttle import Throttle
 from counterfact.records.runs import RunRecord
 

@@ -173,7 +173,7 @@ def _facts(run: RunView, status: Status) -> str:
             *([("took", took)] if (took := took_text(summary)) else []),
             ("config", summary.config_source or "(Python API)"),
             ("counterfact", summary.counterfact_version),
-            ("runs failed", f"{summary.runs_failed:,}"),
+            ("runs failed", f"{summary.execution.runs_failed:,}"),
         ]
     damaged = [(n, i.damaged) for n, i in (("runs", run.runs), ("verdicts", run.verdicts))]
     items += [(f"{n}.jsonl", f"{d:,} damaged line(s) skipped") for n, d in damaged if d]

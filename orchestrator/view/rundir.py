@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AliasChoices, AliasPath, BaseModel, ConfigDict, Field, ValidationError
 
 from counterfact.orchestrator.view.files import RunDir, Unreadable, identity, read_whole
 from counterfact.orchestrator.view.index import RunsIndex, VerdictsIndex
@@ -111,11 +111,18 @@ class SummaryHead(BaseModel):
     whole record takes about 8x as long).
     """
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
     name: str
-    status: str = "complete"
-    failure: str | None = None
+    status: str = Field(
+        default="complete",
+        validation_alias=AliasChoices(AliasPath("execution", "status"), "status"),
+    )
+    """``execution.status`` (at the top level before version 10)."""
+    failure: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices(AliasPath("execution", "failure"), "failure"),
+    )
 
 
 def age_s(stamp: str, now: datetime | None = None) -> float | None:
@@ -186,7 +193,9 @@ class RunView:
         """
         whole = self._summary.held()
         if whole is not None:
-            return SummaryHead(name=whole.name, status=whole.status, failure=whole.failure)
+            return SummaryHead(
+                name=whole.name, status=whole.execution.status, failure=whole.execution.failure
+            )
         return self._head.get()
 
     def bisect(self) -> BisectRecord | None:

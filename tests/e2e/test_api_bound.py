@@ -67,10 +67,10 @@ def test_429s_are_waited_out_and_cut_the_concurrency(tmp_path: Path) -> None:
     assert len(runs) == 120 and all(r["error"] is None for r in runs)
     assert all(r["attempts"] == 1 for r in runs)  # a refusal is not an attempt
     assert sum(r["rate_limited"] for r in runs) == api.stats.refused > 0
-    moved = result.summary.concurrency
+    moved = result.summary.execution.concurrency
     assert moved is not None and moved.configured == 30 and moved.cuts >= 1
     assert moved.lowest < 30 and moved.refusals == api.stats.refused
-    assert result.summary.runs_failed == 0 and result.row("alt").flips == 30
+    assert result.summary.execution.runs_failed == 0 and result.row("alt").flips == 30
 
 
 def test_rate_limited_raised_by_a_runner_is_retried_not_failed(tmp_path: Path) -> None:
@@ -86,7 +86,9 @@ def test_rate_limited_raised_by_a_runner_is_retried_not_failed(tmp_path: Path) -
         out=tmp_path / "o",
     )
     runs = _runs(tmp_path / "o")
-    assert [r["rate_limited"] for r in runs] == [1] * 8 and result.summary.runs_failed == 0
+    assert [r["rate_limited"] for r in runs] == [
+        1
+    ] * 8 and result.summary.execution.runs_failed == 0
     assert all(0 < r["rate_limited_s"] < 1 for r in runs)
 
 
@@ -123,7 +125,7 @@ def test_timeout_cancels_an_async_run_and_the_others_finish(tmp_path: Path) -> N
     failed = [r for r in _runs(tmp_path / "o") if r["error"] is not None]
     assert [(r["arm"], r["seed"], r["error"]["type"]) for r in failed] == [("alt", 0, "RunTimeout")]
     assert "cancelled" in failed[0]["error"]["message"]
-    assert result.summary.runs_failed == 1
+    assert result.summary.execution.runs_failed == 1
 
 
 def test_requests_per_minute_paces_the_whole_sweep(tmp_path: Path) -> None:
@@ -166,13 +168,16 @@ def test_a_budget_stops_the_sweep_and_a_raised_one_resumes_it(tmp_path: Path) ->
         # each run costs 0.01: at most 10 runs fit; up to 4 may have started blind at once
         assert 10 <= len(first) <= 10 + 4 - 1 and caught.value.recorded == len(first)
         summary = json.loads((out / "summary.json").read_text())
-        assert summary["status"] == "budget-exhausted"
-        assert summary["budget"]["exhausted"] == ["usd"]
-        assert summary["budget"]["runs_not_started"] == 20 - len(first)
+        assert summary["execution"]["status"] == "budget-exhausted"
+        assert summary["execution"]["budget"]["exhausted"] == ["usd"]
+        assert summary["execution"]["budget"]["runs_not_started"] == 20 - len(first)
         result = compare_arms(ARMS, "io_runners.py:ask_httpx", budget={"usd": 1.0}, **kwargs)
     runs = _runs(out)
     assert len(runs) == 20 == len({(r["arm"], r["seed"]) for r in runs})  # nothing ran twice
-    assert result.summary.status == "complete" and result.summary.runs_reused == len(first)
+    assert (
+        result.summary.execution.status == "complete"
+        and result.summary.execution.runs_reused == len(first)
+    )
     assert api.stats.served == 20
 
 
@@ -271,7 +276,7 @@ def test_sigterm_cancels_in_flight_runs_and_the_resume_runs_them(
     stopped = _runs(out)
     assert 40 <= len(stopped) < 200
     assert all(r["error"] is None for r in stopped)  # cancelled runs are not recorded as failed
-    assert json.loads((out / "summary.json").read_text())["status"] == "interrupted"
+    assert json.loads((out / "summary.json").read_text())["execution"]["status"] == "interrupted"
     gate.touch()
     resumed = subprocess.run(cmd, capture_output=True, timeout=120, check=False)
     assert resumed.returncode == 0, resumed.stderr.decode()
@@ -304,7 +309,10 @@ def test_openai_example_config_runs_against_the_stand_in(tmp_path: Path) -> None
     rows = [json.loads(x) for x in (tmp_path / "o" / "verdicts.jsonl").read_text().splitlines()]
     assert all(r["application"]["applied"] for r in rows)  # so no row is withheld for it
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
-    assert summary["budget"]["limits"] == {"usd": 2.0} and summary["budget"]["spent"]["usd"] > 0
+    assert (
+        summary["execution"]["budget"]["limits"] == {"usd": 2.0}
+        and summary["execution"]["budget"]["spent"]["usd"] > 0
+    )
     assert api.stats.served == 20
 
 
@@ -322,7 +330,7 @@ def test_a_runner_cancelled_from_inside_is_recorded_as_failed(tmp_path: Path) ->
     assert [(r["arm"], r["seed"], r["error"]["type"]) for r in failed] == [
         ("alt", 1, "RunCancelled")
     ]
-    assert result.summary.runs_failed == 1
+    assert result.summary.execution.runs_failed == 1
 
 
 def test_a_loop_bound_client_survives_bisection_probes_and_the_smoke_runs(tmp_path: Path) -> None:

@@ -50,7 +50,10 @@ def test_runs_overlap_on_worker_actors(runner: str, tmp_path: Path) -> None:
     assert api.stats.peak_in_flight >= 20  # many runs at once on 2 CPUs
     assert {r["node"] for r in runs} == {ray.get_runtime_context().get_node_id()}
     assert result.row("alt").flips == 20
-    assert result.summary.concurrency is not None and result.summary.concurrency.configured == 40
+    assert (
+        result.summary.execution.concurrency is not None
+        and result.summary.execution.concurrency.configured == 40
+    )
 
 
 @pytest.mark.usefixtures("ray_instance")
@@ -67,8 +70,8 @@ def test_one_throttle_for_every_worker_under_429s(tmp_path: Path) -> None:
             out=tmp_path / "o",
         )
     runs = _runs(tmp_path / "o")
-    assert len(runs) == 120 and result.summary.runs_failed == 0
-    moved = result.summary.concurrency
+    assert len(runs) == 120 and result.summary.execution.runs_failed == 0
+    moved = result.summary.execution.concurrency
     assert moved is not None and moved.cuts >= 1 and moved.lowest < 40
     # every worker reported to the one throttle: it saw every refusal the server made
     assert moved.refusals == api.stats.refused == sum(r["rate_limited"] for r in runs) > 0
@@ -90,7 +93,7 @@ def test_a_run_that_kills_its_worker_fails_alone(tmp_path: Path) -> None:
     assert len(runs) == 16 and failed == [("alt", 3)]
     # runs that shared the dead actor were run again alone, and say so
     assert any(r["infra_retries"] >= 1 and r["error"] is None for r in runs)
-    assert result.summary.runs_failed == 1
+    assert result.summary.execution.runs_failed == 1
 
 
 @pytest.mark.usefixtures("ray_instance")

@@ -458,7 +458,7 @@ def test_a_ranking_pass_waits_for_the_baseline_and_keeps_to_the_budget(
     assert code == 0, err
     record = json.loads((tmp_path / "a" / "blame.json").read_text())
     assert record["reason"] == "unstable-baseline" and record["ranking_probes"] == 0
-    assert record["runs_used"] == 2  # the baseline probe alone
+    assert record["execution"]["runs_used"] == 2  # the baseline probe alone
     call = _write(tmp_path, recorded_call(passages(10, {4: PLANTED})), "c2.json")
     code, _, err = _blame(
         api_one, call, tmp_path / "b", "--no-report", "--rank", "loo", "--max-probes", "12"

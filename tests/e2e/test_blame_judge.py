@@ -157,7 +157,7 @@ def test_a_re_run_of_the_same_blame_asks_the_judge_nothing_and_keeps_its_spend(
     assert len(lines) == asked  # every call kept once, none added by the re-run
     (judge,) = first["judges"]
     assert judge["calls"] == 0 and judge["read_back"] == asked
-    spend = first["spend"]["judge"]
+    spend = first["execution"]["spend"]["judge"]
     assert spend["calls"] == asked  # the directory's judge spend, read back
     # stand-in usage: the prompt's words as input tokens, one output token; price 1 and 2 per 1k
     tokens = [json.loads(line)["input_tokens"] for line in lines]

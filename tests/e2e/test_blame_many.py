@@ -58,9 +58,12 @@ def test_the_budget_stops_starting_calls_and_a_raised_one_resumes(tmp_path: Path
     assert [x["culprits"] for x in _lines(out)] == [[[f"m1.p{i}"]] for i in range(6)]
     for x in blamed:  # read back: nothing of theirs was sent again
         record = json.loads((out / str(x["record"])).read_text())
-        assert record["runs_used"] == 0 and record["runs_reused"] == x["runs_used"]
+        assert (
+            record["execution"]["runs_used"] == 0
+            and record["execution"]["runs_reused"] == (x["execution"]["runs_used"])
+        )
     assert api.stats.served - spent == sum(
-        int(x["runs_used"]) for x in _lines(out) if x not in blamed
+        int(x["execution"]["runs_used"]) for x in _lines(out) if x not in blamed and x["execution"]
     )
 
 

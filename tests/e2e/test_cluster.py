@@ -105,14 +105,16 @@ def test_a_stopped_job_resubmitted_resumes_without_rerunning(
     before = {(r["arm"], r["seed"]) for r in records(out)}
     assert 20 <= len(before) < 120, "the stop must land mid-sweep"
     # ray job stop sends SIGTERM: the driver stops as on Ctrl-C and records that it did
-    assert json.loads((out / "summary.json").read_text())["status"] == "interrupted"
+    assert json.loads((out / "summary.json").read_text())["execution"]["status"] == "interrupted"
     again = submit("cf-second")
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     runs = records(out)
     keys = [(r["arm"], r["seed"]) for r in runs]
     assert len(keys) == len(set(keys)) == 120  # every run exactly once across both jobs
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["runs_reused"] >= len(before) and summary["runs_used"] <= 120 - len(before)
+    assert summary["execution"]["runs_reused"] >= len(before) and summary["execution"][
+        "runs_used"
+    ] <= 120 - len(before)
 
 
 @pytest.mark.parametrize(

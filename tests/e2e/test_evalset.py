@@ -124,7 +124,7 @@ def test_spend_is_summed_per_arm_and_overall() -> None:
         comparator="contains",
         executor="local",
     )
-    spend = result.summary.spend
+    spend = result.summary.execution.spend
     assert spend is not None
     # 20 runs an arm: 20 * 0.01 and 20 * 0.0125
     assert spend.by_arm == {

@@ -37,7 +37,7 @@ def test_bisect_sees_the_models_seeds_split_and_claims_no_culprit_it_cannot_test
     assert "The test ran no probe of its own" in data["claim"]
     assert data["probes"][0]["ablated"] == [] and data["probes"][0]["flips"] == 0
     runs = (out / "runs.jsonl").read_text().splitlines()
-    assert data["runs_used"] == len(runs) == 5 * data["probes_executed"]
+    assert data["execution"]["runs_used"] == len(runs) == 5 * data["probes_executed"]
 
 
 def test_ablation_sweep_verdicts_and_cost_classes(tmp_path: Path) -> None:

@@ -151,11 +151,16 @@ def test_records_exports_and_the_report_name_the_check(tmp_path: Path) -> None:
 
 def test_a_changed_expect_is_rejudged_on_resume_without_rerunning(tmp_path: Path) -> None:
     first = _run(tmp_path, QUESTIONS)
-    assert first.row("base", "num").flips == 0 and first.summary.runs_used == 2 * 5 * SEEDS
+    assert (
+        first.row("base", "num").flips == 0 and first.summary.execution.runs_used == 2 * 5 * SEEDS
+    )
     tighter = [dict(q) for q in QUESTIONS]
     tighter[0] = tighter[0] | {"expect": {"kind": "numeric", "tolerance": 0.1}}
     again = _run(tmp_path, tighter)  # the same run directory: a resume
-    assert again.summary.runs_used == 0 and again.summary.runs_reused == 2 * 5 * SEEDS
+    assert (
+        again.summary.execution.runs_used == 0
+        and again.summary.execution.runs_reused == 2 * 5 * SEEDS
+    )
     assert again.row("base", "num").flips == SEEDS  # 42.3 is more than 0.1 from 42
     assert again.row("base", "num").check == "numeric(tolerance=0.1)"
     assert again.row("alt", "mc").flips == SEEDS  # the other questions judged as before

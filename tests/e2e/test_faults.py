@@ -235,7 +235,7 @@ def test_resume_after_adding_samples_runs_only_new_seeds(tmp_path: Path) -> None
     assert sorted((x.split()[1], int(x.split()[2])) for x in new) == sorted(
         (a, s) for a in ("base", "alt") for s in (3, 4)
     )
-    assert result.summary.runs_reused == 6 and result.summary.runs_used == 4
+    assert result.summary.execution.runs_reused == 6 and result.summary.execution.runs_used == 4
 
 
 def test_ctrl_c_stops_records_and_resumes(tmp_path: Path) -> None:
@@ -262,7 +262,7 @@ def test_ctrl_c_stops_records_and_resumes(tmp_path: Path) -> None:
     stopped = keys(records(out))
     assert 10 <= len(stopped) < 80
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["status"] == "interrupted" and not (out / "verdicts.jsonl").exists()
+    assert summary["execution"]["status"] == "interrupted" and not (out / "verdicts.jsonl").exists()
     resumed = cli("run", str(cfg), "--out", str(out), session="2")
     assert resumed.wait(timeout=120) == 0
     after = keys(records(out))
@@ -300,7 +300,7 @@ def test_ctrl_c_during_bisect_records_and_resumes(tmp_path: Path) -> None:
     assert resumed.wait(timeout=120) == 0
     final = json.loads((out / "bisect.json").read_text())
     assert (final["verdict"], final["culprits"]) == ("confirmed", [["f13"]])
-    assert final["runs_reused"] == len(stopped)
+    assert final["execution"]["runs_reused"] == len(stopped)
     assert not calls(log, "2") & {(a, s) for _, a, s in stopped}
 
 
@@ -358,7 +358,9 @@ def test_one_broken_scenario_does_not_stop_the_others() -> None:
         ],
         executor="local",
     )
-    assert result.summary.runs_failed == 6 and result.summary.status == "complete"
+    assert (
+        result.summary.execution.runs_failed == 6 and result.summary.execution.status == "complete"
+    )
 
 
 def test_a_resumed_sweep_with_a_broken_new_arm_is_not_stopped(tmp_path: Path) -> None:
@@ -371,7 +373,7 @@ def test_a_resumed_sweep_with_a_broken_new_arm_is_not_stopped(tmp_path: Path) ->
     kw = {"reference": "yes", "executor": "local", "out": tmp_path / "o", "runner_version": "v"}
     compare_arms(arms, runner, **kw)  # type: ignore[arg-type]
     result = compare_arms([*arms, {"id": "new", "facets": {"x": 2}}], runner, **kw)  # type: ignore[arg-type]
-    assert result.row("new").reason == "runs-failed" and result.summary.runs_failed == 3
+    assert result.row("new").reason == "runs-failed" and result.summary.execution.runs_failed == 3
 
 
 def test_every_run_failing_fails_the_sweep(tmp_path: Path) -> None:
@@ -389,7 +391,9 @@ def test_every_run_failing_fails_the_sweep(tmp_path: Path) -> None:
             executor="local",
         )
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
-    assert summary["status"] == "failed" and summary["failure"].startswith("every one of the 6")
+    assert summary["execution"]["status"] == "failed" and summary["execution"][
+        "failure"
+    ].startswith("every one of the 6")
     assert (tmp_path / "o" / "verdicts.jsonl").exists()  # judged and written before failing
     assert caught.value.result is not None
 
@@ -406,4 +410,6 @@ def test_bisection_where_every_run_fails_is_failed(tmp_path: Path) -> None:
             ["tool:a", "tool:b"], broken, reference="x", executor="local", out=tmp_path / "b"
         )
     data = json.loads((tmp_path / "b" / "bisect.json").read_text())
-    assert data["status"] == "failed" and data["failure"].startswith("every one of the")
+    assert data["execution"]["status"] == "failed" and data["execution"]["failure"].startswith(
+        "every one of the"
+    )

@@ -51,7 +51,7 @@ def test_a_lone_surrogate_in_output_and_manifest_is_escaped_and_read_back(tmp_pa
     assert runs[0].manifest == {"file": "\\udcff"}
     assert result.row("alt").flips == 3  # judged on the escaped text
     again = sweep(tmp_path, {"kind": "surrogate"})  # the resume reads every line back
-    assert again.summary.runs_reused == 6 and again.summary.runs_used == 0
+    assert again.summary.execution.runs_reused == 6 and again.summary.execution.runs_used == 0
 
 
 def test_a_lone_surrogate_in_an_error_is_escaped(tmp_path: Path) -> None:
@@ -59,7 +59,9 @@ def test_a_lone_surrogate_in_an_error_is_escaped(tmp_path: Path) -> None:
         sweep(tmp_path, {"kind": "raise-surrogate"})
     (first, *_) = tuple(RunLogReader(tmp_path / "o" / "runs.jsonl"))
     assert first.error is not None and "caf\\udcff.txt" in first.error.message
-    assert json.loads((tmp_path / "o" / "summary.json").read_text())["status"] == "failed"
+    assert (
+        json.loads((tmp_path / "o" / "summary.json").read_text())["execution"]["status"] == "failed"
+    )
 
 
 @pytest.mark.parametrize("depth", [MAX_MANIFEST_DEPTH, MAX_MANIFEST_DEPTH + 1])
@@ -239,8 +241,10 @@ def test_an_edited_cache_entry_is_not_used_and_is_counted(tmp_path: Path, edit: 
     else:  # an entry without its check (as older versions wrote them)
         path.write_text(body["record"])
     again = compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=tmp_path / "b", cache_dir=cache, **kw)
-    assert again.summary.cache_entries_rejected == 1
-    assert again.summary.runs_from_cache == 5 and again.summary.runs_used == 1  # re-run
+    assert again.summary.execution.cache_entries_rejected == 1
+    assert (
+        again.summary.execution.runs_from_cache == 5 and again.summary.execution.runs_used == 1
+    )  # re-run
     assert again.row("alt").flips == 3 and again.row("base").flips == 0
     assert {(r.arm, r.seed) for r in again.runs} == {
         (a, s) for a in ("base", "alt") for s in range(3)
@@ -332,7 +336,7 @@ def test_sigterm_on_ray_records_and_prints_the_resume_line(tmp_path: Path) -> No
     _, err = driver.communicate(timeout=120)
     assert driver.returncode == 143, err.decode()[-3000:]
     assert "run the same command again to resume: counterfact run" in err.decode()
-    assert json.loads((out / "summary.json").read_text())["status"] == "interrupted"
+    assert json.loads((out / "summary.json").read_text())["execution"]["status"] == "interrupted"
 
 
 def test_yaml_merge_keys_still_load_and_a_local_key_overrides() -> None:
@@ -351,12 +355,12 @@ def test_the_first_line_digest_follows_an_emptied_log_and_a_lone_unterminated_re
     (out / "runs.jsonl").write_text("")  # the user empties the log to run everything again
     compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=out, samples=2, **kw)
     again = compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=out, samples=2, **kw)
-    assert again.summary.runs_reused == 4  # the new first line was recorded, not the old
+    assert again.summary.execution.runs_reused == 4  # the new first line was recorded, not the old
     first = (out / "runs.jsonl").read_text().splitlines()[0]
     (out / "runs.jsonl").write_text(first)  # one record, its newline lost in a crash
     compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=out, samples=2, **kw)
     last = compare_arms(ARMS, f"{RUNNERS}:echo_arm", out=out, samples=2, **kw)
-    assert last.summary.runs_reused == 4
+    assert last.summary.execution.runs_reused == 4
 
 
 def test_fresh_with_a_cache_adopts_nothing_from_a_foreign_runs_file(tmp_path: Path) -> None:
@@ -368,7 +372,7 @@ def test_fresh_with_a_cache_adopts_nothing_from_a_foreign_runs_file(tmp_path: Pa
     moved = compare_arms(
         ARMS, f"{RUNNERS}:echo_arm", out=mine, samples=2, fresh=True, cache_dir=cache, **kw
     )
-    assert moved.summary.runs_from_cache == 0 and moved.summary.runs_used == 4
+    assert moved.summary.execution.runs_from_cache == 0 and moved.summary.execution.runs_used == 4
 
 
 def test_an_ignored_sighup_stays_ignored_under_nohup(tmp_path: Path) -> None:
@@ -393,7 +397,7 @@ def test_an_ignored_sighup_stays_ignored_under_nohup(tmp_path: Path) -> None:
     driver.send_signal(signal.SIGHUP)
     _, err = driver.communicate(timeout=120)
     assert driver.returncode == 0, err.decode()[-2000:]
-    assert json.loads((out / "summary.json").read_text())["status"] == "complete"
+    assert json.loads((out / "summary.json").read_text())["execution"]["status"] == "complete"
 
 
 def test_an_output_the_regex_cannot_search_in_time_is_a_failed_comparison(
@@ -442,7 +446,7 @@ def test_a_negative_or_non_finite_cost_fails_its_run_and_never_lowers_the_budget
         in result.runs[[r.error is not None for r in result.runs].index(True)].error.message
     )  # type: ignore[union-attr]
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
-    assert summary["budget"]["spent"] == {"usd": 5.0}
+    assert summary["execution"]["budget"]["spent"] == {"usd": 5.0}
 
 
 def test_sigterm_while_judging_says_what_is_recorded_and_exits_143(tmp_path: Path) -> None:

@@ -94,7 +94,7 @@ def test_bisect_on_the_engine(
         suspects, program, reference="wrong", comparator="exact", executor="local", **options
     ).record
     assert (rec.verdict, rec.culprits) == (verdict, culprits)
-    assert rec.runs_used == program.calls == 3 * rec.probes_executed
+    assert rec.execution.runs_used == program.calls == 3 * rec.probes_executed
     if executed is not None:
         assert rec.probes_executed == executed
     cached = [p for p in rec.probes if p.cached]

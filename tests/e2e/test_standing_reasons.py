@@ -70,9 +70,12 @@ def test_a_run_that_waited_on_a_rate_limit_and_then_ran_is_no_doubt(tmp_path: Pa
     big = result.row("big")
     assert (big.verdict, big.standing, big.reasons) == ("confirmed", "sure", [])
     assert big.claim.startswith("Sure: ")
-    assert result.summary.runs_rate_limited == 16 and result.summary.runs_failed == 0
+    assert (
+        result.summary.execution.runs_rate_limited == 16
+        and result.summary.execution.runs_failed == 0
+    )
     written = json.loads((tmp_path / "o" / "summary.json").read_text())
-    assert written["runs_rate_limited"] == 16
+    assert written["execution"]["runs_rate_limited"] == 16
 
 
 def test_rate_limited_runs_are_counted_when_they_overlap(tmp_path: Path) -> None:
@@ -88,8 +91,11 @@ def test_rate_limited_runs_are_counted_when_they_overlap(tmp_path: Path) -> None
         executor="local",
     )
     assert "runs-rate-limited" not in reasons_of(result.row("alt"))
-    assert result.summary.runs_rate_limited == 8  # each run once, both arms
-    assert result.summary.concurrency is not None and result.summary.concurrency.refusals == 8
+    assert result.summary.execution.runs_rate_limited == 8  # each run once, both arms
+    assert (
+        result.summary.execution.concurrency is not None
+        and result.summary.execution.concurrency.refusals == 8
+    )
 
 
 def test_runs_from_another_sweep_s_cache_are_named(tmp_path: Path) -> None:

@@ -21,8 +21,14 @@ def test_a_schema_8_file_loads_as_a_search_that_ran_every_seed(tmp_path: Path) -
     assert data.pop("stop_early") is False
     for probe in data["probes"]:
         assert probe.pop("decided_early") is False
-    path.write_text(json.dumps(data | {"schema_version": 8}), encoding="utf-8")
+    flat = data | data.pop("execution")  # version 8 kept the counts at the top level
+    for key in ("runs_from_cache", "runs_failed", "cache_entries_rejected", "torn_line_dropped"):
+        del flat[key]  # counts a search did not record before version 10
+    for key in ("concurrency", "budget", "timings"):
+        del flat[key]
+    path.write_text(json.dumps(flat | {"schema_version": 8}), encoding="utf-8")
     record = read_bisect(tmp_path)
     assert record.schema_version == 8 < BISECT_SCHEMA_VERSION == 10
+    assert record.execution.runs_used == 12 and record.execution.status == "complete"
     assert record.culprits == [["c"]] and record.stop_early is False
     assert [p.decided_early for p in record.probes] == [False] * len(record.probes)

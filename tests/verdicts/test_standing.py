@@ -186,4 +186,4 @@ def test_a_bisection_whose_runs_waited_on_a_rate_limit_stays_sure(tmp_path: Path
     rec = result.record
     assert rec.verdict == "confirmed" and rec.culprits == [["fact:b"]]
     assert (rec.standing, rec.reasons) == ("sure", [])
-    assert rec.runs_rate_limited == len(result.runs) == len(refused) > 0
+    assert rec.execution.runs_rate_limited == len(result.runs) == len(refused) > 0

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from html import escape
 
 from counterfact.records.arms import ArmVerdictRecord
-from counterfact.records.summary import SpendRecord
+from counterfact.records.execution import SpendRecord
 from counterfact.verdicts.planning.estimate import spend_text as amounts_text
 from counterfact.verdicts.report.plots import effects_of, forest_figure
 from counterfact.verdicts.wording.arms import P_FLOOR

@@ -118,8 +118,8 @@ def _header(data: ReportData) -> str:
     if record is None:
         return ""
     items: list[tuple[str, object]] = [
-        ("status", getattr(record, "status", None)),
-        ("spend", None if data.summary is None else spend_text(data.summary.spend)),
+        ("status", record.execution.status),
+        ("spend", None if data.summary is None else spend_text(record.execution.spend)),
         ("config", record.config_source or "(Python API)"),
         ("overrides", " ".join(record.overrides) or None),
         ("counterfact", record.counterfact_version),
@@ -129,7 +129,7 @@ def _header(data: ReportData) -> str:
         ("finished", record.finished_at),
         ("took", None if data.summary is None else took_text(data.summary)),
         ("runs", _runs_text(record, data)),
-        ("failure", getattr(record, "failure", None)),
+        ("failure", record.execution.failure),
         ("runner version", record.config.get("runner_version")),
     ]
     if data.bisect is not None:
@@ -142,7 +142,7 @@ def _header(data: ReportData) -> str:
         s = data.summary
         stats = s.statistics
         items += [
-            ("runs failed", s.runs_failed),
+            ("runs failed", s.execution.runs_failed),
             ("statistics", None if stats is None else _stats_text(s)),
         ]
         if s.sequential is not None:
@@ -162,10 +162,11 @@ def _runs_text(record: SweepSummary | BisectRecord, data: ReportData) -> str:
     """``32 recorded: 0 run by the last command, 32 read back (resume)``: what the directory
     holds, then where its runs came from (a resume's last command may have run none).
     """
-    cached = data.summary.runs_from_cache if data.summary is not None else 0
-    parts = [f"{record.runs_used:,} run by the last command"]
-    if record.runs_reused:
-        parts.append(f"{record.runs_reused:,} read back (resume)")
+    ran = record.execution
+    cached = ran.runs_from_cache
+    parts = [f"{ran.runs_used:,} run by the last command"]
+    if ran.runs_reused:
+        parts.append(f"{ran.runs_reused:,} read back (resume)")
     if cached:
         parts.append(f"{cached:,} from the cache")
     held = f"{data.runs_recorded:,} recorded: " if data.runs_recorded is not None else ""

@@ -36,12 +36,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from counterfact.defaults import INFRA_RETRIES, JOIN_TIMEOUT_S, MAX_IN_FLIGHT
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.engine.aborting import reinstall
 from counterfact.orchestrator.engine.executors.base import Executor, RecordBatch
 from counterfact.orchestrator.engine.executors.handover import Shipment, decode, run_shipment, ship
-from counterfact.orchestrator.engine.executors.pooling import PoolSettings
+from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 from counterfact.orchestrator.engine.executors.ray_address import (
     CONNECT_TIMEOUT_S,
     ENV,
@@ -56,7 +55,6 @@ from counterfact.orchestrator.engine.feed import RunFeed, as_feed
 from counterfact.orchestrator.engine.loader import RunnerRef
 from counterfact.orchestrator.engine.throttle import ThrottleNow
 from counterfact.orchestrator.engine.worker import (
-    NO_RETRY,
     RetryPolicy,
     failed_record,
 )
@@ -190,32 +188,17 @@ class RayExecutor(Executor):
 
     def __init__(
         self,
-        address: str | None = None,
-        max_in_flight: int = MAX_IN_FLIGHT,
+        options: ExecutorOptions | None = None,
         *,
-        num_cpus: int | None = None,
-        policy: RetryPolicy = NO_RETRY,
-        timeout_s: float | None = None,
-        infra_retries: int = INFRA_RETRIES,
         stop_grace_s: float = 10.0,
         connect_timeout_s: float = CONNECT_TIMEOUT_S,
-        join_timeout_s: float = JOIN_TIMEOUT_S,
-        ship_dir: str | None = None,
         target_task_s: float = TARGET_TASK_S,
         max_batch: int = MAX_BATCH,
-        pool: PoolSettings | None = None,
     ) -> None:
         super().__init__()
-        self.address = address
-        self.max_in_flight = max_in_flight
-        self.num_cpus = num_cpus
-        self.policy = policy
-        self.timeout_s = timeout_s
-        self.infra_retries = infra_retries
+        self.options = options or ExecutorOptions()  # the ``executor:`` section, validated
         self.stop_grace_s = stop_grace_s
         self.connect_timeout_s = connect_timeout_s
-        self.join_timeout_s = join_timeout_s
-        self.ship_dir = ship_dir
         self._start_dir = os.getcwd()
         """Joining a cluster: the file runner's folder, shipped to every node (ray_ship)."""
         self.target_task_s = target_task_s
@@ -223,7 +206,6 @@ class RayExecutor(Executor):
         self._owned = False
         self._joined_env = False
         """Joined the cluster ``RAY_ADDRESS`` names (a file runner is shipped there too)."""
-        self.pool = pool or PoolSettings()
         self._actors: ActorPool | None = None
         """Worker actors for overlapping runs, started by the first run that needs them."""
         self.channel = ""
@@ -242,7 +224,7 @@ class RayExecutor(Executor):
             return "starting Ray"
         return (
             f"joining Ray at {joining} ({ENV})"
-            if self.address is None
+            if self.options.address is None
             else f"joining Ray at {joining}"
         )
 
@@ -254,7 +236,7 @@ class RayExecutor(Executor):
         """The cluster address this executor joins: ``address``, else ``RAY_ADDRESS`` (None:
         it starts a local instance).
         """
-        return self.address if self.address is not None else env_address()
+        return self.options.address if self.options.address is not None else env_address()
 
     def _ray(self) -> Any:
         import ray
@@ -266,7 +248,7 @@ class RayExecutor(Executor):
             try:
                 ray.init(
                     address="local",  # never a leftover cluster (see ray_address)
-                    num_cpus=self.num_cpus,
+                    num_cpus=self.options.num_cpus,
                     include_dashboard=False,
                     logging_level=logging.ERROR,
                     log_to_driver=False,
@@ -275,9 +257,9 @@ class RayExecutor(Executor):
                 msg = f"could not start a local Ray instance: {type(exc).__name__}: {exc}"
                 raise ExecutorError(msg) from exc
         else:
-            from_env = self._joined_env = self.address is None
+            from_env = self._joined_env = self.options.address is None
             resolved = check_reachable(joining, self.connect_timeout_s, from_env=from_env)
-            env = init_runtime_env(self.ship_dir)
+            env = init_runtime_env(self.options.ship_dir)
             join_bounded(
                 lambda: ray.init(
                     address=resolved,
@@ -286,7 +268,7 @@ class RayExecutor(Executor):
                     log_to_driver=False,
                 ),
                 resolved,
-                self.join_timeout_s,
+                self.options.join_timeout_s,
                 from_env=from_env,
             )
         self._owned = True
@@ -315,12 +297,12 @@ class RayExecutor(Executor):
         task = ray.remote(num_cpus=1, max_retries=0)(ray_batch)
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         # decided on the driver's own copy: a shipped path exists only on the workers
-        concurrency = self.pool.overlapping(runner, workers)
-        if self.address is not None or self._joined_env:
-            runner = shipped(runner, self.ship_dir, self._start_dir)
+        concurrency = self.options.pool.overlapping(runner, workers)
+        if self.options.address is not None or self._joined_env:
+            runner = shipped(runner, self.options.ship_dir, self._start_dir)
         if concurrency is not None:
             pool = self._pool_for(ray, runner, concurrency, workers)
-            yield from run_on_pool(self, pool, feed, task, self.infra_retries, self.channel)
+            yield from run_on_pool(self, pool, feed, task, self.options.infra_retries, self.channel)
             return
         yield from self._run_tasks(ray, task, runner, feed)
 
@@ -330,11 +312,11 @@ class RayExecutor(Executor):
             self._actors = ActorPool(
                 ray,
                 ray.put(runner),
-                self.policy,
+                self.options.policy,
                 concurrency=concurrency,
-                per_minute=self.pool.per_minute,
+                per_minute=self.options.pool.per_minute,
                 workers=workers,
-                timeout_s=self.timeout_s,
+                timeout_s=self.options.timeout_s,
             )
         return self._actors
 
@@ -354,7 +336,7 @@ class RayExecutor(Executor):
     ) -> Iterator[RecordBatch]:
         """One run per CPU: batched tasks (see the module docstring)."""
         runner_ref = ray.put(runner)
-        solo_only = self.timeout_s is not None
+        solo_only = self.options.timeout_s is not None
         slots = _Slots(solo_only)
         queue: deque[Queued] = deque()  # runs split out of a failed batch: first in line
         retries: deque[_Task] = deque()  # lost tasks: first in line, but only into a free slot
@@ -377,23 +359,23 @@ class RayExecutor(Executor):
             while retries and len(pending) < max_tasks:
                 item = retries.popleft()
                 item.submitted = time.monotonic()
-                pending[task.remote(runner_ref, ship(item.batch), self.policy)] = item
+                pending[task.remote(runner_ref, ship(item.batch), self.options.policy)] = item
                 in_flight += len(item.batch)
             while (
                 stop_at is None
                 and (queue or feed)
-                and in_flight < self.max_in_flight
+                and in_flight < self.options.max_in_flight
                 and len(pending) < max_tasks
             ):
                 if mean_run_s is None and len(pending) >= 2 * workers:
                     break
                 # each task an equal share of the limit (and no more than is left of it)
-                share = max(1, self.max_in_flight // max_tasks)
-                room = min(self.max_in_flight - in_flight, share)
+                share = max(1, self.options.max_in_flight // max_tasks)
+                room = min(self.options.max_in_flight - in_flight, share)
                 item = self._next_task(queue, feed, solo_only, mean_run_s, workers, room)
                 if not item.batch:  # the budget closed the feed as it was asked
                     break
-                pending[task.remote(runner_ref, ship(item.batch), self.policy)] = item
+                pending[task.remote(runner_ref, ship(item.batch), self.options.policy)] = item
                 in_flight += len(item.batch)
             if not pending:
                 continue
@@ -487,7 +469,7 @@ class RayExecutor(Executor):
         died = not isinstance(exc, ray.exceptions.RayTaskError)
         lost = item.lost + died
         reason = type(exc).__name__ if died else item.reason
-        if died and item.tries < self.infra_retries:
+        if died and item.tries < self.options.infra_retries:
             return _Task(item.batch, time.monotonic(), lost, reason, item.tries + 1)
         if len(item.batch) > 1:
             queue.extendleft((c, lost, reason) for c in reversed(item.batch))
@@ -495,16 +477,16 @@ class RayExecutor(Executor):
 
     def _expire(self, ray: Any, pending: dict[Any, _Task]) -> Iterator[RunRecord]:
         """Cancel and record the tasks older than ``timeout_s``."""
-        if self.timeout_s is None:
+        if self.options.timeout_s is None:
             return
         now = time.monotonic()
         for ref, item in list(pending.items()):
-            if now - item.submitted <= self.timeout_s:
+            if now - item.submitted <= self.options.timeout_s:
                 continue
             ray.cancel(ref, force=True)
             del pending[ref]
             for ctx in item.batch:
-                msg = f"run exceeded timeout_s={self.timeout_s:g} and was cancelled"
+                msg = f"run exceeded timeout_s={self.options.timeout_s:g} and was cancelled"
                 yield failed_record(ctx, "RunTimeout", msg, now - item.submitted)
 
     def close(self) -> None:

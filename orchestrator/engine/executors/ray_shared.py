@@ -22,26 +22,11 @@ import threading
 import uuid
 from typing import Any
 
+from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor
 from counterfact.orchestrator.engine.executors.ray_pool import ActorPool
-from counterfact.orchestrator.engine.executors.registry import ExecutorOptions
 from counterfact.orchestrator.engine.loader import RunnerRef
 from counterfact.orchestrator.engine.throttle import ThrottleNow
-
-
-def _ray_executor(options: ExecutorOptions) -> dict[str, Any]:
-    """The :class:`RayExecutor` arguments ``options`` name (as the registry builds one)."""
-    return {
-        "address": options.address,
-        "max_in_flight": options.max_in_flight,
-        "num_cpus": options.num_cpus,
-        "policy": options.policy,
-        "timeout_s": options.timeout_s,
-        "infra_retries": options.infra_retries,
-        "join_timeout_s": options.join_timeout_s,
-        "ship_dir": options.ship_dir,
-        "pool": options.pool,
-    }
 
 
 class PoolHub:
@@ -55,7 +40,7 @@ class PoolHub:
     def __init__(self, options: ExecutorOptions, ceiling: int) -> None:
         self.options = options
         self.ceiling = max(1, ceiling)
-        self.host = RayExecutor(**_ray_executor(options))
+        self.host = RayExecutor(options)
         """Starts or joins Ray (and shuts down the instance it started)."""
         self._pools: list[tuple[RunnerRef, ActorPool]] = []
         self._lock = threading.Lock()
@@ -104,7 +89,7 @@ class SharedRayExecutor(RayExecutor):
     """A Ray executor whose overlapping runs go to a :class:`PoolHub`'s actors."""
 
     def __init__(self, hub: PoolHub) -> None:
-        super().__init__(**_ray_executor(hub.options))
+        super().__init__(hub.options)
         self.hub = hub
         self.channel = uuid.uuid4().hex
         self._pool: ActorPool | None = None

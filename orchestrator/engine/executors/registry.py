@@ -11,42 +11,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from counterfact.defaults import INFRA_RETRIES, JOIN_TIMEOUT_S, MAX_IN_FLIGHT
 from counterfact.exceptions import ConfigError
+from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 
 if TYPE_CHECKING:  # the executors load when one is built: the config schema needs the table only
     from counterfact.orchestrator.engine.executors.base import Executor
-    from counterfact.orchestrator.engine.executors.pooling import PoolSettings
-    from counterfact.orchestrator.engine.worker import RetryPolicy
-
-
-def _policy() -> RetryPolicy:
-    from counterfact.orchestrator.engine.worker import RetryPolicy
-
-    return RetryPolicy()
-
-
-def _pool() -> PoolSettings:
-    from counterfact.orchestrator.engine.executors.pooling import PoolSettings
-
-    return PoolSettings()
-
-
-@dataclass(frozen=True)
-class ExecutorOptions:
-    """What an executor may be built with (the ``executor:`` section, validated)."""
-
-    policy: RetryPolicy = field(default_factory=_policy)
-    address: str | None = None
-    max_in_flight: int = MAX_IN_FLIGHT
-    num_cpus: int | None = None
-    timeout_s: float | None = None
-    infra_retries: int = INFRA_RETRIES
-    join_timeout_s: float = JOIN_TIMEOUT_S
-    ship_dir: str | None = None
-    """A file runner's folder: shipped to every node when joining a cluster."""
-    pool: PoolSettings = field(default_factory=_pool)
-    """Overlapping runs: ``concurrency`` and ``rate_limit``."""
 
 
 OPTIONS = (
@@ -85,17 +54,7 @@ class ExecutorKind:
 def _ray(options: ExecutorOptions) -> Executor:
     from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor
 
-    return RayExecutor(
-        address=options.address,
-        max_in_flight=options.max_in_flight,
-        num_cpus=options.num_cpus,
-        policy=options.policy,
-        timeout_s=options.timeout_s,
-        infra_retries=options.infra_retries,
-        join_timeout_s=options.join_timeout_s,
-        ship_dir=options.ship_dir,
-        pool=options.pool,
-    )
+    return RayExecutor(options)
 
 
 def _local(options: ExecutorOptions) -> Executor:

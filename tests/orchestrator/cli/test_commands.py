@@ -67,7 +67,7 @@ def test_quickstart_locally_shows_the_three_verdicts(tmp_path: Path) -> None:
         {"facet": "retrieval", "declared": "rerank", "observed": "bm25"}
     ]
     summary = json.loads((out_dir / "summary.json").read_text())
-    assert summary["schema_version"] == 10 and summary["runs_used"] == 32
+    assert summary["schema_version"] == 10 and summary["execution"]["runs_used"] == 32
     assert summary["scenarios"][0]["reference"] == {
         "from": "prior-run",
         "text": "The capital of Australia is Canberra.",
@@ -237,7 +237,10 @@ def test_runner_return_error_is_recorded(tmp_path: Path) -> None:
     assert first["error"]["type"] == "RunnerReturnError"
     assert "runner returned int" in first["error"]["message"]
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
-    assert summary["status"] == "failed" and "same error" in summary["failure"]
+    assert (
+        summary["execution"]["status"] == "failed"
+        and "same error" in summary["execution"]["failure"]
+    )
 
 
 def test_validate_reports_what_a_resume_would_do(tmp_path: Path) -> None:
@@ -372,7 +375,10 @@ def test_a_directory_with_poisoned_costs_resumes_reports_and_exports(tmp_path: P
     assert code == 0, err
     assert "31 run(s) recorded a cost no run can spend" in out
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["spend"]["total"]["usd"] == 15.5 and summary["spend"]["runs_cost_refused"] == 31
+    assert (
+        summary["execution"]["spend"]["total"]["usd"] == 15.5
+        and summary["execution"]["spend"]["runs_cost_refused"] == 31
+    )
     assert "Infinity" not in (run_dir / "verdicts.jsonl").read_text()
     assert invoke("report", str(run_dir))[0] == 0
     assert invoke("export", str(run_dir), "--format", "csv")[0] == 0

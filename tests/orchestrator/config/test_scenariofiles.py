@@ -140,12 +140,15 @@ def test_the_run_cache_does_not_serve_runs_made_with_an_old_data_file(tmp_path: 
         tmp_path, "jsonl", extra=f"runner_files: ['*.json']\ncache_dir: {tmp_path / 'c'}\n"
     )
     first = run_sweep(_resolve(cfg), run_dir=tmp_path / "a")
-    assert first.summary.runs_from_cache == 0
+    assert first.summary.execution.runs_from_cache == 0
     again = run_sweep(_resolve(cfg), run_dir=tmp_path / "b")
-    assert again.summary.runs_from_cache == again.summary.runs_used + again.summary.runs_from_cache
+    assert (
+        again.summary.execution.runs_from_cache
+        == again.summary.execution.runs_used + again.summary.execution.runs_from_cache
+    )
     (tmp_path / "corpus.json").write_text(json.dumps({"question 3": "changed"}))
     edited = run_sweep(_resolve(cfg), run_dir=tmp_path / "c2")
-    assert edited.summary.runs_from_cache == 0
+    assert edited.summary.execution.runs_from_cache == 0
     assert edited.row("alt", "q3").flips == 2  # the new corpus answered: not a stale cache hit
 
 

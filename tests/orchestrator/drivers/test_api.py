@@ -26,7 +26,7 @@ def test_callable_runner_one_row_per_arm() -> None:
     assert result.row("alt").verdict == "confirmed"
     assert result.row("same").verdict == "not-confirmed"
     assert result.row("alt").cost is not None and result.row("alt").cost["tokens"].median == 11.5
-    assert result.summary.runs_used == 12 and result.run_dir is None
+    assert result.summary.execution.runs_used == 12 and result.run_dir is None
     assert "confirmed" in result.table()
 
 

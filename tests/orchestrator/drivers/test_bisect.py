@@ -38,7 +38,7 @@ def test_runs_used_equals_runner_calls_and_cache_hits_are_free(tmp_path: Path) -
     )
     rec = result.record
     assert (rec.verdict, rec.culprits) == ("confirmed", [["fact:c"]])
-    assert rec.runs_used == program.calls == 12 == len(result.runs)
+    assert rec.execution.runs_used == program.calls == 12 == len(result.runs)
     assert [(p.ablated, p.cached) for p in rec.probes] == [
         ([], False),
         (["fact:a", "fact:b", "fact:c"], False),
@@ -165,7 +165,11 @@ def test_find_culprits_resumes_and_uses_the_cache(tmp_path: Path) -> None:
     )  # type: ignore[arg-type]
     again = Program()
     resumed = find_culprits(["fact:a", "fact:b", "fact:c"], again, out=tmp_path / "b", **kw)  # type: ignore[arg-type]
-    assert again.calls == 0 and resumed.record.runs_used == 0 and resumed.record.runs_reused == 12
+    assert (
+        again.calls == 0
+        and resumed.record.execution.runs_used == 0
+        and resumed.record.execution.runs_reused == 12
+    )
     cached = Program()
     other = find_culprits(
         ["fact:a", "fact:b", "fact:c"], cached, out=tmp_path / "x", cache_dir=tmp_path / "c", **kw

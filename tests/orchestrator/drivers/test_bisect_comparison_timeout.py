@@ -45,7 +45,7 @@ def test_a_timed_out_output_is_a_failed_comparison_of_its_probe(tmp_path: Path) 
     assert f"a {len(HOSTILE)}-character output" in doubt.detail
     assert "could not be compared with the reference in time" in result.claim
     data = json.loads((tmp_path / "b" / "bisect.json").read_text())
-    assert data["verdict"] == "inconclusive" and data["status"] == "complete"
+    assert data["verdict"] == "inconclusive" and data["execution"]["status"] == "complete"
     assert "comparison-timed-out" in [r["code"] for r in data["reasons"]]
 
 

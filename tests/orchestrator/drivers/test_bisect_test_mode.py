@@ -77,7 +77,7 @@ def test_too_few_samples_end_underpowered_with_the_samples_needed(tmp_path: Path
         "underpowered",
         7,
     )
-    assert data["runs_used"] == 0 and data["probes"] == []
+    assert data["execution"]["runs_used"] == 0 and data["probes"] == []
     assert "underpowered" in data["claim"] and "raise samples to at least 7" in data["claim"]
     assert [r["code"] for r in data["reasons"]][:1] == ["test-underpowered"]
     assert "underpowered" in result.table()
@@ -112,7 +112,7 @@ def test_stop_early_decides_every_probe_as_all_its_seeds_would_for_fewer_runs(
     assert [(p.ablated, p.flipped) for p in b.probes] == [(p.ablated, p.flipped) for p in a.probes]
     assert [c.confirmed for c in b.confirmations] == [c.confirmed for c in a.confirmations]
     assert b.culprit_checks[0].minimal_on_fresh == a.culprit_checks[0].minimal_on_fresh
-    assert b.runs_used < a.runs_used
+    assert b.execution.runs_used < a.execution.runs_used
     stopped = [p for p in b.probes if p.decided_early]
     assert stopped and all(p.samples < 20 and p.ablated for p in stopped)
     assert not b.probes[0].decided_early and b.probes[0].samples == 20  # the baseline: all
@@ -124,5 +124,8 @@ def test_a_resumed_curtailed_search_reads_its_runs_back_and_runs_nothing(tmp_pat
     kw = dict(KW, decide="test", stop_early=True, out=tmp_path / "b")
     first = find_culprits(["w", "x", "z", "y"], noisy_agent, **kw)  # type: ignore[arg-type]
     again = find_culprits(["w", "x", "z", "y"], noisy_agent, **kw)  # type: ignore[arg-type]
-    assert again.record.runs_used == 0 and again.record.runs_reused == first.record.runs_used
+    assert (
+        again.record.execution.runs_used == 0
+        and again.record.execution.runs_reused == first.record.execution.runs_used
+    )
     assert again.record.culprits == first.record.culprits

@@ -399,7 +399,7 @@ def test_a_run_directory_from_before_arm_level_verdicts_still_renders(tmp_path: 
     # keeps the pooled forest plot, as it did.
     out = _researcher_run(tmp_path, scenarios=4)
     summary = json.loads((out / "summary.json").read_text())
-    summary.update(schema_version=6)
+    summary.update(schema_version=6, **summary.pop("execution"))  # flat, as version 6 wrote it
     del summary["arms"], summary["spend"]
     (out / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
     (out / "arms.jsonl").unlink()

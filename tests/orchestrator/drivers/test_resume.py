@@ -46,7 +46,7 @@ def test_raising_samples_runs_only_the_new_seeds(tmp_path: Path) -> None:
     assert sorted(second.calls) == sorted(
         ("default", a, s) for a in ("base", "alt") for s in (3, 4)
     )
-    assert result.summary.runs_reused == 6 and result.summary.runs_used == 4  # type: ignore[attr-defined]
+    assert result.summary.execution.runs_reused == 6 and result.summary.execution.runs_used == 4  # type: ignore[attr-defined]
     assert result.row("alt").samples == 5  # type: ignore[attr-defined]
     assert len(lines(tmp_path / "o")) == 10
 
@@ -87,7 +87,7 @@ def test_changed_runner_is_refused_and_fresh_moves_aside(tmp_path: Path) -> None
         {"name": "x", "runner": "agent.py:run", "arms": ARMS, "executor": {"kind": "local"}}
     )
     result = run_sweep(resolve_sweep(config, base_dir=tmp_path), run_dir=out, fresh=True)
-    assert result.summary.runs_used == 6
+    assert result.summary.execution.runs_used == 6
     assert any(p.name.startswith("o.moved-") for p in tmp_path.iterdir())
 
 
@@ -106,7 +106,7 @@ def test_runner_version_pins_identity(tmp_path: Path) -> None:
     again = run_sweep(
         resolve_sweep(validate_config(raw), base_dir=tmp_path), run_dir=tmp_path / "o"
     )
-    assert again.summary.runs_used == 0
+    assert again.summary.execution.runs_used == 0
 
 
 def test_torn_last_line_is_dropped_and_reported(tmp_path: Path) -> None:
@@ -117,7 +117,7 @@ def test_torn_last_line_is_dropped_and_reported(tmp_path: Path) -> None:
     runs.write_text("\n".join(text[:-1]) + "\n" + text[-1][: len(text[-1]) // 2])
     second = Counting()
     result = sweep(second, tmp_path / "o")
-    assert result.summary.torn_line_dropped  # type: ignore[attr-defined]
+    assert result.summary.execution.torn_line_dropped  # type: ignore[attr-defined]
     assert len(second.calls) == 1  # only the torn run is run again
     keys = [(r["scenario"], r["arm"], r["seed"]) for r in lines(tmp_path / "o")]
     assert len(keys) == len(set(keys)) == 6
@@ -172,7 +172,7 @@ def test_cache_shares_runs_across_sweeps(tmp_path: Path) -> None:
     ]
     result = go(second, renamed, tmp_path / "b")
     assert {c[1] for c in second.calls} == {"b2"}
-    assert result.summary.runs_from_cache == 6  # type: ignore[attr-defined]
+    assert result.summary.execution.runs_from_cache == 6  # type: ignore[attr-defined]
     assert result.row("b1").runs_from_cache == 3  # type: ignore[attr-defined]
     cached = [r for r in lines(tmp_path / "b") if r["from_cache"]]
     assert {r["arm"] for r in cached} == {"b0", "b1"}
@@ -306,7 +306,7 @@ def test_fresh_with_a_cache_reruns_only_the_changed_arm(tmp_path: Path) -> None:
     )
     # the 16 unchanged runs came from the moved-aside directory through the cache
     assert sorted({arm for _, arm, _ in again.calls}) == ["a3"] and len(again.calls) == 4
-    assert result.summary.runs_from_cache == 16  # type: ignore[attr-defined]
+    assert result.summary.execution.runs_from_cache == 16  # type: ignore[attr-defined]
 
 
 def test_an_old_bisection_directory_without_kind_refuses_a_sweep(tmp_path: Path) -> None:

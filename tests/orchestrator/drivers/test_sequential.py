@@ -168,8 +168,8 @@ def test_resume_mid_sweep_replays_the_same_decisions(tmp_path: Path) -> None:
     ]
     keys = _keys(tmp_path / "cut")
     assert len(keys) == len(set(keys))  # no run executed twice
-    assert resumed.summary.runs_reused == 37
-    assert resumed.summary.runs_used == len(keys) - 37
+    assert resumed.summary.execution.runs_reused == 37
+    assert resumed.summary.execution.runs_used == len(keys) - 37
 
 
 def test_raising_max_samples_on_resume_continues_undecided_arms(tmp_path: Path) -> None:
@@ -178,7 +178,7 @@ def test_raising_max_samples_on_resume_continues_undecided_arms(tmp_path: Path) 
     assert capped, _stops(first)
     before = len(_keys(tmp_path / "o"))
     more = _sweep(tmp_path / "o", max_samples=60)
-    assert more.summary.runs_reused == before
+    assert more.summary.execution.runs_reused == before
     stops = _stops(more)
     assert all(stops[a][1] > 12 for a in capped)
     assert stops == _stops(_sweep(tmp_path / "fresh", max_samples=60))

@@ -143,12 +143,12 @@ def test_a_resume_asks_the_judge_nothing_and_still_counts_its_spend(tmp_path: Pa
         api.stats.served = 0
         again = _sweep(out, _judge(api.base_url))
         assert api.stats.served == 0
-    assert again.summary.runs_reused == 12
+    assert again.summary.execution.runs_reused == 12
     judge = again.summary.judges[0]
     assert (judge.calls, judge.read_back) == (0, 2)
     assert (again.row("alt").flips, again.row("base").flips) == (6, 0)
-    spend = again.summary.spend
-    assert spend is not None and spend.judge == first.summary.spend.judge
+    spend = again.summary.execution.spend
+    assert spend is not None and spend.judge == first.summary.execution.spend.judge
     assert spend.judge["calls"] == 2 and spend.judge["usd"] > 0
     # each call: the prompt's words as input tokens, one output token (the stand-in's usage)
     assert spend.judge["usd"] == pytest.approx(
@@ -162,7 +162,7 @@ def test_a_resume_asks_the_judge_nothing_and_still_counts_its_spend(tmp_path: Pa
     ), line
     # per arm: each arm's one distinct answer is its one call, read back with its arm
     by_arm = spend.judge_by_arm
-    assert by_arm is not None and by_arm == first.summary.spend.judge_by_arm
+    assert by_arm is not None and by_arm == first.summary.execution.spend.judge_by_arm
     assert list(by_arm) == ["base", "alt"] and all(c["calls"] == 1 for c in by_arm.values())
     for key in ("tokens", "usd"):
         assert sum(c[key] for c in by_arm.values()) == pytest.approx(spend.judge[key])
@@ -218,7 +218,7 @@ def test_a_judge_that_cannot_be_reached_fails_judging_and_the_resume_asks_it(
     with StandIn(median_s=0.001, p95_s=0.002, answer=judge_reply) as api:
         result = _sweep(out, _judge(api.base_url))
         assert api.stats.served == 2
-    assert result.summary.runs_reused == 12 and result.row("alt").flips == 6
+    assert result.summary.execution.runs_reused == 12 and result.row("alt").flips == 6
 
 
 def test_judge_config_errors_say_what_to_fix(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -261,8 +261,10 @@ def test_the_judges_spend_counts_against_the_budget(tmp_path: Path) -> None:
     assert len(runs) < 280, len(
         runs
     )  # the judging of the first batch spent the budget: runs stopped
-    assert summary["budget"]["spent"]["usd"] == pytest.approx(summary["spend"]["judge"]["usd"])
-    assert summary["budget"]["spent"]["usd"] > 1.0
+    assert summary["execution"]["budget"]["spent"]["usd"] == pytest.approx(
+        summary["execution"]["spend"]["judge"]["usd"]
+    )
+    assert summary["execution"]["budget"]["spent"]["usd"] > 1.0
 
 
 AGENT = """
@@ -353,7 +355,7 @@ def test_a_judge_s_broken_usage_is_not_trusted_and_never_a_traceback(
         again = _sweep(tmp_path / "o", comparator, samples=2)  # a resume reads judge.jsonl back
     (judge,) = result.summary.judges
     assert judge.calls >= 1 and again.summary.judges[0].calls == 0
-    spend = result.summary.spend
+    spend = result.summary.execution.spend
     assert spend is not None and spend.judge is not None and spend.judge["tokens"] == 0
 
 

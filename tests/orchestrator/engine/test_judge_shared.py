@@ -152,9 +152,13 @@ def test_a_budget_only_the_judge_spends_stops_the_sweep_and_a_raised_one_loses_n
         code_again, _, err_again = invoke(*run, "--set", "budget.usd=1000")
     assert code == 4, err
     assert "budget reached: budget.usd" in err and "nothing runs twice" in err, err
-    assert first_runs < 300 and summary["status"] == "budget-exhausted"
-    assert summary["budget"]["spent"]["usd"] == pytest.approx(summary["spend"]["judge"]["usd"])
-    assert summary["spend"]["total"] == {}  # no run spent anything: the judge alone stopped it
+    assert first_runs < 300 and summary["execution"]["status"] == "budget-exhausted"
+    assert summary["execution"]["budget"]["spent"]["usd"] == pytest.approx(
+        summary["execution"]["spend"]["judge"]["usd"]
+    )
+    assert (
+        summary["execution"]["spend"]["total"] == {}
+    )  # no run spent anything: the judge alone stopped it
     assert code_again == 0, err_again
     runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
     assert len(runs) == 300 == len({(r["arm"], r["seed"]) for r in runs})  # none ran twice

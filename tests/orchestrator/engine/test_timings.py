@@ -53,13 +53,14 @@ def test_an_in_process_start_says_nothing() -> None:
 def test_the_ray_executor_says_it_is_starting_ray(monkeypatch: pytest.MonkeyPatch) -> None:
     import ray
 
+    from counterfact.orchestrator.engine.executors.options import ExecutorOptions
     from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor
 
     # whether this test process already runs a shared Ray instance or not, answer as a fresh
     # process would, then as one that runs Ray
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
     assert RayExecutor().start_phase() == "starting Ray"
-    assert RayExecutor(address="auto").start_phase() == "joining Ray at auto"
+    assert RayExecutor(ExecutorOptions(address="auto")).start_phase() == "joining Ray at auto"
     monkeypatch.setattr(ray, "is_initialized", lambda: True)
     assert RayExecutor().start_phase() is None
 
@@ -82,7 +83,7 @@ def test_the_summary_records_where_the_seconds_went(tmp_path: Path) -> None:
     result = compare_arms(
         arms, "runners.py:echo_arm", base_dir=TESTS, out=tmp_path / "o", executor="local"
     )
-    timings = result.summary.timings
+    timings = result.summary.execution.timings
     assert timings is not None
     for seconds in (timings.startup_s, timings.execution_s, timings.judging_s):
         assert seconds is not None and seconds >= 0
@@ -93,7 +94,7 @@ def test_the_report_seconds_are_added_once_the_report_is_written(tmp_path: Path)
     out = tmp_path / "o"
     code, _, err = invoke("run", str(QUICKSTART), "--executor", "local", "--out", str(out))
     assert code == 0, err
-    timings = json.loads((out / "summary.json").read_text())["timings"]
+    timings = json.loads((out / "summary.json").read_text())["execution"]["timings"]
     assert (out / "report.html").is_file()
     assert set(timings) == {"startup_s", "execution_s", "judging_s", "report_s"}
     assert all(isinstance(v, float) and v >= 0 for v in timings.values())

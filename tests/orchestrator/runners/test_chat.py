@@ -215,9 +215,9 @@ def test_cost_comes_from_usage_and_the_price(tmp_path: Path) -> None:
             "tokens": words + 1.0,
             "usd": pytest.approx(usd),
         }
-    spent = result.summary.spend
+    spent = result.summary.execution.spend
     assert spent is not None and spent.total["usd"] == pytest.approx(6 * usd)
-    budget = result.summary.budget
+    budget = result.summary.execution.budget
     assert budget is not None and budget.spent["usd"] == pytest.approx(6 * usd)
 
 
@@ -273,7 +273,7 @@ def test_429s_are_waited_out_for_as_long_as_retry_after_says(tmp_path: Path) -> 
             out=tmp_path / "o",
         )
     runs = _runs(tmp_path / "o")
-    assert result.summary.runs_failed == 0 and all(r["error"] is None for r in runs)
+    assert result.summary.execution.runs_failed == 0 and all(r["error"] is None for r in runs)
     assert api.stats.refused > 0 and sum(r["rate_limited"] for r in runs) == api.stats.refused
     for run in runs:  # each refusal waited the server's Retry-After (0.2 s), not a short backoff
         assert run["rate_limited_s"] >= 0.2 * run["rate_limited"] - 1e-6

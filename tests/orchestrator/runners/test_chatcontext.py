@@ -102,12 +102,12 @@ def test_suspects_all_lists_passages_in_place_of_the_placeholder(api: StandIn) -
         "bisect": {"suspects": "all", "keep": ["m0"]},
     }
     found = resolve_bisect(validate_config(raw), base_dir=Path.cwd())
-    assert found.settings.suspects == [
+    assert found.settings.suspects == (
         "m1.p0",
         "context:atlas",
         "context:blog",
         "context:wiki",
-    ]  # fmt: skip  (the question m1.p2, the system message and the optional memo left out)
+    )  # fmt: skip  (the question m1.p2, the system message and the optional memo left out)
 
 
 @pytest.mark.parametrize(

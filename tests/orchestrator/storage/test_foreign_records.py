@@ -73,7 +73,7 @@ CHILD = textwrap.dedent(
     sys.path.insert(0, sys.argv[2])
     from tests.orchestrator.storage.test_foreign_records import sweep
     result = sweep(Path(sys.argv[1]))
-    print(result.row("alt").samples, result.summary.runs_reused)
+    print(result.row("alt").samples, result.summary.execution.runs_reused)
     """
 )
 

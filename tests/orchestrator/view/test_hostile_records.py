@@ -142,7 +142,7 @@ def test_a_huge_failure_text_is_cut_with_its_length(served: tuple[Path, Path]) -
     root, copy = served
     (copy / "live.json").unlink()  # a live sweep's status would come first
     summary = json.loads((copy / "summary.json").read_text(encoding="utf-8"))
-    summary |= {"status": "failed", "failure": "<" * HUGE_CHARS}
+    summary["execution"] |= {"status": "failed", "failure": "<" * HUGE_CHARS}
     (copy / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
     with _viewing(root) as client:
         for path in ("/", "/sweep"):

@@ -4,12 +4,9 @@ import pytest
 
 from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.engine.executors.local import LocalExecutor
+from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor, batch_size
-from counterfact.orchestrator.engine.executors.registry import (
-    EXECUTORS,
-    ExecutorOptions,
-    make_executor,
-)
+from counterfact.orchestrator.engine.executors.registry import EXECUTORS, make_executor
 from counterfact.probes.runner import ArmView, RunContext, ScenarioView
 
 
@@ -17,7 +14,7 @@ def test_make_executor_by_name_passes_options() -> None:
     assert type(make_executor("local")) is LocalExecutor
     ray_ex = make_executor("ray", ExecutorOptions(address="auto", max_in_flight=7))
     assert type(ray_ex) is RayExecutor
-    assert (ray_ex.address, ray_ex.max_in_flight) == ("auto", 7)
+    assert (ray_ex.options.address, ray_ex.options.max_in_flight) == ("auto", 7)
 
 
 def test_unknown_executor_lists_the_registry() -> None:

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from counterfact import compare_arms
 from counterfact.orchestrator.cli import main
+from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor
 from counterfact.orchestrator.engine.loader import TargetRef
 from counterfact.probes.runner import ArmView, RunContext, ScenarioView
@@ -34,7 +35,9 @@ def test_quickstart_on_ray_end_to_end(tmp_path: Path) -> None:
         "rerank": ("inconclusive", "arm-not-applied"),
     }
     summary = json.loads((out_dir / "summary.json").read_text())
-    assert summary["config"]["executor"]["kind"] == "ray" and summary["runs_used"] == 32
+    assert (
+        summary["config"]["executor"]["kind"] == "ray" and summary["execution"]["runs_used"] == 32
+    )
 
 
 def test_ray_and_local_give_identical_records() -> None:
@@ -51,7 +54,7 @@ def test_shared_instance_survives_the_executor() -> None:
     sc, arm = ScenarioView("s", {"sleep_s": 0.0}), ArmView("a", {})
     contexts = [RunContext(sc, arm, seed) for seed in range(50)]
     runner = TargetRef("file", str(TESTS / "runners.py"), "fails_on_odd_seeds")
-    with RayExecutor(max_in_flight=3) as ex:
+    with RayExecutor(ExecutorOptions(max_in_flight=3)) as ex:
         records = list(ex.run(runner, contexts))
     assert sorted(r.seed for r in records) == list(range(50))
     assert sum(r.error is not None for r in records) == 25
@@ -73,7 +76,7 @@ def test_a_binding_in_flight_limit_is_shared_by_the_tasks() -> None:
 
     sc, arm = ScenarioView("s", {}), ArmView("a", {})
     contexts = [RunContext(sc, arm, seed) for seed in range(3000)]
-    with Sizes(max_in_flight=64) as ex:
+    with Sizes(ExecutorOptions(max_in_flight=64)) as ex:
         records = list(ex.run(lambda ctx: "yes", contexts))
     assert sorted(r.seed for r in records) == list(range(3000))
     assert max(sizes) == 8 and sizes.count(8) >= 0.9 * 3000 / 8  # before: 61s and many 1s
@@ -164,7 +167,7 @@ def test_sequential_stop_on_ray_then_resume(tmp_path: Path) -> None:
     raw |= {k: v for k, v in kwargs.items() if k != "base_dir"}
     sweep = resolve_sweep(validate_config(raw), base_dir=TESTS)
     out = tmp_path / "o"
-    with pytest.raises(SweepInterrupted), StopAfter(max_in_flight=4) as ex:
+    with pytest.raises(SweepInterrupted), StopAfter(ExecutorOptions(max_in_flight=4)) as ex:
         run_sweep(sweep, run_dir=out, executor=ex)
     lines = (out / "runs.jsonl").read_text().splitlines()
     keys = [(d["arm"], d["seed"]) for d in map(json.loads, lines)]

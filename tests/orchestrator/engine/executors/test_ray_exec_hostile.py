@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from counterfact import compare_arms
+from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor
 from counterfact.orchestrator.engine.loader import TargetRef
@@ -71,7 +72,7 @@ def test_a_throttle_lost_mid_sweep_leaves_its_last_record() -> None:
 
     scenario = ScenarioView("s", {"what": "none"})
     contexts = [RunContext(scenario, ArmView("base", {}), seed) for seed in range(40)]
-    executor = RayExecutor(pool=PoolSettings(concurrency=4))
+    executor = RayExecutor(ExecutorOptions(pool=PoolSettings(concurrency=4)))
     records = []
     for record in executor.run(TargetRef("file", str(HOSTILE), "async_slow"), contexts):
         records.append(record)

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor
 from counterfact.orchestrator.engine.loader import TargetRef
@@ -32,7 +33,7 @@ def test_a_sweep_through_429_storms_on_several_actors_records_every_run() -> Non
         contexts = [
             RunContext(scenario, ArmView(arm, {}), seed) for arm in ("a", "b") for seed in range(10)
         ]
-        executor = RayExecutor(pool=PoolSettings(concurrency=2))
+        executor = RayExecutor(ExecutorOptions(pool=PoolSettings(concurrency=2)))
         guard = threading.Timer(PATIENCE_S, executor.request_stop)
         guard.start()
         start = time.monotonic()

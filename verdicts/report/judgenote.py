@@ -41,9 +41,8 @@ def judge_notes(judges: Sequence[JudgeRecord] | None, rows: Sequence[VerdictReco
         if judge.disagreement is None or judge.high is None:
             notes.append(
                 f"judge {judge.model}: {judge.judgments:,} judgment(s), {judge.calls:,} call(s) "
-                f"this session; its noise is not measured (no rechecked judgment gave a verdict both "
-                "times: "
-                f"recheck {judge.recheck:g}){unparsed}"
+                "this session; its noise is not measured (no rechecked judgment gave a "
+                f"verdict both times: recheck {judge.recheck:g}){unparsed}"
             )
             continue
         notes.append(

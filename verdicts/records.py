@@ -28,9 +28,11 @@ _MOVED_TO = {
         "SimilarityTestRecord",
         "TestRecord",
     ),
-    "counterfact.records.summary": (
+    "counterfact.records.execution": (
         "BudgetRecord",
         "ConcurrencyRecord",
+    ),
+    "counterfact.records.summary": (
         "NullBandRecord",
         "PooledEffectRecord",
         "PooledRecord",

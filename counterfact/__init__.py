@@ -48,7 +48,7 @@ if TYPE_CHECKING:
         BisectResult,
         run_bisect,
     )
-    from counterfact.orchestrator.drivers.export import (
+    from counterfact.orchestrator.drivers.outputs.export import (
         load_arms,
         load_probes,
         load_runs,
@@ -95,10 +95,10 @@ _WHERE: dict[str, str] = {
     "ScoringError": "counterfact.exceptions",
     "SweepInterrupted": "counterfact.exceptions",
     "RunsFailed": "counterfact.exceptions",
-    "load_arms": "counterfact.orchestrator.drivers.export",
-    "load_probes": "counterfact.orchestrator.drivers.export",
-    "load_runs": "counterfact.orchestrator.drivers.export",
-    "load_verdicts": "counterfact.orchestrator.drivers.export",
+    "load_arms": "counterfact.orchestrator.drivers.outputs.export",
+    "load_probes": "counterfact.orchestrator.drivers.outputs.export",
+    "load_runs": "counterfact.orchestrator.drivers.outputs.export",
+    "load_verdicts": "counterfact.orchestrator.drivers.outputs.export",
     "compare_arms": "counterfact.orchestrator.drivers.api",
     "find_culprits": "counterfact.orchestrator.drivers.api",
     "BisectResult": "counterfact.orchestrator.drivers.bisect",

@@ -33,7 +33,7 @@ from counterfact.exceptions import ConfigError, CounterfactWarning
 
 if TYPE_CHECKING:
     from counterfact.orchestrator.drivers.bisect import BisectResult
-    from counterfact.orchestrator.drivers.gatecheck import GateReading
+    from counterfact.orchestrator.drivers.gating.reading import GateReading
     from counterfact.orchestrator.drivers.sweep import SweepResult
 
 DEFAULT_FAIL_ON = ("confirmed",)
@@ -121,7 +121,11 @@ def read_gate(
         ConfigError: an unknown ``fail_on`` state.
         RunDirectoryError: a run directory without records, or with a damaged one.
     """
-    from counterfact.orchestrator.drivers.gatecheck import gate_states, read_result, read_run_dir
+    from counterfact.orchestrator.drivers.gating.reading import (
+        gate_states,
+        read_result,
+        read_run_dir,
+    )
 
     states = gate_states(fail_on)
     if isinstance(source, str | Path):
@@ -222,7 +226,7 @@ class SweepGate:
             AssertionError: as :func:`assert_no_regression` (with the report's path).
         """
         __tracebackhide__ = True
-        from counterfact.orchestrator.drivers.gatecheck import gate_states
+        from counterfact.orchestrator.drivers.gating.reading import gate_states
 
         states = gate_states(fail_on)  # a wrong state is refused before anything runs
         self._calls += 1
@@ -245,7 +249,7 @@ class SweepGate:
 
 def _report(run_dir: Path) -> Path | None:
     """``report.html`` for a failed gate; None when it cannot be drawn (the records stand)."""
-    from counterfact.orchestrator.drivers.report import write_report
+    from counterfact.orchestrator.drivers.outputs.report import write_report
 
     try:
         return write_report(run_dir)

@@ -31,10 +31,10 @@ Builtins:
 - ``custom``: a user callable ``target(reference, output) -> bool``, True meaning *flipped*.
 - ``judge``: a model asked whether the output gives the same answer as the reference (or meets
   a ``rubric``). The judge itself — the client, its cache, its spend — is built by the
-  orchestrator (``counterfact.orchestrator.engine.judge``) and handed in as a :class:`Judge`;
-  this module only asks it. A reply that is not a verdict, or no answer at all, is a failed
-  comparison (``JudgeUnparseable``, ``JudgeUnavailable``: that seed is unscored and in doubt),
-  never a flip.
+  orchestrator (``counterfact.orchestrator.engine.judging.judge``) and handed in as a
+  :class:`Judge`; this module only asks it. A reply that is not a verdict, or no answer at all, is a
+  failed comparison (``JudgeUnparseable``, ``JudgeUnavailable``: that seed is unscored and in
+  doubt), never a flip.
 
 ``numeric``, ``contains``, ``regex``, ``one-of``, ``custom`` and ``judge`` judge the *answer*
 (``answer_level``); the others compare whole outputs, so claims then say the *output* changed.

@@ -44,7 +44,7 @@ import uvicorn
 from benchlog import record
 
 from counterfact import RunContext, compare_arms
-from counterfact.orchestrator.engine import plan
+from counterfact.orchestrator.engine.sourcing import plan
 from counterfact.orchestrator.view.server import bind
 
 ARMS = ["baseline", "terse", "formal", "cautious"]

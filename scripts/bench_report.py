@@ -27,7 +27,7 @@ from pathlib import Path
 from benchlog import record
 
 from counterfact import RunContext, compare_arms
-from counterfact.orchestrator.drivers.report import report_data, write_report
+from counterfact.orchestrator.drivers.outputs.report import report_data, write_report
 from counterfact.verdicts.report.plots import scenario_figure
 from counterfact.verdicts.report.scenario import _series
 

@@ -60,7 +60,8 @@ print(json.dumps(bad))
 
 
 def _module(path: str) -> str | None:
-    """``orchestrator/engine/plan.py`` -> ``counterfact.orchestrator.engine.plan``."""
+    """``orchestrator/engine/sourcing/plan.py`` ->
+    ``counterfact.orchestrator.engine.sourcing.plan``."""
     top, _, rest = path.partition("/")
     if top not in FOLDERS or not path.endswith(".py") or not rest:
         return None

@@ -1,8 +1,10 @@
-"""Write ``orchestrator/drivers/schemas.json``: the JSON Schemas ``counterfact schema`` prints.
+"""Write ``orchestrator/drivers/outputs/schemas.json``: the JSON Schemas ``counterfact schema``
+prints.
 
-They are generated from the pydantic models (:func:`~counterfact.orchestrator.drivers.schemas.
-json_schema`) and shipped as a file so that the command answers without building the models;
-``tests/orchestrator/drivers/test_schemas.py`` fails when the file is stale.
+They are generated from the pydantic models
+(:func:`~counterfact.orchestrator.drivers.outputs.schemas. json_schema`) and shipped as a file so
+that the command answers without building the models;
+``tests/orchestrator/drivers/outputs/test_schemas.py`` fails when the file is stale.
 
     python scripts/gen_schemas.py          # rewrite the file
     python scripts/gen_schemas.py --check  # exit 1 when it is stale
@@ -13,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from counterfact.orchestrator.drivers.schemas import SHIPPED, shipped_text
+from counterfact.orchestrator.drivers.outputs.schemas import SHIPPED, shipped_text
 
 COMMAND = "PYTHONPATH=$PWD python scripts/gen_schemas.py"
 
@@ -29,7 +31,7 @@ def main() -> int:
             return 1
         return 0
     SHIPPED.write_text(text, encoding="utf-8")
-    print("wrote orchestrator/drivers/schemas.json")
+    print("wrote orchestrator/drivers/outputs/schemas.json")
     return 0
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from counterfact.orchestrator.config.loading import load_sweep
 from counterfact.orchestrator.drivers.sweep import run_sweep
-from counterfact.orchestrator.engine.progress import NoProgress
+from counterfact.orchestrator.engine.watching.progress import NoProgress
 
 
 class KillMidBatch(NoProgress):

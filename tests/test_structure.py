@@ -76,6 +76,24 @@ def _offenders(importer: str, forbidden: tuple[str, ...]) -> list[str]:
     return sorted(bad)
 
 
+ENGINE_ROOMS = (
+    "calling",
+    "pacing",
+    "watching",
+    "executors",
+    "stopping",
+    "sourcing",
+    "judging",
+    "loading",
+)
+"""The engine's rooms, by job (``scripts/regroup_rooms.py`` made them; docs/architecture.md)."""
+DRIVERS = tuple(
+    m
+    for m, p in MODULES.items()
+    if p.parent == ROOT / "orchestrator" / "drivers" and p.stem != "__init__"
+)
+"""The run drivers: the modules directly in ``orchestrator/drivers/``."""
+
 RULES = [
     # (importer, what it must not import, why)
     (
@@ -159,6 +177,26 @@ RULES = [
     ),
     ("counterfact.orchestrator.drivers", ("counterfact.orchestrator.cli",), "the CLI is on top"),
     (
+        "counterfact.orchestrator.engine.pacing",
+        tuple(
+            f"counterfact.orchestrator.engine.{room}" for room in ENGINE_ROOMS if room != "pacing"
+        ),
+        "pacing is the engine's ground floor: numbers, clocks and limits, no runs",
+    ),
+    (
+        "counterfact.orchestrator.engine.watching",
+        tuple(
+            f"counterfact.orchestrator.engine.{room}"
+            for room in ("executors", "stopping", "sourcing", "judging")
+        ),
+        "watching reads the counts it is given; it never drives, stops or sources a run",
+    ),
+    (
+        "counterfact.orchestrator.drivers.outputs",
+        (*DRIVERS, "counterfact.orchestrator.drivers.gating", "counterfact.orchestrator.engine"),
+        "outputs are written from the records a driver made; they never run one",
+    ),
+    (
         "counterfact.orchestrator.cli",
         ("counterfact.orchestrator.storage",),
         "the CLI reaches records through the drivers",
@@ -190,6 +228,9 @@ def test_the_rules_see_the_tree() -> None:
     for importer, _, _ in RULES:
         assert any(m.startswith(importer + ".") for m in MODULES), importer
     assert "counterfact.orchestrator.storage.rundir" in MODULES
+    assert "counterfact.orchestrator.drivers.sweep" in DRIVERS
+    for room in ENGINE_ROOMS:
+        assert f"counterfact.orchestrator.engine.{room}" in MODULES, room
     # and the checker sees real arrows, including imports inside functions (the CLI's lazy ones)
     assert _offenders("counterfact.orchestrator.drivers", ("counterfact.orchestrator.config",))
     assert "counterfact.orchestrator.cli.run imports counterfact.orchestrator.drivers.sweep" in (
@@ -447,14 +488,28 @@ def test_the_circle_check_finds_a_circle() -> None:
     assert _circles(graph) == [["a", "b", "c"]]
 
 
+SUBROOMS = {
+    ".".join(m.split(".")[2:4])
+    for m, p in MODULES.items()
+    if m.startswith("counterfact.orchestrator.") and m.count(".") == 3 and p.name == "__init__.py"
+}
+"""The rooms inside an orchestrator subpackage (``engine.pacing``, ``drivers.outputs`` ...): each
+subpackage of a subpackage, named by its job."""
+
+
 def room_of(module: str) -> str | None:
     """The room a module lives in: a subpackage of ``counterfact.orchestrator`` (named by its
-    folder: ``cli``, ``engine`` ...), one of the other three linked folders, or a top-level
-    module (``testing_plugin`` with ``testing``; ``counterfact`` is the facade); None for the
-    ``counterfact.orchestrator`` package itself (a docstring, no code).
+    folder: ``cli``, ``drivers`` ...) or a subpackage of one (``engine.pacing``), one of the other
+    three linked folders, or a top-level module (``testing_plugin`` with ``testing``;
+    ``counterfact`` is the facade); None for a package that holds only rooms and a docstring
+    (``counterfact.orchestrator``, ``counterfact.orchestrator.engine``).
     """
     parts = module.split(".")
     if parts[1:2] == ["orchestrator"]:
+        if len(parts) > 3 and ".".join(parts[2:4]) in SUBROOMS:
+            return ".".join(parts[2:4])
+        if len(parts) == 3 and MODULES[module].name == "__init__.py":
+            return None  # a package's docstring: its modules are its room
         return parts[2] if len(parts) > 2 else None
     if len(parts) == 1:
         return "counterfact"
@@ -475,8 +530,10 @@ def rooms() -> dict[str, set[str]]:
 
 def floors(graph: dict[str, set[str]]) -> dict[str, int]:
     """Each room's floor: 0 for a room that imports none, else one above the highest room it
-    imports (so every arrow runs down; the graph has no circle, checked above).
+    imports (so every arrow runs down; a circle has no floors, and is named instead).
     """
+    circles = _circles(graph)
+    assert circles == [], f"rooms import each other: {circles}"
     found: dict[str, int] = {}
 
     def floor(room: str) -> int:
@@ -493,11 +550,12 @@ def floors_text() -> str:
     """The floors and arrows as ``docs/architecture.md`` draws them, top floor first."""
     graph = rooms()
     level = floors(graph)
+    width = max(12, *(len(r) for r in graph))
     lines = []
     for n in range(max(level.values()), -1, -1):
         for room in sorted(r for r in graph if level[r] == n):
             arrows = ", ".join(sorted(graph[room], key=lambda t: (-level[t], t))) or "-"
-            lines.append(f"{n}  {room:<12} -> {arrows}")
+            lines.append(f"{n:<2} {room:<{width}} -> {arrows}")
     arrows = sum(len(t) for t in graph.values())
     floors_seen = max(level.values()) + 1
     lines.append(f"{len(graph)} rooms on {floors_seen} floors, {arrows} arrows")
@@ -513,9 +571,26 @@ def test_the_architecture_doc_draws_the_floors_measured_here() -> None:
     assert drawn in doc, "docs/architecture.md's floors are out of date; paste:\n" + drawn
 
 
+def test_no_import_circle_between_rooms() -> None:
+    # the rooms inside the engine and the drivers too: every arrow between them runs one way
+    assert _circles(rooms()) == []
+
+
+def test_the_engine_and_the_drivers_keep_their_rooms() -> None:
+    # Every engine module lives in a room named by its job (none loose in engine/), the drivers
+    # keep only run drivers loose, and a room's __init__.py is its docstring (no re-exports).
+    loose = [m for m, p in MODULES.items() if p.parent == ROOT / "orchestrator" / "engine"]
+    assert loose == ["counterfact.orchestrator.engine"]
+    assert {f"engine.{r}" for r in ENGINE_ROOMS} | {"drivers.outputs", "drivers.gating"} == SUBROOMS
+    for room in SUBROOMS:
+        body = ast.parse(MODULES[f"counterfact.orchestrator.{room}"].read_text("utf-8")).body
+        assert len(body) == 1 and isinstance(body[0], ast.Expr), room
+
+
 def test_the_floors_count_every_room_once() -> None:
     graph = rooms()
     assert {"records", "probes", "verdicts", "cli", "view", "counterfact"} <= set(graph)
+    assert {"engine.pacing", "drivers", "drivers.outputs"} <= set(graph) and "engine" not in graph
     level = floors(graph)
     assert level["records"] == 0 and level["cli"] == max(level.values())
     assert all(level[t] < level[r] for r, targets in graph.items() for t in targets)

@@ -13,7 +13,7 @@ from typing import Any
 import uvicorn
 
 from counterfact import RunContext, RunResult, compare_arms
-from counterfact.orchestrator.drivers.report import write_report
+from counterfact.orchestrator.drivers.outputs.report import write_report
 from counterfact.orchestrator.view.app import build_app
 from counterfact.orchestrator.view.catalog import Catalog
 from counterfact.records import LiveState

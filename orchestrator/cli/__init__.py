@@ -76,7 +76,7 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
 @click.option("-v", "--verbose", is_flag=True, help="Log debug events.")
 def main(verbose: bool) -> None:
     """Seeded counterfactual reruns: which change made the answer different?"""
-    from counterfact.orchestrator.engine.events import set_up_before_events
+    from counterfact.orchestrator.engine.watching.events import set_up_before_events
 
     def set_up() -> None:
         from counterfact.orchestrator.cli.logs import configure_logging

@@ -54,12 +54,12 @@ def bisect_command(
     """
     began = time.perf_counter()  # the command's wall time: a resume's search takes ~0 s
     run_dir: Path | None = None
-    from counterfact.orchestrator.engine.interrupt import terminate_as_interrupt
+    from counterfact.orchestrator.engine.stopping.interrupt import terminate_as_interrupt
 
     terminate_as_interrupt()  # SIGTERM while judging: a message and 128 + 15, not a silent death
     try:  # the imports too: a Ctrl-C while they load is an interrupt (130), not click's Abort (1)
         from counterfact.orchestrator.drivers.bisect import run_bisect
-        from counterfact.orchestrator.drivers.gate import bisect_hits
+        from counterfact.orchestrator.drivers.gating.states import bisect_hits
         from counterfact.orchestrator.drivers.preflight import preflight_bisect
 
         plan, run_dir = preflight_bisect(config, overrides, executor, address, out, fresh=fresh)

@@ -161,7 +161,7 @@ def blame(
     that made it answer as it did, by seeded reruns.
     """
     from counterfact.orchestrator.cli.blame_text import render_blame
-    from counterfact.orchestrator.drivers.gate import bisect_hits
+    from counterfact.orchestrator.drivers.gating.states import bisect_hits
     from counterfact.orchestrator.importers.blame import BlameOptions, blame_call
     from counterfact.orchestrator.importers.calls import read_calls
     from counterfact.orchestrator.importers.recorded import safe_name
@@ -186,7 +186,7 @@ def blame(
         judge_api_key_env=judge_api_key_env,
     )
     run_dir: Path | None = None
-    from counterfact.orchestrator.engine.interrupt import terminate_as_interrupt
+    from counterfact.orchestrator.engine.stopping.interrupt import terminate_as_interrupt
 
     terminate_as_interrupt()  # SIGTERM while judging: a message and 128 + 15, not a silent death
     try:
@@ -278,7 +278,7 @@ def _blame_many(
 ) -> None:
     """Blame every call; print the first few as they end, then the summary."""
     from counterfact.orchestrator.cli.blame_text import SHOWN_CALLS, call_line, render_summary
-    from counterfact.orchestrator.drivers.gate import bisect_hits
+    from counterfact.orchestrator.drivers.gating.states import bisect_hits
     from counterfact.orchestrator.importers.blame_many import blame_calls, most_blamed
 
     shown = [0]

@@ -18,7 +18,7 @@ from counterfact.exceptions import (
     SweepInterrupted,
     Terminated,
 )
-from counterfact.orchestrator.drivers.gate import GATE_STATES, Hit
+from counterfact.orchestrator.drivers.gating.states import GATE_STATES, Hit
 
 
 def notes(lines: Sequence[str]) -> None:
@@ -78,7 +78,7 @@ def aborted(run_dir: Path | None) -> NoReturn:
     128 + the signal; a summary may be missing: the resume rebuilds it from ``runs.jsonl``).
     Click would print ``Aborted!`` and exit 1.
     """
-    from counterfact.orchestrator.engine.aborting import aborting
+    from counterfact.orchestrator.engine.calling.aborting import aborting
 
     where = f" in {run_dir}" if run_dir is not None else ""
     resume = f": {resume_command(run_dir)}" if run_dir is not None else ""
@@ -122,14 +122,14 @@ def ended(exc: CounterfactError, run_dir: Path | None, report: bool) -> None:
 
 def write_report_or_warn(run_dir: Path) -> None:
     """``report.html`` into ``run_dir`` when it holds records; its path on stderr."""
-    from counterfact.orchestrator.drivers.report import write_report
+    from counterfact.orchestrator.drivers.outputs.report import write_report
 
     if not run_dir.is_dir():
         return
     if sys.stderr.isatty():  # off a terminal stderr is the JSON log stream: an event instead
         click.echo("writing report.html…", err=True)
     else:
-        from counterfact.orchestrator.engine.events import get_logger
+        from counterfact.orchestrator.engine.watching.events import get_logger
 
         get_logger().info("report.start", run_dir=str(run_dir))
     try:

@@ -17,7 +17,7 @@ from counterfact.orchestrator.cli.common import fail
 )
 def export(run_dir: Path, fmt: str) -> None:
     """Write RUN_DIR/runs.FORMAT and verdicts.FORMAT (one row per record, dotted columns)."""
-    from counterfact.orchestrator.drivers.export import export as write
+    from counterfact.orchestrator.drivers.outputs.export import export as write
 
     try:
         paths = write(run_dir, fmt)

@@ -86,7 +86,7 @@ def inspect_command(
     when its completion does not match the target). The logs must hold the same samples with
     the same epochs.
     """
-    from counterfact.orchestrator.drivers.gate import cannot_fire, sweep_hits
+    from counterfact.orchestrator.drivers.gating.states import cannot_fire, sweep_hits
     from counterfact.orchestrator.importers.inspect_logs import (
         CORRECT_VALUES,
         check_pairable,

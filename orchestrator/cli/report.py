@@ -14,7 +14,7 @@ from counterfact.orchestrator.cli.common import fail
 @click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
 def report(run_dir: Path) -> None:
     """Write RUN_DIR/report.html from the records in RUN_DIR and print its path."""
-    from counterfact.orchestrator.drivers.report import write_report
+    from counterfact.orchestrator.drivers.outputs.report import write_report
 
     try:
         path = write_report(run_dir)

@@ -59,7 +59,7 @@ def run(
     its records.
     """
     run_dir: Path | None = None
-    from counterfact.orchestrator.engine.interrupt import terminate_as_interrupt
+    from counterfact.orchestrator.engine.stopping.interrupt import terminate_as_interrupt
 
     terminate_as_interrupt()  # SIGTERM while judging: a message and 128 + 15, not a silent death
     try:  # the imports too: a Ctrl-C while they load is an interrupt (130), not click's Abort (1)
@@ -67,9 +67,9 @@ def run(
 
         # Bad input is refused before the engine and the verdicts (scipy) are imported.
         sweep, run_dir = preflight_sweep(config, overrides, executor, address, out, fresh=fresh)
-        from counterfact.orchestrator.drivers.gate import cannot_fire, sweep_hits
+        from counterfact.orchestrator.drivers.gating.states import cannot_fire, sweep_hits
         from counterfact.orchestrator.drivers.sweep import run_sweep
-        from counterfact.orchestrator.engine.progress import (
+        from counterfact.orchestrator.engine.watching.progress import (
             LogProgress,
             Progress,
             TerminalProgress,

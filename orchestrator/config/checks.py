@@ -24,9 +24,9 @@ from counterfact.orchestrator.config.regexcheck import REGEX_CHECK_S, extracts_i
 from counterfact.orchestrator.config.schema import ScenarioFileConfig
 from counterfact.orchestrator.config.targets import parse_target
 from counterfact.orchestrator.config.trust import custom_target
-from counterfact.orchestrator.engine.embedders import sentence_transformer
-from counterfact.orchestrator.engine.judge import build_judge
-from counterfact.orchestrator.engine.loader import load_target
+from counterfact.orchestrator.engine.judging.judge import build_judge
+from counterfact.orchestrator.engine.loading.embedders import sentence_transformer
+from counterfact.orchestrator.engine.loading.loader import load_target
 from counterfact.probes.comparators import (
     COMPARATORS,
     Comparator,

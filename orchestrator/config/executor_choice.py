@@ -20,9 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from counterfact.orchestrator.config.components import ExecutorConfig
-from counterfact.orchestrator.engine.arun import is_async_runner
+from counterfact.orchestrator.engine.calling.arun import is_async_runner
 from counterfact.orchestrator.engine.executors.registry import OPTIONS, unhonoured
-from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
+from counterfact.orchestrator.engine.loading.loader import RunnerRef, resolve_runner
 from counterfact.records.vocabulary import ExecutorChosen
 
 _IN_PROCESS = "local"

@@ -32,17 +32,17 @@ from counterfact.orchestrator.config.schema import (
     SweepConfig,
 )
 from counterfact.orchestrator.config.targets import parse_target
+from counterfact.orchestrator.engine.calling.worker import RetryPolicy
 from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 from counterfact.orchestrator.engine.executors.pooling import PoolSettings
-from counterfact.orchestrator.engine.heap import judging_heap
-from counterfact.orchestrator.engine.loader import (
+from counterfact.orchestrator.engine.loading.heap import judging_heap
+from counterfact.orchestrator.engine.loading.loader import (
     RunnerRef,
     TargetRef,
     describe_target,
     load_target,
     runner_identity,
 )
-from counterfact.orchestrator.engine.worker import RetryPolicy
 from counterfact.orchestrator.runners.chat import ChatRunner
 from counterfact.orchestrator.runners.chatconfig import ChatRunnerConfig
 from counterfact.orchestrator.runners.chatplan import plan_for

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from counterfact.exceptions import RunnerImportError
-from counterfact.orchestrator.engine.loader import TargetRef
+from counterfact.orchestrator.engine.loading.loader import TargetRef
 
 
 def parse_target(spec: str, *, base_dir: Path, field: str) -> TargetRef:

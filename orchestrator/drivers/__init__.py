@@ -1,1 +1,1 @@
-"""The drivers (sweep, bisect, the Python API): the only modules that see every group."""
+"""The run drivers (sweep, bisect, the Python API); outputs and the gate in rooms."""

@@ -19,8 +19,8 @@ from counterfact.orchestrator.config.loading import validate_config
 from counterfact.orchestrator.config.resolve import ResolvedSweep, resolve_bisect, resolve_sweep
 from counterfact.orchestrator.drivers.bisect import BisectResult, run_bisect
 from counterfact.orchestrator.drivers.sweep import SweepResult, run_sweep
-from counterfact.orchestrator.engine.events import warn_caller
-from counterfact.orchestrator.engine.progress import Progress
+from counterfact.orchestrator.engine.watching.events import warn_caller
+from counterfact.orchestrator.engine.watching.progress import Progress
 
 if TYPE_CHECKING:  # Unpack is in typing from Python 3.11; the package supports 3.10
     from typing import Unpack

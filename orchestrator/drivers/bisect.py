@@ -20,9 +20,9 @@ from counterfact.orchestrator.drivers.provenance import (
     provenance,
 )
 from counterfact.orchestrator.drivers.session import Session, sweep_judges
-from counterfact.orchestrator.engine.events import get_logger
+from counterfact.orchestrator.engine.calling.worker import now_iso
 from counterfact.orchestrator.engine.executors.base import Executor
-from counterfact.orchestrator.engine.worker import now_iso
+from counterfact.orchestrator.engine.watching.events import get_logger
 from counterfact.orchestrator.storage.recordfiles import runs_of
 from counterfact.probes.tally import RUN_FLAGS
 from counterfact.records.bisect import (
@@ -107,7 +107,7 @@ class BisectResult:
         Raises:
             ImportError: pandas is not installed (``pip install 'counterfact[data]'``).
         """
-        from counterfact.orchestrator.drivers.export import records_frame
+        from counterfact.orchestrator.drivers.outputs.export import records_frame
 
         return records_frame(self.record.probes, "BisectResult", BisectProbeRecord)
 

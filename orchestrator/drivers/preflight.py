@@ -90,7 +90,7 @@ def smoke_runs(
     """
     from counterfact.orchestrator.config.resolve import ResolvedBisect
     from counterfact.orchestrator.drivers.probing import probe_arm
-    from counterfact.orchestrator.engine.loader import resolve_runner
+    from counterfact.orchestrator.engine.loading.loader import resolve_runner
     from counterfact.probes.runner import RunContext
 
     if isinstance(target, ResolvedBisect):
@@ -119,7 +119,7 @@ def timed_out(record: RunRecord) -> bool:
 
 def _within(timeout_s: float, fn: Callable[..., Any], ctx: RunContext) -> RunRecord:
     """:func:`execute_run` on a daemon thread, waited for at most ``timeout_s``."""
-    from counterfact.orchestrator.engine.worker import error_record, execute_run
+    from counterfact.orchestrator.engine.calling.worker import error_record, execute_run
 
     done: list[RunRecord] = []
     raised: list[BaseException] = []

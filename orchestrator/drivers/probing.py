@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from counterfact.orchestrator.config.resolve import ResolvedBisect
 from counterfact.orchestrator.drivers.session import Session
-from counterfact.orchestrator.engine.source import Planned
+from counterfact.orchestrator.engine.sourcing.source import Planned
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.manifest import Application, ManifestLog
 from counterfact.probes.reference import Reference, resolve_reference

@@ -65,7 +65,7 @@ def _installed(distribution: str) -> str | None:
 
 def provenance(sweep: ResolvedSweep, started: str) -> Provenance:
     """What every record kind carries about where it came from."""
-    from counterfact.orchestrator.engine.worker import now_iso  # light at import: --version
+    from counterfact.orchestrator.engine.calling.worker import now_iso  # light at import: --version
     from counterfact.records.summary import Provenance
 
     return Provenance(

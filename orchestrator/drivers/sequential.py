@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.config.resolve import ResolvedSweep
 from counterfact.orchestrator.drivers.waves import WaveScheduler
-from counterfact.orchestrator.engine.events import Logger
-from counterfact.orchestrator.engine.progress import Progress
-from counterfact.orchestrator.engine.source import RunSource
-from counterfact.orchestrator.engine.timings import SweepClock, start_executor
+from counterfact.orchestrator.engine.sourcing.source import RunSource
+from counterfact.orchestrator.engine.sourcing.timings import SweepClock, start_executor
+from counterfact.orchestrator.engine.watching.events import Logger
+from counterfact.orchestrator.engine.watching.progress import Progress
 from counterfact.probes.tally import ScenarioTally
 from counterfact.records.summary import SequentialSummary
 from counterfact.records.verdicts import VerdictRecord

@@ -19,9 +19,10 @@ The endings, in the order they are checked:
 - ``budget``: the spend budget stopped scheduling;
 - ``done``.
 
-While open, the session keeps ``live.json`` (:mod:`~counterfact.orchestrator.engine.liveticker`)
-with the counts of its :class:`~counterfact.orchestrator.engine.live.LiveTracker`, and writes it
-a last time on the way out with the status the work ended in.
+While open, the session keeps ``live.json``
+(:mod:`~counterfact.orchestrator.engine.watching.liveticker`) with the counts of its
+:class:`~counterfact.orchestrator.engine.watching.live.LiveTracker`, and writes it a last time on
+the way out with the status the work ended in.
 """
 
 from __future__ import annotations
@@ -35,18 +36,18 @@ from counterfact.exceptions import BudgetExhausted, RunsFailed, SweepInterrupted
 from counterfact.orchestrator.config.resolve import ResolvedSweep
 from counterfact.orchestrator.drivers.ending import Ending, Watched
 from counterfact.orchestrator.drivers.provenance import open_cache
-from counterfact.orchestrator.engine.budget import Budget
-from counterfact.orchestrator.engine.events import Logger, get_logger
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.executors.registry import make_executor
-from counterfact.orchestrator.engine.failwatch import FailureWatch, all_failed_message
-from counterfact.orchestrator.engine.interrupt import graceful_stop
-from counterfact.orchestrator.engine.judge import ModelJudge, judges_of
-from counterfact.orchestrator.engine.live import LiveTracker
-from counterfact.orchestrator.engine.liveticker import LiveTicker, Show
-from counterfact.orchestrator.engine.source import RunSource
-from counterfact.orchestrator.engine.spend import SpendTally
-from counterfact.orchestrator.engine.timings import SweepClock
+from counterfact.orchestrator.engine.judging.judge import ModelJudge, judges_of
+from counterfact.orchestrator.engine.pacing.budget import Budget
+from counterfact.orchestrator.engine.pacing.spend import SpendTally
+from counterfact.orchestrator.engine.sourcing.source import RunSource
+from counterfact.orchestrator.engine.sourcing.timings import SweepClock
+from counterfact.orchestrator.engine.stopping.failwatch import FailureWatch, all_failed_message
+from counterfact.orchestrator.engine.stopping.interrupt import graceful_stop
+from counterfact.orchestrator.engine.watching.events import Logger, get_logger
+from counterfact.orchestrator.engine.watching.live import LiveTracker
+from counterfact.orchestrator.engine.watching.liveticker import LiveTicker, Show
 from counterfact.orchestrator.storage.rundir import RunStore
 from counterfact.records.execution import (
     BudgetRecord,

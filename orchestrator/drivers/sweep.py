@@ -14,14 +14,14 @@ from counterfact.orchestrator.drivers.provenance import fingerprint_of, provenan
 from counterfact.orchestrator.drivers.sequential import WavesOutcome, execute_waves
 from counterfact.orchestrator.drivers.session import Session, sweep_judges
 from counterfact.orchestrator.drivers.sweeptimes import SweepTimes, sweep_times
-from counterfact.orchestrator.engine.events import Logger, warn_caller
+from counterfact.orchestrator.engine.calling.worker import now_iso
 from counterfact.orchestrator.engine.executors.base import Executor
-from counterfact.orchestrator.engine.heap import judging_heap
-from counterfact.orchestrator.engine.plan import build_plan
-from counterfact.orchestrator.engine.progress import NoProgress, Progress, live_hook
-from counterfact.orchestrator.engine.source import RunSource
-from counterfact.orchestrator.engine.timings import SweepClock, start_executor
-from counterfact.orchestrator.engine.worker import now_iso
+from counterfact.orchestrator.engine.loading.heap import judging_heap
+from counterfact.orchestrator.engine.sourcing.plan import build_plan
+from counterfact.orchestrator.engine.sourcing.source import RunSource
+from counterfact.orchestrator.engine.sourcing.timings import SweepClock, start_executor
+from counterfact.orchestrator.engine.watching.events import Logger, warn_caller
+from counterfact.orchestrator.engine.watching.progress import NoProgress, Progress, live_hook
 from counterfact.orchestrator.storage.recordfiles import RunLogReader
 from counterfact.orchestrator.storage.rundir import RunStore
 from counterfact.probes.runner import RunContext
@@ -89,7 +89,7 @@ class SweepResult:
         Raises:
             ImportError: pandas is not installed (``pip install 'counterfact[data]'``).
         """
-        from counterfact.orchestrator.drivers.export import records_frame
+        from counterfact.orchestrator.drivers.outputs.export import records_frame
 
         return records_frame(self.rows, "SweepResult", VerdictRecord)
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from counterfact.orchestrator.engine.plan import seed_blocks
-from counterfact.orchestrator.engine.source import Planned, RunSource
+from counterfact.orchestrator.engine.sourcing.plan import seed_blocks
+from counterfact.orchestrator.engine.sourcing.source import Planned, RunSource
 from counterfact.probes.arms import ArmSpec
 from counterfact.probes.pairs import pairs_of
 from counterfact.probes.runner import RunContext
@@ -72,8 +72,8 @@ class WaveScheduler:
 
     def start(self) -> None:
         """Queue the first wave (in the plan's order: blocks of seeds, arms interleaved per
-        block, :mod:`~counterfact.orchestrator.engine.plan`) and replay what the run directory
-        already holds.
+        block, :mod:`~counterfact.orchestrator.engine.sourcing.plan`) and replay what the run
+        directory already holds.
         """
         for sc_id, states in self.states.items():
             sc = self.tallies[sc_id].scenario

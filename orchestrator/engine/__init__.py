@@ -1,1 +1,1 @@
-"""The engine: plan, worker, run source, executors, progress, Ctrl-C, user-code loading."""
+"""The engine, in rooms by job (docs/architecture.md lists them); no re-exports."""

@@ -1,7 +1,7 @@
 """What the calls of one ``counterfact blame DIR`` share: one rate controller and one budget.
 
 **One rate controller.** Every call's search runs on its own executor, but they all hold one
-:class:`~counterfact.orchestrator.engine.throttle.Throttle`. In-process, each call takes its
+:class:`~counterfact.orchestrator.engine.pacing.throttle.Throttle`. In-process, each call takes its
 part of the one limit (``limit // calls at once``, at least one, as a Ray worker takes its part
 of a sweep's), and every call's refusals (HTTP 429) and served calls move that one limit. On Ray
 (``--executor ray``, ``--address``) the calls' probes run on one set of worker actors under the
@@ -38,7 +38,7 @@ from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.executors.local import LocalExecutor
 from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 from counterfact.orchestrator.engine.executors.registry import make_executor
-from counterfact.orchestrator.engine.throttle import Throttle
+from counterfact.orchestrator.engine.pacing.throttle import Throttle
 from counterfact.records.runs import RunRecord
 
 if TYPE_CHECKING:

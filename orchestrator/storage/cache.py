@@ -1,9 +1,9 @@
 """The opt-in run cache shared across sweeps (``cache_dir`` / ``--cache DIR``).
 
 A successful run is stored under a key made of the runner's identity
-(:func:`~counterfact.orchestrator.engine.loader.runner_identity`), the scenario's inputs, the arm's
-canonical configuration (facets, ablations, restorations — not its id) and the seed. A later
-sweep that plans the same (configuration, inputs, seed) under any arm or scenario id reads the
+(:func:`~counterfact.orchestrator.engine.loading.loader.runner_identity`), the scenario's inputs,
+the arm's canonical configuration (facets, ablations, restorations — not its id) and the seed. A
+later sweep that plans the same (configuration, inputs, seed) under any arm or scenario id reads the
 result back instead of running it; its record says ``from_cache: true``. Failed runs are never
 cached. Entries are JSON files ``<dir>/<2 hex>/<64 hex>.json`` written atomically, so several
 sweeps may share one cache directory.

@@ -254,7 +254,9 @@ def test_only_the_sweep_resolver_imports_targets() -> None:
         Path("orchestrator/config/resolve.py"),  # runner: the sweep file's
         Path("orchestrator/config/checks.py"),  # comparator, similarity, declared checks
         Path("orchestrator/config/targets.py"),  # defines parse_target
-        Path("orchestrator/engine/loader.py"),  # defines load_target; loads a shipped runner
+        Path(
+            "orchestrator/engine/loading/loader.py"
+        ),  # defines load_target; loads a shipped runner
     }
     callers = set()
     for folder in ("orchestrator", "probes", "verdicts", "records", "counterfact"):

@@ -152,7 +152,7 @@ def test_one_question_keeps_the_rows_verdict() -> None:
 
 
 def test_spend_per_arm_follows_the_sweeps_arm_order_not_arrival() -> None:
-    from counterfact.orchestrator.engine.spend import SpendTally
+    from counterfact.orchestrator.engine.pacing.spend import SpendTally
     from tests.helpers import run_record
 
     tally = SpendTally(("baseline", "stale", "large"))

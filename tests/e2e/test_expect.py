@@ -16,13 +16,13 @@ import yaml
 
 from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.config.loading import load_sweep
-from counterfact.orchestrator.drivers.export import export, load_verdicts
-from counterfact.orchestrator.drivers.report import write_report
+from counterfact.orchestrator.drivers.outputs.export import export, load_verdicts
+from counterfact.orchestrator.drivers.outputs.report import write_report
 from counterfact.orchestrator.drivers.sweep import SweepResult, run_sweep
 from counterfact.records import read_summary, read_verdicts
 
 from ..helpers import invoke
-from ..orchestrator.drivers.test_report import CHROMIUM, HEADLESS
+from ..orchestrator.drivers.outputs.test_report import CHROMIUM, HEADLESS
 
 SEEDS = 4
 

@@ -305,7 +305,7 @@ def test_ctrl_c_during_bisect_records_and_resumes(tmp_path: Path) -> None:
 
 
 def test_watch_stops_on_three_contract_errors_with_one_arm_left() -> None:
-    from counterfact.orchestrator.engine.failwatch import FailureWatch
+    from counterfact.orchestrator.engine.stopping.failwatch import FailureWatch
     from counterfact.records.runs import RunError, RunRecord
 
     def record(arm: str, seed: int, error: tuple[str, str] | None) -> RunRecord:

@@ -10,7 +10,7 @@ import pytest
 
 from counterfact import ConfigError, RunContext, compare_arms
 from counterfact.defaults import FRESH_SEED_STRIDE
-from counterfact.orchestrator.drivers.report import write_report
+from counterfact.orchestrator.drivers.outputs.report import write_report
 
 
 def seeded(ctx: RunContext) -> str:

@@ -57,7 +57,7 @@ def test_a_typo_in_the_namespace_of_the_call_still_raises_with_a_suggestion() ->
 
 def test_an_id_no_call_checks_fails_the_run() -> None:
     # 'tols:search' belongs to neither the tool: nor the fact: call: it would remove nothing
-    from counterfact.orchestrator.engine.worker import execute_run
+    from counterfact.orchestrator.engine.calling.worker import execute_run
     from counterfact.probes.runner import RunContext, ScenarioView
 
     def run(ctx: RunContext) -> str:

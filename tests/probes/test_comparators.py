@@ -169,7 +169,7 @@ def test_a_custom_check_is_named_by_its_callable() -> None:
 
 
 def test_the_report_s_answer_level_kinds_are_the_comparators_that_say_so() -> None:
-    from counterfact.orchestrator.drivers.report import ANSWER_LEVEL
+    from counterfact.orchestrator.drivers.outputs.report import ANSWER_LEVEL
 
     samples = {"regex": {"pattern": "x"}, "one-of": {"options": ["a", "b"]}}
     samples["custom"] = {"target": lambda r, o: r != o}

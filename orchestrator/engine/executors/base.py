@@ -8,11 +8,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 
-from counterfact.orchestrator.engine.allowance import WorkerSlots
-from counterfact.orchestrator.engine.feed import RunFeed
-from counterfact.orchestrator.engine.loader import RunnerRef
-from counterfact.orchestrator.engine.loops import LoopThread
-from counterfact.orchestrator.engine.throttle import Throttle, ThrottleNow
+from counterfact.orchestrator.engine.calling.loops import LoopThread
+from counterfact.orchestrator.engine.executors.feed import RunFeed
+from counterfact.orchestrator.engine.loading.loader import RunnerRef
+from counterfact.orchestrator.engine.pacing.allowance import WorkerSlots
+from counterfact.orchestrator.engine.pacing.throttle import Throttle, ThrottleNow
 from counterfact.probes.runner import RunContext
 from counterfact.records.runs import RunRecord
 
@@ -72,8 +72,8 @@ class Executor(ABC):
         self, runner: RunnerRef, contexts: Sequence[RunContext] | RunFeed
     ) -> Iterator[RunRecord]:
         """Execute every context once; yield records in completion order. With a
-        :class:`~counterfact.orchestrator.engine.feed.RunFeed`, take runs from it as slots free
-        up (the driver may add or cancel runs between records) until it stays empty.
+        :class:`~counterfact.orchestrator.engine.executors.feed.RunFeed`, take runs from it as slots
+        free up (the driver may add or cancel runs between records) until it stays empty.
         """
 
     def batches(

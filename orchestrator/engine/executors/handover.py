@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
-from counterfact.orchestrator.engine.worker import RetryPolicy, execute_run
+from counterfact.orchestrator.engine.calling.worker import RetryPolicy, execute_run
+from counterfact.orchestrator.engine.loading.loader import RunnerRef, resolve_runner
 from counterfact.orchestrator.storage.writable import record_line
 from counterfact.probes.runner import ArmView, RunContext, ScenarioView
 from counterfact.records.runlines import parse_run

@@ -11,21 +11,21 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from typing import NamedTuple
 
-from counterfact.orchestrator.engine.allowance import WorkerSlots
-from counterfact.orchestrator.engine.arun import RunCore
-from counterfact.orchestrator.engine.executors.base import Executor, SharedSlots
-from counterfact.orchestrator.engine.executors.pooling import PoolSettings
-from counterfact.orchestrator.engine.feed import RunFeed, as_feed
-from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
-from counterfact.orchestrator.engine.loops import LoopThread, process_loop
-from counterfact.orchestrator.engine.loopwatch import blocked, blocked_after, blocked_record
-from counterfact.orchestrator.engine.throttle import Allowance, Throttle, ThrottleNow
-from counterfact.orchestrator.engine.worker import (
+from counterfact.orchestrator.engine.calling.arun import RunCore
+from counterfact.orchestrator.engine.calling.loops import LoopThread, process_loop
+from counterfact.orchestrator.engine.calling.loopwatch import blocked, blocked_after, blocked_record
+from counterfact.orchestrator.engine.calling.worker import (
     NO_RETRY,
     RetryPolicy,
     execute_run,
     failed_record,
 )
+from counterfact.orchestrator.engine.executors.base import Executor, SharedSlots
+from counterfact.orchestrator.engine.executors.feed import RunFeed, as_feed
+from counterfact.orchestrator.engine.executors.pooling import PoolSettings
+from counterfact.orchestrator.engine.loading.loader import RunnerRef, resolve_runner
+from counterfact.orchestrator.engine.pacing.allowance import WorkerSlots
+from counterfact.orchestrator.engine.pacing.throttle import Allowance, Throttle, ThrottleNow
 from counterfact.probes.runner import RunContext
 from counterfact.records.runs import RunRecord
 

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 from counterfact.defaults import INFRA_RETRIES, JOIN_TIMEOUT_S, MAX_IN_FLIGHT
 
 if TYPE_CHECKING:  # loaded when an executor is built: the config schema needs the options only
+    from counterfact.orchestrator.engine.calling.worker import RetryPolicy
     from counterfact.orchestrator.engine.executors.pooling import PoolSettings
-    from counterfact.orchestrator.engine.worker import RetryPolicy
 
 
 def _policy() -> RetryPolicy:
-    from counterfact.orchestrator.engine.worker import RetryPolicy
+    from counterfact.orchestrator.engine.calling.worker import RetryPolicy
 
     return RetryPolicy()
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from counterfact.defaults import CONCURRENCY_ASYNC
-from counterfact.orchestrator.engine.arun import is_async_runner
-from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
+from counterfact.orchestrator.engine.calling.arun import is_async_runner
+from counterfact.orchestrator.engine.loading.loader import RunnerRef, resolve_runner
 
 
 @dataclass(frozen=True)

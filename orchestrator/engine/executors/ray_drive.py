@@ -27,7 +27,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from counterfact.orchestrator.engine.calling.loopwatch import blocked_after
+from counterfact.orchestrator.engine.calling.worker import failed_record
 from counterfact.orchestrator.engine.executors.base import RecordBatch
+from counterfact.orchestrator.engine.executors.feed import RunFeed
 from counterfact.orchestrator.engine.executors.handover import decode, ship
 from counterfact.orchestrator.engine.executors.ray_pool import SLACK_PER_WORKER, ActorPool
 from counterfact.orchestrator.engine.executors.ray_watch import (
@@ -36,9 +39,6 @@ from counterfact.orchestrator.engine.executors.ray_watch import (
     solo_blocked_record,
     solo_limit,
 )
-from counterfact.orchestrator.engine.feed import RunFeed
-from counterfact.orchestrator.engine.loopwatch import blocked_after
-from counterfact.orchestrator.engine.worker import failed_record
 from counterfact.probes.runner import RunContext
 from counterfact.records.runs import RunRecord
 

@@ -37,8 +37,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from counterfact.exceptions import ExecutorError
-from counterfact.orchestrator.engine.aborting import reinstall
+from counterfact.orchestrator.engine.calling.aborting import reinstall
+from counterfact.orchestrator.engine.calling.worker import (
+    RetryPolicy,
+    failed_record,
+)
 from counterfact.orchestrator.engine.executors.base import Executor, RecordBatch
+from counterfact.orchestrator.engine.executors.feed import RunFeed, as_feed
 from counterfact.orchestrator.engine.executors.handover import Shipment, decode, run_shipment, ship
 from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 from counterfact.orchestrator.engine.executors.ray_address import (
@@ -51,13 +56,8 @@ from counterfact.orchestrator.engine.executors.ray_address import (
 from counterfact.orchestrator.engine.executors.ray_drive import run_on_pool
 from counterfact.orchestrator.engine.executors.ray_pool import ActorPool
 from counterfact.orchestrator.engine.executors.ray_ship import init_runtime_env, shipped
-from counterfact.orchestrator.engine.feed import RunFeed, as_feed
-from counterfact.orchestrator.engine.loader import RunnerRef
-from counterfact.orchestrator.engine.throttle import ThrottleNow
-from counterfact.orchestrator.engine.worker import (
-    RetryPolicy,
-    failed_record,
-)
+from counterfact.orchestrator.engine.loading.loader import RunnerRef
+from counterfact.orchestrator.engine.pacing.throttle import ThrottleNow
 from counterfact.probes.runner import RunContext
 from counterfact.records.runs import RunRecord
 

@@ -4,9 +4,9 @@ Ray starts a worker process in 0.5-1 s and ~90 MB, so one process per run in fli
 scale to API-bound runners. Instead the executor starts one async actor per CPU of the cluster
 (half a CPU each, spread over the nodes), and each actor runs its share of the sweep's
 ``concurrency`` on its event loop (``async def`` runners) or its thread pool (sync runners)
-through a :class:`~counterfact.orchestrator.engine.allowance.WorkerSlots`. One more actor, the
-:class:`ThrottleHost`, holds the sweep's single
-:class:`~counterfact.orchestrator.engine.throttle.Throttle` for every worker on every node.
+through a :class:`~counterfact.orchestrator.engine.pacing.allowance.WorkerSlots`. One more actor,
+the :class:`ThrottleHost`, holds the sweep's single
+:class:`~counterfact.orchestrator.engine.pacing.throttle.Throttle` for every worker on every node.
 
 The driver (:mod:`.ray_drive`) keeps at most ``concurrency`` plus a few runs handed over
 (backpressure), in batches to the least-loaded live actors, and collects finished records from
@@ -40,12 +40,12 @@ import uuid
 from typing import Any
 
 from counterfact.exceptions import ExecutorError
-from counterfact.orchestrator.engine.allowance import WorkerSlots
-from counterfact.orchestrator.engine.arun import FOREIGN_CANCEL, RunCore
+from counterfact.orchestrator.engine.calling.arun import FOREIGN_CANCEL, RunCore
+from counterfact.orchestrator.engine.calling.worker import RetryPolicy, failed_record
 from counterfact.orchestrator.engine.executors.handover import Shipment, encode
-from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
-from counterfact.orchestrator.engine.throttle import Allowance, Throttle, ThrottleNow
-from counterfact.orchestrator.engine.worker import RetryPolicy, failed_record
+from counterfact.orchestrator.engine.loading.loader import RunnerRef, resolve_runner
+from counterfact.orchestrator.engine.pacing.allowance import WorkerSlots
+from counterfact.orchestrator.engine.pacing.throttle import Allowance, Throttle, ThrottleNow
 from counterfact.probes.runner import RunContext
 from counterfact.records.runs import RunRecord
 

@@ -25,8 +25,8 @@ from typing import Any
 from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor
 from counterfact.orchestrator.engine.executors.ray_pool import ActorPool
-from counterfact.orchestrator.engine.loader import RunnerRef
-from counterfact.orchestrator.engine.throttle import ThrottleNow
+from counterfact.orchestrator.engine.loading.loader import RunnerRef
+from counterfact.orchestrator.engine.pacing.throttle import ThrottleNow
 
 
 class PoolHub:

@@ -9,7 +9,7 @@ Joining a cluster, the file ``path/to/agent.py`` need not exist on the workers:
   ``ray.init`` (Ray uploads it once; its size limit applies), and workers load the file from
   their working directory.
 
-Either way the :class:`~counterfact.orchestrator.engine.loader.TargetRef` sent to workers
+Either way the :class:`~counterfact.orchestrator.engine.loading.loader.TargetRef` sent to workers
 carries ``shipped_as``; a node that has the original path still uses it.
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from counterfact.exceptions import ExecutorError
-from counterfact.orchestrator.engine.loader import RunnerRef, TargetRef
+from counterfact.orchestrator.engine.loading.loader import RunnerRef, TargetRef
 
 JOB_CONFIG_ENV = "RAY_JOB_CONFIG_JSON_ENV_VAR"
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from counterfact.exceptions import EventLoopBlocked
-from counterfact.orchestrator.engine.loopwatch import blocked_after, blocked_record
+from counterfact.orchestrator.engine.calling.loopwatch import blocked_after, blocked_record
 from counterfact.probes.runner import RunContext
 from counterfact.records.runs import RunRecord
 

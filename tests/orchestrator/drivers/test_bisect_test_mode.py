@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 from counterfact import RunContext, find_culprits
-from counterfact.orchestrator.drivers.gate import bisect_hits
+from counterfact.orchestrator.drivers.gating.states import bisect_hits
 
 
 def noisy_agent(ctx: RunContext) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from counterfact import RunContext, compare_arms
-from counterfact.orchestrator.drivers.report import write_report
+from counterfact.orchestrator.drivers.outputs.report import write_report
 
 
 def run(ctx: RunContext) -> str:

@@ -16,10 +16,10 @@ from counterfact.exceptions import ResumeConflictError, SweepInterrupted
 from counterfact.orchestrator.config.loading import validate_config
 from counterfact.orchestrator.config.resolve import resolve_sweep
 from counterfact.orchestrator.drivers.sweep import SweepResult, run_sweep
+from counterfact.orchestrator.engine.calling.worker import NO_RETRY, execute_run
+from counterfact.orchestrator.engine.executors.feed import RunFeed, as_feed
 from counterfact.orchestrator.engine.executors.local import LocalExecutor
-from counterfact.orchestrator.engine.feed import RunFeed, as_feed
-from counterfact.orchestrator.engine.loader import RunnerRef, resolve_runner
-from counterfact.orchestrator.engine.worker import NO_RETRY, execute_run
+from counterfact.orchestrator.engine.loading.loader import RunnerRef, resolve_runner
 from counterfact.probes.runner import RunContext
 from counterfact.records import VERDICT_SCHEMA_VERSION
 from counterfact.records.runs import RunRecord

@@ -14,9 +14,9 @@ from counterfact.exceptions import SweepInterrupted
 from counterfact.orchestrator.config.loading import validate_config
 from counterfact.orchestrator.config.resolve import resolve_sweep
 from counterfact.orchestrator.drivers.sweep import run_sweep
+from counterfact.orchestrator.engine.executors.feed import RunFeed
 from counterfact.orchestrator.engine.executors.local import LocalExecutor
-from counterfact.orchestrator.engine.feed import RunFeed
-from counterfact.orchestrator.engine.loader import RunnerRef
+from counterfact.orchestrator.engine.loading.loader import RunnerRef
 from counterfact.probes.runner import RunContext
 from counterfact.records.runs import RunRecord
 

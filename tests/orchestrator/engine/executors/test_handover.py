@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pickle
 
+from counterfact.orchestrator.engine.calling.worker import RetryPolicy, execute_run
 from counterfact.orchestrator.engine.executors.handover import decode, encode, run_shipment, ship
-from counterfact.orchestrator.engine.worker import RetryPolicy, execute_run
 from counterfact.orchestrator.storage.writable import record_line
 from counterfact.probes.runner import ArmView, RunContext, ScenarioView
 

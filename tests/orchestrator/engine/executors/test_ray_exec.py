@@ -12,7 +12,7 @@ from counterfact import compare_arms
 from counterfact.orchestrator.cli import main
 from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor
-from counterfact.orchestrator.engine.loader import TargetRef
+from counterfact.orchestrator.engine.loading.loader import TargetRef
 from counterfact.probes.runner import ArmView, RunContext, ScenarioView
 
 from ....conftest import TESTS
@@ -132,7 +132,7 @@ def test_sequential_stop_on_ray_then_resume(tmp_path: Path) -> None:
 
     from counterfact.exceptions import SweepInterrupted
     from counterfact.orchestrator.engine.executors.base import RecordBatch
-    from counterfact.orchestrator.engine.feed import RunFeed
+    from counterfact.orchestrator.engine.executors.feed import RunFeed
 
     class StopAfter(RayExecutor):
         """Requests a stop (as Ctrl-C does) once 15 records came back."""

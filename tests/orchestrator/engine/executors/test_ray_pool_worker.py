@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from counterfact import RunContext
+from counterfact.orchestrator.engine.calling.worker import NO_RETRY
 from counterfact.orchestrator.engine.executors.handover import decode, ship
 from counterfact.orchestrator.engine.executors.ray_pool import PoolWorker
-from counterfact.orchestrator.engine.throttle import Allowance
-from counterfact.orchestrator.engine.worker import NO_RETRY
+from counterfact.orchestrator.engine.pacing.throttle import Allowance
 from counterfact.probes.runner import ArmView, ScenarioView
 
 

@@ -13,7 +13,7 @@ from counterfact.orchestrator.engine.executors.ray_ship import (
     init_runtime_env,
     shipped,
 )
-from counterfact.orchestrator.engine.loader import TargetRef, load_target
+from counterfact.orchestrator.engine.loading.loader import TargetRef, load_target
 
 
 def test_a_worker_without_the_drivers_path_loads_the_shipped_copy(

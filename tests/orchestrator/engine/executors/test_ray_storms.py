@@ -13,7 +13,7 @@ import pytest
 from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 from counterfact.orchestrator.engine.executors.pooling import PoolSettings
 from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor
-from counterfact.orchestrator.engine.loader import TargetRef
+from counterfact.orchestrator.engine.loading.loader import TargetRef
 from counterfact.probes.runner import ArmView, RunContext, ScenarioView
 
 from ....conftest import TESTS

@@ -1,0 +1,1 @@
+"""Outputs beside the records: exports, report.html, JSON Schemas."""

@@ -1,0 +1,1 @@
+"""Calling runners: a run called and checked, its event loop, guard and watch."""

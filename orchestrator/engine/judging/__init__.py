@@ -1,0 +1,1 @@
+"""The model judge (comparator kind judge): its calls and judge.jsonl."""

@@ -1,0 +1,1 @@
+"""What the process loads and holds: user code, embedders, the heap."""

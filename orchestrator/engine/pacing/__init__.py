@@ -1,0 +1,1 @@
+"""Pacing: the throttle, worker allowances, rate-limit replies, budget, spend."""

@@ -1,0 +1,1 @@
+"""What a sweep runs, where each record comes from, its phases' clock."""

@@ -1,0 +1,1 @@
+"""Stopping a sweep: Ctrl-C and stop signals; a runner that always fails."""

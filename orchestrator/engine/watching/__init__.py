@@ -1,0 +1,1 @@
+"""Watching a sweep: live counts, live.json, the progress line, events."""

@@ -55,6 +55,7 @@ BisectReason = Literal[
     "not-reproducible",
     "unstable-baseline",
     "budget-exhausted",
+    "spend-exhausted",
     "runs-failed",
     "interrupted",
     "baseline-not-applied",
@@ -65,7 +66,9 @@ BisectReason = Literal[
 another value for a facet the baseline declares; ``baseline-facet-not-reported``: the manifests
 left one out; either stops the search, as in a sweep it withholds every verdict, rule 6;
 ``underpowered``: under ``decide: test``, no outcome at these samples could reach alpha, in a
-probe's test or in a set's confirmation, so nothing was run)."""
+probe's test or in a set's confirmation, so nothing was run; ``budget-exhausted``: the probe
+budget, ``bisect.max_probes``, ran out; ``spend-exhausted``: the spend ``budget`` stopped the
+search's runs)."""
 
 CostClass = Literal["both", "content-bug", "cost-cause", "no-detected-effect"]
 """What an ablation did to the cost it removed (rule 11)."""

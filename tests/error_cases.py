@@ -396,12 +396,6 @@ CASES: list[Case] = [
         args=("bisect", "{cfg}"),
         group="cli",
     ),
-    Case(
-        "budget with bisect",
-        BASE + "budget: {usd: 5}\nbisect: {suspects: [tool:a]}\n",
-        args=("bisect", "{cfg}"),
-        group="cli",
-    ),
     Case("budget limit that is not positive", BASE + "budget: {usd: 0}\n"),
     Case(
         "concurrency below 1",

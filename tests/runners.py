@@ -43,6 +43,11 @@ def needs_two_removed(ctx: RunContext) -> str:
     return "right" if {"x", "y"} <= set(ctx.arm.ablations) else "wrong"
 
 
+def needs_two_removed_paid(ctx: RunContext) -> RunResult:
+    """:func:`needs_two_removed` at ``{"usd": 1}`` a run."""
+    return RunResult(output=needs_two_removed(ctx), cost={"usd": 1.0})
+
+
 def reports_model_only(ctx: RunContext) -> RunResult:
     """Wrong while x is present; its manifest reports the arm's ``model`` facet and no other
     (a declared ``temperature`` goes unreported), or ``manifest_model`` from the inputs instead.

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
-from counterfact.exceptions import CounterfactError
+from counterfact.exceptions import BudgetExhausted, CounterfactError
 from counterfact.orchestrator.cli.common import (
     aborted,
     address_opt,
@@ -70,6 +72,8 @@ def bisect_command(
             fresh=fresh,
             cache_dir=Path(cache_dir) if cache_dir else None,
         )
+    except BudgetExhausted as exc:
+        _over_budget(exc, run_dir, not no_report, began)
     except CounterfactError as exc:
         ended(exc, run_dir, not no_report)
         return
@@ -78,3 +82,19 @@ def bisect_command(
     click.echo(result.report(wall_time_s=time.perf_counter() - began))
     click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, bisect.json)")
     finish(run_dir, not no_report, bisect_hits(result.record, fail_on))
+
+
+def _over_budget(
+    exc: BudgetExhausted, run_dir: Path | None, report: bool, began: float
+) -> NoReturn:
+    """The spend budget stopped the search: what it found so far, the budget line, the report,
+    exit 4 (``bisect.json`` is written; raising the budget resumes it).
+    """
+    from counterfact.orchestrator.drivers.bisect import BisectResult
+
+    if isinstance(exc.result, BisectResult):
+        click.echo(exc.result.report(wall_time_s=time.perf_counter() - began))
+    click.echo(f"budget: {exc}", err=True)
+    if run_dir is not None:
+        finish(run_dir, report, [])
+    sys.exit(exc.exit_code)

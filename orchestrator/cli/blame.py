@@ -5,10 +5,11 @@ name the parts that made it answer as it did.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NoReturn
 
 import click
 
@@ -120,7 +121,8 @@ if TYPE_CHECKING:
     multiple=True,
     metavar="KEY=N",
     help="With a folder of calls: stop starting calls before runs=N model calls or usd=X "
-    "would be spent (counted per call, over every call; repeat for both).",
+    "would be spent (counted per call, over every call; repeat for both). With one call: "
+    "usd=X stops its search there (replays priced by --price, and the judge's calls).",
 )
 @executor_opt
 @address_opt
@@ -192,13 +194,16 @@ def blame(
     try:
         options = replace(options, executor=_executor(executor, address))
         calls = read_calls(call, span)
-        limits = _many_only(len(calls), budget)
+        limits = _limits(len(calls), budget)
         if len(calls) > 1:
             run_dir = Path(out) if out else Path("runs") / f"blame-{safe_name(call.stem)}"
             _many(calls, options, run_dir, fresh, concurrency, fail_on, limits)
             return
+        options = replace(options, budget_usd=limits.get("usd"))
         run_dir = Path(out) if out else Path("runs") / f"blame-{safe_name(calls[0].id)}"
         result = blame_call(calls[0], options, run_dir=run_dir, fresh=fresh)
+    except BudgetExhausted as exc:
+        _over_budget(exc, run_dir, not no_report)
     except CounterfactError as exc:
         ended(exc, run_dir, not no_report)
         return
@@ -223,22 +228,37 @@ def _executor(kind: str | None, address: str | None) -> str | dict[str, str] | N
     return {"kind": "ray", "address": address}
 
 
-def _many_only(calls: int, budget: tuple[str, ...]) -> dict[str, float]:
-    """``--budget``'s limits, a folder's only.
+def _limits(calls: int, budget: tuple[str, ...]) -> dict[str, float]:
+    """``--budget``'s limits: ``runs`` and ``usd`` over a folder, ``usd`` for one call.
 
     Raises:
-        ConfigError: a budget given for one call.
+        ConfigError: ``runs=N`` given for one call.
     """
     from counterfact.orchestrator.importers.blame_share import parse_budget
 
     limits = parse_budget(budget)
-    if calls == 1 and limits:
+    if calls == 1 and "runs" in limits:
         msg = (
-            "--budget is counted per call over a folder of calls; for one call, cap its "
-            "probes with --max-probes"
+            "--budget runs=N counts calls' model calls over a folder of calls; for one call, "
+            "cap its probes with --max-probes, or give --budget usd=X (with --price)"
         )
         raise ConfigError(msg, field="--budget")
     return limits
+
+
+def _over_budget(exc: BudgetExhausted, run_dir: Path | None, report: bool) -> NoReturn:
+    """One call's budget stopped its search: what it found so far, the budget line, the
+    report, exit 4 (``blame.json`` is written; raising the budget resumes it).
+    """
+    from counterfact.orchestrator.cli.blame_text import render_blame
+    from counterfact.orchestrator.importers.blame import BlameResult
+
+    if isinstance(exc.result, BlameResult):
+        click.echo(render_blame(exc.result.record, exc.result.bisect.runs))
+    click.echo(f"budget: {exc}", err=True)
+    if run_dir is not None:
+        finish(run_dir, report, [])
+    sys.exit(exc.exit_code)
 
 
 def _many(

@@ -465,13 +465,6 @@ def resolve_bisect(
             "remove the 'sequential:' section, or keep it in a separate file for 'counterfact run'"
         )
         raise ConfigError(msg, field="sequential")
-    if config.budget:
-        msg = (
-            "'counterfact bisect' does not apply a spend budget yet (its runs are bounded by "
-            "bisect.max_probes x samples); remove 'budget:', or keep it in a separate file for "
-            "'counterfact run'"
-        )
-        raise ConfigError(msg, field="budget")
     if config.statistics.alternative != "greater":
         msg = (
             "'counterfact bisect' looks for what makes the answer flip: its probes are tested "

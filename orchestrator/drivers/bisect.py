@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from counterfact.exceptions import RunsFailed, SweepInterrupted
+from counterfact.exceptions import BudgetExhausted, RunsFailed, SweepInterrupted
 from counterfact.orchestrator.config.bisectsettings import BisectSettings
 from counterfact.orchestrator.config.resolve import ResolvedBisect
 from counterfact.orchestrator.drivers.ending import Ending, watched
@@ -156,6 +156,16 @@ def _judged(rec: BisectRecord) -> str:
     return f"; judge {calls:,.0f} calls ({sum(j.calls for j in rec.judges or ()):,} now)"
 
 
+Stopped = SweepInterrupted | RunsFailed | BudgetExhausted
+"""What stops a search mid-way and is raised again once ``bisect.json`` is written."""
+
+_STOPPED_BY: dict[type[Exception], BisectReason] = {
+    SweepInterrupted: "interrupted",
+    RunsFailed: "runs-failed",
+    BudgetExhausted: "spend-exhausted",
+}
+
+
 def run_bisect(
     bisect_plan: ResolvedBisect,
     *,
@@ -192,6 +202,8 @@ def run_bisect(
         closed = session.close(ending)
         record = _judge(bisect_plan, outcome, probes, session, wall, closed, started)
         session.store.write_record(BISECT_FILE, record.model_dump(mode="json", by_alias=True))
+        if isinstance(stopped, BudgetExhausted):  # the CLI shows what the budget bought
+            stopped.result = BisectResult(record, tuple(session.store.records), run_dir)
         if stopped is not None:
             raise stopped  # as the probe runner raised it, now that bisect.json is written
         session.conclude(ending)
@@ -199,7 +211,7 @@ def run_bisect(
     return BisectResult(record=record, runs=tuple(session.store.records), run_dir=run_dir)
 
 
-def _ending(session: Session, stopped: SweepInterrupted | RunsFailed | None) -> Ending:
+def _ending(session: Session, stopped: Stopped | None) -> Ending:
     """How the search ended: a stop that came after the last probe is no interrupt, and a
     failure is worded as the probe runner raised it.
     """
@@ -248,8 +260,10 @@ def _require_bisect_plan(value: object) -> None:
 
 def _search(
     plan: ResolvedBisect, probes: ProbeRunner
-) -> tuple[BisectOutcome, SweepInterrupted | RunsFailed | None, float]:
-    """Run the search; a Ctrl-C becomes the interrupted outcome (and is returned to re-raise)."""
+) -> tuple[BisectOutcome, Stopped | None, float]:
+    """Run the search; a Ctrl-C, failed runs or the spend budget become the outcome of a stopped
+    search (and the exception is returned to re-raise once ``bisect.json`` is written).
+    """
     settings = plan.settings
     decide = Decide(
         mode=settings.decide,
@@ -269,14 +283,14 @@ def _search(
             decide=decide,
             stop_early=settings.stop_early,
         )
-    except (SweepInterrupted, RunsFailed) as exc:
+    except (SweepInterrupted, RunsFailed, BudgetExhausted) as exc:
         found = interrupted_outcome(
             probes.done,
             decide,
             suspects=settings.suspects,
             samples=plan.sweep.samples,
             max_culprits=settings.max_culprits,
-            reason="runs-failed" if isinstance(exc, RunsFailed) else "interrupted",
+            reason=_STOPPED_BY[type(exc)],
             early=frozenset(probes.early),
         )
         return found, exc, time.perf_counter() - t0

@@ -353,6 +353,7 @@ class Session:
         Raises:
             RunsFailed: the failure watch stopped scheduling.
             SweepInterrupted: Ctrl-C or SIGTERM; ``pending`` runs were not recorded.
+            BudgetExhausted: the spend budget stopped the runs (a model judge's calls count).
         """
         recorded = self.store.done.count
         if self.source.aborted is not None:
@@ -365,6 +366,15 @@ class Session:
                 planned=recorded + pending,
                 signal=self.executor.stop_signal,
             )
+        if self.source.budget_exhausted:
+            budget = self.budget
+            keys = ", ".join(budget.exhausted) if budget is not None else "budget"
+            msg = (
+                f"budget reached ({keys}) after {recorded} runs recorded; raise "
+                f"budget.{keys.split(', ')[0]} and run the same command again to resume "
+                "(finished runs are read back)"
+            )
+            raise BudgetExhausted(msg, recorded=recorded)
 
     def conclude(
         self,

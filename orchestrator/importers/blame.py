@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from counterfact.defaults import ALPHA
-from counterfact.exceptions import ConfigError
+from counterfact.exceptions import BudgetExhausted, ConfigError
 from counterfact.orchestrator.config.chatcheck import url_problem
 from counterfact.orchestrator.config.loading import validate_config
 from counterfact.orchestrator.config.resolve import ResolvedBisect, resolve_bisect
@@ -86,6 +86,9 @@ class BlameOptions:
     """The judge's endpoint (None: the replay's, :attr:`base_url`)."""
     judge_api_key_env: str | None = None
     """The judge's key variable (None: the replay's, :attr:`api_key_env`)."""
+    budget_usd: float | None = None
+    """One call's spend budget in USD (``--budget usd=X``; the replays' priced cost and the
+    judge's): the search stops when it is reached, its ``bisect.json``/``blame.json`` written."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,8 @@ def blame_plan(call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
     }
     if options.executor is not None:
         raw["executor"] = options.executor
+    if options.budget_usd is not None:
+        raw["budget"] = {"usd": options.budget_usd}
     if reference is None:
         raw["scenarios"][0].pop("reference")
     try:
@@ -317,14 +322,36 @@ def blame_call(
     plan = blame_plan(call, options)
     if check:
         check_server(options, model_of(call, options))
+    try:
+        result = _search(plan, run_dir, fresh, shared)
+    except BudgetExhausted as exc:  # the search so far is recorded, then the stop raised
+        if isinstance(exc.result, BisectResult):
+            exc.result = _blamed(call, options, plan, exc.result, run_dir)
+        raise
+    return _blamed(call, options, plan, result, run_dir)
+
+
+def _search(
+    plan: ResolvedBisect, run_dir: Path | None, fresh: bool, shared: Shared | None
+) -> BisectResult:
+    """The culprit search, on its own executor or its part of a shared one."""
     if shared is None:
-        result = run_bisect(plan, run_dir=run_dir, fresh=fresh)
-    else:
-        executor = shared.executor(plan)
-        try:
-            result = run_bisect(plan, run_dir=run_dir, fresh=fresh, executor=executor)
-        finally:
-            executor.close()
+        return run_bisect(plan, run_dir=run_dir, fresh=fresh)
+    executor = shared.executor(plan)
+    try:
+        return run_bisect(plan, run_dir=run_dir, fresh=fresh, executor=executor)
+    finally:
+        executor.close()
+
+
+def _blamed(
+    call: RecordedCall,
+    options: BlameOptions,
+    plan: ResolvedBisect,
+    result: BisectResult,
+    run_dir: Path | None,
+) -> BlameResult:
+    """``blame.json``'s record of ``result`` (written into ``run_dir``)."""
     record = BlameRecord(
         **result.record.model_dump(),
         call=call.id,

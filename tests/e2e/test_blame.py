@@ -476,3 +476,42 @@ def test_a_whole_message_culprit_is_shown_with_its_text(tmp_path: Path, api_one:
     code, out, err = _blame(api_one, call, tmp_path / "out", "--no-report", "--parts", "messages")
     assert code == 0, err
     assert f"m1: {PLANTED!r}" in out
+
+
+def test_one_call_s_usd_budget_stops_its_search_and_a_raised_one_resumes_it(
+    tmp_path: Path, api_one: StandIn
+) -> None:
+    call = _write(tmp_path, recorded_call(passages(12, {5: PLANTED})))
+    priced = ("--no-report", "--price", "1", "2", "--rank", "given")
+    code, _, err = _blame(api_one, call, tmp_path / "whole", *priced)
+    assert code == 0, err
+    runs = (tmp_path / "whole" / "runs.jsonl").read_text().splitlines()
+    whole = sum(json.loads(r)["cost"]["usd"] for r in runs)
+    # a third of what the whole search spent: the baseline fits, the search does not
+    cap = f"usd={whole / 3:.6f}"
+    out = tmp_path / "out"
+    code, shown, err = _blame(api_one, call, out, *priced, "--budget", cap)
+    assert code == 4, err
+    assert "budget: budget reached (usd)" in err and "raise budget.usd" in err
+    record = json.loads((out / "blame.json").read_text())  # written before the exit
+    assert (record["verdict"], record["reason"], record["culprits"]) == (
+        "inconclusive",
+        "spend-exhausted",
+        [],
+    )
+    assert record["execution"]["status"] == "budget-exhausted"
+    assert "the spend budget stopped the search" in shown
+    spent = len((out / "runs.jsonl").read_text().splitlines())
+    assert 0 < spent < len(runs)
+    api_one.stats.served = 0
+    code, _, err = _blame(api_one, call, out, *priced, "--budget", f"usd={whole * 2:.6f}")
+    assert code == 0, err
+    record = json.loads((out / "blame.json").read_text())
+    assert record["culprits"] == [["m1.p5"]]
+    assert api_one.stats.served == len(runs) - spent  # the runs already bought are read back
+
+
+def test_a_runs_budget_is_refused_for_one_call(tmp_path: Path) -> None:
+    call = _write(tmp_path, recorded_call(passages(4, {1: PLANTED})))
+    code, _, err = invoke("blame", str(call), "--budget", "runs=10")
+    assert code == 2 and "for one call, cap its probes with --max-probes" in err

@@ -99,10 +99,3 @@ def test_an_api_that_holds_few_calls_is_met_by_the_command_as_a_whole(tmp_path: 
 def test_a_bad_budget_is_one_line_naming_the_flag(given: str) -> None:
     with pytest.raises(ConfigError, match="--budget takes KEY=NUMBER"):
         parse_budget((given,))
-
-
-def test_a_budget_is_refused_for_one_call(tmp_path: Path) -> None:
-    one = tmp_path / "one.json"
-    one.write_text(json.dumps(recorded_call(passages(4, {1: MARK}))), encoding="utf-8")
-    code, _, err = invoke("blame", str(one), "--budget", "runs=10")
-    assert code == 2 and "--budget is counted per call over a folder of calls" in err

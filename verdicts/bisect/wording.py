@@ -162,6 +162,12 @@ def bisect_claim(
             "probes; no culprit is claimed. Run the same command again to resume: finished runs "
             "are read back."
         )
+    if outcome.reason == "spend-exhausted":
+        return (
+            f"Inconclusive: the spend budget stopped the search after {outcome.probes_executed} "
+            "probes; no culprit is claimed. Raise the budget and run the same command again to "
+            "resume: finished runs are read back."
+        )
     if outcome.reason in _ENDED:
         return _ENDED[outcome.reason].format(max_probes=max_probes) + " " + bounds
     if outcome.reason == "not-reproducible":
@@ -246,6 +252,8 @@ def _why_stopped(outcome: BisectOutcome, max_probes: int) -> str:
             f"the search stopped after {outcome.probes_executed} probes because its runs failed "
             "(see runs.jsonl)"
         )
+    if outcome.reason == "spend-exhausted":
+        return f"the spend budget stopped the search after {outcome.probes_executed} probes"
     return f"the probe budget ({max_probes}, baseline included) ran out"
 
 

@@ -128,6 +128,39 @@ def test_cli_bisect_end_to_end(tmp_path: Path) -> None:
     assert data["culprits"] == [["x", "y"]] and data["max_probes"] == 12
 
 
+def test_a_spend_budget_stops_the_search_and_a_raised_one_resumes_it(tmp_path: Path) -> None:
+    # $1 a run, 3 seeds a probe: $10 buys the baseline and two more probes, then the feed
+    # refuses the next run; the search is recorded as stopped, never as a claim
+    cfg = write_config(
+        tmp_path,
+        f"name: b\nrunner: {TESTS / 'runners.py'}:needs_two_removed_paid\nreference: wrong\n"
+        "comparator: {kind: exact}\nexecutor: {kind: local, concurrency: 1}\nsamples: 3\n"
+        "cost_key: usd\nbudget: {usd: 10}\nbisect: {suspects: [p, x, q, y], max_probes: 12}\n",
+    )
+    out = tmp_path / "o"
+    stopped = CliRunner().invoke(main, ["bisect", str(cfg), "--out", str(out), "--no-report"])
+    assert stopped.exit_code == 4, stopped.stderr
+    assert "budget: budget reached (usd)" in stopped.stderr
+    assert "raise budget.usd and run the same command again" in stopped.stderr
+    data = json.loads((out / "bisect.json").read_text())
+    assert (data["verdict"], data["reason"], data["culprits"]) == (
+        "inconclusive",
+        "spend-exhausted",
+        [],
+    )
+    assert data["execution"]["status"] == "budget-exhausted"
+    assert data["execution"]["budget"]["exhausted"] == ["usd"]
+    assert data["execution"]["runs_used"] <= 10
+    assert "the spend budget stopped the search" in data["claim"]
+    first = data["execution"]["runs_used"]
+    more = ["--set", "budget.usd=1000", "--no-report"]
+    again = CliRunner().invoke(main, ["bisect", str(cfg), "--out", str(out), *more])
+    assert again.exit_code == 0, again.stderr
+    data = json.loads((out / "bisect.json").read_text())
+    assert data["culprits"] == [["x", "y"]] and data["execution"]["status"] == "complete"
+    assert data["execution"]["runs_reused"] >= first  # the runs the $10 bought are read back
+
+
 def test_cli_bisect_without_section_exits_2(tmp_path: Path) -> None:
     cfg = write_config(tmp_path, f"name: b\nrunner: {TESTS / 'runners.py'}:echo_arm\n")
     result = CliRunner().invoke(main, ["bisect", str(cfg), "--out", str(tmp_path / "o")])

@@ -88,7 +88,8 @@ class SpendRecord(_Record):
     judge_by_arm: dict[str, dict[str, float]] | None = None
     """``judge`` per arm: each call charged to the arm whose output asked for it first (an
     output several arms gave is judged, and charged, once). Calls recorded before it was kept
-    (schema 9 and older) have no arm and count in ``judge`` only."""
+    (``judge.jsonl`` lines without an arm: summary and bisect schema 9 and older, blame schema 1)
+    have no arm and count in ``judge`` only."""
 
 
 class TimingsRecord(_Record):

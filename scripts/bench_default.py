@@ -88,10 +88,11 @@ def default_command(
         summary = json.loads((out / "summary.json").read_text())
     failed = sum(r["error"] is not None for r in runs) + (n - len(runs))
     measured = _done(url, wall, peak, failed)
+    ran = summary.get("execution") or summary  # summary schema 10 embeds them; older: flat
     measured.concurrency = {
-        **(summary.get("concurrency") or {}),
+        **(ran.get("concurrency") or {}),
         "executor": summary.get("executor"),
-        "timings": summary.get("timings"),
+        "timings": ran.get("timings"),
     }
     return measured
 

@@ -150,7 +150,7 @@ def counterfact(url: str, n: int, runner: str, executor: str, concurrency: int) 
         summary = json.loads((Path(tmp) / "o" / "summary.json").read_text())
     failed = sum(r["error"] is not None for r in runs) + (n - len(runs))
     measured = _done(url, wall, peak, failed)
-    measured.concurrency = summary.get("concurrency")
+    measured.concurrency = (summary.get("execution") or summary).get("concurrency")
     return measured
 
 

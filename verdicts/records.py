@@ -1,6 +1,7 @@
 """Moved to :mod:`counterfact.records` (``records.verdicts``, ``records.summary``,
-``records.bisect``, ``records.parts``, ``records.vocabulary``); importing a name from here
-warns, and this path goes in counterfact 0.2.0 (:data:`counterfact.deprecation.REMOVED_IN`).
+``records.bisect``, ``records.parts``, ``records.vocabulary``, ``records.execution``); importing
+a name from here warns, and this path goes in counterfact 0.2.0
+(:data:`counterfact.deprecation.REMOVED_IN`).
 """
 
 from counterfact.deprecation import relocated

@@ -132,7 +132,7 @@ class ComparatorConfig(_Model):
     max_tokens: StrictInt | None = Field(default=None, gt=0)
     """judge only: the most tokens a judge reply may have (sent as ``max_tokens``; default none,
     the endpoint's own cap). Set it for a local server that keeps generating after a call is cut
-    off (llama.cpp's): a verdict's first line needs about 10. Not for models that reject
+    off (llama-cpp-python's): a verdict is a word or two, so 8 is enough. Not for models that reject
     ``max_tokens`` (OpenAI's reasoning models)."""
     timeout_s: StrictFloat | StrictInt | None = Field(default=None, allow_inf_nan=False)
     """judge only: seconds one judge call may take before it is cut off and tried again

@@ -41,8 +41,8 @@ def judge_notes(judges: Sequence[JudgeRecord] | None, rows: Sequence[VerdictReco
         if judge.disagreement is None or judge.high is None:
             notes.append(
                 f"judge {judge.model}: {judge.judgments:,} judgment(s), {judge.calls:,} call(s) "
-                "this session; its noise is not measured (no rechecked judgment gave a "
-                f"verdict both times: recheck {judge.recheck:g}){unparsed}"
+                f"this session; its noise is not measured ({_unmeasured(judge)}: recheck "
+                f"{judge.recheck:g}){unparsed}"
             )
             continue
         notes.append(
@@ -69,3 +69,12 @@ def _apart(judge: JudgeRecord) -> str:
         "see both at once and a 429 met by one slows only that one; lower "
         "executor.concurrency to leave the judge room, or run in-process to share one limit"
     )
+
+
+def _unmeasured(judge: JudgeRecord) -> str:
+    """Why no self-disagreement was measured: nothing was asked twice, or what was gave no
+    verdict on one side (``rechecked`` counts pairs of two verdicts).
+    """
+    if judge.recheck == 0 or judge.calls + judge.read_back <= judge.judgments:
+        return "no judgment was asked twice"
+    return "no rechecked judgment gave a verdict both times"

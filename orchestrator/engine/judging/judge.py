@@ -155,8 +155,8 @@ Pacing = Literal["runs-slots", "own", "own-beside-runs"]
 PACINGS: tuple[Pacing, ...] = ("own-beside-runs", "own", "runs-slots")
 """In the order a session's record names them: apart from the runs' if any batch was."""
 Charge = Callable[[dict[str, float], str | None], None]
-"""Told one call's cost and the arm it is charged to (None: not known)."""
-"""Told each call's cost (``tokens``, and ``usd`` with a price)."""
+"""Told one call's cost (``tokens``, and ``usd`` with a price) and the arm it is charged to
+(None: not known)."""
 
 
 class ModelJudge:

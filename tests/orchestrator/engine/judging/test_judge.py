@@ -389,3 +389,19 @@ def test_a_reply_cap_is_sent_when_set_and_a_judge_without_one_keeps_its_identity
     # JudgeSettings(...).identity() on a37e5ee): a judge.jsonl recorded then still stands
     assert plain.identity() == "judge@sha256:1ca8bed28d1b7bcf"
     assert replace(plain, max_tokens=12).identity() != plain.identity()
+
+
+def test_the_noise_note_says_whether_rechecks_were_asked_or_gave_no_verdict(
+    tmp_path: Path,
+) -> None:
+    mumbled = [
+        {"id": a, "facets": {"says": "mumble", "n": i}} for i, a in enumerate(["base", "alt"])
+    ]
+    with StandIn(median_s=0.001, p95_s=0.002, answer=judge_reply) as api:
+        none_asked = _sweep(None, _judge(api.base_url, recheck=0), samples=2)
+        no_verdict = _sweep(None, _judge(api.base_url, recheck=1.0), mumbled, samples=2)
+    (quiet,) = judge_notes(none_asked.summary.judges, none_asked.rows)
+    assert "its noise is not measured (no judgment was asked twice: recheck 0)" in quiet
+    # every judgment rechecked, but the mumble's replies are never verdicts: asked, not measured
+    (asked,) = judge_notes(no_verdict.summary.judges, no_verdict.rows)
+    assert "(no rechecked judgment gave a verdict both times: recheck 1)" in asked

@@ -86,8 +86,19 @@ def compare(before: Path, after: Path) -> list[str]:
         problems.append(f"runs.jsonl differs ({len(a)} vs {len(b)} records):\n" + "\n".join(diff))
     for name in ("verdicts.jsonl", "arms.jsonl"):
         if lines(before / name) != lines(after / name):
-            problems.append(f"{name} differs")
+            problems.append(f"{name} differs:\n" + "\n".join(fields(before / name, after / name)))
     return problems
+
+
+def fields(before: Path, after: Path, shown: int = 5) -> list[str]:
+    """The first ``shown`` fields that differ between two JSONL files, line by line."""
+    out = [f"  {len(lines(before))} vs {len(lines(after))} lines"]
+    for i, (x, y) in enumerate(zip(lines(before), lines(after), strict=False)):
+        old, new = json.loads(x), json.loads(y)
+        for key in sorted(set(old) | set(new)):
+            if old.get(key) != new.get(key) and len(out) <= shown:
+                out.append(f"  line {i + 1} {key}: {old.get(key)!r:.160} -> {new.get(key)!r:.160}")
+    return out
 
 
 def main() -> int:

@@ -27,7 +27,7 @@ from counterfact.orchestrator.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from counterfact.orchestrator.importers.blame import BlameOptions
+    from counterfact.orchestrator.importers.blame import BlameOptions, BlameResult
     from counterfact.orchestrator.importers.recorded import RecordedCall
     from counterfact.records.blame import BlameLine
 
@@ -162,8 +162,6 @@ def blame(
     folder of calls) with parts of its messages removed, and find the minimal sets of parts
     that made it answer as it did, by seeded reruns.
     """
-    from counterfact.orchestrator.cli.blame_text import render_blame
-    from counterfact.orchestrator.drivers.gating.states import bisect_hits
     from counterfact.orchestrator.importers.blame import BlameOptions, blame_call
     from counterfact.orchestrator.importers.calls import read_calls
     from counterfact.orchestrator.importers.recorded import safe_name
@@ -209,9 +207,19 @@ def blame(
         return
     except KeyboardInterrupt:
         aborted(run_dir)
+    _shown(result, run_dir, not no_report, fail_on)
+
+
+def _shown(result: BlameResult, run_dir: Path, report: bool, fail_on: tuple[str, ...]) -> None:
+    """One call blamed: its culprits and evidence, where the records are, the report, and the
+    ``--fail-on`` exit.
+    """
+    from counterfact.orchestrator.cli.blame_text import render_blame
+    from counterfact.orchestrator.drivers.gating.states import bisect_hits
+
     click.echo(render_blame(result.record, result.bisect.runs))
     click.echo(f"\nrecords: {run_dir}/ (runs.jsonl, bisect.json, blame.json)")
-    finish(run_dir, not no_report, bisect_hits(result.record, fail_on))
+    finish(run_dir, report, bisect_hits(result.record, fail_on))
 
 
 def _executor(kind: str | None, address: str | None) -> str | dict[str, str] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 RIGHT = "The capital of Australia is Canberra."
@@ -76,3 +77,23 @@ def passages(n: int, planted: dict[int, str]) -> list[str]:
     for i, text in planted.items():
         found[i] = text
     return found
+
+
+MARK = "the capital moved to Sydney in 2021"
+"""The wrong fact the blame-folder tests plant, one passage a call."""
+
+
+def call_folder(folder: Path, n: int) -> Path:
+    """``n`` recorded calls in ``folder`` (``000000.json`` ...), call ``i`` with :data:`MARK`
+    planted in its passage ``i % 6`` of six.
+    """
+    folder.mkdir()
+    for i in range(n):
+        call = recorded_call(passages(6, {i % 6: f"Passage {i}: {MARK}."}))
+        (folder / f"{i:06d}.json").write_text(json.dumps(call), encoding="utf-8")
+    return folder
+
+
+def blame_lines(out: Path) -> list[dict[str, object]]:
+    """``out/blame.jsonl``, one dict a call."""
+    return [json.loads(x) for x in (out / "blame.jsonl").read_text().splitlines()]

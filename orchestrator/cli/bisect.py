@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import NoReturn
@@ -21,6 +20,7 @@ from counterfact.orchestrator.cli.common import (
     finish,
     fresh_opt,
     notes,
+    over_budget,
     report_opt,
     set_opt,
 )
@@ -94,7 +94,4 @@ def _over_budget(
 
     if isinstance(exc.result, BisectResult):
         click.echo(exc.result.report(wall_time_s=time.perf_counter() - began))
-    click.echo(f"budget: {exc}", err=True)
-    if run_dir is not None:
-        finish(run_dir, report, [])
-    sys.exit(exc.exit_code)
+    over_budget(exc, run_dir, report)

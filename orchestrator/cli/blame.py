@@ -5,7 +5,6 @@ name the parts that made it answer as it did.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -23,6 +22,7 @@ from counterfact.orchestrator.cli.common import (
     fail_on_opt,
     finish,
     fresh_opt,
+    over_budget,
     report_opt,
 )
 
@@ -263,10 +263,7 @@ def _over_budget(exc: BudgetExhausted, run_dir: Path | None, report: bool) -> No
 
     if isinstance(exc.result, BlameResult):
         click.echo(render_blame(exc.result.record, exc.result.bisect.runs))
-    click.echo(f"budget: {exc}", err=True)
-    if run_dir is not None:
-        finish(run_dir, report, [])
-    sys.exit(exc.exit_code)
+    over_budget(exc, run_dir, report)
 
 
 def _many(

@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 import click
 
 from counterfact.exceptions import (
+    BudgetExhausted,
     CounterfactError,
     RunsFailed,
     SweepInterrupted,
@@ -47,6 +48,16 @@ def resume_command(run_dir: Path) -> str:
 
 GATE_EXIT = 3
 """Exit code when a ``--fail-on`` state was reached (after every record was written)."""
+
+
+def over_budget(exc: BudgetExhausted, run_dir: Path | None, report: bool) -> NoReturn:
+    """How ``run``, ``bisect`` and ``blame`` end when the spend budget stopped them, once each
+    printed what the runs it bought found: the budget line, the report, exit 4.
+    """
+    click.echo(f"budget: {exc}", err=True)
+    if run_dir is not None:
+        finish(run_dir, report, [])
+    sys.exit(exc.exit_code)
 
 
 def finish(run_dir: Path, report: bool, hits: Sequence[Hit]) -> None:

@@ -22,6 +22,7 @@ from counterfact.orchestrator.cli.common import (
     fresh_opt,
     notes,
     out_opt,
+    over_budget,
     report_opt,
     set_opt,
 )
@@ -90,10 +91,7 @@ def run(
         if isinstance(exc.result, SweepResult) and run_dir is not None:
             _resumed(exc.result)
             show(exc.result, run_dir, detail=detail)
-        click.echo(f"budget: {exc}", err=True)
-        if run_dir is not None:
-            finish(run_dir, not no_report, [])
-        sys.exit(exc.exit_code)
+        over_budget(exc, run_dir, not no_report)
     except CounterfactError as exc:
         ended(exc, run_dir, not no_report)
         return

@@ -14,28 +14,23 @@ from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.importers.blame import BlameOptions, blame_plan
 from counterfact.orchestrator.importers.blame_share import Shared
 from counterfact.orchestrator.importers.recorded import RecordedCall
-from tests.context_model import WRONG, context_model, passages, recorded_call
+from tests.context_model import (
+    MARK,
+    WRONG,
+    blame_lines,
+    call_folder,
+    context_model,
+    passages,
+    recorded_call,
+)
 from tests.helpers import invoke
 from tests.standin import StandIn
 
 pytestmark = [pytest.mark.ray, pytest.mark.usefixtures("ray_instance")]
 
-MARK = "the capital moved to Sydney in 2021"
 KEY = ("--api-key-env", "PATH")
 """The workers started with the session's Ray, before any test set a key: a variable every
 process has (the stand-in takes any key)."""
-
-
-def _calls(folder: Path, n: int) -> Path:
-    folder.mkdir()
-    for i in range(n):
-        call = recorded_call(passages(6, {i % 6: f"Passage {i}: {MARK}."}))
-        (folder / f"{i:06d}.json").write_text(json.dumps(call), encoding="utf-8")
-    return folder
-
-
-def _lines(out: Path) -> list[dict[str, object]]:
-    return [json.loads(x) for x in (out / "blame.jsonl").read_text().splitlines()]
 
 
 def _nodes(out: Path) -> set[str]:
@@ -50,7 +45,7 @@ def test_a_folder_of_calls_is_blamed_on_ray_workers_and_resumes(tmp_path: Path) 
     workers (each record names its node, not ``local``); run again, nothing is sent."""
     import ray
 
-    calls, out = _calls(tmp_path / "calls", 4), tmp_path / "out"
+    calls, out = call_folder(tmp_path / "calls", 4), tmp_path / "out"
     with StandIn(median_s=0.005, p95_s=0.01, answer=context_model([MARK])) as api:
         args = ["blame", str(calls), "--base-url", api.base_url, "--out", str(out), *KEY]
         code, stdout, err = invoke(*args, "--no-report", "--executor", "ray")
@@ -61,7 +56,7 @@ def test_a_folder_of_calls_is_blamed_on_ray_workers_and_resumes(tmp_path: Path) 
         code, _, err = invoke(*args, "--no-report", "--executor", "ray")
         assert code == 0, err
         assert api.stats.served == served  # read back: nothing sent twice
-    assert [x["culprits"] for x in _lines(out)] == [[[f"m1.p{i}"]] for i in range(4)]
+    assert [x["culprits"] for x in blame_lines(out)] == [[[f"m1.p{i}"]] for i in range(4)]
     assert _nodes(out) == {ray.get_runtime_context().get_node_id()}
 
 
@@ -69,7 +64,7 @@ def test_an_api_that_holds_few_calls_is_met_by_every_call_on_ray_together(tmp_pa
     """The stand-in refuses (HTTP 429) every call beyond 3 in flight: the calls' probes report
     to the one throttle actor, which steps down; the refused calls wait and run again, and
     every call is blamed."""
-    calls, out = _calls(tmp_path / "calls", 6), tmp_path / "out"
+    calls, out = call_folder(tmp_path / "calls", 6), tmp_path / "out"
     with StandIn(
         median_s=0.01, p95_s=0.02, max_in_flight=3, retry_after=0.05, answer=context_model([MARK])
     ) as api:
@@ -78,7 +73,7 @@ def test_an_api_that_holds_few_calls_is_met_by_every_call_on_ray_together(tmp_pa
             "--no-report", "--executor", "ray",
         )  # fmt: skip
     assert code == 0, err
-    assert [x["culprits"] for x in _lines(out)] == [[[f"m1.p{i % 6}"]] for i in range(6)]
+    assert [x["culprits"] for x in blame_lines(out)] == [[[f"m1.p{i % 6}"]] for i in range(6)]
     assert api.stats.refused > 0
 
 
@@ -119,6 +114,6 @@ def test_address_joins_ray_and_is_refused_beside_another_executor(tmp_path: Path
     assert _executor("ray", None) == "ray"
     with pytest.raises(ConfigError, match="--address joins a Ray cluster"):
         _executor("local", "auto")
-    calls = _calls(tmp_path / "calls", 2)
+    calls = call_folder(tmp_path / "calls", 2)
     code, _, err = invoke("blame", str(calls), "--executor", "local", "--address", "auto")
     assert code == 2 and "--address joins a Ray cluster" in err

@@ -366,12 +366,11 @@ class Session:
                 planned=recorded + pending,
                 signal=self.executor.stop_signal,
             )
-        if self.source.budget_exhausted:
-            budget = self.budget
-            keys = ", ".join(budget.exhausted) if budget is not None else "budget"
+        budget = self.source.budget
+        if budget is not None and budget.exhausted:
             msg = (
-                f"budget reached ({keys}) after {recorded} runs recorded; raise "
-                f"budget.{keys.split(', ')[0]} and run the same command again to resume "
+                f"budget reached ({', '.join(budget.exhausted)}) after {recorded} runs recorded; "
+                f"raise budget.{budget.exhausted[0]} and run the same command again to resume "
                 "(finished runs are read back)"
             )
             raise BudgetExhausted(msg, recorded=recorded)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
-from counterfact.defaults import ALTERNATIVE, MAX_PLAN_RUNS
+from counterfact.defaults import ALTERNATIVE
 from counterfact.exceptions import ConfigError
 from counterfact.orchestrator.config.bisectsettings import BisectSettings
 from counterfact.orchestrator.config.chatcheck import check_chat
@@ -23,6 +22,7 @@ from counterfact.orchestrator.config.checks import (
 )
 from counterfact.orchestrator.config.executor_choice import ExecutorChoice, choose_executor
 from counterfact.orchestrator.config.expand import ExpandedArms, expand_arms
+from counterfact.orchestrator.config.plannotes import bound_plan, unknown_facets, unused_settings
 from counterfact.orchestrator.config.runnerfiles import files_digest, runner_files
 from counterfact.orchestrator.config.scenariofiles import load_scenario_file
 from counterfact.orchestrator.config.schema import (
@@ -326,7 +326,7 @@ def _resolve(
     check(expanded.arms, baseline, expanded.origins)
     checks = CheckBuilder(base_dir, config.checks)
     scenarios = _scenarios(config, base_dir, checks)
-    _bounded_plan(config, len(expanded.arms), len(scenarios))
+    bound_plan(config, len(expanded.arms), len(scenarios))
     comparator = checks.build(config.comparator, "comparator", trusted=True)
     check_references(scenarios, comparator, declared_as(config.scenarios))
     runner, runner_notes = _runner(config, base_dir, expanded, scenarios)
@@ -344,62 +344,12 @@ def _resolve(
         source=source,
         overrides=overrides,
         skipped=expanded.skipped,
-        notes=_unknown_facets(expanded.arms, baseline, expanded.origins)
-        + _unused(config, checks)
+        notes=unknown_facets(expanded.arms, baseline, expanded.origins)
+        + unused_settings(config, checks)
         + runner_notes,
     )
     _ = sweep.runner_files  # a pattern that matches nothing is refused now, before any run
     return sweep
-
-
-def _unused(config: SweepConfig, checks: CheckBuilder) -> tuple[str, ...]:
-    """Settings that do nothing as written (said as notes, not refused)."""
-    notes: list[str] = []
-    stats = config.statistics
-    if stats.min_effect is not None and stats.decide == "tiers":
-        notes.append("statistics.min_effect is used by 'decide: test' only; the tiers ignore it")
-    notes += [f"checks.{name} is declared but no question asks for it" for name in checks.unused()]
-    return tuple(notes)
-
-
-def _bounded_plan(config: SweepConfig, arms: int, scenarios: int) -> None:
-    """Refuse a plan larger than :data:`~counterfact.defaults.MAX_PLAN_RUNS` runs."""
-    seq = config.sequential
-    seeds = seq.max_samples if seq is not None else config.samples
-    runs = seeds * arms * scenarios
-    if runs > MAX_PLAN_RUNS:
-        which = "sequential.max_samples" if seq is not None else "samples"
-        msg = (
-            f"the sweep plans {runs:,} runs ({which} {seeds:,} x {arms:,} arms x {scenarios:,} "
-            f"scenarios), more than the {MAX_PLAN_RUNS:,} one sweep may hold; lower {which}, or "
-            "split the arms or scenarios over several sweeps"
-        )
-        raise ConfigError(msg, field=which)
-
-
-def _unknown_facets(
-    arms: tuple[ArmSpec, ...], baseline: str, origins: tuple[str, ...]
-) -> tuple[str, ...]:
-    """Facet paths a challenger declares that the baseline does not (a typo such as ``modle``
-    makes an arm that changes nothing the runner reads), with the closest known path.
-    """
-    base = next((a for a in arms if a.id == baseline), None)
-    if base is None or not base.facets:
-        return ()
-    everyone = {k for a in arms for k in a.facets}
-    notes = []
-    for arm, origin in zip(arms, origins, strict=True):
-        for path in sorted(set(arm.facets) - set(base.facets)):
-            others = sorted(everyone - {path})  # the baseline's keys and the other arms'
-            close = difflib.get_close_matches(path, sorted(base.facets), n=1) or (
-                difflib.get_close_matches(path, others, n=1)
-            )
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            notes.append(
-                f"{origin} (arm {arm.id!r}) sets facet {path!r}, which the baseline "
-                f"{baseline!r} does not declare{hint}"
-            )
-    return tuple(notes)
 
 
 def resolve_sweep(

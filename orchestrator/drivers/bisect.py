@@ -156,8 +156,9 @@ def _judged(rec: BisectRecord) -> str:
     return f"; judge {calls:,.0f} calls ({sum(j.calls for j in rec.judges or ()):,} now)"
 
 
-Stopped = SweepInterrupted | RunsFailed | BudgetExhausted
-"""What stops a search mid-way and is raised again once ``bisect.json`` is written."""
+Stopped = SweepInterrupted | RunsFailed[BisectResult] | BudgetExhausted[BisectResult]
+"""What stops a search mid-way and is raised again once ``bisect.json`` is written (a budget's
+stop with the search so far as its result)."""
 
 _STOPPED_BY: dict[type[Exception], BisectReason] = {
     SweepInterrupted: "interrupted",

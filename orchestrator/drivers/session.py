@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from counterfact.exceptions import BudgetExhausted, RunsFailed, SweepInterrupted
 from counterfact.orchestrator.config.resolve import ResolvedSweep
@@ -382,7 +382,7 @@ class Session:
         planned: int = 0,
         missing: int = 0,
         sequential: bool = False,
-        result: Any = None,
+        result: T | None = None,
     ) -> None:
         """Raise what ``ending`` calls for, after the driver wrote its records.
 
@@ -392,7 +392,8 @@ class Session:
                 sweep's cap.
             missing: runs of the fixed plan with no record.
             sequential: the plan grows in waves: messages count what the directory holds.
-            result: the judged result, attached to the exception (``all-failed``, ``budget``).
+            result: the judged result (a ``SweepResult``), attached to the exception
+                (``all-failed``, ``budget``): ``RunsFailed[T]``, ``BudgetExhausted[T]``.
 
         Raises:
             RunsFailed: ``aborted`` or ``all-failed``.
@@ -417,7 +418,7 @@ class Session:
         if ending.kind == "budget":
             raise self._over_budget(None if sequential else missing, result)
 
-    def _over_budget(self, missing: int | None, result: Any) -> BudgetExhausted:
+    def _over_budget(self, missing: int | None, result: T | None) -> BudgetExhausted[T]:
         budget = self.source.budget
         if budget is None:  # pragma: no cover - the ending needs a budget
             msg = "budget ending without a budget"

@@ -202,7 +202,7 @@ def run_bisect(
         ending = _ending(session, stopped)
         closed = session.close(ending)
         record = _judge(bisect_plan, outcome, probes, session, wall, closed, started)
-        session.store.write_record(BISECT_FILE, record.model_dump(mode="json", by_alias=True))
+        session.store.write_record(BISECT_FILE, record)
         if isinstance(stopped, BudgetExhausted):  # the CLI shows what the budget bought
             stopped.result = BisectResult(record, tuple(session.store.records), run_dir)
         if stopped is not None:

@@ -53,7 +53,6 @@ from counterfact.records.execution import (
     BudgetRecord,
     ConcurrencyRecord,
     ExecutionRecord,
-    TimingsRecord,
 )
 from counterfact.records.fingerprint import Fingerprint
 from counterfact.records.live import LiveStatus
@@ -336,16 +335,13 @@ class Session:
             concurrency=_concurrency(source.throttle),
             budget=self._budget_record(ending, not_started),
             spend=self.spend.record(),
-            timings=TimingsRecord.model_validate(self.clock.record()),
+            timings=self.clock.record(),
         )
 
     def _budget_record(self, ending: Ending, not_started: int | None) -> BudgetRecord | None:
         if self.budget is None:
             return None
-        record = self.budget.record()
-        if ending.kind == "budget":
-            record = record | {"runs_not_started": not_started}
-        return BudgetRecord.model_validate(record)
+        return self.budget.record(not_started if ending.kind == "budget" else None)
 
     def raise_if_stopped(self, pending: int) -> None:
         """Mid-work (between a bisection's probes): raise when scheduling was stopped.

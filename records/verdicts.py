@@ -41,7 +41,9 @@ added ``standing`` and ``reasons``; 7 added the reasons ``arm-facet-not-reported
 (and ``missing_seeds_bits``) and the reason ``runs-missing``, and narrowed ``failed_seeds`` to runs
 that ran and failed (before 8 it also held seeds never run); 9 added ``check`` (which check judged
 the question: its own ``expect`` or the sweep's comparator); 10 added ``outputs_as_baseline``;
-older lines still load."""
+older lines still load. Within 10 the keys' order moved (the tier-level fields of
+:class:`TierRecord` ahead of the decision and the claim): the fields and their values are the
+same, so it is no new version."""
 
 
 class TierRecord(_Record):

@@ -3,10 +3,10 @@
 :mod:`~counterfact.verdicts.assess` builds a :class:`Judgement` per row: its tier-level fields
 (a validated :class:`~counterfact.records.verdicts.TierRecord`), the tier's claim and — decided
 up front — the test it rests on (the fixed-sample test, or the e-process a sequential arm
-stopped on). :func:`~counterfact.verdicts.family.adjust_family` adds
-nothing to it; it returns an :class:`Adjusted` per tested row. :func:`~counterfact.verdicts.rows.
-verdict_rows` extends each tier record into a :class:`~counterfact.records.VerdictRecord` (the
-same fields, declared once, plus the decision, the claim and the test).
+stopped on). :func:`~counterfact.verdicts.family.adjust_family` adds nothing to it; it returns an
+:class:`Adjusted` per tested row. :func:`~counterfact.verdicts.rows.verdict_rows` extends each
+tier record into a :class:`~counterfact.records.VerdictRecord` (the same fields, declared once,
+plus the decision, the claim and the test).
 """
 
 from __future__ import annotations

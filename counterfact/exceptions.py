@@ -54,6 +54,15 @@ and ``.planned``, ``BudgetExhausted.result`` and ``RunsFailed.result``.
 
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
+R = TypeVar("R", covariant=True)
+"""What an error that stops work carries of it: ``run`` / :func:`compare_arms` raise with a
+``SweepResult``, ``bisect`` / :func:`find_culprits` with a ``BisectResult``, ``blame`` with a
+``BlameResult`` (``blame DIR``: the ``BlameLine`` of every call blamed). A driver's docstring
+names it (``BudgetExhausted[SweepResult]``), so a caller handing the error to a function typed
+for it reads ``.result`` typed, with no ``isinstance``."""
+
 
 class CounterfactError(Exception):
     """Base class of every error counterfact raises on purpose."""
@@ -248,7 +257,7 @@ class Terminated(KeyboardInterrupt):
         """As a shell reports a process the signal ended: 143 for SIGTERM, 129 for SIGHUP."""
 
 
-class BudgetExhausted(CounterfactError):
+class BudgetExhausted(CounterfactError, Generic[R]):
     """Scheduling stopped before the recorded spend plus the runs in flight would pass a
     ``budget`` limit. What ran is recorded and judged (``summary.json`` says
     ``budget-exhausted``); raising the limit and running again resumes with nothing run twice.
@@ -257,10 +266,11 @@ class BudgetExhausted(CounterfactError):
 
     exit_code = 4
 
-    def __init__(self, message: str, *, recorded: int, result: object = None) -> None:
+    def __init__(self, message: str, *, recorded: int, result: R | None = None) -> None:
         self.recorded = recorded
-        self.result = result
-        """The sweep's or bisection's result, judged on the runs that were affordable."""
+        self.result: R | None = result
+        """The sweep's, search's or blame's result, judged on the runs that were affordable
+        (None when the stop came before anything was judged)."""
         super().__init__(message)
 
 
@@ -279,15 +289,15 @@ class RateLimited(CounterfactError):
         super().__init__(message)
 
 
-class RunsFailed(CounterfactError):
+class RunsFailed(CounterfactError, Generic[R]):
     """No run produced evidence: every run failed, or the first runs showed the runner cannot
     work (a return value the contract refuses, the same exception on every arm) and scheduling
     stopped. What ran is recorded; ``summary.json`` (or ``bisect.json``) says ``failed``.
     """
 
-    def __init__(self, message: str, *, recorded: int, result: object = None) -> None:
+    def __init__(self, message: str, *, recorded: int, result: R | None = None) -> None:
         self.recorded = recorded
-        self.result = result
+        self.result: R | None = result
         """The sweep's or bisection's result when its records were judged (else None)."""
         super().__init__(message)
 

@@ -41,18 +41,19 @@ added ``standing`` and ``reasons``; 7 added the reasons ``arm-facet-not-reported
 (and ``missing_seeds_bits``) and the reason ``runs-missing``, and narrowed ``failed_seeds`` to runs
 that ran and failed (before 8 it also held seeds never run); 9 added ``check`` (which check judged
 the question: its own ``expect`` or the sweep's comparator); 10 added ``outputs_as_baseline``;
-older lines still load."""
+older lines still load. Within 10 the keys' order moved (the tier-level fields of
+:class:`TierRecord` ahead of the decision and the claim): the fields and their values are the
+same, so it is no new version."""
 
 
-class VerdictRecord(_Record):
-    """One line of ``verdicts.jsonl``: one (scenario, arm), baseline included.
-
-    No line exceeds about 1 MB whatever the sample count: long seed sets are bitmaps, and
-    per-seed similarities are left out above 10,000 seeds (marked so).
+class TierRecord(_Record):
+    """A row's tier-level fields: who it is, what the seed tiers (rule 7) said, and the
+    evidence of its runs (seeds, flips, similarity, manifests, cost, what the answers changed
+    to). The verdicts layer builds one per (scenario, arm) before its test and standing are
+    known; a :class:`VerdictRecord` is one with the decision, the claim and the test added, so
+    these fields are declared here once and a verdict line holds them at its top level.
     """
 
-    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10] = VERDICT_SCHEMA_VERSION
-    """Version of this record's layout."""
     scenario: str
     arm: str
     is_baseline: bool
@@ -72,23 +73,6 @@ class VerdictRecord(_Record):
     baseline's configuration, so its statistical verdict is the false-alarm check) or
     ``same-seeds`` (``placebo: true``: the baseline's own seeds, a determinism check); null for
     every other row."""
-    verdict: Verdict | None
-    """confirmed / not-confirmed / inconclusive; null for the baseline."""
-    reason: Reason | None
-    """Machine-readable reason code; null for the baseline."""
-    claim: str
-    """The verdict in words, with its numbers and bounds; its first sentence states the
-    standing."""
-    standing: Standing = "not-assessed"
-    """``sure`` / ``not-sure`` / ``not-assessed`` (rule 25; not-assessed in records before
-    version 6)."""
-    reasons: list[DoubtRecord] = Field(default_factory=list)
-    """One entry per kind of doubt; empty when ``sure``. An inconclusive row is ``not-sure``,
-    its first entry ``verdict-inconclusive``; a row not assessed (the baseline, a row without a
-    successful run) has none."""
-    decided_by: Decider = "tiers"
-    """What decided ``verdict``: the seed tiers (rule 7), or the adjusted test
-    (``statistics.decide: test``; the arm- and baseline-not-applied gates still decide first)."""
     tier_verdict: Verdict | None = None
     """The seed tier's verdict (rule 7), on every challenger row: ``verdict`` itself when the
     tiers decided, recorded beside the test's when the test did; null for the baseline (and in
@@ -148,22 +132,6 @@ class VerdictRecord(_Record):
     or a baseline that did not take effect or does not report a declared facet (rule 11)."""
     flip_rate_ci: IntervalRecord | None
     """Exact (Clopper–Pearson) interval of flips/samples; null with no samples or no reference."""
-    statistical_verdict: StatisticalVerdict | None = None
-    """The test's verdict beside the tier (rule 14): significant / not-significant /
-    underpowered; null for the baseline and when there is nothing to test (no reference)."""
-    statistical_verdict_withheld: Reason | None = None
-    """Why there is no test: ``arm-not-applied`` / ``baseline-not-applied`` (a manifest
-    contradicts a declared facet), or ``arm-facet-not-reported`` / ``baseline-facet-not-reported``
-    (the manifests leave a declared facet out): the runs are not evidence about the arm, so no
-    p-value is reported for it."""
-    test: TestRecord | None = None
-    effect: EffectRecord | None = None
-    similarity_test: SimilarityTestRecord | None = None
-    """Information only: are the arm's similarities lower than the baseline's, pair by pair;
-    null unless the comparator decides by similarity (``similarity``)."""
-    sequential: SequentialRecord | None = None
-    """Sequential sweeps: why and where this challenger stopped; ``samples`` counts the seeds it
-    used."""
     changed_to: list[ChangedToRecord] | None = None
     """Challengers: the (up to 3) most common outputs of flipped runs (the same once
     normalized counted together), with their seeds; null for the baseline, with no reference
@@ -189,6 +157,57 @@ class VerdictRecord(_Record):
     def flipped_seed_list(self) -> list[int] | None:
         """``flipped_seeds``, from the list or the bitmap; None with no reference."""
         return _either(self.flipped_seeds, self.flipped_seeds_bits, self.samples_declared)
+
+
+class _Versioned(_Record):
+    # A base of its own only so that a verdict line opens with its version: pydantic orders
+    # fields base by base, from the last base in VerdictRecord's bases to the class itself.
+    schema_version: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10] = VERDICT_SCHEMA_VERSION
+    """Version of this record's layout."""
+
+
+class VerdictRecord(TierRecord, _Versioned):
+    """One line of ``verdicts.jsonl``: one (scenario, arm), baseline included: who it is, what
+    the seed tiers said and the evidence of its runs (its tier-level fields), then the decision,
+    the claim, the standing and the test.
+
+    No line exceeds about 1 MB whatever the sample count: long seed sets are bitmaps, and
+    per-seed similarities are left out above 10,000 seeds (marked so).
+    """
+
+    verdict: Verdict | None
+    """confirmed / not-confirmed / inconclusive; null for the baseline."""
+    reason: Reason | None
+    """Machine-readable reason code; null for the baseline."""
+    claim: str
+    """The verdict in words, with its numbers and bounds; its first sentence states the
+    standing."""
+    standing: Standing = "not-assessed"
+    """``sure`` / ``not-sure`` / ``not-assessed`` (rule 25; not-assessed in records before
+    version 6)."""
+    reasons: list[DoubtRecord] = Field(default_factory=list)
+    """One entry per kind of doubt; empty when ``sure``. An inconclusive row is ``not-sure``,
+    its first entry ``verdict-inconclusive``; a row not assessed (the baseline, a row without a
+    successful run) has none."""
+    decided_by: Decider = "tiers"
+    """What decided ``verdict``: the seed tiers (rule 7), or the adjusted test
+    (``statistics.decide: test``; the arm- and baseline-not-applied gates still decide first)."""
+    statistical_verdict: StatisticalVerdict | None = None
+    """The test's verdict beside the tier (rule 14): significant / not-significant /
+    underpowered; null for the baseline and when there is nothing to test (no reference)."""
+    statistical_verdict_withheld: Reason | None = None
+    """Why there is no test: ``arm-not-applied`` / ``baseline-not-applied`` (a manifest
+    contradicts a declared facet), or ``arm-facet-not-reported`` / ``baseline-facet-not-reported``
+    (the manifests leave a declared facet out): the runs are not evidence about the arm, so no
+    p-value is reported for it."""
+    test: TestRecord | None = None
+    effect: EffectRecord | None = None
+    similarity_test: SimilarityTestRecord | None = None
+    """Information only: are the arm's similarities lower than the baseline's, pair by pair;
+    null unless the comparator decides by similarity (``similarity``)."""
+    sequential: SequentialRecord | None = None
+    """Sequential sweeps: why and where this challenger stopped; ``samples`` counts the seeds it
+    used."""
 
 
 def _either(listed: list[int] | None, bits: str | None, size: int) -> list[int] | None:

@@ -31,11 +31,11 @@ from counterfact.records.summary import (
     ScenarioSummary,
     StatisticsRecord,
 )
-from counterfact.records.verdicts import VerdictRecord
+from counterfact.records.verdicts import TierRecord, VerdictRecord
 from counterfact.records.vocabulary import Reason
 from counterfact.verdicts.applied import BASELINE_NOT_APPLIED, NOT_APPLIED, check_failed, reason_of
 from counterfact.verdicts.cost import CostItem, CostReading, cost_class, cost_readings
-from counterfact.verdicts.judgement import Explained, Judgement, TierRow
+from counterfact.verdicts.judgement import Explained, Judgement
 from counterfact.verdicts.placebo import determinism_doubt, determinism_sentence
 from counterfact.verdicts.row_parts import app_record, reading_record, seed_sets, similarity_record
 from counterfact.verdicts.rows import verdict_record
@@ -409,7 +409,7 @@ def _fixed_sample(part: R | None) -> R | None:
 def _explained(j: _Judged, base: ArmTally) -> Explained:
     """What a challenger's answer changed to, and how its facets differ from the baseline's."""
     if j.tally is base:
-        return Explained()
+        return {}
     changed, others = None, None
     if j.stats is not None and j.stats.scored:
         changed = [
@@ -417,7 +417,11 @@ def _explained(j: _Judged, base: ArmTally) -> Explained:
             for text, count, seeds in j.tally.changed_to()
         ]
         others = j.stats.flips - sum(c.count for c in changed)
-    return Explained(changed, others, facets_diff(base.arm, j.tally.arm))
+    return {
+        "changed_to": changed,
+        "changed_to_others": others,
+        "facets_diff": facets_diff(base.arm, j.tally.arm),
+    }
 
 
 def _withheld(j: _Judged) -> Reason | None:
@@ -438,8 +442,8 @@ def _tier(
     explained: Explained,
     check: str | None,
     base: ArmTally,
-) -> TierRow:
-    """The row's tier-level fields (everything but the claim and the test)."""
+) -> TierRecord:
+    """The row's tier-level fields (everything but the decision, the claim and the test)."""
     samples = j.tally.admitted
     stats = j.stats
     seeds = list(stats.seeds) if stats is not None else j.tally.seeds  # judged seeds only
@@ -453,17 +457,17 @@ def _tier(
     confirmed = j.decision is not None and j.decision.verdict == "confirmed"
     is_ablation = j.tally.arm.id in readings
     withheld = _withheld(j) if is_ablation else None
-    return TierRow(
+    return TierRecord(
         scenario=ctx.scenario,
         arm=j.tally.arm.id,
         is_baseline=j.decision is None,
         intervention=j.intervention.kind,
         placebo=j.tally.arm.placebo_kind,
-        verdict=j.decision.verdict if j.decision else None,
-        reason=j.decision.reason if j.decision else None,
+        tier_verdict=j.decision.verdict if j.decision else None,
+        tier_reason=j.decision.reason if j.decision else None,
         samples=len(seeds),
         samples_declared=samples,
-        seed_sets=seed_sets(j.tally, seeds, stats, samples),
+        **seed_sets(j.tally, seeds, stats, samples),
         flips=stats.flips if stats is not None else None,
         similarity=similarity_record(stats.similarity) if stats is not None else None,
         outside_null_band=j.outside,
@@ -477,7 +481,7 @@ def _tier(
         else cost_class(confirmed, readings.get(j.tally.arm.id)),
         cost_class_withheld=withheld,
         flip_rate_ci=interval,
-        explained=explained,
+        **explained,
         check=check,
         outputs_as_baseline=None
         if j.decision is None

@@ -1,36 +1,28 @@
 """One (scenario, arm)'s judgement as it travels from assessment to its record.
 
-:mod:`~counterfact.verdicts.assess` builds a :class:`Judgement` per row: its tier-level fields,
-the tier's claim and — decided up front — the test it rests on (the fixed-sample test, or the
-e-process a sequential arm stopped on). :func:`~counterfact.verdicts.family.adjust_family` adds
-nothing to it; it returns an :class:`Adjusted` per tested row. :func:`~counterfact.verdicts.rows.
-verdict_rows` converts each pair into a validated :class:`~counterfact.records.VerdictRecord`, once.
+:mod:`~counterfact.verdicts.assess` builds a :class:`Judgement` per row: its tier-level fields
+(a validated :class:`~counterfact.records.verdicts.TierRecord`), the tier's claim and — decided
+up front — the test it rests on (the fixed-sample test, or the e-process a sequential arm
+stopped on). :func:`~counterfact.verdicts.family.adjust_family` adds nothing to it; it returns an
+:class:`Adjusted` per tested row. :func:`~counterfact.verdicts.rows.verdict_rows` extends each
+tier record into a :class:`~counterfact.records.VerdictRecord` (the same fields, declared once,
+plus the decision, the claim and the test).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Required, TypedDict
 
 from counterfact.records.parts import (
     AdjustmentRecord,
-    ApplicationRecord,
     ChangedToRecord,
-    CostReadingRecord,
-    CostRecord,
     EffectRecord,
-    Interval,
     SequentialRecord,
-    SimilarityRecord,
     SimilarityTestRecord,
 )
-from counterfact.records.vocabulary import (
-    CostClass,
-    InterventionKind,
-    Reason,
-    StatisticalVerdict,
-    Verdict,
-)
+from counterfact.records.verdicts import TierRecord
+from counterfact.records.vocabulary import Reason, StatisticalVerdict
 from counterfact.verdicts.standing import Doubt
 from counterfact.verdicts.stats.significance import TestResult
 
@@ -45,65 +37,31 @@ def shallow(part: DataclassInstance) -> dict[str, object]:
     return {f.name: getattr(part, f.name) for f in fields(part)}
 
 
-@dataclass(frozen=True)
-class SeedSets:
-    """A row's seed sets: lists, or bitmaps (``*_bits``) above ``SEED_LIST_MAX`` declared seeds."""
+class SeedSets(TypedDict, total=False):
+    """A row's seed sets as :class:`~counterfact.records.verdicts.TierRecord` takes them: lists,
+    or bitmaps (``*_bits``) above ``SEED_LIST_MAX`` declared seeds.
+    """
 
-    seeds: list[int] | None
-    failed_seeds: list[int] | None
-    missing_seeds: list[int] | None
-    flipped_seeds: list[int] | None
-    similarities: list[float] | None
-    seeds_bits: str | None = None
-    failed_seeds_bits: str | None = None
-    missing_seeds_bits: str | None = None
-    flipped_seeds_bits: str | None = None
-    similarities_omitted: bool = False
-
-
-@dataclass(frozen=True)
-class Explained:
-    """What a challenger's answer changed to, and how its facets differ (None: the baseline)."""
-
-    changed_to: list[ChangedToRecord] | None = None
-    changed_to_others: int | None = None
-    facets_diff: dict[str, list[Any]] | None = None
+    seeds: Required[list[int] | None]
+    failed_seeds: Required[list[int] | None]
+    missing_seeds: Required[list[int] | None]
+    flipped_seeds: Required[list[int] | None]
+    similarities: Required[list[float] | None]
+    seeds_bits: str | None
+    failed_seeds_bits: str | None
+    missing_seeds_bits: str | None
+    flipped_seeds_bits: str | None
+    similarities_omitted: bool
 
 
-@dataclass(frozen=True)
-class TierRow:
-    """A row's tier-level fields: all its record holds but the claim, the test and the standing."""
+class Explained(TypedDict, total=False):
+    """What a challenger's answer changed to, and how its facets differ, as
+    :class:`~counterfact.records.verdicts.TierRecord` takes them (empty: the baseline).
+    """
 
-    scenario: str
-    arm: str
-    is_baseline: bool
-    intervention: InterventionKind
-    placebo: Literal["same-seeds", "fresh-seeds"] | None
-    verdict: Verdict | None
-    reason: Reason | None
-    samples: int
-    samples_declared: int
-    seed_sets: SeedSets
-    flips: int | None
-    similarity: SimilarityRecord | None
-    outside_null_band: bool | None
-    application: ApplicationRecord
-    cost: dict[str, CostRecord] | None
-    runs_retried: int
-    runs_from_cache: int
-    cost_reading: CostReadingRecord | None
-    cost_class: CostClass | None
-    cost_class_withheld: Reason | None
-    flip_rate_ci: Interval | None
-    explained: Explained
-    check: str | None
-    outputs_as_baseline: bool | None = None
-
-    def record_fields(self) -> dict[str, object]:
-        """The fields as the verdict record takes them (seed sets and explanation inline)."""
-        found = shallow(self)
-        del found["seed_sets"], found["explained"]
-        return found | shallow(self.seed_sets) | shallow(self.explained)
+    changed_to: list[ChangedToRecord] | None
+    changed_to_others: int | None
+    facets_diff: dict[str, list[Any]] | None
 
 
 @dataclass(frozen=True)
@@ -112,8 +70,9 @@ class Judgement:
 
     scenario: str
     arm: str
-    tier: TierRow
-    """The row's tier-level fields (verdict, reason, seeds, flips, similarity, cost, ...)."""
+    tier: TierRecord
+    """The row's tier-level fields (the tier's verdict and reason, seeds, flips, similarity,
+    cost, ...), validated: its verdict record adds the decision, the claim and the test."""
     claim: str
     """The tier's claim; the test's and the stopping sentence join it in the record."""
     test: TestResult | None = None

@@ -53,13 +53,19 @@ def seed_sets(
     flipped = list(stats.flipped_seeds) if stats is not None else None
     if samples <= SEED_LIST_MAX:
         sims = list(stats.similarities) if stats is not None else None
-        return SeedSets(seeds, failed, missing, flipped, sims)
+        return SeedSets(
+            seeds=seeds,
+            failed_seeds=failed,
+            missing_seeds=missing,
+            flipped_seeds=flipped,
+            similarities=sims,
+        )
     return SeedSets(
-        None,
-        None,
-        None,
-        None,
-        None,
+        seeds=None,
+        failed_seeds=None,
+        missing_seeds=None,
+        flipped_seeds=None,
+        similarities=None,
         seeds_bits=pack(seeds, samples),
         failed_seeds_bits=pack(failed, samples),
         missing_seeds_bits=pack(missing, samples),

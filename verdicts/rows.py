@@ -41,7 +41,7 @@ def compose_claim(
     """The row's claim: the decision, the tier's claim, the stopping sentence, the test's."""
     parts = [j.claim]
     if head is not None and head.sentence is not None:
-        tier = (j.tier.verdict, j.tier.reason)
+        tier = (j.tier.tier_verdict, j.tier.tier_reason)
         if (head.verdict, head.reason) == tier:
             note = "The seed tiers agree:"
         elif head.verdict == tier[0]:
@@ -60,7 +60,7 @@ def _decided(j: Judgement, adjusted: Adjusted | None, s: StatisticsRecord) -> He
     """A challenger's headline (None for the baseline); without a test, or before its family is
     known, the tier decides.
     """
-    verdict, reason = j.tier.verdict, j.tier.reason
+    verdict, reason = j.tier.tier_verdict, j.tier.tier_reason
     if verdict is None or reason is None:
         return None
     statistical = adjusted.verdict if adjusted else None
@@ -76,7 +76,7 @@ def _standing(
     """
     if j.unassessed is not None:
         return "not-assessed", [], j.unassessed
-    tier = (j.tier.verdict, j.tier.reason)
+    tier = (j.tier.tier_verdict, j.tier.tier_reason)
     doubts = [
         *j.doubts,
         *evidence_doubts(
@@ -108,29 +108,20 @@ def verdict_record(
     head = _decided(j, adjusted, settings)
     standing, doubts, why = _standing(j, adjusted, head)
     first = standing_sentence(standing, doubts, why)
-    decision: dict[str, Any] = {}
-    if head is not None:
-        decision = {
-            "verdict": head.verdict,
-            "reason": head.reason,
-            "decided_by": head.decided_by,
-            "tier_verdict": j.tier.verdict,
-            "tier_reason": j.tier.reason,
-        }
-    return VerdictRecord.model_validate(
-        {
-            **j.tier.record_fields(),
-            **decision,
-            "claim": f"{first} {compose_claim(j, test, adjusted, settings, head)}",
-            "standing": standing,
-            "reasons": [d.record() for d in doubts],
-            "test": test,
-            "statistical_verdict": None if adjusted is None else adjusted.verdict,
-            "statistical_verdict_withheld": j.withheld,
-            "effect": j.effect,
-            "similarity_test": j.similarity_test,
-            "sequential": j.sequential,
-        }
+    return VerdictRecord(
+        **dict(j.tier),
+        verdict=head.verdict if head is not None else j.tier.tier_verdict,
+        reason=head.reason if head is not None else j.tier.tier_reason,
+        decided_by=head.decided_by if head is not None else "tiers",
+        claim=f"{first} {compose_claim(j, test, adjusted, settings, head)}",
+        standing=standing,
+        reasons=[d.record() for d in doubts],
+        test=test,
+        statistical_verdict=None if adjusted is None else adjusted.verdict,
+        statistical_verdict_withheld=j.withheld,
+        effect=j.effect,
+        similarity_test=j.similarity_test,
+        sequential=j.sequential,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -24,6 +24,9 @@ from counterfact.orchestrator.cli.common import (
     report_opt,
     set_opt,
 )
+
+if TYPE_CHECKING:
+    from counterfact.orchestrator.drivers.bisect import BisectResult
 
 
 @click.command(name="bisect")
@@ -85,13 +88,11 @@ def bisect_command(
 
 
 def _over_budget(
-    exc: BudgetExhausted, run_dir: Path | None, report: bool, began: float
+    exc: BudgetExhausted[BisectResult], run_dir: Path | None, report: bool, began: float
 ) -> NoReturn:
     """The spend budget stopped the search: what it found so far, the budget line, the report,
     exit 4 (``bisect.json`` is written; raising the budget resumes it).
     """
-    from counterfact.orchestrator.drivers.bisect import BisectResult
-
-    if isinstance(exc.result, BisectResult):
+    if exc.result is not None:
         click.echo(exc.result.report(wall_time_s=time.perf_counter() - began))
     over_budget(exc, run_dir, report)

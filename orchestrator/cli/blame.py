@@ -254,14 +254,13 @@ def _limits(calls: int, budget: tuple[str, ...]) -> dict[str, float]:
     return limits
 
 
-def _over_budget(exc: BudgetExhausted, run_dir: Path | None, report: bool) -> NoReturn:
+def _over_budget(exc: BudgetExhausted[BlameResult], run_dir: Path | None, report: bool) -> NoReturn:
     """One call's budget stopped its search: what it found so far, the budget line, the
     report, exit 4 (``blame.json`` is written; raising the budget resumes it).
     """
     from counterfact.orchestrator.cli.blame_text import render_blame
-    from counterfact.orchestrator.importers.blame import BlameResult
 
-    if isinstance(exc.result, BlameResult):
+    if exc.result is not None:
         click.echo(render_blame(exc.result.record, exc.result.bisect.runs))
     over_budget(exc, run_dir, report)
 
@@ -290,6 +289,15 @@ def _many(
             err=True,
         )
         raise SystemExit(130) from None
+
+
+def _sum_up(exc: BudgetExhausted[list[BlameLine]]) -> None:
+    """The calls blamed before the budget stopped the rest, summed up."""
+    from counterfact.orchestrator.cli.blame_text import render_summary
+    from counterfact.orchestrator.importers.blame_many import most_blamed
+
+    lines = exc.result or []
+    click.echo(render_summary(lines, most_blamed(lines)))
 
 
 def _blame_many(
@@ -327,8 +335,7 @@ def _blame_many(
             budget=limits,
         )
     except BudgetExhausted as exc:  # the calls blamed are summed up first
-        lines: list[BlameLine] = exc.result  # type: ignore[assignment]
-        click.echo(render_summary(lines, most_blamed(lines)))
+        _sum_up(exc)
         raise
     click.echo(render_summary(found, most_blamed(found)))
     click.echo(f"\nrecords: {run_dir}/ (blame.jsonl, calls/<call>/blame.json)")

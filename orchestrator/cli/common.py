@@ -50,7 +50,7 @@ GATE_EXIT = 3
 """Exit code when a ``--fail-on`` state was reached (after every record was written)."""
 
 
-def over_budget(exc: BudgetExhausted, run_dir: Path | None, report: bool) -> NoReturn:
+def over_budget(exc: BudgetExhausted[object], run_dir: Path | None, report: bool) -> NoReturn:
     """How ``run``, ``bisect`` and ``blame`` end when the spend budget stopped them, once each
     printed what the runs it bought found: the budget line, the report, exit 4.
     """

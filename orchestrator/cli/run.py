@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -86,12 +86,7 @@ def run(
             cache_dir=Path(cache_dir) if cache_dir else None,
         )
     except BudgetExhausted as exc:
-        from counterfact.orchestrator.drivers.sweep import SweepResult
-
-        if isinstance(exc.result, SweepResult) and run_dir is not None:
-            _resumed(exc.result)
-            show(exc.result, run_dir, detail=detail)
-        over_budget(exc, run_dir, not no_report)
+        _over_budget(exc, run_dir, not no_report, detail)
     except CounterfactError as exc:
         ended(exc, run_dir, not no_report)
         return
@@ -104,6 +99,18 @@ def run(
     if warning is not None:
         click.echo(f"warning: {warning}", err=True)
     finish(run_dir, not no_report, sweep_hits(result.rows, arms, fail_on))
+
+
+def _over_budget(
+    exc: BudgetExhausted[SweepResult], run_dir: Path | None, report: bool, detail: bool
+) -> NoReturn:
+    """The budget stopped the sweep: what the runs it bought found, then the budget line, the
+    report, exit 4.
+    """
+    if exc.result is not None and run_dir is not None:
+        _resumed(exc.result)
+        show(exc.result, run_dir, detail=detail)
+    over_budget(exc, run_dir, report)
 
 
 def _resumed(result: SweepResult) -> None:

@@ -156,8 +156,9 @@ def _judged(rec: BisectRecord) -> str:
     return f"; judge {calls:,.0f} calls ({sum(j.calls for j in rec.judges or ()):,} now)"
 
 
-Stopped = SweepInterrupted | RunsFailed | BudgetExhausted
-"""What stops a search mid-way and is raised again once ``bisect.json`` is written."""
+Stopped = SweepInterrupted | RunsFailed[BisectResult] | BudgetExhausted[BisectResult]
+"""What stops a search mid-way and is raised again once ``bisect.json`` is written (a budget's
+stop with the search so far as its result)."""
 
 _STOPPED_BY: dict[type[Exception], BisectReason] = {
     SweepInterrupted: "interrupted",
@@ -201,7 +202,7 @@ def run_bisect(
         ending = _ending(session, stopped)
         closed = session.close(ending)
         record = _judge(bisect_plan, outcome, probes, session, wall, closed, started)
-        session.store.write_record(BISECT_FILE, record.model_dump(mode="json", by_alias=True))
+        session.store.write_record(BISECT_FILE, record)
         if isinstance(stopped, BudgetExhausted):  # the CLI shows what the budget bought
             stopped.result = BisectResult(record, tuple(session.store.records), run_dir)
         if stopped is not None:

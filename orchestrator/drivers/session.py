@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from counterfact.exceptions import BudgetExhausted, RunsFailed, SweepInterrupted
 from counterfact.orchestrator.config.resolve import ResolvedSweep
@@ -53,7 +53,6 @@ from counterfact.records.execution import (
     BudgetRecord,
     ConcurrencyRecord,
     ExecutionRecord,
-    TimingsRecord,
 )
 from counterfact.records.fingerprint import Fingerprint
 from counterfact.records.live import LiveStatus
@@ -336,16 +335,13 @@ class Session:
             concurrency=_concurrency(source.throttle),
             budget=self._budget_record(ending, not_started),
             spend=self.spend.record(),
-            timings=TimingsRecord.model_validate(self.clock.record()),
+            timings=self.clock.record(),
         )
 
     def _budget_record(self, ending: Ending, not_started: int | None) -> BudgetRecord | None:
         if self.budget is None:
             return None
-        record = self.budget.record()
-        if ending.kind == "budget":
-            record = record | {"runs_not_started": not_started}
-        return BudgetRecord.model_validate(record)
+        return self.budget.record(not_started if ending.kind == "budget" else None)
 
     def raise_if_stopped(self, pending: int) -> None:
         """Mid-work (between a bisection's probes): raise when scheduling was stopped.
@@ -382,7 +378,7 @@ class Session:
         planned: int = 0,
         missing: int = 0,
         sequential: bool = False,
-        result: Any = None,
+        result: T | None = None,
     ) -> None:
         """Raise what ``ending`` calls for, after the driver wrote its records.
 
@@ -392,7 +388,8 @@ class Session:
                 sweep's cap.
             missing: runs of the fixed plan with no record.
             sequential: the plan grows in waves: messages count what the directory holds.
-            result: the judged result, attached to the exception (``all-failed``, ``budget``).
+            result: the judged result (a ``SweepResult``), attached to the exception
+                (``all-failed``, ``budget``): ``RunsFailed[T]``, ``BudgetExhausted[T]``.
 
         Raises:
             RunsFailed: ``aborted`` or ``all-failed``.
@@ -417,7 +414,7 @@ class Session:
         if ending.kind == "budget":
             raise self._over_budget(None if sequential else missing, result)
 
-    def _over_budget(self, missing: int | None, result: Any) -> BudgetExhausted:
+    def _over_budget(self, missing: int | None, result: T | None) -> BudgetExhausted[T]:
         budget = self.source.budget
         if budget is None:  # pragma: no cover - the ending needs a budget
             msg = "budget ending without a budget"

@@ -10,11 +10,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from counterfact.exceptions import CounterfactError
 from counterfact.orchestrator.storage.recordfiles import summary_of
 from counterfact.records.summary import seconds_between
+
+
+class TimeFields(TypedDict):
+    """``summary.json``'s time fields, as :class:`~counterfact.records.summary.SweepSummary`
+    takes them.
+    """
+
+    started_at: str
+    finished_at: str
+    invocation_started_at: str
+    invocations: int
+    active_s: float
 
 
 @dataclass(frozen=True)
@@ -30,7 +42,7 @@ class SweepTimes:
     active_before_s: float
     """Seconds the earlier invocations took together."""
 
-    def record(self, finished: str) -> dict[str, Any]:
+    def record(self, finished: str) -> TimeFields:
         """``summary.json``'s time fields for an invocation ending at ``finished``."""
         spent = seconds_between(self.started, finished) or 0.0
         return {

@@ -325,10 +325,22 @@ def blame_call(
     try:
         result = _search(plan, run_dir, fresh, shared)
     except BudgetExhausted as exc:  # the search so far is recorded, then the stop raised
-        if isinstance(exc.result, BisectResult):
-            exc.result = _blamed(call, options, plan, exc.result, run_dir)
-        raise
+        raise _blamed_so_far(exc, call, options, plan, run_dir) from None
     return _blamed(call, options, plan, result, run_dir)
+
+
+def _blamed_so_far(
+    exc: BudgetExhausted[BisectResult],
+    call: RecordedCall,
+    options: BlameOptions,
+    plan: ResolvedBisect,
+    run_dir: Path | None,
+) -> BudgetExhausted[BlameResult]:
+    """The budget's stop of the search, carrying the call's blame so far (``blame.json`` is
+    written) instead of the bare search.
+    """
+    blamed = None if exc.result is None else _blamed(call, options, plan, exc.result, run_dir)
+    return BudgetExhausted(str(exc), recorded=exc.recorded, result=blamed)
 
 
 def _search(

@@ -163,7 +163,7 @@ def _start_ray(shared: Shared, calls: Sequence[RecordedCall], options: BlameOpti
         return
 
 
-def _over_budget(shared: Shared, done: list[BlameLine]) -> BudgetExhausted:
+def _over_budget(shared: Shared, done: list[BlameLine]) -> BudgetExhausted[list[BlameLine]]:
     left = sum(line.error == NOT_RUN_BUDGET for line in done)
     keys = "/".join(f"--budget {k}=<more>" for k in shared.exhausted)
     msg = (

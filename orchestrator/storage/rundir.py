@@ -43,6 +43,8 @@ from counterfact.records.paths import SUMMARY_FILE, RunPaths
 from counterfact.records.runs import RunRecord
 
 if TYPE_CHECKING:  # only annotations: validate stays free of the judging path's imports
+    from pydantic import BaseModel
+
     from counterfact.records.arms import ArmVerdictRecord
     from counterfact.records.summary import SweepSummary
     from counterfact.records.verdicts import VerdictRecord
@@ -409,9 +411,9 @@ class RunStore:
     def write_summary(self, summary: SweepSummary) -> None:
         """Write ``summary.json`` atomically (nothing without a directory)."""
         if self.run_dir is not None:
-            self.write_record(SUMMARY_FILE, summary.model_dump(mode="json", by_alias=True))
+            self.write_record(SUMMARY_FILE, summary)
 
-    def write_record(self, name: str, data: Any) -> None:
+    def write_record(self, name: str, record: BaseModel) -> None:
         """Write one JSON record file into the directory atomically (nothing without one)."""
         if self.run_dir is not None:
-            write_json(self.run_dir / name, data)
+            write_json(self.run_dir / name, record.model_dump(mode="json", by_alias=True))

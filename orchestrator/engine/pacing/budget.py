@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from counterfact.records.execution import BudgetRecord
 from counterfact.records.runs import RunRecord
 
 
@@ -97,10 +98,13 @@ class Budget:
             self.exhausted = sorted(k for k, r in rooms.items() if r == 0)
         return least
 
-    def record(self) -> dict[str, object]:
-        """``summary.json``'s ``budget`` (without ``runs_not_started``, which the driver knows)."""
-        return {
-            "limits": self.limits,
-            "spent": {k: round(v, 6) for k, v in self.spent.items()},
-            "exhausted": self.exhausted,
-        }
+    def record(self, runs_not_started: int | None = None) -> BudgetRecord:
+        """``summary.json``'s ``budget``; ``runs_not_started``: the planned runs the budget left
+        unstarted (the driver knows them; None: not a budget's stop, or a sequential sweep).
+        """
+        return BudgetRecord(
+            limits=dict(self.limits),
+            spent={k: round(v, 6) for k, v in self.spent.items()},
+            exhausted=list(self.exhausted),
+            runs_not_started=runs_not_started,
+        )

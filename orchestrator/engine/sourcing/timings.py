@@ -8,6 +8,7 @@ import time
 
 from counterfact.orchestrator.engine.executors.base import Executor
 from counterfact.orchestrator.engine.watching.progress import Progress
+from counterfact.records.execution import TimingsRecord
 from counterfact.records.runs import RunRecord
 
 
@@ -42,14 +43,14 @@ class SweepClock:
         """Judging begins."""
         self._judging = time.perf_counter()
 
-    def record(self) -> dict[str, float | None]:
+    def record(self) -> TimingsRecord:
         """The ``timings`` record (judging up to now, when it began)."""
         start, first, last = self._starting, self._first, self._last
-        return {
-            "startup_s": _seconds(start, first),
-            "execution_s": _seconds(first, last),
-            "judging_s": _seconds(self._judging, time.perf_counter()),
-        }
+        return TimingsRecord(
+            startup_s=_seconds(start, first),
+            execution_s=_seconds(first, last),
+            judging_s=_seconds(self._judging, time.perf_counter()),
+        )
 
 
 def _seconds(since: float | None, until: float | None) -> float | None:

@@ -52,7 +52,7 @@ def _stdlib_processors() -> list[structlog.typing.Processor]:
     ]
 
 
-def get_logger(**context: Any) -> Logger:
+def get_logger(**context: object) -> Logger:
     """A structlog logger bound to ``context``, routed as the module docstring says."""
     import structlog  # here: importing this module costs nothing (the CLI's start)
 

@@ -134,7 +134,7 @@ def test_without_a_directory_records_stay_in_memory(
     monkeypatch.chdir(tmp_path)  # a store that wrote anywhere relative would write here
     with RunStore(None) as store:
         store.append(record(0))
-        store.write_record("x.json", {"a": 1})
+        store.write_record("x.json", record(1))
         assert [r.seed for r in store.records] == [0]
     assert list(tmp_path.iterdir()) == []
 

@@ -70,12 +70,13 @@ def test_start_up_ends_when_the_first_run_started() -> None:
     clock.executor_starting()
     clock.observe(run_record(0))
     found = clock.record()
-    assert found["startup_s"] is not None and found["execution_s"] == 0.0
-    assert found["judging_s"] is None  # judging has not begun
+    assert found.startup_s is not None and found.execution_s == 0.0
+    assert found.judging_s is None  # judging has not begun
 
 
 def test_nothing_executed_has_no_start_up() -> None:
-    assert SweepClock().record() == {"startup_s": None, "execution_s": None, "judging_s": None}
+    found = SweepClock().record()
+    assert (found.startup_s, found.execution_s, found.judging_s) == (None, None, None)
 
 
 def test_the_summary_records_where_the_seconds_went(tmp_path: Path) -> None:

@@ -17,7 +17,8 @@ loop of a thread of its own (the driver's thread may be inside a loop already); 
 paced by the project's rate control
 (:class:`~counterfact.orchestrator.engine.judging.judgecalls.JudgeCaller`); a judge of the runner's
 own endpoint (:meth:`ModelJudge.same_endpoint`) is paced by the runs' own slots when they
-overlap in this process, on their loop (:meth:`ModelJudge.share`). :meth:`ModelJudge.close`
+overlap in this process, on their loop, and on Ray by its part of the runs' limit from their
+throttle actor (:meth:`ModelJudge.share`). :meth:`ModelJudge.close`
 closes the client and stops that loop (the session does, however the sweep ends). Each judgment
 is kept by (the judge's settings, the reference, the output): identical outputs cost one call.
 With a run directory every call is appended to ``judge.jsonl`` and read back on resume, so a
@@ -439,8 +440,10 @@ class ModelJudge:
             unavailable=len(self._failed),
             rate_limited=0 if caller is None else caller.rate_limited,
             concurrency=None
-            if caller is None or not self.calls + len(self._failed)
-            else ConcurrencyRecord.model_validate(caller.controller.summary()),
+            if caller is None
+            or not self.calls + len(self._failed)
+            or (moved := caller.controller.summary()) is None
+            else ConcurrencyRecord.model_validate(moved),
             pacing=self._pacing(),
         )
 

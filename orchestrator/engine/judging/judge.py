@@ -49,6 +49,7 @@ from counterfact.orchestrator.engine.executors.base import SharedSlots
 from counterfact.orchestrator.engine.judging.judgecalls import CALL_TIMEOUT_S, JudgeCaller
 from counterfact.orchestrator.engine.judging.judgefile import Judgment, read_line
 from counterfact.probes.comparators import Comparator
+from counterfact.probes.expected import ExpectedAnswer
 from counterfact.probes.judging import JudgeComparator
 from counterfact.records.execution import ConcurrencyRecord
 from counterfact.records.summary import JudgeRecord
@@ -458,6 +459,8 @@ def judges_of(checks: Iterable[Comparator]) -> list[ModelJudge]:
     """The distinct model judges among ``checks`` (the sweep's questions' checks), in order."""
     found: dict[int, ModelJudge] = {}
     for check in checks:
+        while isinstance(check, ExpectedAnswer):  # blame --expect: the judge inside it
+            check = check.inner
         judge = getattr(check, "judge", None) if isinstance(check, JudgeComparator) else None
         if isinstance(judge, ModelJudge):
             found.setdefault(id(judge), judge)

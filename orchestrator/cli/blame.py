@@ -276,7 +276,7 @@ def _many(
     except KeyboardInterrupt:
         click.echo(
             f"interrupted: the calls that ended are in {run_dir}/blame.jsonl and those "
-            "in flight finish; run the same command again to resume",
+            "in flight keep the runs they finished; run the same command again to resume",
             err=True,
         )
         raise SystemExit(130) from None

@@ -23,6 +23,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.engine.executors.base import SharedSlots
 from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor
@@ -99,6 +100,22 @@ class SharedRayExecutor(RayExecutor):
         self.hub = hub
         self.channel = uuid.uuid4().hex
         self._pool: ActorPool | None = None
+
+    def _ray(self) -> Any:
+        """The hub's Ray, never started or joined here: once the hub closed it (Ctrl-C ends the
+        command while calls are in flight), a call still running must stop, not start or join
+        Ray again from its thread (that raced the process's exit: the command ended with exit 1
+        and without its resume line).
+
+        Raises:
+            ExecutorError: Ray is not running (the command is stopping).
+        """
+        import ray
+
+        if not ray.is_initialized():
+            msg = "Ray was shut down (the command is stopping); this call's finished runs are kept"
+            raise ExecutorError(msg)
+        return ray
 
     def _pool_for(self, ray: Any, runner: RunnerRef, concurrency: int, workers: int) -> ActorPool:
         """The hub's actors for ``runner`` (``concurrency`` is the hub's ceiling, shared)."""

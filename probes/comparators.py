@@ -49,7 +49,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn, Protocol
+from typing import Any, NoReturn, Protocol, runtime_checkable
 
 import regex
 
@@ -398,14 +398,27 @@ class CustomComparator:
         return {"target": f"{module}:{name}" if module else name}
 
 
+@runtime_checkable
+class Batched(Protocol):
+    """A comparator that judges a batch of outputs at once (``judge``, and a check wrapped
+    around one: ``blame --expect``'s turned-round check).
+    """
+
+    def prepare(
+        self, reference: str, outputs: list[str], arms: Sequence[str] | None = None
+    ) -> None:
+        """Judge ``outputs`` now; ``arms``: the arm of each, which its call is charged to."""
+        ...
+
+
 def prepare_batch(
     comparator: Comparator, reference: str, outputs: list[str], arms: Sequence[str] | None = None
 ) -> None:
-    """Let a comparator that judges in batches (``judge``) judge ``outputs`` before they are
-    asked about one at a time (``arms``: the arm of each, which its call is charged to); a no-op
-    for every other kind.
+    """Let a comparator that judges in batches (``judge``, or a check around one) judge
+    ``outputs`` before they are asked about one at a time (``arms``: the arm of each, which its
+    call is charged to); a no-op for every other kind.
     """
-    if isinstance(comparator, JudgeComparator):
+    if isinstance(comparator, Batched):
         comparator.prepare(reference, outputs, arms)
 
 

@@ -9,10 +9,11 @@ what makes it right.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from counterfact.probes.comparators import Comparator
+from counterfact.probes.comparators import Comparator, prepare_batch
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,14 @@ class ExpectedAnswer:
     def describe(self) -> str:
         """``the answer becomes the expected one (<inner>)``."""
         return f"the answer becomes the expected one ({self.inner.describe()})"
+
+    def prepare(
+        self, reference: str, outputs: list[str], arms: Sequence[str] | None = None
+    ) -> None:
+        """Let the wrapped check judge the batch at once (a model judge: each call charged to
+        its output's arm in ``arms``).
+        """
+        prepare_batch(self.inner, reference, outputs, arms)
 
     def flipped(self, reference: str, output: str, similarity: float) -> bool:
         """True when ``output`` gives the expected ``reference`` by the wrapped check."""

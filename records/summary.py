@@ -244,9 +244,11 @@ class JudgeRecord(_Record):
     limit, one per-minute bucket, one throttle for both: the runner's endpoint and key, runs
     overlapping in this process); ``own``, by its own limit (another endpoint or key, or a
     Python runner); ``own-beside-runs``, by its own limit although it calls the runs' endpoint
-    with their key, because the runs' slots were in other processes (on Ray): the two limits
-    add up, and a 429 met by one slows only that one. Null when it made no call, and in
-    records written before it was kept."""
+    with their key, because no runs' slots were there when it judged (every run read back or
+    cached, or the runs' event loop given up): the two limits add up, and a 429 met by one
+    slows only that one. On Ray the judge holds a part of the runs' limit from their throttle
+    actor: ``runs-slots`` too. Null when it made no call, and in records written before it was
+    kept."""
 
 
 class ExecutorRecord(_Record):

@@ -122,7 +122,8 @@ if TYPE_CHECKING:
     metavar="KEY=N",
     help="With a folder of calls: stop starting calls before runs=N model calls or usd=X "
     "would be spent (counted per call, over every call; repeat for both). With one call: "
-    "usd=X stops its search there (replays priced by --price, and the judge's calls).",
+    "runs=N (its replays' model calls) or usd=X (replays priced by --price, and the judge's "
+    "calls) stops its search there; raise it and run again to resume.",
 )
 @executor_opt
 @address_opt
@@ -192,12 +193,12 @@ def blame(
     try:
         options = replace(options, executor=_executor(executor, address))
         calls = read_calls(call, span)
-        limits = _limits(len(calls), budget)
+        limits = _limits(budget)
         if len(calls) > 1:
             run_dir = Path(out) if out else Path("runs") / f"blame-{safe_name(call.stem)}"
             _many(calls, options, run_dir, fresh, concurrency, fail_on, limits)
             return
-        options = replace(options, budget_usd=limits.get("usd"))
+        options = replace(options, budget=limits)
         run_dir = Path(out) if out else Path("runs") / f"blame-{safe_name(calls[0].id)}"
         result = blame_call(calls[0], options, run_dir=run_dir, fresh=fresh)
     except BudgetExhausted as exc:
@@ -236,22 +237,11 @@ def _executor(kind: str | None, address: str | None) -> str | dict[str, str] | N
     return {"kind": "ray", "address": address}
 
 
-def _limits(calls: int, budget: tuple[str, ...]) -> dict[str, float]:
-    """``--budget``'s limits: ``runs`` and ``usd`` over a folder, ``usd`` for one call.
-
-    Raises:
-        ConfigError: ``runs=N`` given for one call.
-    """
+def _limits(budget: tuple[str, ...]) -> dict[str, float]:
+    """``--budget``'s limits: ``runs`` (model calls) and ``usd``, over a folder or one call."""
     from counterfact.orchestrator.importers.blame_share import parse_budget
 
-    limits = parse_budget(budget)
-    if calls == 1 and "runs" in limits:
-        msg = (
-            "--budget runs=N counts calls' model calls over a folder of calls; for one call, "
-            "cap its probes with --max-probes, or give --budget usd=X (with --price)"
-        )
-        raise ConfigError(msg, field="--budget")
-    return limits
+    return parse_budget(budget)
 
 
 def _over_budget(exc: BudgetExhausted[BlameResult], run_dir: Path | None, report: bool) -> NoReturn:
@@ -285,7 +275,7 @@ def _many(
     except KeyboardInterrupt:
         click.echo(
             f"interrupted: the calls that ended are in {run_dir}/blame.jsonl and those "
-            "in flight finish; run the same command again to resume",
+            "in flight keep the runs they finished; run the same command again to resume",
             err=True,
         )
         raise SystemExit(130) from None

@@ -275,9 +275,10 @@ class SweepConfig(_Model):
     similarity: SimilarityConfig = Field(default_factory=SimilarityConfig)
     executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
     budget: dict[StrictStr, StrictFloat | StrictInt] = Field(default_factory=dict)
-    """Spend limits over the ``cost`` runners report, e.g. ``{usd: 20}``: scheduling stops
-    before recorded spend plus the runs in flight would pass a limit (exit 4); raise it and run
-    again to continue. Not part of what a run directory means: a resume may change it."""
+    """Spend limits over the ``cost`` runners report, e.g. ``{usd: 20}``, and ``runs``: model
+    calls (each run's attempts, not a cost key): scheduling stops before recorded spend plus the
+    runs in flight would pass a limit (exit 4); raise it and run again to continue. Not part of
+    what a run directory means: a resume may change it."""
     output_dir: StrictStr = OUTPUT_DIR
     """Runs are written to ``<output_dir>/<name>/`` (``--out`` overrides)."""
 

@@ -170,7 +170,9 @@ class Session:
             ex = self._given or make_executor(self.sweep.executor.kind, self.sweep.executor_options)
             self._executor = ex
             for judge in sweep_judges(self.sweep):  # the runner's endpoint: one rate control
-                judge.share(ex.shared_slots if judge.same_endpoint(self.sweep.runner) else None)
+                judge.share(
+                    ex.slots_for_judge() if judge.same_endpoint(self.sweep.runner) else None
+                )
             cache = open_cache(self.sweep, self._cache_dir)
             where = self.store.run_dir
             ticker = LiveTicker(

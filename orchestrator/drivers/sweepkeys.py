@@ -33,7 +33,8 @@ class SweepKeys(TypedDict, total=False):
     when the sweep is resolved. See docs/explanation/what-runs-code.md.
     """
     budget: dict[str, float | int]
-    """Spend limits over the ``cost`` runners report, e.g. ``{usd: 20}``: scheduling stops before
-    recorded spend plus the runs in flight would pass a limit (exit 4); raise it and run again
-    to continue. Not part of what a run directory means: a resume may change it.
+    """Spend limits over the ``cost`` runners report, e.g. ``{usd: 20}``, and ``runs``: model calls
+    (each run's attempts, not a cost key): scheduling stops before recorded spend plus the runs
+    in flight would pass a limit (exit 4); raise it and run again to continue. Not part of what
+    a run directory means: a resume may change it.
     """

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -86,9 +86,11 @@ class BlameOptions:
     """The judge's endpoint (None: the replay's, :attr:`base_url`)."""
     judge_api_key_env: str | None = None
     """The judge's key variable (None: the replay's, :attr:`api_key_env`)."""
-    budget_usd: float | None = None
-    """One call's spend budget in USD (``--budget usd=X``; the replays' priced cost and the
-    judge's): the search stops when it is reached, its ``bisect.json``/``blame.json`` written."""
+    budget: Mapping[str, float] = field(default_factory=dict)
+    """One call's budget (``--budget runs=N usd=X``): ``runs``, the replays' model calls
+    (every attempt; the judge's calls are not runs); ``usd``, the replays' priced cost and the
+    judge's. The search stops when one is reached, its ``bisect.json``/``blame.json``
+    written."""
 
 
 @dataclass(frozen=True)
@@ -151,8 +153,8 @@ def blame_plan(call: RecordedCall, options: BlameOptions) -> ResolvedBisect:
     }
     if options.executor is not None:
         raw["executor"] = options.executor
-    if options.budget_usd is not None:
-        raw["budget"] = {"usd": options.budget_usd}
+    if options.budget:
+        raw["budget"] = dict(options.budget)
     if reference is None:
         raw["scenarios"][0].pop("reference")
     try:

@@ -128,7 +128,7 @@ def blame_calls(
             if on_done is not None:
                 on_done(done[-1])
     except KeyboardInterrupt:
-        stop.set()  # no call begins now; the calls in flight finish (each resumes on its own)
+        stop.set()  # no call begins now; those in flight keep their finished runs (each resumes)
         pool.shutdown(wait=False, cancel_futures=True)
         ended = [f.result() for f in futures if f.done() and not f.cancelled()]
         _write_lines(run_dir, ended)  # every call that ended, in order, whichever ended first

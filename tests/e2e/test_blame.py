@@ -511,7 +511,36 @@ def test_one_call_s_usd_budget_stops_its_search_and_a_raised_one_resumes_it(
     assert api_one.stats.served == len(runs) - spent  # the runs already bought are read back
 
 
-def test_a_runs_budget_is_refused_for_one_call(tmp_path: Path) -> None:
-    call = _write(tmp_path, recorded_call(passages(4, {1: PLANTED})))
-    code, _, err = invoke("blame", str(call), "--budget", "runs=10")
-    assert code == 2 and "for one call, cap its probes with --max-probes" in err
+def test_one_call_s_runs_budget_stops_its_search_and_a_raised_one_resumes_it(
+    tmp_path: Path, api_one: StandIn
+) -> None:
+    call = _write(tmp_path, recorded_call(passages(12, {5: PLANTED})))
+    given = ("--no-report", "--rank", "given")
+    code, _, err = _blame(api_one, call, tmp_path / "whole", *given)
+    assert code == 0, err
+    whole = len((tmp_path / "whole" / "runs.jsonl").read_text().splitlines())
+    out = tmp_path / "out"
+    api_one.stats.served = 0
+    cap = whole // 3  # the baseline fits, the search does not
+    code, shown, err = _blame(api_one, call, out, *given, "--budget", f"runs={cap}")
+    assert code == 4, err
+    assert "budget: budget reached (runs)" in err and "raise budget.runs" in err, err
+    record = json.loads((out / "blame.json").read_text())  # written before the exit
+    assert (record["verdict"], record["reason"], record["culprits"]) == (
+        "inconclusive",
+        "spend-exhausted",
+        [],
+    )
+    assert record["execution"]["status"] == "budget-exhausted"
+    assert record["execution"]["budget"]["limits"] == {"runs": cap}
+    assert "the spend budget stopped the search" in shown
+    spent = len((out / "runs.jsonl").read_text().splitlines())
+    # no retries at the stand-in: one model call a run; never past the cap (no run in flight
+    # beyond it: the budget reserves the runs in flight at one call each)
+    assert 0 < spent == api_one.stats.served <= cap
+    api_one.stats.served = 0
+    code, _, err = _blame(api_one, call, out, *given, "--budget", f"runs={whole * 2}")
+    assert code == 0, err
+    record = json.loads((out / "blame.json").read_text())
+    assert record["culprits"] == [["m1.p5"]]
+    assert api_one.stats.served == whole - spent  # the runs already bought are read back

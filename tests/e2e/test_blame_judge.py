@@ -165,3 +165,25 @@ def test_a_re_run_of_the_same_blame_asks_the_judge_nothing_and_keeps_its_spend(
     assert spend["usd"] == pytest.approx((sum(tokens) * 1.0 + asked * 2.0) / 1000)
     assert f"judge {asked} calls ({asked} now)" in first_out
     assert f"judge {asked} calls (0 now)" in again_out
+
+
+def test_an_expect_search_judged_by_a_model_charges_each_probe_arm(tmp_path: Path) -> None:
+    # --expect turns the check round (ExpectedAnswer around the judge): the judge inside must
+    # still be bound (judge.jsonl, spend) and each call charged to the probe arm that asked it
+    out = tmp_path / "o"
+    args = ("blame", str(_call(tmp_path)), "--expect", "Canberra.", "--comparator", "judge")
+    with StandIn(median_s=0.001, p95_s=0.003, answer=prose_model) as api:
+        flags = ("--base-url", api.base_url, "--price", "1", "2", "--no-report")
+        code, out_text, err = invoke(*args, *flags, "--out", str(out))
+        asked = _judge_calls(api)
+    assert code == 0, err
+    record = json.loads((out / "blame.json").read_text())
+    assert record["culprits"] == [["m1.p3"]], out_text
+    spend = record["execution"]["spend"]
+    by_arm = spend["judge_by_arm"]
+    assert asked > 0 and spend["judge"]["calls"] == asked
+    assert by_arm and sum(arm["calls"] for arm in by_arm.values()) == asked  # every call owned
+    assert "baseline" in by_arm and set(by_arm) <= set(spend["by_arm"]), by_arm  # probe arms
+    assert len((out / "judge.jsonl").read_text().splitlines()) == asked
+    (judge,) = record["judges"]
+    assert judge["calls"] == asked

@@ -6,6 +6,10 @@ under one throttle actor, resumable, against a loopback stand-in model through t
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -117,3 +121,76 @@ def test_address_joins_ray_and_is_refused_beside_another_executor(tmp_path: Path
     calls = call_folder(tmp_path / "calls", 2)
     code, _, err = invoke("blame", str(calls), "--executor", "local", "--address", "auto")
     assert code == 2 and "--address joins a Ray cluster" in err
+
+
+def _runs(out: Path) -> list[tuple[str, str, int]]:
+    """Every run recorded under ``out/calls``: (call, arm, seed)."""
+    found = []
+    for runs in sorted((out / "calls").glob("*/runs.jsonl")):
+        for line in runs.read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                found.append((runs.parent.name, row["arm"], row["seed"]))
+    return found
+
+
+def test_ctrl_c_during_a_folder_on_ray_keeps_what_ended_and_a_rerun_resumes(
+    tmp_path: Path,
+) -> None:
+    """SIGINT to the CLI (a process of its own, joining the session's Ray) while it blames a
+    folder, two calls at once: exit 130 with the resume line, the calls that ended kept in
+    ``blame.jsonl`` and every run recorded kept; the same command again blames the rest and
+    sends no recorded run again."""
+    import ray
+
+    calls, out = call_folder(tmp_path / "calls", 8), tmp_path / "out"
+    address = ray.get_runtime_context().gcs_address
+    with StandIn(median_s=0.2, p95_s=0.3, answer=context_model([MARK])) as api:
+        args = ["blame", str(calls), "--base-url", api.base_url, "--out", str(out), *KEY]
+        args += ["--no-report", "--concurrency", "2"]
+        cmd = [sys.executable, "-m", "counterfact.orchestrator.cli", *args, "--address", address]
+        driver = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 180
+            while time.monotonic() < deadline and driver.poll() is None:
+                if len(list(out.glob("calls/*/blame.json"))) >= 2:  # two calls ended
+                    break
+                time.sleep(0.05)
+            driver.send_signal(signal.SIGINT)
+            _, err = driver.communicate(timeout=120)
+        finally:
+            if driver.poll() is None:  # only the process this test started
+                driver.kill()
+                driver.wait(timeout=30)
+        text = err.decode()
+        assert driver.returncode == 130, text
+        assert "run the same command again to resume" in text, text
+        ended = blame_lines(out)
+        assert 2 <= len(ended) < 8, text  # stopped mid-folder
+        kept = _runs(out)
+        assert len(kept) == len(set(kept))
+        api.stats.served = 0
+        code, _, err_again = invoke(*args, "--executor", "ray")  # this process's Ray: the same
+        again = _runs(out)
+        assert code == 0, err_again
+        assert api.stats.served == len(again) - len(kept)  # nothing recorded was sent again
+    assert set(kept) <= set(again) and len(again) == len(set(again))
+    assert [x["culprits"] for x in blame_lines(out)] == [[[f"m1.p{i % 6}"]] for i in range(8)]
+
+
+def test_a_call_still_running_after_the_hub_closed_stops_instead_of_starting_ray(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C closes the hub (and the Ray it started) while calls' threads still run: a call's
+    executor must not start or join Ray again from its thread, which raced the command's exit."""
+    import ray
+
+    from counterfact.exceptions import ExecutorError
+    from counterfact.orchestrator.engine.executors.options import ExecutorOptions
+    from counterfact.orchestrator.engine.executors.ray_shared import PoolHub
+
+    executor = PoolHub(ExecutorOptions(), 2).executor()
+    assert executor._ray() is ray  # the hub's Ray, while it runs
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    with pytest.raises(ExecutorError, match="Ray was shut down"):
+        executor._ray()

@@ -64,10 +64,10 @@ def _apart(judge: JudgeRecord) -> str:
     """The judge calls the runs' endpoint with their key, but was paced apart from them."""
     return (
         f"judge {judge.model} calls the runs' endpoint with their key, but its calls were paced "
-        "apart from the runs' (they ran in other processes, on Ray): its own limit (at most 8 "
-        "in flight) beside the runs' executor.concurrency and rate_limit, so the endpoint may "
-        "see both at once and a 429 met by one slows only that one; lower "
-        "executor.concurrency to leave the judge room, or run in-process to share one limit"
+        "apart from the runs' (no runs' slots were there to share when it judged: every run "
+        "was read back or cached, or the runs' event loop was given up): its own limit (at "
+        "most 8 in flight) beside the runs' executor.concurrency and rate_limit, so a 429 met "
+        "by one slows only that one"
     )
 
 

@@ -4,17 +4,28 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
+from typing import Protocol
 
 from counterfact.orchestrator.engine.calling.loops import LoopThread
 from counterfact.orchestrator.engine.executors.feed import RunFeed
 from counterfact.orchestrator.engine.loading.loader import RunnerRef
 from counterfact.orchestrator.engine.pacing.allowance import WorkerSlots
-from counterfact.orchestrator.engine.pacing.throttle import Throttle, ThrottleNow
+from counterfact.orchestrator.engine.pacing.throttle import ThrottleNow
 from counterfact.probes.runner import RunContext
 from counterfact.records.runs import RunRecord
+
+
+class ThrottleRecord(Protocol):
+    """A throttle whose moves can be read: the in-process ``Throttle`` itself, or a Ray
+    pool's view of its throttle actor (:class:`~.ray_pool.PoolThrottle`).
+    """
+
+    def summary(self) -> dict[str, object] | None:
+        """How the limit moved (None: it could not be read)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -26,7 +37,7 @@ class SharedSlots:
 
     slots: WorkerSlots
     loop: LoopThread
-    throttle: Throttle
+    throttle: ThrottleRecord
 
 
 @dataclass(frozen=True)
@@ -100,6 +111,14 @@ class Executor(ABC):
         None when runs are not paced here (they do not overlap, or run in other processes).
         """
         return None
+
+    def slots_for_judge(self) -> Callable[[], SharedSlots | None]:
+        """Where a model judge of the runs' endpoint, in this process, takes its slots from,
+        asked at each of its batches: :meth:`shared_slots`. Called before the first run: an
+        executor whose runs are paced in other processes (Ray) reserves the judge its part of
+        the runs' limit here.
+        """
+        return self.shared_slots
 
     def start_phase(self) -> str | None:
         """What :meth:`start` is about to do, when it takes a while (``starting Ray``): shown as a

@@ -32,7 +32,7 @@ import os
 import re
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +42,7 @@ from counterfact.orchestrator.engine.calling.worker import (
     RetryPolicy,
     failed_record,
 )
-from counterfact.orchestrator.engine.executors.base import Executor, RecordBatch
+from counterfact.orchestrator.engine.executors.base import Executor, RecordBatch, SharedSlots
 from counterfact.orchestrator.engine.executors.feed import RunFeed, as_feed
 from counterfact.orchestrator.engine.executors.handover import Shipment, decode, run_shipment, ship
 from counterfact.orchestrator.engine.executors.options import ExecutorOptions
@@ -210,6 +210,8 @@ class RayExecutor(Executor):
         """Worker actors for overlapping runs, started by the first run that needs them."""
         self.channel = ""
         """This executor's name on worker actors it shares with others (empty: its own)."""
+        self.judge_share = False
+        """Whether its actors keep a part of the limit for a judge in the driver."""
 
     def start_phase(self) -> str | None:
         """``starting Ray`` (a local instance) or ``joining Ray at ADDRESS``; None when this
@@ -317,8 +319,22 @@ class RayExecutor(Executor):
                 per_minute=self.options.pool.per_minute,
                 workers=workers,
                 timeout_s=self.options.timeout_s,
+                judge=self.judge_share,
             )
         return self._actors
+
+    def slots_for_judge(self) -> Callable[[], SharedSlots | None]:
+        """The judge's part of the runs' limit, from their throttle actor (reserved now: the
+        actors started later split the limit with it).
+        """
+        self.judge_share = True
+        return self.shared_slots
+
+    def shared_slots(self) -> SharedSlots | None:
+        """The judge's slots on the throttle actor (None before the actors started, or when
+        they started without a part for it).
+        """
+        return None if self._actors is None else self._actors.judge_slots()
 
     def throttle_summary(self) -> dict[str, object] | None:
         """How the concurrency limit moved (None when runs did not overlap)."""

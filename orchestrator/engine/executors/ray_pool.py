@@ -22,6 +22,10 @@ each actor in batches: a handful of actor calls per collection, not one per run.
   a neighbour's fault; then ``infra_retries``, which the rerun of a run that had finished but
   was not yet collected also shows as 1);
 - the throttle actor lives on the driver's node, so losing a worker node never loses the limit;
+- a model judge of the runs' endpoint, in the driver, takes its calls' slots from the same
+  throttle actor (:meth:`ActorPool.judge_slots`): it is one more holder of the limit beside the
+  workers, worker ``index = workers`` of ``workers + 1``, so the runs and the judge together stay
+  within it, share one requests-per-minute rate, and a 429 either meets cuts both;
 - ``timeout_s`` is enforced inside the actor (an async run is cancelled; the worker lives on);
   an actor whose loop a runner blocks, so that no timeout can fire, is noticed, killed and
   replaced, and its runs take the lost-worker path (:mod:`.ray_watch`);
@@ -41,7 +45,9 @@ from typing import Any
 
 from counterfact.exceptions import ExecutorError
 from counterfact.orchestrator.engine.calling.arun import FOREIGN_CANCEL, RunCore
+from counterfact.orchestrator.engine.calling.loops import process_loop
 from counterfact.orchestrator.engine.calling.worker import RetryPolicy, failed_record
+from counterfact.orchestrator.engine.executors.base import SharedSlots
 from counterfact.orchestrator.engine.executors.handover import Shipment, encode
 from counterfact.orchestrator.engine.loading.loader import RunnerRef, resolve_runner
 from counterfact.orchestrator.engine.pacing.allowance import WorkerSlots
@@ -208,13 +214,19 @@ class ActorPool:
         per_minute: float | None,
         workers: int,
         timeout_s: float | None,
+        judge: bool = False,
     ) -> None:
         self.ray = ray
         self.runner_ref = runner_ref
         self.policy = policy
         self.concurrency = concurrency
-        self.workers = max(1, min(workers, concurrency))
+        self.judge = judge
+        """Whether a judge in the driver holds a part of the limit (:meth:`judge_slots`)."""
+        self.workers = max(1, min(workers, concurrency - judge))
+        self.holders = self.workers + judge
+        """Who the limit is split between: the workers, and the judge when it shares it."""
         self.timeout_s = timeout_s
+        self._judge_slots: SharedSlots | None = None
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
@@ -242,7 +254,7 @@ class ActorPool:
             self.throttle,
             self._start,
             index=index,
-            workers=self.workers,
+            workers=self.holders,
             timeout_s=self.timeout_s,
         )
 
@@ -280,6 +292,24 @@ class ActorPool:
                 self.actors[index] = None
                 return
             self.actors[index] = self._spawn(index)
+
+    def judge_slots(self) -> SharedSlots | None:
+        """The judge's part of the limit, on the driver's process loop, reporting to the throttle
+        actor every worker reports to (None when the pool was started without one for it).
+        """
+        if not self.judge:
+            return None
+        held = self._judge_slots
+        if held is None or not held.loop.alive:
+            throttle = self.throttle
+
+            async def link(refused: int, served: int, stale: int) -> Allowance:
+                allowance: Allowance = await throttle.report.remote(refused, served, stale)
+                return allowance
+
+            slots = WorkerSlots(link, self._start, self.workers, self.holders)
+            held = self._judge_slots = SharedSlots(slots, process_loop(), PoolThrottle(self))
+        return held
 
     def poll_summary(self) -> None:
         """Read the throttle's record now and then (without waiting), so that a throttle lost
@@ -334,6 +364,17 @@ class ActorPool:
             if actor is not None:
                 with contextlib.suppress(Exception):
                     self.ray.kill(actor, no_restart=True)
+
+
+class PoolThrottle:
+    """The pool's throttle actor as a judge sharing it reads it (its record, :meth:`summary`)."""
+
+    def __init__(self, pool: ActorPool) -> None:
+        self.pool = pool
+
+    def summary(self) -> dict[str, object] | None:
+        """How the shared limit moved (the last record read, when the actor is lost)."""
+        return self.pool.summary()
 
 
 def _int(value: object) -> int:

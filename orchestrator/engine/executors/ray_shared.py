@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Callable
 from typing import Any
 
+from counterfact.exceptions import ExecutorError
+from counterfact.orchestrator.engine.executors.base import SharedSlots
 from counterfact.orchestrator.engine.executors.options import ExecutorOptions
 from counterfact.orchestrator.engine.executors.ray_exec import RayExecutor
 from counterfact.orchestrator.engine.executors.ray_pool import ActorPool
@@ -44,6 +47,9 @@ class PoolHub:
         """Starts or joins Ray (and shuts down the instance it started)."""
         self._pools: list[tuple[RunnerRef, ActorPool]] = []
         self._lock = threading.Lock()
+        self.judge_share = False
+        """Whether the actors keep a part of the limit for the calls' judges (one part for all
+        of them: they share the driver's loop and its slots)."""
 
     def start(self) -> None:
         """Start or join Ray (from the main thread: Ray's signal handlers are put back)."""
@@ -67,6 +73,7 @@ class PoolHub:
                 per_minute=self.options.pool.per_minute,
                 workers=workers,
                 timeout_s=self.options.timeout_s,
+                judge=self.judge_share,
             )
             self._pools.append((runner, pool))
             return pool
@@ -94,10 +101,35 @@ class SharedRayExecutor(RayExecutor):
         self.channel = uuid.uuid4().hex
         self._pool: ActorPool | None = None
 
+    def _ray(self) -> Any:
+        """The hub's Ray, never started or joined here: once the hub closed it (Ctrl-C ends the
+        command while calls are in flight), a call still running must stop, not start or join
+        Ray again from its thread (that raced the process's exit: the command ended with exit 1
+        and without its resume line).
+
+        Raises:
+            ExecutorError: Ray is not running (the command is stopping).
+        """
+        import ray
+
+        if not ray.is_initialized():
+            msg = "Ray was shut down (the command is stopping); this call's finished runs are kept"
+            raise ExecutorError(msg)
+        return ray
+
     def _pool_for(self, ray: Any, runner: RunnerRef, concurrency: int, workers: int) -> ActorPool:
         """The hub's actors for ``runner`` (``concurrency`` is the hub's ceiling, shared)."""
         self._pool = self.hub.pool_for(ray, runner, workers)
         return self._pool
+
+    def slots_for_judge(self) -> Callable[[], SharedSlots | None]:
+        """The judges' one part of the shared limit (reserved on the hub, before its actors)."""
+        self.hub.judge_share = True
+        return self.shared_slots
+
+    def shared_slots(self) -> SharedSlots | None:
+        """The judges' slots on the shared throttle actor (None before this call's runs)."""
+        return None if self._pool is None else self._pool.judge_slots()
 
     def throttle_summary(self) -> dict[str, object] | None:
         """How the shared limit moved, so far (every search's runs moved it)."""

@@ -17,7 +17,8 @@ loop of a thread of its own (the driver's thread may be inside a loop already); 
 paced by the project's rate control
 (:class:`~counterfact.orchestrator.engine.judging.judgecalls.JudgeCaller`); a judge of the runner's
 own endpoint (:meth:`ModelJudge.same_endpoint`) is paced by the runs' own slots when they
-overlap in this process, on their loop (:meth:`ModelJudge.share`). :meth:`ModelJudge.close`
+overlap in this process, on their loop, and on Ray by its part of the runs' limit from their
+throttle actor (:meth:`ModelJudge.share`). :meth:`ModelJudge.close`
 closes the client and stops that loop (the session does, however the sweep ends). Each judgment
 is kept by (the judge's settings, the reference, the output): identical outputs cost one call.
 With a run directory every call is appended to ``judge.jsonl`` and read back on resume, so a
@@ -48,6 +49,7 @@ from counterfact.orchestrator.engine.executors.base import SharedSlots
 from counterfact.orchestrator.engine.judging.judgecalls import CALL_TIMEOUT_S, JudgeCaller
 from counterfact.orchestrator.engine.judging.judgefile import Judgment, read_line
 from counterfact.probes.comparators import Comparator
+from counterfact.probes.expected import ExpectedAnswer
 from counterfact.probes.judging import JudgeComparator
 from counterfact.records.execution import ConcurrencyRecord
 from counterfact.records.summary import JudgeRecord
@@ -439,8 +441,10 @@ class ModelJudge:
             unavailable=len(self._failed),
             rate_limited=0 if caller is None else caller.rate_limited,
             concurrency=None
-            if caller is None or not self.calls + len(self._failed)
-            else ConcurrencyRecord.model_validate(caller.controller.summary()),
+            if caller is None
+            or not self.calls + len(self._failed)
+            or (moved := caller.controller.summary()) is None
+            else ConcurrencyRecord.model_validate(moved),
             pacing=self._pacing(),
         )
 
@@ -455,6 +459,8 @@ def judges_of(checks: Iterable[Comparator]) -> list[ModelJudge]:
     """The distinct model judges among ``checks`` (the sweep's questions' checks), in order."""
     found: dict[int, ModelJudge] = {}
     for check in checks:
+        while isinstance(check, ExpectedAnswer):  # blame --expect: the judge inside it
+            check = check.inner
         judge = getattr(check, "judge", None) if isinstance(check, JudgeComparator) else None
         if isinstance(judge, ModelJudge):
             found.setdefault(id(judge), judge)

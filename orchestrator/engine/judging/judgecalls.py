@@ -12,9 +12,10 @@ retries, a reply size cap) and paces them as the engine paces a runner's API cal
   ``base_url``: ``blame``'s default judge) and the runs overlap in this process (the in-process
   executor), the judge takes the runs' very slots instead (:attr:`JudgeCaller.shared`): one limit,
   one throttle instance and one ``executor.rate_limit`` bucket for both, so a 429 met by either
-  slows both. Otherwise it has its own throttle: another endpoint's limits are not the runner's, and
-  on Ray the runs' slots live in the worker processes, whose shares of the limit the judge in the
-  driver could not take from;
+  slows both. On Ray the runs' slots live in the worker processes: the judge, in the driver, holds
+  a part of the same limit from the same throttle actor, as one more worker does
+  (:meth:`~counterfact.orchestrator.engine.executors.ray_pool.ActorPool.judge_slots`). Otherwise it
+  has its own throttle: another endpoint's limits are not the runner's;
 - an HTTP 429 (:func:`~counterfact.orchestrator.engine.pacing.ratelimits.refusal_of`) gives the slot
   back, tells the throttle, and waits the server's ``Retry-After`` (else exponential backoff
   with full jitter) before the call is sent again, up to ``max_wait_s`` of waiting in all; it
@@ -59,7 +60,7 @@ from counterfact.orchestrator.runners.redact import redact, redact_exception, se
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-    from counterfact.orchestrator.engine.executors.base import SharedSlots
+    from counterfact.orchestrator.engine.executors.base import SharedSlots, ThrottleRecord
 
 CONCURRENCY = 8
 """Judge calls in flight at once, at most (the throttle's ceiling)."""
@@ -122,7 +123,7 @@ class JudgeCaller:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
-    def controller(self) -> Throttle:
+    def controller(self) -> ThrottleRecord:
         """The throttle its calls report to: the runs' when it shares their slots."""
         return self.shared.throttle if self.shared is not None else self.throttle
 

@@ -7,7 +7,8 @@ records taken from the run cache cost nothing this time and are not counted) and
 
     spent + (in flight + 1) x (mean cost per recorded run) <= limit
 
-for every limited key, so the runs in flight are reserved at the running cost per run (the mean
+for every limited key (``runs`` counts a run's model calls, its ``attempts``, not a ``cost``
+key), so the runs in flight are reserved at the running cost per run (the mean
 over runs that reported the key: a failed run that reported nothing is reserved at the mean,
 not at zero). Until a first run with a cost is recorded the mean is unknown and nothing is held
 back: the first round (about ``concurrency`` runs, or a few per CPU) starts on trust. Once a run
@@ -22,6 +23,10 @@ from collections.abc import Mapping
 
 from counterfact.records.execution import BudgetRecord
 from counterfact.records.runs import RunRecord
+
+RUNS = "runs"
+"""The one limit that is not a ``cost`` key: model calls, each run's ``attempts`` (``budget:
+{runs: N}``; ``blame --budget runs=N``)."""
 
 
 class Budget:
@@ -44,7 +49,7 @@ class Budget:
             return
         cost = record.cost or {}
         for key in self.limits:
-            value = cost.get(key)
+            value = float(record.attempts) if key == RUNS else cost.get(key)
             # runners cannot report a negative or NaN cost, and a record that holds one (edited by
             # hand, or older) is read with it refused (RunRecord.cost_refused); kept as a guard
             if value is None or math.isnan(value) or value < 0:

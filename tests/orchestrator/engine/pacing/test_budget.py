@@ -43,6 +43,17 @@ def test_cached_records_cost_nothing_this_time() -> None:
     assert budget.spent == {"usd": 0.25} and budget.room() == 1
 
 
+def test_a_runs_limit_counts_model_calls_not_a_cost_key() -> None:
+    budget = Budget({"runs": 10.0})
+    budget.observe(_record(0, None))  # no cost reported: still one model call
+    budget.observe(_record(1, 5.0).model_copy(update={"attempts": 3}))  # retried twice
+    budget.observe(_record(2, None, cached=True))  # sent nothing this time
+    assert budget.spent == {"runs": 4.0}
+    assert budget.room() == 3  # (10 - 4) / 2 calls a run on average
+    budget.started(3)
+    assert budget.room() == 0 and budget.exhausted == ["runs"]
+
+
 def test_the_tightest_of_several_limits_decides() -> None:
     budget = Budget({"usd": 10.0, "tokens": 300.0})
     rec = _record(0, 1.0).model_copy(update={"cost": {"usd": 1.0, "tokens": 100.0}})
